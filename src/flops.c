@@ -1,0 +1,135 @@
+/*
+ * flops.c - training FLOPs per token by exact matmul counting.
+ *
+ * Convention (Megatron-LM training.py num_floating_point_operations [MEG-F], the 2025-03 form
+ * with causal halving; training-physics.md §2.2): every GEMM runs three times (forward, data
+ * gradient, weight gradient) at 2 FLOP per multiply-add, so a token costs 6 FLOP per weight
+ * element it multiplies.  The LM head always costs 6*H*V, tied or not; the input embedding is a
+ * gather and costs nothing; the router, norms, biases and element-wise work are left out (< 1%).
+ * MLA attention counts its q_a/kv_a norm weights like Megatron does, and an MTP module counts
+ * its norms and eh_proj (3H + 2H^2) plus one block and one more LM head.
+ *
+ * Attention core (QK^T and AV) per token per layer, forward: 2 * n_q * (d_qk + d_v) * k, where
+ * k is the mean number of keys a query sees: s/2 under the causal convention (s with the
+ * non-causal one), and the exact causal count for sliding windows and chunks [derived]:
+ *   window w < s:  k = (w(w+1)/2 + (s-w)w) / s
+ *   chunks c < s:  k = (q c(c+1)/2 + r(r+1)/2) / s,  s = q c + r
+ * For standard attention this is the familiar 6*s*q_dim (causal) or 12*s*q_dim per token.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+/* Mean number of keys per query for one block. */
+static double keys_per_query(const struct tp_model *m, uint32_t layer, double s,
+                             enum tp_attn_convention conv)
+{
+    enum tp_layer_attn kind = (enum tp_layer_attn)m->layer_attn[layer];
+    double reach = kind == TP_LAYER_SLIDING ? m->window : kind == TP_LAYER_CHUNKED ? m->chunk : s;
+    if (conv == TP_ATTN_NONCAUSAL)
+        return reach < s ? reach : s;
+    if (kind == TP_LAYER_FULL || reach >= s)
+        return s / 2;
+    if (kind == TP_LAYER_SLIDING)
+        return (reach * (reach + 1) / 2 + (s - reach) * reach) / s;
+    double q = (double)((uint64_t)s / (uint64_t)reach), r = s - q * reach;
+    return (q * reach * (reach + 1) / 2 + r * (r + 1) / 2) / s;
+}
+
+/* Query-key plus value width summed over heads: n_q * (d_qk + d_v). */
+static double head_widths(const struct tp_model *m)
+{
+    if (m->attn == TP_ATTN_MLA)
+        return (double)m->n_heads *
+               ((double)m->qk_nope_dim + m->qk_rope_dim + m->v_head_dim);
+    return 2.0 * m->n_heads * m->head_dim;
+}
+
+/* GEMM weight elements of one block's attention. */
+static double attn_weights(const struct tp_model *m)
+{
+    double h = m->hidden, nq = m->n_heads;
+    if (m->attn == TP_ATTN_MLA) {
+        double rq = m->q_lora_rank, rkv = m->kv_lora_rank;
+        double qk = (double)m->qk_nope_dim + m->qk_rope_dim;
+        double q = rq > 0 ? rq * (h + nq * qk + 1) : h * nq * qk;
+        return q + rkv * (h + nq * ((double)m->qk_nope_dim + m->v_head_dim) + 1) +
+               h * m->qk_rope_dim + nq * m->v_head_dim * h;
+    }
+    double q = nq * m->head_dim, kv = (double)m->n_kv_heads * m->head_dim;
+    return h * (q + 2 * kv) + q * h;
+}
+
+/* GEMM weight elements of one block's FFN that a token multiplies. */
+static double ffn_weights(const struct tp_model *m, uint32_t layer)
+{
+    double mats = m->mlp == TP_MLP_GLU ? 3 : 2, h = m->hidden;
+    if (!m->layer_moe[layer])
+        return mats * h * m->ffn;
+    return mats * h * ((double)m->moe_ffn * m->top_k + m->shared_ffn);
+}
+
+static uint32_t last_moe_layer(const struct tp_model *m)
+{
+    for (uint32_t l = m->n_layers; l-- > 0;)
+        if (m->layer_moe[l])
+            return l;
+    return m->n_layers - 1;
+}
+
+/* Forward attention core of all blocks (MTP blocks included). */
+static double fwd_attention(const struct tp_model *m, double s, uint32_t mtp,
+                            enum tp_attn_convention conv)
+{
+    double width = head_widths(m), sum = 0;
+    for (uint32_t l = 0; l < m->n_layers; l++)
+        sum += 2 * width * keys_per_query(m, l, s, conv);
+    sum += mtp * 2 * width * keys_per_query(m, last_moe_layer(m), s, conv);
+    return sum;
+}
+
+enum tp_status tp_flops_per_token(const struct tp_model *m, uint64_t seq,
+                                  enum tp_attn_convention conv, enum tp_recompute rc,
+                                  uint32_t mtp, struct tp_flops *f, struct tp_error *err)
+{
+    memset(f, 0, sizeof *f);
+    if (seq == 0 || seq > (1u << 24))
+        return tp_fail(err, TP_EINVAL, "sequence length %llu is out of range (1..16777216)",
+                       (unsigned long long)seq);
+    if (mtp > 16)
+        return tp_fail(err, TP_EINVAL, "MTP modules %u is out of range (0..16)", mtp);
+    double s = (double)seq, h = m->hidden, v = m->vocab;
+
+    double blocks = 0;
+    for (uint32_t l = 0; l < m->n_layers; l++)
+        blocks += attn_weights(m) + ffn_weights(m, l);
+    double mtp_blocks = mtp * (3 * h + 2 * h * h + attn_weights(m) +
+                               ffn_weights(m, last_moe_layer(m)));
+    double head = (1.0 + mtp) * h * v;
+
+    f->seq = seq;
+    f->matmul_weights = blocks + mtp_blocks + head;
+    f->fwd_dense = 2 * f->matmul_weights;
+    f->fwd_attn = fwd_attention(m, s, mtp, conv);
+    f->fwd = f->fwd_dense + f->fwd_attn;
+    f->bwd = 2 * f->fwd;
+    f->model = f->fwd + f->bwd;
+    /* Full recompute reruns every block's forward but not the LM head [NAR21]; selective
+       reruns the attention core only [KOR22]. */
+    if (rc == TP_RECOMPUTE_FULL)
+        f->recompute = 2 * (blocks + mtp_blocks) + f->fwd_attn;
+    else if (rc == TP_RECOMPUTE_SELECTIVE)
+        f->recompute = f->fwd_attn;
+    f->hardware = f->model + f->recompute;
+
+    struct tp_params p;
+    tp_count_params(m, &p);
+    double full_square = 3 * 2 * head_widths(m) * s * m->n_layers;
+    f->six_n = 6.0 * (double)p.active;
+    f->palm = f->six_n + full_square;
+    f->torchtitan = 6.0 * (double)(p.active - p.embedding) + full_square;
+    f->megatron_2023 = 3 * (f->fwd_dense + fwd_attention(m, s, mtp, TP_ATTN_NONCAUSAL));
+    double L = m->n_layers;
+    f->narayanan_2021 = 72 * L * h * h * (1 + s / (6 * h) + v / (12 * L * h));
+    return TP_OK;
+}
