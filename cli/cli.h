@@ -1,0 +1,65 @@
+/*
+ * cli.h - the trainplan command-line tool's internal interface.
+ *
+ * The CLI owns all I/O: argument parsing (one option table drives parsing and --help), model
+ * resolution (preset, config.json path, shape flags), output formats and exit codes.
+ */
+#ifndef TP_CLI_H
+#define TP_CLI_H
+
+#include "trainplan.h"
+
+#include <stdio.h>
+
+/* Exit codes (documented in --help and the README). */
+enum { EXIT_OK = 0, EXIT_NO = 1, EXIT_USAGE = 2 };
+
+enum out_format { FMT_TABLE = 0, FMT_JSON, FMT_CSV };
+
+/* Which commands accept an option (bit mask). */
+enum {
+    CMD_PARAMS = 1u << 0,
+    CMD_MODELS = 1u << 1,
+};
+
+struct cli_args {
+    unsigned cmd;            /* one CMD_* bit */
+    const char *model;       /* positional MODEL: preset name, config.json or directory */
+    int help;
+    int format;              /* enum out_format */
+    int64_t seq;             /* TP_UNSET = the model's */
+    int recompute;           /* enum tp_recompute */
+    int attn_conv;           /* enum tp_attn_convention */
+    int64_t mtp;             /* MTP modules trained; TP_UNSET = 0 */
+    int per_layer;           /* print every block */
+    struct tp_shape shape;
+};
+
+/* Parses argv (after the command name) for command `cmd`.  On error prints one line to stderr
+   and returns EXIT_USAGE; otherwise EXIT_OK. */
+int cli_parse(int argc, char **argv, unsigned cmd, struct cli_args *a);
+/* Prints the options command `cmd` accepts. */
+void cli_print_options(FILE *out, unsigned cmd);
+
+/* Resolves MODEL and shape flags into a finalized model.  `notes` receives assumptions.
+   Prints the error and returns EXIT_USAGE on failure. */
+int cli_resolve_model(const struct cli_args *a, struct tp_model *m, char *notes, size_t len);
+
+/* Prints "trainplan: error: <msg>" to stderr. */
+void cli_error(const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* Number formatting for human tables. */
+void fmt_count(char *buf, size_t len, uint64_t v);  /* 8,030,261,248 */
+void fmt_si(char *buf, size_t len, double v);        /* 8.03B, 124.4M, 51.47G */
+
+int cmd_params(int argc, char **argv);
+int cmd_models(int argc, char **argv);
+
+/* Flushes stdout and reports a failed write; returns `code` or EXIT_USAGE. */
+int cli_finish(int code);
+
+#endif

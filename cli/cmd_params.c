@@ -1,0 +1,362 @@
+/*
+ * cmd_params.c - `trainplan params MODEL`: parameter counts and training FLOPs per token.
+ *
+ * One report struct is computed from the library, then printed as a table, JSON (fixed key
+ * order, schema_version) or CSV (one header row, one value row).
+ */
+#include "cli.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A run of consecutive blocks with the same counts. */
+struct block_run {
+    uint32_t first, last;
+    bool moe;
+    uint8_t attn;
+    uint64_t params, active;
+};
+
+struct report {
+    struct tp_model m;
+    struct tp_params p;
+    struct tp_flops f;
+    enum tp_attn_convention conv;
+    enum tp_recompute rc;
+    uint32_t mtp;
+    const char *seq_source;
+    char notes[512];
+    struct block_run runs[TP_MAX_LAYERS];
+    size_t n_runs;
+};
+
+static const char *const RECOMPUTE_NAMES[] = {"none", "selective", "full"};
+static const char *const CONV_NAMES[] = {"causal", "noncausal"};
+static const char *const ATTN_KIND[] = {"full", "sliding", "chunked"};
+
+static void build_runs(struct report *r, bool per_layer)
+{
+    const struct tp_model *m = &r->m;
+    r->n_runs = 0;
+    for (uint32_t l = 0; l < m->n_layers; l++) {
+        uint64_t p = tp_block_params(m, l, false), a = tp_block_params(m, l, true);
+        struct block_run *last = r->n_runs ? &r->runs[r->n_runs - 1] : NULL;
+        if (!per_layer && last && last->params == p && last->active == a &&
+            last->moe == (m->layer_moe[l] != 0) && last->attn == m->layer_attn[l]) {
+            last->last = l;
+            continue;
+        }
+        r->runs[r->n_runs++] = (struct block_run){l, l, m->layer_moe[l] != 0, m->layer_attn[l], p, a};
+    }
+}
+
+static int build(const struct cli_args *a, struct report *r)
+{
+    int rc = cli_resolve_model(a, &r->m, r->notes, sizeof r->notes);
+    if (rc != EXIT_OK)
+        return rc;
+    uint64_t seq = 4096;
+    r->seq_source = "default 4096 (the model states no pre-training context; set --seq)";
+    if (a->seq != TP_UNSET) {
+        seq = (uint64_t)a->seq;
+        r->seq_source = "--seq";
+    } else if (r->m.default_seq) {
+        seq = r->m.default_seq;
+        r->seq_source = "the model's context";
+    }
+    r->conv = (enum tp_attn_convention)a->attn_conv;
+    r->rc = (enum tp_recompute)a->recompute;
+    r->mtp = a->mtp == TP_UNSET ? 0 : (uint32_t)a->mtp;
+    struct tp_error err = {{0}};
+    tp_count_params(&r->m, &r->p);
+    if (tp_flops_per_token(&r->m, seq, r->conv, r->rc, r->mtp, &r->f, &err) != TP_OK) {
+        cli_error("%s", err.msg);
+        return EXIT_USAGE;
+    }
+    build_runs(r, a->per_layer != 0);
+    return EXIT_OK;
+}
+
+/* ---- table ------------------------------------------------------------------------------- */
+
+static void row(const char *label, uint64_t v, uint64_t total, const char *note)
+{
+    char c[32], s[16];
+    fmt_count(c, sizeof c, v);
+    fmt_si(s, sizeof s, (double)v);
+    printf("  %-34s %19s  %8s", label, c, s);
+    if (total)
+        printf("  %6.2f%%", 100.0 * (double)v / (double)total);
+    printf("%s%s\n", note[0] ? "  " : "", note);
+}
+
+static void gflop(const char *label, double v, const char *note)
+{
+    printf("  %-34s %12.3f GFLOP  %s\n", label, v / 1e9, note);
+}
+
+static void print_shape(const struct tp_model *m)
+{
+    static const char *const mlp[] = {"gated (SwiGLU/GeGLU)", "GELU (2 matrices)"};
+    static const char *const norm[] = {"RMSNorm", "LayerNorm"};
+    static const char *const pos[] = {"RoPE", "learned positions", "ALiBi"};
+    char v[32];
+    fmt_count(v, sizeof v, m->vocab);
+    printf("model   %s  [%s]\nsource  %s\n", m->name, m->family, m->source);
+    if (m->attn == TP_ATTN_MLA)
+        printf("shape   %u layers, hidden %u, %u heads, MLA (q rank %u, kv rank %u, qk %u+%u, v %u)",
+               m->n_layers, m->hidden, m->n_heads, m->q_lora_rank, m->kv_lora_rank,
+               m->qk_nope_dim, m->qk_rope_dim, m->v_head_dim);
+    else
+        printf("shape   %u layers, hidden %u, %u heads (%u kv, head_dim %u)", m->n_layers,
+               m->hidden, m->n_heads, m->n_kv_heads, m->head_dim);
+    printf(",\n        ffn %u %s, vocab %s, %s head, %s, %s%s%s%s\n", m->ffn, mlp[m->mlp], v,
+           m->tied ? "tied" : "untied", norm[m->norm], pos[m->pos],
+           m->qkv_bias || m->o_bias || m->mlp_bias ? ", biases" : "",
+           m->qk_norm ? ", q/k norm" : "", m->norms_per_block == 4 ? ", 4 norms per block" : "");
+    if (m->n_experts)
+        printf("moe     %u experts, top-%u, expert ffn %u, shared ffn %u, first %u block(s) dense\n",
+               m->n_experts, m->top_k, m->moe_ffn, m->shared_ffn, m->moe_first_dense);
+    if (m->window || m->chunk)
+        printf("attn    %s %u on some blocks (see per block)\n",
+               m->chunk ? "chunked attention, chunk" : "sliding window", m->chunk ? m->chunk : m->window);
+}
+
+static void print_table(const struct report *r)
+{
+    const struct tp_params *p = &r->p;
+    const struct tp_flops *f = &r->f;
+    printf("trainplan %s - params\n\n", TP_VERSION);
+    print_shape(&r->m);
+    if (r->notes[0])
+        printf("assumed %s\n", r->notes);
+
+    printf("\nparameters                                       count     short\n");
+    row("total", p->total, 0, "trainable parameters of the main model");
+    row("active per token", p->active, 0, "total minus unused routed experts (embedding, head in)");
+    row("non-embedding", p->nonembedding, 0, "total minus token and position embeddings");
+    row("active excl. embedding", p->active_excl_embedding, 0, "(gpt-oss, DeepSeek convention)");
+    row("active excl. embedding and head", p->active_excl_embedding_head, 0, "(GLM convention)");
+    if (p->mtp)
+        row("MTP modules (not in total)", p->mtp, 0, "");
+    if (p->buffers)
+        row("checkpoint incl. router buffers", p->checkpoint, 0, "e_score_correction_bias");
+
+    printf("\nby component                                     count     short   share\n");
+    for (int c = 0; c < TP_COMP_COUNT; c++)
+        if (p->by_comp[c])
+            row(tp_component_name((enum tp_component)c), p->by_comp[c], p->total, "");
+
+    printf("\nper block                                        count     short\n");
+    for (size_t i = 0; i < r->n_runs; i++) {
+        const struct block_run *b = &r->runs[i];
+        char label[64], note[64];
+        if (b->first == b->last)
+            snprintf(label, sizeof label, "block %u", b->first);
+        else
+            snprintf(label, sizeof label, "blocks %u-%u (%u, each)", b->first, b->last,
+                     b->last - b->first + 1);
+        char act[16];
+        fmt_si(act, sizeof act, (double)b->active);
+        snprintf(note, sizeof note, "%s, %s attention%s%s", b->moe ? "MoE" : "dense",
+                 ATTN_KIND[b->attn], b->moe ? ", active " : "", b->moe ? act : "");
+        row(label, b->params, 0, note);
+    }
+
+    printf("\ntraining FLOPs per token (seq %llu from %s; attention %s; recompute %s)\n",
+           (unsigned long long)f->seq, r->seq_source, CONV_NAMES[r->conv], RECOMPUTE_NAMES[r->rc]);
+    gflop("forward", f->fwd, "GEMMs + attention core");
+    gflop("  dense GEMMs", f->fwd_dense, "2 x matmul weights incl. LM head");
+    gflop("  attention core", f->fwd_attn, "QK^T and AV");
+    gflop("backward", f->bwd, "2 x forward");
+    gflop("model FLOPs (MFU basis)", f->model, "exact matmul counting, Megatron-LM 2025");
+    gflop("hardware FLOPs (HFU basis)", f->hardware, r->rc ? "model + recomputed forward" : "= model");
+    if (r->mtp)
+        printf("  (includes %u MTP module(s))\n", r->mtp);
+    printf("\nother conventions, for comparison\n");
+    gflop("6N (N = active)", f->six_n, "Kaplan 2020; no attention core");
+    gflop("6N + 12*L*q_dim*s", f->palm, "PaLM App. B, N = active");
+    gflop("torchtitan", f->torchtitan, "6 x non-embedding N + 12*L*q_dim*s");
+    gflop("Megatron 2023-11..2025-03", f->megatron_2023, "exact GEMMs, non-causal attention");
+    gflop("Narayanan 2021 closed form", f->narayanan_2021, "72LH^2(1+s/6H+V/12LH); GPT shapes only");
+}
+
+/* ---- JSON -------------------------------------------------------------------------------- */
+
+static json_t *jcount(uint64_t v)
+{
+    return json_integer((json_int_t)v);
+}
+
+static json_t *model_json(const struct tp_model *m)
+{
+    static const char *const mlp[] = {"glu", "gelu"};
+    static const char *const norm[] = {"rmsnorm", "layernorm"};
+    static const char *const pos[] = {"rope", "learned", "alibi"};
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(m->name));
+    json_object_set_new(o, "family", json_string(m->family));
+    json_object_set_new(o, "source", json_string(m->source));
+    json_object_set_new(o, "layers", json_integer(m->n_layers));
+    json_object_set_new(o, "hidden", json_integer(m->hidden));
+    json_object_set_new(o, "heads", json_integer(m->n_heads));
+    json_object_set_new(o, "kv_heads", json_integer(m->n_kv_heads));
+    json_object_set_new(o, "head_dim", json_integer(m->head_dim));
+    json_object_set_new(o, "attention", json_string(m->attn == TP_ATTN_MLA ? "mla" : "standard"));
+    json_object_set_new(o, "ffn", json_integer(m->ffn));
+    json_object_set_new(o, "vocab", json_integer(m->vocab));
+    json_object_set_new(o, "tied", json_boolean(m->tied));
+    json_object_set_new(o, "mlp", json_string(mlp[m->mlp]));
+    json_object_set_new(o, "norm", json_string(norm[m->norm]));
+    json_object_set_new(o, "pos", json_string(pos[m->pos]));
+    json_object_set_new(o, "experts", json_integer(m->n_experts));
+    json_object_set_new(o, "topk", json_integer(m->top_k));
+    json_object_set_new(o, "moe_ffn", json_integer(m->moe_ffn));
+    json_object_set_new(o, "shared_ffn", json_integer(m->shared_ffn));
+    json_object_set_new(o, "mtp_layers", json_integer(m->mtp_layers));
+    return o;
+}
+
+static json_t *report_json(const struct report *r)
+{
+    const struct tp_params *p = &r->p;
+    const struct tp_flops *f = &r->f;
+    json_t *o = json_object();
+    json_object_set_new(o, "schema_version", json_integer(TP_SCHEMA_VERSION));
+    json_object_set_new(o, "command", json_string("params"));
+    json_object_set_new(o, "model", model_json(&r->m));
+    json_object_set_new(o, "params_total", jcount(p->total));
+    json_object_set_new(o, "params_active", jcount(p->active));
+    json_object_set_new(o, "params_embedding", jcount(p->embedding));
+    json_object_set_new(o, "params_nonembedding", jcount(p->nonembedding));
+    json_object_set_new(o, "params_active_excl_embedding", jcount(p->active_excl_embedding));
+    json_object_set_new(o, "params_active_excl_embedding_head", jcount(p->active_excl_embedding_head));
+    json_object_set_new(o, "params_mtp", jcount(p->mtp));
+    json_object_set_new(o, "params_buffers", jcount(p->buffers));
+    json_object_set_new(o, "params_checkpoint", jcount(p->checkpoint));
+    json_t *bc = json_object();
+    for (int c = 0; c < TP_COMP_COUNT; c++)
+        json_object_set_new(bc, tp_component_name((enum tp_component)c), jcount(p->by_comp[c]));
+    json_object_set_new(o, "params_by_component", bc);
+    json_t *blocks = json_array();
+    for (size_t i = 0; i < r->n_runs; i++) {
+        const struct block_run *b = &r->runs[i];
+        json_t *j = json_object();
+        json_object_set_new(j, "first", json_integer(b->first));
+        json_object_set_new(j, "last", json_integer(b->last));
+        json_object_set_new(j, "ffn", json_string(b->moe ? "moe" : "dense"));
+        json_object_set_new(j, "attention", json_string(ATTN_KIND[b->attn]));
+        json_object_set_new(j, "params", jcount(b->params));
+        json_object_set_new(j, "params_active", jcount(b->active));
+        json_array_append_new(blocks, j);
+    }
+    json_object_set_new(o, "blocks", blocks);
+    json_object_set_new(o, "seq", json_integer((json_int_t)f->seq));
+    json_object_set_new(o, "attention_convention", json_string(CONV_NAMES[r->conv]));
+    json_object_set_new(o, "recompute", json_string(RECOMPUTE_NAMES[r->rc]));
+    json_object_set_new(o, "mtp_trained", json_integer(r->mtp));
+    json_object_set_new(o, "flops_per_token", json_real(f->model));
+    json_object_set_new(o, "flops_per_token_forward", json_real(f->fwd));
+    json_object_set_new(o, "flops_per_token_backward", json_real(f->bwd));
+    json_object_set_new(o, "flops_per_token_attention_forward", json_real(f->fwd_attn));
+    json_object_set_new(o, "hw_flops_per_token", json_real(f->hardware));
+    json_t *conv = json_object();
+    json_object_set_new(conv, "six_n", json_real(f->six_n));
+    json_object_set_new(conv, "palm", json_real(f->palm));
+    json_object_set_new(conv, "torchtitan", json_real(f->torchtitan));
+    json_object_set_new(conv, "megatron_2023", json_real(f->megatron_2023));
+    json_object_set_new(conv, "narayanan_2021", json_real(f->narayanan_2021));
+    json_object_set_new(o, "flops_conventions", conv);
+    json_object_set_new(o, "notes", json_string(r->notes));
+    return o;
+}
+
+/* ---- CSV --------------------------------------------------------------------------------- */
+
+static void csv_field(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"')
+            putchar('"');
+        putchar(*s);
+    }
+    putchar('"');
+}
+
+static void print_csv(const struct report *r)
+{
+    const struct tp_params *p = &r->p;
+    const struct tp_flops *f = &r->f;
+    printf("model,family,params_total,params_active,params_embedding,params_nonembedding");
+    for (int c = 0; c < TP_COMP_COUNT; c++)
+        printf(",component_%s", tp_component_name((enum tp_component)c));
+    printf(",seq,attention_convention,recompute,flops_per_token,hw_flops_per_token\n");
+    csv_field(r->m.name);
+    putchar(',');
+    csv_field(r->m.family);
+    printf(",%llu,%llu,%llu,%llu", (unsigned long long)p->total, (unsigned long long)p->active,
+           (unsigned long long)p->embedding, (unsigned long long)p->nonembedding);
+    for (int c = 0; c < TP_COMP_COUNT; c++)
+        printf(",%llu", (unsigned long long)p->by_comp[c]);
+    printf(",%llu,%s,%s,%.17g,%.17g\n", (unsigned long long)f->seq, CONV_NAMES[r->conv],
+           RECOMPUTE_NAMES[r->rc], f->model, f->hardware);
+}
+
+static void help(void)
+{
+    printf("usage: trainplan params MODEL [options]\n"
+           "       trainplan params --layers N --hidden N --heads N --vocab N [options]\n"
+           "\n"
+           "Counts parameters exactly, tensor by tensor, and training FLOPs per token.\n"
+           "\n"
+           "  total          every trainable parameter of the main model (MTP modules and\n"
+           "                 router buffers are shown separately)\n"
+           "  active         per token: total minus the routed experts a token does not use;\n"
+           "                 the token embedding and the LM head are included\n"
+           "  non-embedding  total minus the token (and learned position) embeddings\n"
+           "\n"
+           "FLOPs are model FLOPs (no recompute; the basis of MFU) by exact matmul counting:\n"
+           "6 per weight element per token, the LM head included even when tied, the input\n"
+           "embedding excluded, attention core causal-halved (Megatron-LM since 2025-03).\n"
+           "Hardware FLOPs add the recomputed forward (--recompute).  JSON keys: schema_version,\n"
+           "params_total, params_active, params_embedding, params_nonembedding,\n"
+           "flops_per_token (model FLOPs per token, training), hw_flops_per_token, ...\n"
+           "\noptions:\n");
+    cli_print_options(stdout, CMD_PARAMS);
+    printf("\nexit status: 0 success; 2 usage or input error.\n");
+}
+
+int cmd_params(int argc, char **argv)
+{
+    struct cli_args a;
+    int rc = cli_parse(argc, argv, CMD_PARAMS, &a);
+    if (rc != EXIT_OK)
+        return rc;
+    if (a.help) {
+        help();
+        return cli_finish(EXIT_OK);
+    }
+    static struct report r; /* ~3 KB of layout plus runs: keep it off the stack */
+    memset(&r, 0, sizeof r);
+    rc = build(&a, &r);
+    if (rc != EXIT_OK)
+        return rc;
+    if (a.format == FMT_JSON) {
+        json_t *j = report_json(&r);
+        char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+        json_decref(j);
+        if (!s) {
+            cli_error("out of memory");
+            return EXIT_USAGE;
+        }
+        puts(s);
+        free(s);
+    } else if (a.format == FMT_CSV) {
+        print_csv(&r);
+    } else {
+        print_table(&r);
+    }
+    return cli_finish(EXIT_OK);
+}

@@ -1,0 +1,52 @@
+/*
+ * main.c - `trainplan`: dispatches subcommands; the only place that exits.
+ */
+#include "cli.h"
+
+#include <string.h>
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: trainplan <command> [options]\n"
+            "\n"
+            "Plans LLM training runs from a model (built-in preset, Hugging Face config.json or\n"
+            "shape flags).\n"
+            "\n"
+            "commands:\n"
+            "  params MODEL    parameter counts (total, active, by component and block) and\n"
+            "                  training FLOPs per token\n"
+            "  models          the built-in presets with their sources\n"
+            "\n"
+            "MODEL is a preset name (see `trainplan models`), a config.json file, or a directory\n"
+            "holding one; shape flags alone describe a hypothetical model.\n"
+            "\n"
+            "  trainplan <command> --help   options of a command\n"
+            "  trainplan --version          version\n"
+            "\n"
+            "exit status: 0 success; 1 the answer is no (does not fit, no feasible layout);\n"
+            "2 usage, input or I/O error.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        cli_error("no command given (commands: params, models; see trainplan --help)");
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return cli_finish(EXIT_OK);
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        printf("trainplan %s (JSON schema %d)\n", TP_VERSION, TP_SCHEMA_VERSION);
+        return cli_finish(EXIT_OK);
+    }
+    if (strcmp(cmd, "params") == 0)
+        return cmd_params(argc - 2, argv + 2);
+    if (strcmp(cmd, "models") == 0)
+        return cmd_models(argc - 2, argv + 2);
+    cli_error("unknown command \"%s\" (commands: params, models; see trainplan --help)", cmd);
+    return EXIT_USAGE;
+}
