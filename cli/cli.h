@@ -38,6 +38,9 @@ struct cli_args {
 /* Parses argv (after the command name) for command `cmd`.  On error prints one line to stderr
    and returns EXIT_USAGE; otherwise EXIT_OK. */
 int cli_parse(int argc, char **argv, unsigned cmd, struct cli_args *a);
+/* Parses the arguments of command `cmd` and handles --help with `help`.  Returns -1 when the
+   command should go on, else the exit code to return (help printed, or a usage error). */
+int cli_begin(int argc, char **argv, unsigned cmd, struct cli_args *a, void (*help)(void));
 /* Prints the options command `cmd` accepts. */
 void cli_print_options(FILE *out, unsigned cmd);
 

@@ -17,13 +17,9 @@ static void help(void)
 int cmd_models(int argc, char **argv)
 {
     struct cli_args a;
-    int rc = cli_parse(argc, argv, CMD_MODELS, &a);
-    if (rc != EXIT_OK)
+    int rc = cli_begin(argc, argv, CMD_MODELS, &a, help);
+    if (rc >= 0)
         return rc;
-    if (a.help) {
-        help();
-        return cli_finish(EXIT_OK);
-    }
     if (a.model) {
         cli_error("`trainplan models` takes no MODEL (got \"%s\")", a.model);
         return EXIT_USAGE;

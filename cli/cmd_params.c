@@ -184,92 +184,59 @@ static void print_table(const struct report *r)
 
 /* ---- JSON -------------------------------------------------------------------------------- */
 
-static json_t *jcount(uint64_t v)
-{
-    return json_integer((json_int_t)v);
-}
+#define I(v) ((json_int_t)(v))
 
 static json_t *model_json(const struct tp_model *m)
 {
     static const char *const mlp[] = {"glu", "gelu"};
     static const char *const norm[] = {"rmsnorm", "layernorm"};
     static const char *const pos[] = {"rope", "learned", "alibi"};
-    json_t *o = json_object();
-    json_object_set_new(o, "name", json_string(m->name));
-    json_object_set_new(o, "family", json_string(m->family));
-    json_object_set_new(o, "source", json_string(m->source));
-    json_object_set_new(o, "layers", json_integer(m->n_layers));
-    json_object_set_new(o, "hidden", json_integer(m->hidden));
-    json_object_set_new(o, "heads", json_integer(m->n_heads));
-    json_object_set_new(o, "kv_heads", json_integer(m->n_kv_heads));
-    json_object_set_new(o, "head_dim", json_integer(m->head_dim));
-    json_object_set_new(o, "attention", json_string(m->attn == TP_ATTN_MLA ? "mla" : "standard"));
-    json_object_set_new(o, "ffn", json_integer(m->ffn));
-    json_object_set_new(o, "vocab", json_integer(m->vocab));
-    json_object_set_new(o, "tied", json_boolean(m->tied));
-    json_object_set_new(o, "mlp", json_string(mlp[m->mlp]));
-    json_object_set_new(o, "norm", json_string(norm[m->norm]));
-    json_object_set_new(o, "pos", json_string(pos[m->pos]));
-    json_object_set_new(o, "experts", json_integer(m->n_experts));
-    json_object_set_new(o, "topk", json_integer(m->top_k));
-    json_object_set_new(o, "moe_ffn", json_integer(m->moe_ffn));
-    json_object_set_new(o, "shared_ffn", json_integer(m->shared_ffn));
-    json_object_set_new(o, "mtp_layers", json_integer(m->mtp_layers));
-    return o;
+    return json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:s, s:I, s:I, s:b, s:s, s:s, s:s,"
+                     " s:I, s:I, s:I, s:I, s:I}",
+                     "name", m->name, "family", m->family, "source", m->source,
+                     "layers", I(m->n_layers), "hidden", I(m->hidden), "heads", I(m->n_heads),
+                     "kv_heads", I(m->n_kv_heads), "head_dim", I(m->head_dim),
+                     "attention", m->attn == TP_ATTN_MLA ? "mla" : "standard",
+                     "ffn", I(m->ffn), "vocab", I(m->vocab), "tied", (int)m->tied,
+                     "mlp", mlp[m->mlp], "norm", norm[m->norm], "pos", pos[m->pos],
+                     "experts", I(m->n_experts), "topk", I(m->top_k), "moe_ffn", I(m->moe_ffn),
+                     "shared_ffn", I(m->shared_ffn), "mtp_layers", I(m->mtp_layers));
 }
 
 static json_t *report_json(const struct report *r)
 {
     const struct tp_params *p = &r->p;
     const struct tp_flops *f = &r->f;
-    json_t *o = json_object();
-    json_object_set_new(o, "schema_version", json_integer(TP_SCHEMA_VERSION));
-    json_object_set_new(o, "command", json_string("params"));
-    json_object_set_new(o, "model", model_json(&r->m));
-    json_object_set_new(o, "params_total", jcount(p->total));
-    json_object_set_new(o, "params_active", jcount(p->active));
-    json_object_set_new(o, "params_embedding", jcount(p->embedding));
-    json_object_set_new(o, "params_nonembedding", jcount(p->nonembedding));
-    json_object_set_new(o, "params_active_excl_embedding", jcount(p->active_excl_embedding));
-    json_object_set_new(o, "params_active_excl_embedding_head", jcount(p->active_excl_embedding_head));
-    json_object_set_new(o, "params_mtp", jcount(p->mtp));
-    json_object_set_new(o, "params_buffers", jcount(p->buffers));
-    json_object_set_new(o, "params_checkpoint", jcount(p->checkpoint));
     json_t *bc = json_object();
     for (int c = 0; c < TP_COMP_COUNT; c++)
-        json_object_set_new(bc, tp_component_name((enum tp_component)c), jcount(p->by_comp[c]));
-    json_object_set_new(o, "params_by_component", bc);
+        json_object_set_new(bc, tp_component_name((enum tp_component)c), json_integer(I(p->by_comp[c])));
     json_t *blocks = json_array();
     for (size_t i = 0; i < r->n_runs; i++) {
         const struct block_run *b = &r->runs[i];
-        json_t *j = json_object();
-        json_object_set_new(j, "first", json_integer(b->first));
-        json_object_set_new(j, "last", json_integer(b->last));
-        json_object_set_new(j, "ffn", json_string(b->moe ? "moe" : "dense"));
-        json_object_set_new(j, "attention", json_string(ATTN_KIND[b->attn]));
-        json_object_set_new(j, "params", jcount(b->params));
-        json_object_set_new(j, "params_active", jcount(b->active));
-        json_array_append_new(blocks, j);
+        json_array_append_new(blocks,
+                              json_pack("{s:I, s:I, s:s, s:s, s:I, s:I}", "first", I(b->first),
+                                        "last", I(b->last), "ffn", b->moe ? "moe" : "dense",
+                                        "attention", ATTN_KIND[b->attn], "params", I(b->params),
+                                        "params_active", I(b->active)));
     }
-    json_object_set_new(o, "blocks", blocks);
-    json_object_set_new(o, "seq", json_integer((json_int_t)f->seq));
-    json_object_set_new(o, "attention_convention", json_string(CONV_NAMES[r->conv]));
-    json_object_set_new(o, "recompute", json_string(RECOMPUTE_NAMES[r->rc]));
-    json_object_set_new(o, "mtp_trained", json_integer(r->mtp));
-    json_object_set_new(o, "flops_per_token", json_real(f->model));
-    json_object_set_new(o, "flops_per_token_forward", json_real(f->fwd));
-    json_object_set_new(o, "flops_per_token_backward", json_real(f->bwd));
-    json_object_set_new(o, "flops_per_token_attention_forward", json_real(f->fwd_attn));
-    json_object_set_new(o, "hw_flops_per_token", json_real(f->hardware));
-    json_t *conv = json_object();
-    json_object_set_new(conv, "six_n", json_real(f->six_n));
-    json_object_set_new(conv, "palm", json_real(f->palm));
-    json_object_set_new(conv, "torchtitan", json_real(f->torchtitan));
-    json_object_set_new(conv, "megatron_2023", json_real(f->megatron_2023));
-    json_object_set_new(conv, "narayanan_2021", json_real(f->narayanan_2021));
-    json_object_set_new(o, "flops_conventions", conv);
-    json_object_set_new(o, "notes", json_string(r->notes));
-    return o;
+    json_t *conv = json_pack("{s:f, s:f, s:f, s:f, s:f}", "six_n", f->six_n, "palm", f->palm,
+                             "torchtitan", f->torchtitan, "megatron_2023", f->megatron_2023,
+                             "narayanan_2021", f->narayanan_2021);
+    return json_pack(
+        "{s:i, s:s, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o,"
+        " s:I, s:s, s:s, s:I, s:f, s:f, s:f, s:f, s:f, s:o, s:s}",
+        "schema_version", TP_SCHEMA_VERSION, "command", "params", "model", model_json(&r->m),
+        "params_total", I(p->total), "params_active", I(p->active),
+        "params_embedding", I(p->embedding), "params_nonembedding", I(p->nonembedding),
+        "params_active_excl_embedding", I(p->active_excl_embedding),
+        "params_active_excl_embedding_head", I(p->active_excl_embedding_head),
+        "params_mtp", I(p->mtp), "params_buffers", I(p->buffers),
+        "params_checkpoint", I(p->checkpoint), "params_by_component", bc, "blocks", blocks,
+        "seq", I(f->seq), "attention_convention", CONV_NAMES[r->conv],
+        "recompute", RECOMPUTE_NAMES[r->rc], "mtp_trained", I(r->mtp),
+        "flops_per_token", f->model, "flops_per_token_forward", f->fwd,
+        "flops_per_token_backward", f->bwd, "flops_per_token_attention_forward", f->fwd_attn,
+        "hw_flops_per_token", f->hardware, "flops_conventions", conv, "notes", r->notes);
 }
 
 /* ---- CSV --------------------------------------------------------------------------------- */
@@ -331,13 +298,9 @@ static void help(void)
 int cmd_params(int argc, char **argv)
 {
     struct cli_args a;
-    int rc = cli_parse(argc, argv, CMD_PARAMS, &a);
-    if (rc != EXIT_OK)
+    int rc = cli_begin(argc, argv, CMD_PARAMS, &a, help);
+    if (rc >= 0)
         return rc;
-    if (a.help) {
-        help();
-        return cli_finish(EXIT_OK);
-    }
     static struct report r; /* ~3 KB of layout plus runs: keep it off the stack */
     memset(&r, 0, sizeof r);
     rc = build(&a, &r);
@@ -345,7 +308,7 @@ int cmd_params(int argc, char **argv)
         return rc;
     if (a.format == FMT_JSON) {
         json_t *j = report_json(&r);
-        char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+        char *s = j == NULL ? NULL : json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
         json_decref(j);
         if (!s) {
             cli_error("out of memory");

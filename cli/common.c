@@ -16,6 +16,18 @@ int cli_finish(int code)
     return code;
 }
 
+int cli_begin(int argc, char **argv, unsigned cmd, struct cli_args *a, void (*help)(void))
+{
+    int rc = cli_parse(argc, argv, cmd, a);
+    if (rc != EXIT_OK)
+        return rc;
+    if (a->help) {
+        help();
+        return cli_finish(EXIT_OK);
+    }
+    return -1;
+}
+
 /* MODEL names a file or directory when it exists or looks like a path; else a preset. */
 static bool looks_like_path(const char *s)
 {
