@@ -1,0 +1,207 @@
+/*
+ * test_gpus.c - the accelerator catalog: required keys, aliases, lookup errors, row sanity and
+ * spot checks of published figures.
+ *
+ * Expected values are the datasheet figures of training-physics.md §5.5, each cited next to
+ * the number.  Run from the repository root.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "trainplan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Keys the issue and the measured-runs files (validation/runs/README.md gpu_type) require. */
+static const char *const REQUIRED[] = {
+    "v100-32gb", "a100-40gb", "a100-80gb", "a800-80gb", "a6000",  "l40s",
+    "rtx4090",   "rtx5090",   "h100-sxm",  "h100-pcie", "h100-96gb", "h200",
+    "b200",      "b300",      "gb200",     "gb300",     "mi250x", "mi300x",
+    "mi325x",    "mi355x",    "max1550-tile", "max1550", "gaudi2", "gaudi3",
+};
+
+static const struct tp_gpu *find(const char *name)
+{
+    struct tp_error err = {{0}};
+    const struct tp_gpu *g = NULL;
+    if (tp_gpu_find(name, &g, &err) != TP_OK)
+        fail_msg("%s: %s", name, err.msg);
+    assert_non_null(g);
+    return g;
+}
+
+/* |got - want| within 0.05% of want */
+static void near(const char *what, double got, double want)
+{
+    if (fabs(got - want) > 5e-4 * fabs(want))
+        fail_msg("%s: %g, expected %g", what, got, want);
+}
+
+static void test_required_keys(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof REQUIRED / sizeof REQUIRED[0]; i++) {
+        const struct tp_gpu *g = find(REQUIRED[i]);
+        assert_string_equal(g->key, REQUIRED[i]);
+    }
+    assert_true(tp_gpu_count() >= sizeof REQUIRED / sizeof REQUIRED[0]);
+    assert_null(tp_gpu_get(tp_gpu_count()));
+    assert_non_null(tp_gpu_get(0));
+}
+
+static void test_aliases_and_case(void **state)
+{
+    (void)state;
+    assert_string_equal(find("h100")->key, "h100-sxm");
+    assert_string_equal(find("a100")->key, "a100-80gb");
+    assert_string_equal(find("mi300")->key, "mi300x");
+    assert_string_equal(find("H100")->key, "h100-sxm");
+    assert_string_equal(find("H100-SXM")->key, "h100-sxm");
+    assert_string_equal(find("MI300X")->key, "mi300x");
+    assert_string_equal(find("Max1550-Tile")->key, "max1550-tile");
+    assert_string_equal(find("Gaudi-3")->key, "gaudi3");
+    assert_string_equal(find("RTX-4090")->key, "rtx4090");
+}
+
+static void test_unknown(void **state)
+{
+    (void)state;
+    struct tp_error err = {{0}};
+    const struct tp_gpu *g = NULL;
+    assert_int_equal(tp_gpu_find("h1000", &g, &err), TP_ENOTFOUND);
+    assert_null(g);
+    assert_non_null(strstr(err.msg, "unknown GPU \"h1000\""));
+    assert_non_null(strstr(err.msg, "did you mean: "));
+    assert_non_null(strstr(err.msg, "h100-sxm"));
+    assert_non_null(strstr(err.msg, "h200"));
+    assert_non_null(strstr(err.msg, "`trainplan gpus` lists them"));
+    assert_null(strchr(err.msg, '\n'));
+
+    /* a substring of a key suggests it */
+    assert_int_equal(tp_gpu_find("Gaudi", &g, &err), TP_ENOTFOUND);
+    assert_non_null(strstr(err.msg, "gaudi2"));
+    assert_non_null(strstr(err.msg, "gaudi3"));
+
+    /* nothing close: no suggestion list, still the hint */
+    assert_int_equal(tp_gpu_find("zzzzzzzzzzzzzzzzzzzz", &g, &err), TP_ENOTFOUND);
+    assert_null(strstr(err.msg, "did you mean"));
+    assert_non_null(strstr(err.msg, "`trainplan gpus` lists them"));
+
+    assert_int_equal(tp_gpu_find(NULL, &g, &err), TP_EINVAL);
+    assert_int_equal(tp_gpu_find("h100", NULL, NULL), TP_EINVAL);
+}
+
+static void test_rows_sane(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < tp_gpu_count(); i++) {
+        const struct tp_gpu *g = tp_gpu_get(i);
+        assert_non_null(g);
+        assert_non_null(g->key);
+        assert_non_null(g->label);
+        assert_non_null(g->source);
+        if (g->label[0] == '\0' || g->source[0] == '\0')
+            fail_msg("%s: empty label or source", g->key);
+        for (const char *c = g->key; *c; c++)
+            if ((*c >= 'A' && *c <= 'Z') || *c == ' ')
+                fail_msg("%s: key must be lower-case without spaces", g->key);
+        /* every row has a 16-bit training rate (V100: its FP16 tensor rate) */
+        if (!(g->peak_flops[TP_BF16] > 0))
+            fail_msg("%s: no 16-bit peak", g->key);
+        for (int d = 0; d < TP_DTYPE_COUNT; d++)
+            if (g->peak_flops[d] < 0 || g->peak_flops[d] > 1e17)
+                fail_msg("%s: dtype %d peak %g out of range", g->key, d, g->peak_flops[d]);
+        /* lower precision is never slower than BF16 where it exists */
+        if (g->peak_flops[TP_FP8] > 0 && g->peak_flops[TP_FP8] < g->peak_flops[TP_BF16])
+            fail_msg("%s: FP8 below BF16", g->key);
+        if (g->peak_flops[TP_FP4] > 0 && g->peak_flops[TP_FP4] < g->peak_flops[TP_FP8])
+            fail_msg("%s: FP4 below FP8", g->key);
+        if (!(g->hbm_bytes >= 16e9 && g->hbm_bytes <= 1e12))
+            fail_msg("%s: hbm_bytes %g", g->key, g->hbm_bytes);
+        if (!(g->hbm_bw > 1e11 && g->hbm_bw < 1e14))
+            fail_msg("%s: hbm_bw %g", g->key, g->hbm_bw);
+        if (!(g->intra_bw > 0) || !(g->inter_bw > 0) || !(g->host_bw > 0))
+            fail_msg("%s: a link bandwidth is not positive", g->key);
+        if (g->gpus_per_node < 1)
+            fail_msg("%s: gpus_per_node 0", g->key);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(tp_gpu_get(j)->key, g->key) == 0)
+                fail_msg("duplicate key %s", g->key);
+    }
+}
+
+static void test_published_values(void **state)
+{
+    (void)state;
+    const struct tp_gpu *g = find("h100-sxm");
+    /* training-physics.md §5.5: H100 SXM 989 TF BF16, 1979 FP8, 80 GB HBM3, 3.35 TB/s,
+       NVLink4 450 GB/s per direction; §4.3: 400 Gb/s NDR = 50 GB/s per GPU */
+    near("h100 bf16", g->peak_flops[TP_BF16], 989e12);
+    near("h100 fp8", g->peak_flops[TP_FP8], 1979e12);
+    assert_true(g->peak_flops[TP_FP4] == 0);
+    near("h100 hbm", g->hbm_bytes, 80 * 1073741824.0);
+    near("h100 bw", g->hbm_bw, 3.35e12);
+    near("h100 nvlink", g->intra_bw, 450e9);
+    near("h100 nic", g->inter_bw, 50e9);
+    assert_int_equal(g->gpus_per_node, 8);
+    assert_int_equal(g->sms, 132);
+
+    /* A100 80GB: 312 TF BF16, 2.039 TB/s, 108 SMs, HDR 25 GB/s per GPU */
+    g = find("a100-80gb");
+    near("a100 bf16", g->peak_flops[TP_BF16], 312e12);
+    near("a100 bw", g->hbm_bw, 2.039e12);
+    near("a100 nic", g->inter_bw, 25e9);
+    assert_int_equal(g->sms, 108);
+    assert_true(g->peak_flops[TP_FP8] == 0);
+
+    /* MI300X: 1307.4 TF BF16, 192 GB, 5.3 TB/s, xGMI 7 x 64 = 448 GB/s ([ROCm]) */
+    g = find("mi300x");
+    near("mi300x bf16", g->peak_flops[TP_BF16], 1307.4e12);
+    near("mi300x hbm", g->hbm_bytes, 192 * 1073741824.0);
+    near("mi300x bw", g->hbm_bw, 5.3e12);
+    near("mi300x xgmi", g->intra_bw, 448e9);
+    assert_int_equal(g->sms, 304);
+
+    /* H200: 141 GB HBM3e, 4.8 TB/s, H100 compute */
+    g = find("h200");
+    near("h200 hbm", g->hbm_bytes, 141 * 1073741824.0);
+    near("h200 bw", g->hbm_bw, 4.8e12);
+    near("h200 bf16", g->peak_flops[TP_BF16], 989e12);
+
+    /* V100: no BF16; the 16-bit slot holds the FP16 tensor rate, 125 TF; no TF32 */
+    g = find("v100-32gb");
+    near("v100 fp16", g->peak_flops[TP_BF16], 125e12);
+    assert_true(g->peak_flops[TP_TF32] == 0);
+
+    /* MI250X is one GCD: 191.5 TF BF16 and 64 GB (half of the 383 TF, 128 GB card) */
+    g = find("mi250x");
+    near("mi250x bf16", g->peak_flops[TP_BF16], 191.5e12);
+    near("mi250x hbm", g->hbm_bytes, 64 * 1073741824.0);
+    assert_int_equal(g->sms, 110);
+
+    /* Max 1550: Aurora tile 448 EU x 512 FLOP/clk x 1.3 GHz; the card is 2 tiles of 64 GB */
+    near("pvc tile", find("max1550-tile")->peak_flops[TP_BF16], 448.0 * 512 * 1.3e9);
+    near("pvc card hbm", find("max1550")->hbm_bytes, 2 * find("max1550-tile")->hbm_bytes);
+
+    /* §5.5 chosen datasheet values where sources disagree: B200 180 GB, MI355X 2500 TF,
+       Gaudi 3 1835 TF */
+    near("b200 hbm", find("b200")->hbm_bytes, 180 * 1073741824.0);
+    near("mi355x bf16", find("mi355x")->peak_flops[TP_BF16], 2500e12);
+    near("gaudi3 bf16", find("gaudi3")->peak_flops[TP_BF16], 1835e12);
+    near("gb200 hbm", find("gb200")->hbm_bytes, 186 * 1073741824.0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_required_keys),   cmocka_unit_test(test_aliases_and_case),
+        cmocka_unit_test(test_unknown),         cmocka_unit_test(test_rows_sane),
+        cmocka_unit_test(test_published_values),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
