@@ -15,6 +15,8 @@
 
 enum opt_kind {
     OPT_INT,   /* int64 field, value in [lo, hi] */
+    OPT_REAL,  /* double field, value in [lo, hi] */
+    OPT_STR,   /* const char * field */
     OPT_ENUM,  /* int field, value one of `choices` (index, or `values` entry) */
     OPT_CONST  /* int field set to `lo` (no value) */
 };
@@ -34,21 +36,99 @@ struct opt {
 
 #define F(field) offsetof(struct cli_args, field)
 #define S(field) offsetof(struct cli_args, shape.field)
-#define SHAPE_CMDS CMD_PARAMS
+#define SHAPE_CMDS (CMD_PARAMS | CMD_MEMORY)
+#define RUN_CMDS CMD_MEMORY
 
 static const int MLP_VALUES[] = {TP_MLP_GELU, TP_MLP_GLU, TP_MLP_GLU};
 static const int NORM_VALUES[] = {TP_NORM_LAYER, TP_NORM_RMS};
 static const int POS_VALUES[] = {TP_POS_LEARNED, TP_POS_ROPE, TP_POS_ALIBI};
+static const int FSDP_VALUES[] = {1, 2, 3, 4}; /* cli_args.fsdp: 0 = not given */
+static const int FW_VALUES[] = {TP_FW_DEEPSPEED, TP_FW_FSDP, TP_FW_MEGATRON, TP_FW_AXOLOTL,
+                                TP_FW_TORCHTITAN};
 
 static const struct opt OPTS[] = {
-    {"help", "h", OPT_CONST, F(help), 1, 1, NULL, NULL, CMD_PARAMS | CMD_MODELS, NULL,
-     "show this help and exit"},
-    {"format", NULL, OPT_ENUM, F(format), 0, 0, "table|json|csv", NULL, CMD_PARAMS | CMD_MODELS,
-     "FMT", "output format (default table)"},
-    {"seq", "seq-len", OPT_INT, F(seq), 1, 1 << 24, NULL, NULL, CMD_PARAMS, "N",
-     "sequence length for the FLOP counts (default: the model's, else 4096)"},
-    {"recompute", NULL, OPT_ENUM, F(recompute), 0, 0, "none|selective|full", NULL, CMD_PARAMS,
-     "MODE", "activation recompute for hardware FLOPs (default none)"},
+    {"help", "h", OPT_CONST, F(help), 1, 1, NULL, NULL, ~0u, NULL, "show this help and exit"},
+    {"format", NULL, OPT_ENUM, F(format), 0, 0, "table|json|csv", NULL, ~0u, "FMT",
+     "output format (default table)"},
+    {"seq", "seq-len", OPT_INT, F(seq), 1, 1 << 24, NULL, NULL, CMD_PARAMS | RUN_CMDS, "N",
+     "sequence length (default: the model's, else 4096)"},
+    {"recompute", NULL, OPT_ENUM, F(recompute), 0, 0, "none|selective|full", NULL,
+     CMD_PARAMS | RUN_CMDS, "MODE", "activation recompute (default none)"},
+    /* cluster */
+    {"gpu", NULL, OPT_STR, F(gpu), 0, 0, NULL, NULL, RUN_CMDS, "NAME",
+     "accelerator from the catalog (trainplan gpus); default h100-sxm"},
+    {"gpus", "num-gpus", OPT_INT, F(gpus), 1, 1 << 20, NULL, NULL, RUN_CMDS, "N",
+     "GPUs in the job (default: tp*pp*cp*dp, else 8)"},
+    {"gpus-per-node", NULL, OPT_INT, F(gpus_per_node), 1, 1024, NULL, NULL, RUN_CMDS, "K",
+     "GPUs per node (default: the catalog's)"},
+    {"hbm-gb", NULL, OPT_REAL, F(hbm_gb), 0, 1e5, NULL, NULL, RUN_CMDS, "X",
+     "memory per GPU as the vendor states it (\"80 GB\" = 80 GiB), overriding the catalog"},
+    /* layout */
+    {"dp", NULL, OPT_INT, F(dp), 1, 1 << 20, NULL, NULL, RUN_CMDS, "N",
+     "data-parallel ranks (default: gpus / (tp*pp*cp))"},
+    {"tp", NULL, OPT_INT, F(tp), 1, 1024, NULL, NULL, RUN_CMDS, "N", "tensor-parallel ranks"},
+    {"pp", NULL, OPT_INT, F(pp), 1, 1024, NULL, NULL, RUN_CMDS, "N", "pipeline stages"},
+    {"vpp", NULL, OPT_INT, F(vpp), 1, 1024, NULL, NULL, RUN_CMDS, "N",
+     "virtual pipeline chunks per stage (interleaved 1F1B)"},
+    {"ep", NULL, OPT_INT, F(ep), 1, 4096, NULL, NULL, RUN_CMDS, "N", "expert-parallel ranks"},
+    {"etp", NULL, OPT_INT, F(etp), 1, 1024, NULL, NULL, RUN_CMDS, "N",
+     "expert tensor-parallel ranks (default = tp)"},
+    {"cp", NULL, OPT_INT, F(cp), 1, 1024, NULL, NULL, RUN_CMDS, "N", "context-parallel ranks"},
+    {"sp", NULL, OPT_CONST, F(sp), 1, 1, NULL, NULL, RUN_CMDS, NULL,
+     "Megatron sequence parallelism (with --tp)"},
+    {"zero", NULL, OPT_INT, F(zero), 0, 3, NULL, NULL, RUN_CMDS, "0-3",
+     "ZeRO stage: 1 optimizer, 2 + gradients, 3 + parameters sharded"},
+    {"fsdp", NULL, OPT_ENUM, F(fsdp), 0, 0, "no_shard|shard_grad_op|full_shard|hybrid_shard",
+     FSDP_VALUES, RUN_CMDS, "MODE", "FSDP strategy (= --zero 0|2|3|3 with --shard-group)"},
+    {"distributed-optimizer", NULL, OPT_CONST, F(distopt), 1, 1, NULL, NULL, RUN_CMDS, NULL,
+     "Megatron distributed optimizer (= --zero 1)"},
+    {"shard-group", NULL, OPT_INT, F(shard_group), 1, 1 << 20, NULL, NULL, RUN_CMDS, "N",
+     "HSDP / hpZ: ranks per sharding group (replicated across groups)"},
+    {"mbs", "micro-batch", OPT_INT, F(mbs), 1, 1 << 16, NULL, NULL, RUN_CMDS, "N",
+     "sequences per micro-batch (default 1)"},
+    {"gas", "grad-accum", OPT_INT, F(gas), 1, 1 << 20, NULL, NULL, RUN_CMDS, "N",
+     "micro-batches per step (default 1, or gbs / (mbs*dp))"},
+    {"gbs", "global-batch", OPT_INT, F(gbs), 1, 1 << 26, NULL, NULL, RUN_CMDS, "N",
+     "sequences per optimizer step"},
+    {"recompute-layers", NULL, OPT_INT, F(recompute_layers), 1, 1024, NULL, NULL, RUN_CMDS, "N",
+     "with --recompute full: only N blocks per stage (partial recompute)"},
+    {"offload", NULL, OPT_ENUM, F(offload), 0, 0, "none|optimizer|params", NULL, RUN_CMDS, "WHAT",
+     "CPU offload (ZeRO-Offload / ZeRO-Infinity)"},
+    {"schedule", NULL, OPT_ENUM, F(schedule), 0, 0, "1f1b|interleaved|gpipe", NULL, RUN_CMDS,
+     "S", "pipeline schedule (default 1f1b; interleaved with --vpp)"},
+    /* job */
+    {"task", NULL, OPT_ENUM, F(task), 0, 0, "pretrain|sft|dpo|lora|qlora", NULL, RUN_CMDS, "T",
+     "what is trained (default pretrain)"},
+    {"lora-rank", NULL, OPT_INT, F(lora_rank), 1, 65536, NULL, NULL, RUN_CMDS, "R",
+     "LoRA / QLoRA adapter rank (default 16)"},
+    {"lora-targets", NULL, OPT_STR, F(lora_targets), 0, 0, NULL, NULL, RUN_CMDS, "LIST",
+     "adapted modules: all, or a comma list of q,k,v,o,gate,up,down (default all)"},
+    {"optimizer", NULL, OPT_ENUM, F(optimizer), 0, 0,
+     "adamw|adamw-8bit|adamw-4bit|adafactor|sgd|sgd-momentum", NULL, RUN_CMDS, "OPT",
+     "optimizer (default adamw)"},
+    {"precision", NULL, OPT_ENUM, F(precision), 0, 0, "bf16|fp16|fp8|fp32", NULL, RUN_CMDS, "P",
+     "training precision (default bf16, fp32 master weights)"},
+    {"framework", NULL, OPT_ENUM, F(framework), 0, 0, "deepspeed|fsdp|megatron|axolotl|torchtitan",
+     FW_VALUES, RUN_CMDS, "FW",
+     "byte conventions: deepspeed (its estimator), fsdp (ZeRO paper), megatron (fp32 grads)"},
+    {"attention", NULL, OPT_ENUM, F(attn_impl), 0, 0, "flash|eager", NULL, RUN_CMDS, "IMPL",
+     "attention kernel (eager stores the s x s scores)"},
+    {"dropout", NULL, OPT_CONST, F(dropout), 1, 1, NULL, NULL, RUN_CMDS, NULL,
+     "training keeps dropout masks (GPT-2/3-era recipes)"},
+    {"fused-loss", NULL, OPT_CONST, F(fused_loss), 1, 1, NULL, NULL, RUN_CMDS, NULL,
+     "chunked/fused cross-entropy (no full fp32 logits)"},
+    {"moe-capacity", NULL, OPT_REAL, F(moe_capacity), 0, 64, NULL, NULL, RUN_CMDS, "X",
+     "token-dropping capacity factor (default: dropless)"},
+    {"moe-imbalance", NULL, OPT_REAL, F(moe_imbalance), 1, 64, NULL, NULL, RUN_CMDS, "X",
+     "dropless: busiest expert's load over the mean (default 1.2)"},
+    {"overhead-gb", NULL, OPT_REAL, F(overhead_gb), 0, 1e4, NULL, NULL, RUN_CMDS, "X",
+     "CUDA context and workspaces per GPU (default 1.0)"},
+    {"nccl-gb", NULL, OPT_REAL, F(nccl_gb), 0, 1e4, NULL, NULL, RUN_CMDS, "X",
+     "NCCL memory per live communicator (default 0.5)"},
+    {"fragmentation", NULL, OPT_REAL, F(frag), 0, 1, NULL, NULL, RUN_CMDS, "F",
+     "allocator fragmentation, fraction of states + activations (default 0.08)"},
+    {"per-stage", NULL, OPT_CONST, F(per_stage), 1, 1, NULL, NULL, RUN_CMDS, NULL,
+     "report every pipeline stage, not only the worst"},
     {"attention-flops", NULL, OPT_ENUM, F(attn_conv), 0, 0, "causal|noncausal", NULL, CMD_PARAMS,
      "CONV", "count the causal half of attention (default) or the full square"},
     {"mtp", NULL, OPT_INT, F(mtp), 0, 16, NULL, NULL, CMD_PARAMS, "N",
@@ -179,8 +259,32 @@ static int set_enum(const struct opt *o, const char *val, struct cli_args *a)
     return EXIT_USAGE;
 }
 
+static int set_real(const struct opt *o, const char *val, struct cli_args *a)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(val, &end);
+    if (!*val || *end || errno || !isfinite(v) || strspn(val, "0123456789.eE+-") != strlen(val)) {
+        cli_error("--%s %s: expected a number", o->name, val);
+        return EXIT_USAGE;
+    }
+    if (v < (double)o->lo || v > (double)o->hi) {
+        cli_error("--%s %s is out of range (%lld..%lld)", o->name, val, (long long)o->lo,
+                  (long long)o->hi);
+        return EXIT_USAGE;
+    }
+    *(double *)((char *)a + o->offset) = v;
+    return EXIT_OK;
+}
+
 static int set_opt(const struct opt *o, const char *val, struct cli_args *a)
 {
+    if (o->kind == OPT_REAL)
+        return set_real(o, val, a);
+    if (o->kind == OPT_STR) {
+        *(const char **)((char *)a + o->offset) = val;
+        return EXIT_OK;
+    }
     if (o->kind == OPT_CONST) {
         *(int *)((char *)a + o->offset) = (int)o->lo;
         return EXIT_OK;
@@ -204,7 +308,11 @@ static int set_opt(const struct opt *o, const char *val, struct cli_args *a)
 
 static const char *cmd_name(unsigned cmd)
 {
-    return cmd == CMD_PARAMS ? "params" : cmd == CMD_MODELS ? "models" : "?";
+    return cmd == CMD_PARAMS   ? "params"
+           : cmd == CMD_MODELS ? "models"
+           : cmd == CMD_MEMORY ? "memory"
+           : cmd == CMD_GPUS   ? "gpus"
+                               : "?";
 }
 
 int cli_parse(int argc, char **argv, unsigned cmd, struct cli_args *a)
@@ -213,6 +321,10 @@ int cli_parse(int argc, char **argv, unsigned cmd, struct cli_args *a)
     a->cmd = cmd;
     a->seq = TP_UNSET;
     a->mtp = TP_UNSET;
+    a->gpus = a->gpus_per_node = TP_UNSET;
+    a->dp = a->tp = a->pp = a->vpp = a->ep = a->etp = a->cp = a->zero = TP_UNSET;
+    a->shard_group = a->mbs = a->gas = a->gbs = a->recompute_layers = a->lora_rank = TP_UNSET;
+    a->moe_capacity = a->moe_imbalance = a->overhead_gb = a->nccl_gb = a->frag = -1;
     tp_shape_init(&a->shape);
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
@@ -269,6 +381,8 @@ void cli_print_options(FILE *out, unsigned cmd)
         const struct opt *o = &OPTS[i];
         if (!(o->cmds & cmd))
             continue;
+        if (o == find("gpu"))
+            fprintf(out, "\ncluster, layout and job:\n");
         if (o == find("layers"))
             fprintf(out, "\nshape flags (a model alone, or overriding a preset or config.json):\n");
         char left[64];

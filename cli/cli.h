@@ -20,6 +20,8 @@ enum out_format { FMT_TABLE = 0, FMT_JSON, FMT_CSV };
 enum {
     CMD_PARAMS = 1u << 0,
     CMD_MODELS = 1u << 1,
+    CMD_MEMORY = 1u << 2,
+    CMD_GPUS = 1u << 3,
 };
 
 struct cli_args {
@@ -33,7 +35,35 @@ struct cli_args {
     int64_t mtp;             /* MTP modules trained; TP_UNSET = 0 */
     int per_layer;           /* print every block */
     struct tp_shape shape;
+    /* cluster */
+    const char *gpu;
+    int64_t gpus, gpus_per_node;
+    double hbm_gb;           /* 0 = the catalog's */
+    /* layout (TP_UNSET = default / derived) */
+    int64_t dp, tp, pp, vpp, ep, etp, cp, zero, shard_group, mbs, gas, gbs, recompute_layers;
+    int sp, offload, schedule;
+    int fsdp;                /* 0 not given, 1 no_shard, 2 shard_grad_op, 3 full_shard, 4 hybrid */
+    int distopt;             /* --distributed-optimizer */
+    /* job */
+    int task, optimizer, precision, framework, attn_impl, dropout, fused_loss;
+    int64_t lora_rank;
+    const char *lora_targets;
+    double moe_capacity, moe_imbalance, overhead_gb, nccl_gb, frag;
+    int per_stage;
 };
+
+/* Everything a run needs, resolved and checked. */
+struct run {
+    struct tp_model m;
+    struct tp_cluster c;
+    struct tp_job j;
+    struct tp_layout l;
+    char notes[512];
+};
+
+/* Resolves model, cluster, job and layout from the arguments; prints the error and returns
+   EXIT_USAGE on failure. */
+int cli_resolve_run(const struct cli_args *a, struct run *r);
 
 /* Parses argv (after the command name) for command `cmd`.  On error prints one line to stderr
    and returns EXIT_USAGE; otherwise EXIT_OK. */
@@ -61,6 +91,8 @@ void fmt_si(char *buf, size_t len, double v);        /* 8.03B, 124.4M, 51.47G */
 
 int cmd_params(int argc, char **argv);
 int cmd_models(int argc, char **argv);
+int cmd_memory(int argc, char **argv);
+int cmd_gpus(int argc, char **argv);
 
 /* Flushes stdout and reports a failed write; returns `code` or EXIT_USAGE. */
 int cli_finish(int code);

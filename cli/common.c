@@ -86,3 +86,150 @@ void fmt_si(char *buf, size_t len, double v)
     }
     snprintf(buf, len, "%s%.*f%s", v < 0 ? "-" : "", i == 0 ? 0 : 2, x, suffix[i]);
 }
+
+/* "q,k,v" -> TP_LORA_* mask; 0 on an unknown name. */
+static uint32_t lora_mask(const char *list)
+{
+    static const struct {
+        const char *name;
+        uint32_t bit;
+    } names[] = {{"q", TP_LORA_Q},       {"k", TP_LORA_K},   {"v", TP_LORA_V},
+                 {"o", TP_LORA_O},       {"gate", TP_LORA_GATE}, {"up", TP_LORA_UP},
+                 {"down", TP_LORA_DOWN}, {"all", TP_LORA_ALL}, {"attention", 0xf},
+                 {"mlp", 0x70}};
+    uint32_t mask = 0;
+    while (*list) {
+        size_t n = strcspn(list, ",");
+        uint32_t bit = 0;
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            if (strlen(names[i].name) == n && strncmp(names[i].name, list, n) == 0)
+                bit = names[i].bit;
+        if (!bit)
+            return 0;
+        mask |= bit;
+        list += n + (list[n] == ',');
+    }
+    return mask;
+}
+
+static int resolve_job(const struct cli_args *a, struct run *r)
+{
+    struct tp_job *j = &r->j;
+    tp_job_init(j);
+    j->task = (enum tp_task)a->task;
+    j->optimizer = (enum tp_optimizer)a->optimizer;
+    j->precision = (enum tp_precision)a->precision;
+    j->framework = (enum tp_framework)a->framework;
+    j->attn_impl = (enum tp_attn_impl)a->attn_impl;
+    j->dropout = a->dropout != 0;
+    j->fused_loss = a->fused_loss != 0;
+    j->seq = a->seq != TP_UNSET ? (uint64_t)a->seq : r->m.default_seq ? r->m.default_seq : 4096;
+    if (a->lora_rank != TP_UNSET)
+        j->lora_rank = (uint32_t)a->lora_rank;
+    if (a->lora_targets) {
+        j->lora_targets = lora_mask(a->lora_targets);
+        if (!j->lora_targets) {
+            cli_error("--lora-targets %s: expected all, attention, mlp or a comma list of "
+                      "q,k,v,o,gate,up,down", a->lora_targets);
+            return EXIT_USAGE;
+        }
+    }
+    if (a->moe_capacity >= 0)
+        j->moe_capacity = a->moe_capacity;
+    if (a->moe_imbalance >= 0)
+        j->moe_imbalance = a->moe_imbalance;
+    if (a->overhead_gb >= 0)
+        j->overhead_base_bytes = a->overhead_gb * 1e9;
+    if (a->nccl_gb >= 0)
+        j->overhead_comm_bytes = a->nccl_gb * 1e9;
+    if (a->frag >= 0)
+        j->overhead_frag = a->frag;
+    return EXIT_OK;
+}
+
+static int resolve_zero(const struct cli_args *a, struct tp_layout *l)
+{
+    static const uint32_t FSDP_ZERO[] = {0, 0, 2, 3, 3};
+    int given = (a->zero != TP_UNSET) + (a->fsdp != 0) + (a->distopt != 0);
+    if (given > 1) {
+        cli_error("give only one of --zero, --fsdp and --distributed-optimizer");
+        return EXIT_USAGE;
+    }
+    if (a->zero != TP_UNSET)
+        l->zero = (uint32_t)a->zero;
+    else if (a->fsdp)
+        l->zero = FSDP_ZERO[a->fsdp];
+    else if (a->distopt)
+        l->zero = 1;
+    return EXIT_OK;
+}
+
+int cli_resolve_run(const struct cli_args *a, struct run *r)
+{
+    int rc = cli_resolve_model(a, &r->m, r->notes, sizeof r->notes);
+    if (rc != EXIT_OK)
+        return rc;
+    struct tp_error err = {{0}};
+    const struct tp_gpu *g;
+    if (tp_gpu_find(a->gpu ? a->gpu : "h100-sxm", &g, &err) != TP_OK) {
+        cli_error("%s", err.msg);
+        return EXIT_USAGE;
+    }
+    r->c.gpu = *g;
+    if (a->hbm_gb > 0)
+        r->c.gpu.hbm_bytes = a->hbm_gb * 1073741824.0; /* a vendor "GB" of DRAM is a GiB */
+    r->c.gpus_per_node = a->gpus_per_node != TP_UNSET ? (uint32_t)a->gpus_per_node : g->gpus_per_node;
+    if ((rc = resolve_job(a, r)) != EXIT_OK)
+        return rc;
+
+    struct tp_layout *l = &r->l;
+    tp_layout_init(l);
+    const struct {
+        int64_t v;
+        uint32_t *dst;
+    } dims[] = {{a->dp, &l->dp},   {a->tp, &l->tp},   {a->pp, &l->pp},           {a->vpp, &l->vpp},
+                {a->ep, &l->ep},   {a->etp, &l->etp}, {a->cp, &l->cp},           {a->mbs, &l->mbs},
+                {a->gas, &l->gas}, {a->shard_group, &l->shard_group},
+                {a->recompute_layers, &l->recompute_layers}};
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
+        if (dims[i].v != TP_UNSET)
+            *dims[i].dst = (uint32_t)dims[i].v;
+    l->sp = a->sp != 0;
+    l->recompute = (enum tp_recompute)a->recompute;
+    l->offload = (enum tp_offload)a->offload;
+    l->schedule = (enum tp_schedule)a->schedule;
+    if ((rc = resolve_zero(a, l)) != EXIT_OK)
+        return rc;
+    if (a->fsdp == 4 && l->shard_group == 0)
+        l->shard_group = r->c.gpus_per_node; /* HYBRID_SHARD: shard within a node */
+    if (a->recompute_layers != TP_UNSET && l->recompute != TP_RECOMPUTE_FULL) {
+        cli_error("--recompute-layers needs --recompute full");
+        return EXIT_USAGE;
+    }
+    if (a->gpus != TP_UNSET)
+        r->c.n_gpus = (uint32_t)a->gpus;
+    else if (a->dp != TP_UNSET)
+        r->c.n_gpus = l->dp * l->tp * l->pp * l->cp;
+    else
+        r->c.n_gpus = r->c.gpus_per_node;
+    if (tp_layout_check(&r->m, &r->c, &r->j, l, &err) != TP_OK) {
+        cli_error("%s", err.msg);
+        return EXIT_USAGE;
+    }
+    if (a->gbs != TP_UNSET) {
+        uint64_t per = (uint64_t)l->mbs * l->dp;
+        if ((uint64_t)a->gbs % per != 0) {
+            cli_error("--gbs %lld is not a multiple of mbs*dp = %u*%u = %llu", (long long)a->gbs,
+                      l->mbs, l->dp, (unsigned long long)per);
+            return EXIT_USAGE;
+        }
+        uint32_t gas = (uint32_t)((uint64_t)a->gbs / per);
+        if (a->gas != TP_UNSET && gas != l->gas) {
+            cli_error("--gbs %lld = mbs*dp*gas needs --gas %u, not %u", (long long)a->gbs, gas,
+                      l->gas);
+            return EXIT_USAGE;
+        }
+        l->gas = gas;
+    }
+    return EXIT_OK;
+}

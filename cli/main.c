@@ -16,7 +16,10 @@ static void usage(FILE *out)
             "commands:\n"
             "  params MODEL    parameter counts (total, active, by component and block) and\n"
             "                  training FLOPs per token\n"
+            "  memory MODEL    per-GPU memory of a training run: does it fit, what takes the\n"
+            "                  memory, and which change makes it fit\n"
             "  models          the built-in presets with their sources\n"
+            "  gpus            the accelerator catalog\n"
             "\n"
             "MODEL is a preset name (see `trainplan models`), a config.json file, or a directory\n"
             "holding one; shape flags alone describe a hypothetical model.\n"
@@ -31,7 +34,8 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        cli_error("no command given (commands: params, models; see trainplan --help)");
+        cli_error("no command given (commands: params, memory, models, gpus; see trainplan "
+                  "--help)");
         return EXIT_USAGE;
     }
     const char *cmd = argv[1];
@@ -47,6 +51,11 @@ int main(int argc, char **argv)
         return cmd_params(argc - 2, argv + 2);
     if (strcmp(cmd, "models") == 0)
         return cmd_models(argc - 2, argv + 2);
-    cli_error("unknown command \"%s\" (commands: params, models; see trainplan --help)", cmd);
+    if (strcmp(cmd, "memory") == 0)
+        return cmd_memory(argc - 2, argv + 2);
+    if (strcmp(cmd, "gpus") == 0)
+        return cmd_gpus(argc - 2, argv + 2);
+    cli_error("unknown command \"%s\" (commands: params, memory, models, gpus; see trainplan "
+              "--help)", cmd);
     return EXIT_USAGE;
 }

@@ -233,6 +233,10 @@ struct tp_tensor {
     enum tp_component comp;
     uint64_t rows, cols;        /* shape; vectors have cols = 1 */
     uint32_t count, active;
+    bool replicated;            /* kept whole on every tensor-parallel rank (norms, router,
+                                   row-parallel biases); the rest is split by tp (experts by
+                                   ep * etp) */
+    uint32_t lora;              /* TP_LORA_* bit when LoRA can target this weight, else 0 */
 };
 
 /* Worst-case number of tensors one block lists; size arrays passed to tp_block_tensors with it. */
@@ -307,6 +311,160 @@ struct tp_flops {
 enum tp_status tp_flops_per_token(const struct tp_model *m, uint64_t seq,
                                   enum tp_attn_convention conv, enum tp_recompute rc,
                                   uint32_t mtp, struct tp_flops *f, struct tp_error *err);
+
+
+/* ----------------------------------------------------------------------------------------- */
+/* Hardware catalog                                                                           */
+/* ----------------------------------------------------------------------------------------- */
+
+enum tp_dtype { TP_FP32 = 0, TP_TF32, TP_BF16, TP_FP8, TP_FP4, TP_DTYPE_COUNT };
+
+/* One accelerator as its datasheet gives it.  Bandwidths are per GPU, per direction, in
+   bytes/s; FLOP/s are dense (no sparsity); 0 = the device has no such mode. */
+struct tp_gpu {
+    const char *key;        /* stable lower-case key: "h100-sxm", "mi300x", ... */
+    const char *label;      /* human name */
+    const char *source;     /* datasheet citation */
+    double peak_flops[TP_DTYPE_COUNT];
+    double hbm_bytes;       /* memory capacity in bytes; a vendor's "80 GB" is 80 GiB of DRAM */
+    double hbm_bw;          /* memory bandwidth */
+    double intra_bw;        /* scale-up link per GPU (NVLink, xGMI, ...); PCIe when none */
+    uint32_t gpus_per_node; /* typical GPUs per node / scale-up domain */
+    double inter_bw;        /* default scale-out (NIC) bandwidth per GPU */
+    double host_bw;         /* host link (PCIe) per direction */
+    uint32_t sms;           /* streaming multiprocessors / compute units (0 = unknown) */
+};
+
+size_t tp_gpu_count(void);
+const struct tp_gpu *tp_gpu_get(size_t i);
+/* Finds a GPU by key or alias (case-insensitive); TP_ENOTFOUND lists close keys. */
+enum tp_status tp_gpu_find(const char *name, const struct tp_gpu **out, struct tp_error *err);
+
+/* ----------------------------------------------------------------------------------------- */
+/* Cluster, job and parallel layout                                                           */
+/* ----------------------------------------------------------------------------------------- */
+
+struct tp_cluster {
+    struct tp_gpu gpu;      /* a copy, so every figure can be overridden */
+    uint32_t n_gpus;
+    uint32_t gpus_per_node;
+};
+
+enum tp_task { TP_TASK_PRETRAIN = 0, TP_TASK_SFT, TP_TASK_DPO, TP_TASK_LORA, TP_TASK_QLORA };
+enum tp_optimizer {
+    TP_OPT_ADAMW = 0,  /* fp32 m and v */
+    TP_OPT_ADAMW_8BIT, /* bitsandbytes blockwise 8-bit m and v (block 256, fp32 absmax) */
+    TP_OPT_ADAMW_4BIT, /* torchao 4-bit m and v (block 128, fp32 scale) */
+    TP_OPT_ADAFACTOR,  /* factored second moment, no first moment */
+    TP_OPT_SGD,        /* no state */
+    TP_OPT_SGD_MOMENTUM
+};
+enum tp_precision { TP_PREC_BF16 = 0, TP_PREC_FP16, TP_PREC_FP8, TP_PREC_FP32 };
+/* Whose bytes-per-parameter conventions: DeepSpeed/FSDP keep 16-bit gradients (2+2+12 = 16 B
+   for AdamW); Megatron accumulates fp32 main gradients (2+4+12 = 18 B). */
+enum tp_framework {
+    TP_FW_DEEPSPEED = 0, TP_FW_FSDP, TP_FW_MEGATRON, TP_FW_AXOLOTL, TP_FW_TORCHTITAN
+};
+enum tp_attn_impl { TP_ATTN_FLASH = 0, TP_ATTN_EAGER };
+enum tp_offload { TP_OFFLOAD_NONE = 0, TP_OFFLOAD_OPTIMIZER, TP_OFFLOAD_PARAMS };
+
+/* LoRA target modules (bit mask). */
+enum {
+    TP_LORA_Q = 1u << 0, TP_LORA_K = 1u << 1, TP_LORA_V = 1u << 2, TP_LORA_O = 1u << 3,
+    TP_LORA_GATE = 1u << 4, TP_LORA_UP = 1u << 5, TP_LORA_DOWN = 1u << 6,
+    TP_LORA_ALL = 0x7f
+};
+
+struct tp_job {
+    enum tp_task task;
+    enum tp_optimizer optimizer;
+    enum tp_precision precision;
+    enum tp_framework framework;
+    enum tp_attn_impl attn_impl;
+    uint64_t seq;              /* tokens per sample */
+    uint32_t lora_rank;        /* LoRA / QLoRA adapter rank */
+    uint32_t lora_targets;     /* TP_LORA_* mask */
+    bool dropout;              /* activations keep dropout masks (GPT-2/3-era recipes) */
+    bool fused_loss;           /* chunked/fused cross-entropy: no full fp32 logits copy */
+    double moe_capacity;       /* token-dropping capacity factor; 0 = dropless */
+    double moe_imbalance;      /* dropless: busiest expert's load over the mean (>= 1) */
+    /* Framework overhead (explicit and overridable; training-physics.md §3.8 [heuristic]) */
+    double overhead_base_bytes;   /* CUDA context, cuBLAS/flash workspaces */
+    double overhead_comm_bytes;   /* per live NCCL communicator */
+    double overhead_frag;         /* allocator fragmentation, fraction of states + activations */
+};
+
+enum tp_schedule { TP_SCHED_1F1B = 0, TP_SCHED_INTERLEAVED, TP_SCHED_GPIPE };
+
+struct tp_layout {
+    uint32_t dp, tp, pp, vpp, ep, etp, cp;
+    bool sp;                   /* Megatron sequence parallelism (with tp > 1) */
+    uint32_t zero;             /* 0..3: ZeRO stage / FSDP strategy (3 = FULL_SHARD) */
+    uint32_t shard_group;      /* HSDP / hpZ: ranks per sharding group (0 = the whole DP group) */
+    uint32_t mbs, gas;         /* sequences per micro-batch; micro-batches per step */
+    enum tp_recompute recompute;
+    uint32_t recompute_layers; /* with TP_RECOMPUTE_FULL: only this many blocks per stage (0 = all) */
+    enum tp_offload offload;
+    enum tp_schedule schedule;
+};
+
+/* Fills a job with the defaults: pretrain, AdamW, bf16, DeepSpeed conventions, flash attention,
+   seq 4096, LoRA rank 16 on all linear layers, dropless MoE with imbalance 1.2, overhead
+   1.0 GB + 0.5 GB per communicator + 8% (training-physics.md §3.8). */
+void tp_job_init(struct tp_job *j);
+/* dp = tp = pp = vpp = ep = cp = mbs = gas = 1 (0 for etp: = tp), zero 0, no recompute. */
+void tp_layout_init(struct tp_layout *l);
+
+/* Checks that layout, model, job and cluster fit together; derives dp (from n_gpus) when it is
+   0 and etp when 0.  Messages say what does not divide what, with a hint. */
+enum tp_status tp_layout_check(const struct tp_model *m, const struct tp_cluster *c,
+                               const struct tp_job *j, struct tp_layout *l, struct tp_error *err);
+
+/* ----------------------------------------------------------------------------------------- */
+/* Memory per GPU                                                                              */
+/* ----------------------------------------------------------------------------------------- */
+
+/* Bytes on one GPU of one pipeline stage at its peak (start of the last backward). */
+struct tp_memory {
+    uint32_t stage;            /* 0-based pipeline stage */
+    uint32_t first_layer, n_layers;
+    double params;             /* parameters held on this GPU (after TP/PP/EP, before ZeRO) */
+    double weights_bytes;      /* resident weights (incl. a frozen DPO reference / LoRA base) */
+    double grads_bytes;
+    double optimizer_bytes;    /* master weights + optimizer states */
+    double gather_bytes;       /* ZeRO-3/FSDP transient unsharded units */
+    double activations_bytes;  /* stored activations of the micro-batches in flight */
+    double logits_bytes;       /* logits and loss buffers (last stage) */
+    double comm_bytes;         /* communication buckets */
+    double overhead_bytes;     /* context, NCCL, fragmentation */
+    double total_bytes;
+    double capacity_bytes;
+    double headroom_bytes;     /* capacity - total (negative when it does not fit) */
+    bool fits;
+    double in_flight;          /* micro-batches whose activations are held */
+    double host_bytes_per_node;/* CPU RAM the offload needs per node */
+};
+
+/* Memory of pipeline stage `stage` (0..pp-1) for a checked layout. Pure, allocation-free. */
+void tp_memory_stage(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
+                     const struct tp_layout *l, uint32_t stage, struct tp_memory *out);
+/* A change that makes a run fit. */
+struct tp_fix {
+    char text[96];            /* the flags to add, e.g. "--recompute full" */
+    struct tp_job job;
+    struct tp_layout layout;
+    double total_bytes;       /* worst-stage total with the change */
+};
+
+/* Lists up to `cap` single changes (or pairs, when no single one works) after which the worst
+   stage fits; cheapest in speed first.  Returns the number written. */
+size_t tp_memory_suggest(const struct tp_model *m, const struct tp_cluster *c,
+                         const struct tp_job *j, const struct tp_layout *l, struct tp_fix *out,
+                         size_t cap);
+
+/* The stage with the largest total (the one that decides the fit). */
+void tp_memory_worst(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
+                     const struct tp_layout *l, struct tp_memory *out);
 
 #ifdef __cplusplus
 }

@@ -32,12 +32,50 @@ struct list {
     size_t n;
 };
 
-static void add(struct list *l, const char *name, enum tp_component comp, uint64_t rows,
-                uint64_t cols, uint32_t count, uint32_t active)
+/* LoRA target bit of a projection, by its Hugging Face module name. */
+static uint32_t lora_bit(const char *name, uint64_t cols)
+{
+    static const struct {
+        const char *module;
+        uint32_t bit;
+    } map[] = {{"q_proj.weight", TP_LORA_Q},      {"q_a_proj.weight", TP_LORA_Q},
+               {"q_b_proj.weight", TP_LORA_Q},    {"k_proj.weight", TP_LORA_K},
+               {"kv_a_proj_with_mqa.weight", TP_LORA_K | TP_LORA_V},
+               {"kv_b_proj.weight", TP_LORA_K | TP_LORA_V},
+               {"v_proj.weight", TP_LORA_V},      {"o_proj.weight", TP_LORA_O},
+               {"gate_proj.weight", TP_LORA_GATE}, {"up_proj.weight", TP_LORA_UP},
+               {"down_proj.weight", TP_LORA_DOWN}};
+    if (cols == 1)
+        return 0;
+    size_t n = strlen(name);
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+        size_t k = strlen(map[i].module);
+        if (n >= k && strcmp(name + n - k, map[i].module) == 0 && (n == k || name[n - k - 1] == '.'))
+            return map[i].bit;
+    }
+    return 0;
+}
+
+static void add_ex(struct list *l, const char *name, enum tp_component comp, uint64_t rows,
+                   uint64_t cols, uint32_t count, uint32_t active, bool replicated)
 {
     if (rows == 0 || cols == 0 || count == 0)
         return;
-    l->t[l->n++] = (struct tp_tensor){name, comp, rows, cols, count, active};
+    replicated = replicated || comp == TP_COMP_NORMS || comp == TP_COMP_ROUTER;
+    l->t[l->n++] = (struct tp_tensor){name,   comp,       rows, cols, count,
+                                      active, replicated, lora_bit(name, cols)};
+}
+
+static void add(struct list *l, const char *name, enum tp_component comp, uint64_t rows,
+                uint64_t cols, uint32_t count, uint32_t active)
+{
+    add_ex(l, name, comp, rows, cols, count, active, false);
+}
+
+/* A tensor every tensor-parallel rank keeps whole. */
+static void add_repl(struct list *l, const char *name, enum tp_component comp, uint64_t rows)
+{
+    add_ex(l, name, comp, rows, 1, 1, 1, true);
 }
 
 static void add1(struct list *l, const char *name, enum tp_component comp, uint64_t rows,
@@ -69,10 +107,10 @@ static void attention_standard(struct list *l, const struct tp_model *m)
         add1(l, "self_attn.v_proj.bias", TP_COMP_ATTENTION, kv, 1);
     }
     if (m->o_bias)
-        add1(l, "self_attn.o_proj.bias", TP_COMP_ATTENTION, h, 1);
+        add_repl(l, "self_attn.o_proj.bias", TP_COMP_ATTENTION, h);
     if (m->qk_norm) {
-        add1(l, "self_attn.q_norm.weight", TP_COMP_ATTENTION, m->head_dim, 1);
-        add1(l, "self_attn.k_norm.weight", TP_COMP_ATTENTION, m->head_dim, 1);
+        add_repl(l, "self_attn.q_norm.weight", TP_COMP_ATTENTION, m->head_dim);
+        add_repl(l, "self_attn.k_norm.weight", TP_COMP_ATTENTION, m->head_dim);
     }
     if (m->attn_sinks)
         add1(l, "self_attn.sinks", TP_COMP_ATTENTION, m->n_heads, 1);
@@ -84,14 +122,14 @@ static void attention_mla(struct list *l, const struct tp_model *m)
     uint64_t qk = (uint64_t)m->qk_nope_dim + m->qk_rope_dim;
     if (m->q_lora_rank > 0) {
         add1(l, "self_attn.q_a_proj.weight", TP_COMP_ATTENTION, m->q_lora_rank, h);
-        add1(l, "self_attn.q_a_layernorm.weight", TP_COMP_ATTENTION, m->q_lora_rank, 1);
+        add_repl(l, "self_attn.q_a_layernorm.weight", TP_COMP_ATTENTION, m->q_lora_rank);
         add1(l, "self_attn.q_b_proj.weight", TP_COMP_ATTENTION, nq * qk, m->q_lora_rank);
     } else {
         add1(l, "self_attn.q_proj.weight", TP_COMP_ATTENTION, nq * qk, h);
     }
     add1(l, "self_attn.kv_a_proj_with_mqa.weight", TP_COMP_ATTENTION,
          (uint64_t)m->kv_lora_rank + m->qk_rope_dim, h);
-    add1(l, "self_attn.kv_a_layernorm.weight", TP_COMP_ATTENTION, m->kv_lora_rank, 1);
+    add_repl(l, "self_attn.kv_a_layernorm.weight", TP_COMP_ATTENTION, m->kv_lora_rank);
     add1(l, "self_attn.kv_b_proj.weight", TP_COMP_ATTENTION,
          nq * ((uint64_t)m->qk_nope_dim + m->v_head_dim), m->kv_lora_rank);
     add1(l, "self_attn.o_proj.weight", TP_COMP_ATTENTION, h, nq * m->v_head_dim);
@@ -123,7 +161,7 @@ static void mlp(struct list *l, const struct tp_model *m, enum mlp_kind k, uint6
         if (m->mlp == TP_MLP_GLU)
             add(l, names[k][3], comp, width, 1, count, active);
         add(l, names[k][4], comp, width, 1, count, active);
-        add(l, names[k][5], comp, h, 1, count, active);
+        add_ex(l, names[k][5], comp, h, 1, count, active, true); /* row-parallel bias */
     }
 }
 

@@ -1,0 +1,188 @@
+/*
+ * layout.c - job and parallel-layout defaults, and the consistency checks between a layout,
+ * the model, the job and the cluster.
+ *
+ * The rules are the ones the frameworks enforce (Megatron-LM arguments.py / parallel_state,
+ * DeepSpeed engine.py, PyTorch FSDP): every message says what does not divide what and
+ * suggests values that would.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void tp_job_init(struct tp_job *j)
+{
+    memset(j, 0, sizeof *j);
+    j->task = TP_TASK_PRETRAIN;
+    j->optimizer = TP_OPT_ADAMW;
+    j->precision = TP_PREC_BF16;
+    j->framework = TP_FW_DEEPSPEED;
+    j->attn_impl = TP_ATTN_FLASH;
+    j->seq = 4096;
+    j->lora_rank = 16;
+    j->lora_targets = TP_LORA_ALL;
+    j->moe_capacity = 0;
+    j->moe_imbalance = 1.2;                /* training-physics.md §3.7 [heuristic] */
+    j->overhead_base_bytes = 1.0e9;        /* §3.8: CUDA context ~0.3-0.5 GB + workspaces */
+    j->overhead_comm_bytes = 0.5e9;        /* §3.8: NCCL, per live communicator */
+    j->overhead_frag = 0.08;               /* §3.8: allocator fragmentation [heuristic] */
+}
+
+void tp_layout_init(struct tp_layout *l)
+{
+    memset(l, 0, sizeof *l);
+    l->tp = l->pp = l->vpp = l->ep = l->cp = 1;
+    l->mbs = l->gas = 1;
+    l->etp = 0; /* = tp (Megatron-Core's default for --expert-tensor-parallel-size) */
+}
+
+/* "try 1, 2, 4, 8": divisors of n up to `limit`. */
+static void divisors(uint32_t n, uint32_t limit, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (uint32_t d = 1; d <= n && d <= limit; d++) {
+        if (n % d)
+            continue;
+        int k = snprintf(buf + used, len - used, "%s%u", used ? ", " : "", d);
+        if (k < 0 || (size_t)k >= len - used)
+            break;
+        used += (size_t)k;
+    }
+}
+
+static enum tp_status must_divide(const char *what, uint32_t v, const char *field, uint32_t n,
+                                  uint32_t limit, struct tp_error *err)
+{
+    if (v > 0 && n % v == 0)
+        return TP_OK;
+    char hint[128];
+    divisors(n, limit, hint, sizeof hint);
+    return tp_fail(err, TP_EINVAL, "%s %u must divide %s=%u (try %s)", what, v, field, n, hint);
+}
+
+#define TRY(expr)                                                                                 \
+    do {                                                                                          \
+        enum tp_status st_ = (expr);                                                              \
+        if (st_ != TP_OK)                                                                         \
+            return st_;                                                                           \
+    } while (0)
+
+static enum tp_status check_sizes(const struct tp_layout *l, struct tp_error *err)
+{
+    const struct {
+        const char *name;
+        uint32_t v;
+    } sizes[] = {{"--tp", l->tp},   {"--pp", l->pp},   {"--vpp", l->vpp}, {"--ep", l->ep},
+                 {"--cp", l->cp},   {"--mbs", l->mbs}, {"--gas", l->gas}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        if (sizes[i].v == 0 || sizes[i].v > (1u << 20))
+            return tp_fail(err, TP_EINVAL, "%s %u is out of range (1..1048576)", sizes[i].name,
+                           sizes[i].v);
+    if (l->zero > 3)
+        return tp_fail(err, TP_EINVAL, "--zero %u is out of range (0..3)", l->zero);
+    return TP_OK;
+}
+
+static enum tp_status check_world(const struct tp_cluster *c, struct tp_layout *l,
+                                  struct tp_error *err)
+{
+    uint64_t mp = (uint64_t)l->tp * l->pp * l->cp;
+    if (c->n_gpus == 0)
+        return tp_fail(err, TP_EINVAL, "--gpus must be positive");
+    if (l->dp == 0) {
+        if (c->n_gpus % mp != 0)
+            return tp_fail(err, TP_EINVAL,
+                           "tp*pp*cp = %llu does not divide --gpus %u, so dp cannot be derived",
+                           (unsigned long long)mp, c->n_gpus);
+        l->dp = (uint32_t)(c->n_gpus / mp);
+    }
+    if (mp * l->dp != c->n_gpus)
+        return tp_fail(err, TP_EINVAL, "tp*pp*cp*dp = %u*%u*%u*%u = %llu but --gpus is %u", l->tp,
+                       l->pp, l->cp, l->dp, (unsigned long long)(mp * l->dp), c->n_gpus);
+    return TP_OK;
+}
+
+static enum tp_status check_model(const struct tp_model *m, const struct tp_job *j,
+                                  struct tp_layout *l, struct tp_error *err)
+{
+    TRY(must_divide("--tp", l->tp, "num_attention_heads", m->n_heads, 1024, err));
+    TRY(must_divide("--tp", l->tp, "num_key_value_heads", m->n_kv_heads, 1024, err));
+    if (l->pp * l->vpp > 1)
+        TRY(must_divide("pp*vpp", l->pp * l->vpp, "num_hidden_layers", m->n_layers, 1024, err));
+    if (l->vpp > 1 && l->pp == 1)
+        return tp_fail(err, TP_EINVAL, "--vpp %u needs pipeline parallelism (--pp > 1)", l->vpp);
+    if (l->etp == 0)
+        l->etp = l->tp;
+    if (m->n_experts == 0 && l->ep > 1)
+        return tp_fail(err, TP_EINVAL, "--ep %u needs an MoE model (this one is dense)", l->ep);
+    if (m->n_experts > 0)
+        TRY(must_divide("--ep", l->ep, "num_experts", m->n_experts, 4096, err));
+    uint64_t dense_ranks = (uint64_t)l->tp * l->cp * l->dp;
+    if (dense_ranks % ((uint64_t)l->ep * l->etp) != 0)
+        return tp_fail(err, TP_EINVAL,
+                       "ep*etp = %u*%u must divide tp*cp*dp = %llu (experts are carved out of the "
+                       "data- and tensor-parallel ranks)",
+                       l->ep, l->etp, (unsigned long long)dense_ranks);
+    if (j->seq % l->cp != 0)
+        return tp_fail(err, TP_EINVAL, "--cp %u must divide the sequence length %llu", l->cp,
+                       (unsigned long long)j->seq);
+    if (l->sp && j->seq % ((uint64_t)l->tp * l->cp) != 0)
+        return tp_fail(err, TP_EINVAL,
+                       "sequence parallelism needs tp*cp = %u to divide the sequence length %llu",
+                       l->tp * l->cp, (unsigned long long)j->seq);
+    if (l->recompute_layers > m->n_layers / l->pp)
+        return tp_fail(err, TP_EINVAL, "--recompute-layers %u exceeds the %u blocks per stage",
+                       l->recompute_layers, m->n_layers / l->pp);
+    return TP_OK;
+}
+
+static enum tp_status check_sharding(const struct tp_model *m, const struct tp_job *j,
+                                     const struct tp_layout *l, struct tp_error *err)
+{
+    uint32_t data = l->dp * l->cp;
+    if (l->shard_group > 0)
+        TRY(must_divide("--shard-group", l->shard_group, "dp*cp", data, 1 << 20, err));
+    if (l->offload == TP_OFFLOAD_PARAMS && l->zero != 3)
+        return tp_fail(err, TP_EINVAL,
+                       "--offload params needs --zero 3 (parameters must be sharded to leave "
+                       "the GPU)");
+    if (l->offload == TP_OFFLOAD_OPTIMIZER && l->zero == 0)
+        return tp_fail(err, TP_EINVAL,
+                       "--offload optimizer needs --zero 1, 2 or 3 (ZeRO-Offload moves the "
+                       "partitioned optimizer states)");
+    if (j->framework == TP_FW_DEEPSPEED && m->n_experts > 0 && l->ep > 1 && l->zero == 3)
+        return tp_fail(err, TP_EINVAL,
+                       "DeepSpeed's MoE layer does not run under ZeRO-3 with expert parallelism "
+                       "(engine.py: \"Native DeepSpeed MoE is not supported with ZeRO Stage 3\"); "
+                       "use --zero 2, --ep 1, or --framework fsdp");
+    if ((j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA) && j->lora_rank == 0)
+        return tp_fail(err, TP_EINVAL, "--lora-rank must be positive");
+    if (j->moe_imbalance < 1.0 || j->moe_imbalance > 64.0)
+        return tp_fail(err, TP_EINVAL, "MoE imbalance %.3g is out of range (1..64)",
+                       j->moe_imbalance);
+    if (j->moe_capacity < 0 || j->moe_capacity > 64)
+        return tp_fail(err, TP_EINVAL, "MoE capacity factor %.3g is out of range (0..64)",
+                       j->moe_capacity);
+    return TP_OK;
+}
+
+enum tp_status tp_layout_check(const struct tp_model *m, const struct tp_cluster *c,
+                               const struct tp_job *j, struct tp_layout *l, struct tp_error *err)
+{
+    if (j->seq == 0 || j->seq > (1u << 24))
+        return tp_fail(err, TP_EINVAL, "sequence length %llu is out of range (1..16777216)",
+                       (unsigned long long)j->seq);
+    if (c->gpu.hbm_bytes <= 0)
+        return tp_fail(err, TP_EINVAL, "GPU memory capacity must be positive");
+    TRY(check_sizes(l, err));
+    TRY(check_world(c, l, err));
+    TRY(check_model(m, j, l, err));
+    TRY(check_sharding(m, j, l, err));
+    if (l->vpp > 1)
+        l->schedule = TP_SCHED_INTERLEAVED;
+    else if (l->schedule == TP_SCHED_INTERLEAVED)
+        l->schedule = TP_SCHED_1F1B;
+    return TP_OK;
+}

@@ -1,0 +1,371 @@
+/*
+ * memory.c - bytes per GPU for one pipeline stage: model states after TP/PP/EP and ZeRO
+ * sharding, transient ZeRO-3 gathers, activations of the micro-batches in flight, logits,
+ * communication buckets and framework overhead.  Pure and allocation-free.
+ *
+ * Sources (training-physics.md §3): bytes per parameter [ZeRO] §3.1, [MEG-DO]; sharding [ZeRO]
+ * §5.1 and [FSDP]; MoE expert-data-parallel groups [MEG-DO], [DS-MOE]; activations [KOR22] §4
+ * generalised to the modern decoder (§3.7) and its TP/SP/CP splits; pipeline in-flight
+ * micro-batches [KOR22] and [MEG-M]; QLoRA NF4 bytes [BNB]; LoRA [LoRA]; offload and host RAM
+ * [DS-MEM]; overhead §3.8 [heuristic, explicit in struct tp_job].
+ */
+#include "internal.h"
+
+#include <string.h>
+
+/* Parameters one GPU holds for a set of blocks, split by how they shard. */
+struct shard_params {
+    double dense;     /* non-expert, after TP split (replicated tensors whole) */
+    double expert;    /* routed experts, after EP * ETP split */
+    double quantizable;  /* linear weights QLoRA stores in NF4 (subset of dense + expert) */
+    double lora;      /* LoRA adapter parameters on the targeted weights */
+    double largest_block; /* the largest block: a ZeRO-3/FSDP gather unit */
+    double largest_outer; /* the embedding or the head: separate gather units */
+};
+
+static void add_tensors(const struct tp_tensor *t, size_t n, const struct tp_layout *l,
+                        const struct tp_job *j, struct shard_params *s, double *unit)
+{
+    for (size_t i = 0; i < n; i++) {
+        double elems = (double)t[i].rows * (double)t[i].cols * t[i].count;
+        double lora = j->lora_rank * ((double)t[i].rows + (double)t[i].cols) * t[i].count;
+        double split;
+        if (t[i].comp == TP_COMP_EXPERTS) {
+            split = (double)l->ep * l->etp;
+            s->expert += elems / split;
+        } else {
+            split = t[i].replicated ? 1.0 : (double)l->tp;
+            s->dense += elems / split;
+        }
+        bool linear = t[i].cols > 1 && t[i].comp != TP_COMP_EMBEDDING &&
+                      t[i].comp != TP_COMP_HEAD && t[i].comp != TP_COMP_POSITION;
+        if (linear)
+            s->quantizable += elems / split;
+        if (t[i].lora & j->lora_targets)
+            s->lora += lora / split;
+        *unit += elems / split;
+    }
+}
+
+/* Whether block `layer` sits on pipeline stage `stage` (interleaved: vpp chunks per stage). */
+static bool on_stage(const struct tp_model *m, const struct tp_layout *l, uint32_t layer,
+                     uint32_t stage)
+{
+    uint32_t chunk_layers = m->n_layers / (l->pp * l->vpp);
+    uint32_t chunk = layer / chunk_layers;
+    return chunk % l->pp == stage;
+}
+
+static void stage_params(const struct tp_model *m, const struct tp_job *j,
+                         const struct tp_layout *l, uint32_t stage, struct shard_params *s,
+                         uint32_t *first, uint32_t *count)
+{
+    struct tp_tensor t[TP_MAX_BLOCK_TENSORS];
+    memset(s, 0, sizeof *s);
+    *first = UINT32_MAX;
+    *count = 0;
+    for (uint32_t layer = 0; layer < m->n_layers; layer++) {
+        if (!on_stage(m, l, layer, stage))
+            continue;
+        if (*first == UINT32_MAX)
+            *first = layer;
+        (*count)++;
+        double unit = 0;
+        add_tensors(t, tp_block_tensors(m, layer, t), l, j, s, &unit);
+        if (unit > s->largest_block)
+            s->largest_block = unit;
+    }
+    /* Outer tensors: the embedding on the first stage, the head on the last.  A tied head
+       with pp > 1 keeps a copy of the embedding on the last stage (Megatron shares it by an
+       all-reduce of the two copies' gradients). */
+    size_t n = tp_outer_tensors(m, t);
+    for (size_t i = 0; i < n; i++) {
+        bool input = t[i].comp == TP_COMP_EMBEDDING || t[i].comp == TP_COMP_POSITION ||
+                     (t[i].comp == TP_COMP_NORMS && strncmp(t[i].name, "embed", 5) == 0);
+        bool keep = input ? stage == 0 : stage == l->pp - 1;
+        double unit = 0;
+        if (keep)
+            add_tensors(&t[i], 1, l, j, s, &unit);
+        if (m->tied && l->pp > 1 && t[i].comp == TP_COMP_EMBEDDING && stage == l->pp - 1)
+            add_tensors(&t[i], 1, l, j, s, &unit);
+        if (unit > s->largest_outer)
+            s->largest_outer = unit;
+    }
+}
+
+/* Model-state bytes per parameter (16-bit training; fp32 training doubles the 16-bit parts).
+   `o` is the fp32 master copy plus the optimizer states.  Three conventions, switchable with
+   the framework:
+     ZeRO paper / FSDP ([ZeRO] §3.1, §5.1; [FSDP]):  2 + 2 + K, K = 4 + states
+         stage 1: o sharded; stage 2 (SHARD_GRAD_OP): g, o sharded; stage 3 (FULL_SHARD): all
+     DeepSpeed ([DS-MEM] estimators): stage 2 keeps 16-bit weights and gradients whole (4 B)
+         and shards fp32 master, fp32 gradients and states (4 + 4 + states); stage 3 shards
+         18 B = 2 + 16
+     Megatron ([MEG-DO]): fp32 main gradients, 2 + 4 + K; the distributed optimizer (stage 1)
+         shards K; with fp16 the fp32 main gradients move into the sharded part (2 + 2 + 16). */
+static double optimizer_state_bytes(enum tp_optimizer o)
+{
+    switch (o) {
+    case TP_OPT_ADAMW: return 8;                          /* fp32 m and v */
+    case TP_OPT_ADAMW_8BIT: return 2 * (1 + 4.0 / 256);   /* [BNB] block 256, fp32 absmax */
+    case TP_OPT_ADAMW_4BIT: return 2 * (0.5 + 4.0 / 128); /* [TAO] block 128, fp32 scale */
+    case TP_OPT_ADAFACTOR: return 0; /* factored: added per matrix by the caller */
+    case TP_OPT_SGD: return 0;
+    case TP_OPT_SGD_MOMENTUM: return 4;
+    }
+    return 8;
+}
+
+struct states {
+    double w, g, o;
+};
+
+/* Adafactor's factored second moment: fp32 row and column statistics per matrix ([HF-ADAF]),
+   about 8/H bytes per parameter of an H-wide matrix. */
+static double adafactor_bytes_per_param(const struct tp_model *m)
+{
+    return 8.0 / (double)m->hidden;
+}
+
+/* Adds the model states of `params` parameters sharded over `n` ranks. */
+static void add_states(const struct tp_job *j, double extra_o, uint32_t zero, double params,
+                       double n, struct states *st)
+{
+    double half = j->precision == TP_PREC_FP32 ? 4 : 2;      /* weights / 16-bit grads */
+    double master = j->precision == TP_PREC_FP32 ? 0 : 4;    /* fp32 master copy */
+    double k = master + optimizer_state_bytes(j->optimizer) + extra_o;
+    double w = half, g = half, wn = 0, gn = 0, on = k;       /* unsharded / sharded parts */
+    double o = 0;
+    if (j->framework == TP_FW_MEGATRON) {
+        g = j->precision == TP_PREC_FP16 ? 2 : 4;
+        if (j->precision == TP_PREC_FP16)
+            on += 4;
+    }
+    if (zero >= 1) {
+        o = 0;
+    } else {
+        o = on;
+        on = 0;
+    }
+    if (zero == 2) {
+        if (j->framework == TP_FW_DEEPSPEED || j->framework == TP_FW_AXOLOTL) {
+            gn = master; /* fp32 gradient partition; the 16-bit gradients stay whole */
+        } else {
+            gn = g;
+            g = 0;
+        }
+    } else if (zero >= 3) {
+        wn = w;
+        gn = j->framework == TP_FW_DEEPSPEED || j->framework == TP_FW_AXOLOTL ? master : g;
+        w = g = 0;
+    }
+    st->w += params * (w + wn / n);
+    st->g += params * (g + gn / n);
+    st->o += params * (o + on / n);
+}
+
+/* Stored activation bytes per token of one block, with the splits of the layout
+   ([KOR22] Table 2 for GPT blocks; training-physics.md §3.7 for the modern decoder). */
+struct act_terms {
+    double replicated; /* H-sized terms: divided by tp only with sequence parallelism */
+    double split;      /* divided by tp */
+    double core;       /* eager attention s-sized terms (dropped by selective recompute) */
+    double moe;        /* routed-expert terms (per token, after the imbalance factor) */
+};
+
+static struct act_terms block_activations(const struct tp_model *m, const struct tp_job *j,
+                                          const struct tp_layout *l, uint32_t layer)
+{
+    struct act_terms a = {0, 0, 0, 0};
+    double h = m->hidden, nq = m->n_heads, s = (double)j->seq;
+    /* widths of the saved Q, K, V and attention output (o_proj input) */
+    double q, k, v, o;
+    if (m->attn == TP_ATTN_MLA) {
+        q = k = nq * ((double)m->qk_nope_dim + m->qk_rope_dim);
+        v = o = nq * m->v_head_dim;
+        a.split += 2.0 * ((double)m->q_lora_rank + m->kv_lora_rank + m->qk_rope_dim); /* latents */
+    } else {
+        q = o = nq * m->head_dim;
+        k = v = (double)m->n_kv_heads * m->head_dim;
+    }
+    /* norm inputs (2H each), the normed inputs of QKV and of the MLP (2H each), dropout masks
+       after attention and MLP (1 byte per element) */
+    a.replicated = 2 * h * m->norms_per_block + 2 * h + 2 * h + (j->dropout ? 2 * h : 0);
+    a.split += 2 * (q + k + v + o);
+    if (j->attn_impl == TP_ATTN_FLASH)
+        a.split += 4 * nq; /* softmax log-sum-exp, fp32 */
+    else
+        a.core = nq * s * (j->dropout ? 5.0 : 6.0); /* [KOR22] 5as (softmax, mask, dropout
+                                                       output); without dropout fp32 softmax
+                                                       output + bf16 probabilities [derived] */
+    if (!m->layer_moe[layer]) {
+        a.split += (m->mlp == TP_MLP_GLU ? 6.0 : 4.0) * m->ffn;
+        return a;
+    }
+    double load = j->moe_capacity > 0 ? j->moe_capacity : j->moe_imbalance;
+    a.replicated += 4.0 * m->n_experts; /* router logits, fp32 */
+    a.moe = load * m->top_k *
+            (2 * h + (m->mlp == TP_MLP_GLU ? 6.0 : 4.0) * m->moe_ffn / l->etp + 2 * h);
+    a.split += (m->mlp == TP_MLP_GLU ? 6.0 : 4.0) * m->shared_ffn;
+    return a;
+}
+
+static double act_bytes(struct act_terms a, const struct tp_layout *l, bool drop_core)
+{
+    double tp = l->tp, rep = l->sp && l->tp > 1 ? a.replicated / tp : a.replicated;
+    return rep + a.split / tp + a.moe + (drop_core ? 0 : a.core / tp);
+}
+
+/* Micro-batches whose activations stage `stage` holds at its peak ([KOR22] §4: stage i of a
+   1F1B pipeline holds min(p - i, m); [MEG-M]: interleaving multiplies by 1 + (p-1)/(p v);
+   GPipe holds all m). */
+static double in_flight(const struct tp_layout *l, uint32_t stage)
+{
+    double m = l->gas, p = l->pp;
+    if (l->pp == 1)
+        return 1;
+    if (l->schedule == TP_SCHED_GPIPE)
+        return m;
+    double held = p - stage < m ? p - stage : m;
+    if (l->schedule == TP_SCHED_INTERLEAVED)
+        held *= 1 + (p - 1) / (p * l->vpp);
+    return held;
+}
+
+static double activations(const struct tp_model *m, const struct tp_job *j,
+                          const struct tp_layout *l, uint32_t stage, double *in_flight_out)
+{
+    double tokens = (double)l->mbs * (double)j->seq / l->cp;
+    if (j->task == TP_TASK_DPO)
+        tokens *= 2; /* chosen and rejected sequence per example */
+    double stored = 0, working = 0;
+    uint32_t seen = 0;
+    for (uint32_t layer = 0; layer < m->n_layers; layer++) {
+        if (!on_stage(m, l, layer, stage))
+            continue;
+        struct act_terms a = block_activations(m, j, l, layer);
+        double full = act_bytes(a, l, l->recompute == TP_RECOMPUTE_SELECTIVE);
+        bool ckpt = l->recompute == TP_RECOMPUTE_FULL &&
+                    (l->recompute_layers == 0 || seen < l->recompute_layers);
+        seen++;
+        if (ckpt) {
+            /* only the block input is kept (/t with SP); the block is rebuilt in backward */
+            stored += 2 * m->hidden / (l->sp && l->tp > 1 ? (double)l->tp : 1.0);
+            double rebuilt = act_bytes(a, l, false);
+            working = rebuilt > working ? rebuilt : working;
+        } else {
+            stored += full;
+        }
+    }
+    double held = in_flight(l, stage);
+    *in_flight_out = held;
+    return tokens * (stored * held + working);
+}
+
+static double logits(const struct tp_model *m, const struct tp_job *j, const struct tp_layout *l)
+{
+    double tokens = (double)l->mbs * (double)j->seq / l->cp * (j->task == TP_TASK_DPO ? 2 : 1);
+    double elems = tokens * m->vocab / l->tp;
+    /* bf16 logits + the fp32 copy the loss keeps for backward ([MEG-M] budgets 4 s b V);
+       a fused/chunked cross-entropy materialises about one chunk in eight [heuristic]. */
+    return j->fused_loss ? elems * 2 / 8 : elems * (2 + 4);
+}
+
+/* Live NCCL communicators: one per parallel dimension with more than one rank. */
+static double communicators(const struct tp_layout *l)
+{
+    return (l->tp > 1) + (l->pp > 1) + (l->dp * l->cp > 1) + (l->ep > 1) + (l->cp > 1);
+}
+
+void tp_memory_stage(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
+                     const struct tp_layout *l, uint32_t stage, struct tp_memory *out)
+{
+    memset(out, 0, sizeof *out);
+    struct shard_params sp;
+    stage_params(m, j, l, stage, &sp, &out->first_layer, &out->n_layers);
+    out->stage = stage;
+    out->params = sp.dense + sp.expert;
+
+    double n_dense = l->shard_group ? l->shard_group : (double)l->dp * l->cp;
+    double n_expert = (double)l->tp * l->cp * l->dp / ((double)l->ep * l->etp);
+    if (l->shard_group && l->shard_group < n_expert)
+        n_expert = l->shard_group;
+    double extra_o = j->optimizer == TP_OPT_ADAFACTOR ? adafactor_bytes_per_param(m) : 0;
+    double half = j->precision == TP_PREC_FP32 ? 4 : 2;
+    struct states st = {0, 0, 0};
+    bool adapters = j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA;
+    if (adapters) {
+        /* frozen base: 16-bit, or NF4 with double-quantized constants for the linear weights
+           (0.5 + 1/64 + 4/(64*256) B/param; embeddings, head and norms stay 16-bit) [BNB] */
+        double base = out->params * half;
+        if (j->task == TP_TASK_QLORA)
+            base = (out->params - sp.quantizable) * 2 +
+                   sp.quantizable * (0.5 + 1.0 / 64 + 4.0 / (64 * 256));
+        st.w = l->zero >= 3 ? base / n_dense : base;
+        /* adapters: fp32 weights and gradients plus Adam m and v, 16 B/param ([LoRA];
+           training-physics.md §3.6) */
+        struct tp_job aj = *j;
+        aj.precision = TP_PREC_FP32;
+        aj.framework = TP_FW_FSDP;
+        add_states(&aj, extra_o, l->zero, sp.lora, n_dense, &st);
+    } else {
+        add_states(j, extra_o, l->zero, sp.dense, n_dense, &st);
+        add_states(j, extra_o, l->zero, sp.expert, n_expert, &st);
+        if (j->task == TP_TASK_DPO) /* frozen reference policy: weights only, sharded alike */
+            st.w += half * (sp.dense / (l->zero >= 3 ? n_dense : 1) +
+                            sp.expert / (l->zero >= 3 ? n_expert : 1));
+    }
+    double w = st.w, g = st.g, o = st.o;
+    if (l->offload != TP_OFFLOAD_NONE) {
+        /* ZeRO-Offload: fp32 master, states and gradients live on the host; ZeRO-Infinity
+           (params) moves the sharded weights too */
+        out->host_bytes_per_node = (g + o) * c->gpus_per_node;
+        g = 0;
+        o = 0;
+        if (l->offload == TP_OFFLOAD_PARAMS) {
+            out->host_bytes_per_node += w * c->gpus_per_node;
+            w = 0;
+        }
+        out->host_bytes_per_node *= 1.5; /* [DS-MEM] additional buffer factor */
+    }
+    out->weights_bytes = w;
+    out->grads_bytes = g;
+    out->optimizer_bytes = o;
+    /* ZeRO-3/FSDP: the unit being computed is gathered whole (16-bit weights and gradients,
+       [DS-MEM]); a block is prefetched while the previous one computes [derived]; the
+       embedding and the head are units of their own. */
+    if (l->zero >= 3) {
+        double unit = 2 * sp.largest_block > sp.largest_outer ? 2 * sp.largest_block
+                                                               : sp.largest_outer;
+        out->gather_bytes = (adapters ? half : 2 * half) * unit;
+    }
+
+    out->activations_bytes = activations(m, j, l, stage, &out->in_flight);
+    if (stage == l->pp - 1)
+        out->logits_bytes = logits(m, j, l);
+    /* DeepSpeed's reduce and all-gather buckets ("auto" = hidden^2 elements, 16-bit), and the
+       MoE all-to-all send/receive buffers */
+    if ((j->framework == TP_FW_DEEPSPEED || j->framework == TP_FW_AXOLOTL) && l->dp * l->cp > 1)
+        out->comm_bytes += 2.0 * m->hidden * m->hidden * 2;
+    if (l->ep > 1)
+        out->comm_bytes += 2.0 * l->mbs * (double)j->seq / l->cp * m->top_k * m->hidden * 2;
+    double body = w + g + o + out->gather_bytes + out->activations_bytes + out->logits_bytes;
+    out->overhead_bytes = j->overhead_base_bytes + j->overhead_comm_bytes * communicators(l) +
+                          j->overhead_frag * (w + g + o + out->activations_bytes);
+    out->total_bytes = body + out->comm_bytes + out->overhead_bytes;
+    out->capacity_bytes = c->gpu.hbm_bytes;
+    out->headroom_bytes = out->capacity_bytes - out->total_bytes;
+    out->fits = out->headroom_bytes >= 0;
+}
+
+void tp_memory_worst(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
+                     const struct tp_layout *l, struct tp_memory *out)
+{
+    struct tp_memory cur;
+    tp_memory_stage(m, c, j, l, 0, out);
+    for (uint32_t s = 1; s < l->pp; s++) {
+        tp_memory_stage(m, c, j, l, s, &cur);
+        if (cur.total_bytes > out->total_bytes)
+            *out = cur;
+    }
+}
