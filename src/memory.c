@@ -98,9 +98,10 @@ static void stage_params(const struct tp_model *m, const struct tp_job *j,
    the framework:
      ZeRO paper / FSDP ([ZeRO] §3.1, §5.1; [FSDP]):  2 + 2 + K, K = 4 + states
          stage 1: o sharded; stage 2 (SHARD_GRAD_OP): g, o sharded; stage 3 (FULL_SHARD): all
-     DeepSpeed ([DS-MEM] estimators): stage 2 keeps 16-bit weights and gradients whole (4 B)
-         and shards fp32 master, fp32 gradients and states (4 + 4 + states); stage 3 shards
-         18 B = 2 + 16
+     DeepSpeed ([DS-MEM] estimators): stage 0 (BF16_Optimizer) adds fp32 gradients, 20 B;
+         stages 1 and 2 (one implementation, stage_1_and_2.py)
+         keep 16-bit weights and gradients whole (4 B) and shard fp32 master, fp32 gradients
+         and states (4 + 4 + states); stage 3 shards 18 B = 2 + 16
      Megatron ([MEG-DO]): fp32 main gradients, 2 + 4 + K; the distributed optimizer (stage 1)
          shards K; with fp16 the fp32 main gradients move into the sharded part (2 + 2 + 16). */
 static double optimizer_state_bytes(enum tp_optimizer o)
@@ -147,16 +148,19 @@ static void add_states(const struct tp_job *j, double extra_o, uint32_t zero, do
         o = on;
         on = 0;
     }
-    if (zero == 2) {
-        if (j->framework == TP_FW_DEEPSPEED || j->framework == TP_FW_AXOLOTL) {
-            gn = master; /* fp32 gradient partition; the 16-bit gradients stay whole */
-        } else {
-            gn = g;
-            g = 0;
-        }
+    bool ds = j->framework == TP_FW_DEEPSPEED || j->framework == TP_FW_AXOLOTL;
+    if (ds && zero == 0) {
+        g += master; /* BF16_Optimizer keeps fp32 gradients beside the 16-bit ones */
+    } else if (ds && (zero == 1 || zero == 2)) {
+        /* stage_1_and_2.py: the 16-bit gradients stay whole and each rank keeps an fp32
+           gradient partition for its optimizer shard */
+        gn = master;
+    } else if (zero == 2) {
+        gn = g;
+        g = 0;
     } else if (zero >= 3) {
         wn = w;
-        gn = j->framework == TP_FW_DEEPSPEED || j->framework == TP_FW_AXOLOTL ? master : g;
+        gn = ds ? master : g;
         w = g = 0;
     }
     st->w += params * (w + wn / n);

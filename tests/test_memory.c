@@ -1,0 +1,400 @@
+/*
+ * test_memory.c - known-answer and property tests for the per-GPU memory model.
+ *
+ * Expected values: the ZeRO paper's 7.5B-on-64-GPUs example ([ZeRO] Fig. 1), DeepSpeed's
+ * memory estimators ([DS-MEM]), Korthikanti et al.'s per-layer activations ([KOR22] Table 2),
+ * the QLoRA byte count ([BNB], QLoRA §3) and the worked figures of training-physics.md §3.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "trainplan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define GIB 1073741824.0
+
+static struct tp_model model;
+static struct tp_cluster cluster;
+static struct tp_job job;
+static struct tp_layout lay;
+
+static void setup_run(const char *preset, const char *gpu, uint32_t gpus)
+{
+    struct tp_error err = {{0}};
+    if (tp_model_from_preset(preset, &model, &err) != TP_OK)
+        fail_msg("%s", err.msg);
+    const struct tp_gpu *g;
+    if (tp_gpu_find(gpu, &g, &err) != TP_OK)
+        fail_msg("%s", err.msg);
+    cluster.gpu = *g;
+    cluster.n_gpus = gpus;
+    cluster.gpus_per_node = g->gpus_per_node;
+    tp_job_init(&job);
+    tp_layout_init(&lay);
+}
+
+static struct tp_memory eval(void)
+{
+    struct tp_error err = {{0}};
+    struct tp_layout l = lay;
+    if (tp_layout_check(&model, &cluster, &job, &l, &err) != TP_OK)
+        fail_msg("%s", err.msg);
+    struct tp_memory m;
+    tp_memory_worst(&model, &cluster, &job, &l, &m);
+    return m;
+}
+
+static double states(const struct tp_memory *m)
+{
+    return m->weights_bytes + m->grads_bytes + m->optimizer_bytes;
+}
+
+static void near(const char *what, double got, double want, double tol)
+{
+    if (fabs(got - want) > tol)
+        fail_msg("%s: got %.6g, expected %.6g (+-%g)", what, got, want, tol);
+}
+
+static void test_zero_paper(void **state)
+{
+    (void)state;
+    /* [ZeRO] Fig. 1: Psi = 7.5B, N_d = 64, K = 12: 120 / 31.4 / 16.6 / 1.88 GB.  The bytes per
+       parameter are model-independent, so any model scaled to 7.5B must give these. */
+    static const double want[4] = {120e9, 31.4e9, 16.6e9, 1.875e9};
+    setup_run("llama-3.1-8b", "h100-sxm", 64);
+    job.framework = TP_FW_FSDP;
+    for (uint32_t z = 0; z <= 3; z++) {
+        lay.zero = z;
+        struct tp_memory m = eval();
+        near("zero paper", states(&m) / m.params * 7.5e9, want[z], 0.05e9);
+    }
+    /* training-physics.md §3.2: Llama-3.1-8B on N_d = 8: 128.5 / 44.2 / 30.1 / 16.06 GB;
+       Megatron distributed optimizer 6*8.03 + 12*8.03/8 = 60.2 GB */
+    static const double want8[4] = {128.5e9, 44.2e9, 30.1e9, 16.06e9};
+    cluster.n_gpus = 8;
+    for (uint32_t z = 0; z <= 3; z++) {
+        lay.zero = z;
+        struct tp_memory m = eval();
+        near("llama 8 gpus", states(&m), want8[z], 0.05e9);
+    }
+    job.framework = TP_FW_MEGATRON;
+    lay.zero = 1;
+    struct tp_memory m = eval();
+    near("megatron distopt", states(&m), 60.2e9, 0.05e9);
+}
+
+static void test_deepspeed_estimator(void **state)
+{
+    (void)state;
+    /* [DS-MEM] estimate_zero2/3_model_states_mem_needs, t5-3b (2851M params) on 8 GPUs:
+       ZeRO-2: 4P + 16P/8 = 15.93 GiB; with optimizer offload: 2P = 5.31 GiB;
+       ZeRO-3: 18P/8 + 4 * largest layer.  Per-parameter bytes applied to P = 2851M. */
+    const double P = 2851e6;
+    setup_run("llama-3.1-8b", "h100-sxm", 8);
+    job.framework = TP_FW_DEEPSPEED;
+    lay.zero = 2;
+    struct tp_memory m = eval();
+    near("ds zero2", states(&m) / m.params * P / GIB, 15.93, 0.01);
+    lay.offload = TP_OFFLOAD_OPTIMIZER;
+    m = eval();
+    near("ds zero2 offload", states(&m) / m.params * P / GIB, 5.31, 0.01);
+    lay.offload = TP_OFFLOAD_NONE;
+    lay.zero = 3;
+    m = eval();
+    near("ds zero3 states", states(&m) / m.params, 18.0 / 8, 1e-9);
+    /* gather: 16-bit weights + gradients of the largest unit: the 525M-parameter head here
+       (2 * 218M-parameter blocks is smaller) */
+    near("ds zero3 gather", m.gather_bytes, 4.0 * 128256 * 4096, 1);
+}
+
+static double layer_act(uint32_t tp, bool sp, enum tp_recompute rc)
+{
+    setup_run("gpt3-175b", "a100-80gb", tp);
+    job.seq = 2048;
+    job.dropout = true;
+    job.attn_impl = TP_ATTN_EAGER;
+    lay.tp = tp;
+    lay.sp = sp;
+    lay.recompute = rc;
+    struct tp_memory m = eval();
+    return m.activations_bytes;
+}
+
+static void test_korthikanti(void **state)
+{
+    (void)state;
+    /* [KOR22] Table 2 for GPT-3 175B (s 2048, H 12288, a 96, b 1), per layer:
+       no parallelism s b H (34 + 5 a s / H) = 2.87 GB; TP 8: 0.539 GiB; TP 8 + SP: 0.334 GiB;
+       + selective recompute: 0.0996 GiB; full recompute: 2 s b H / t = 0.0059 GiB. */
+    near("no parallelism", layer_act(1, false, TP_RECOMPUTE_NONE) / 96, 2.87e9, 0.005e9);
+    near("tp8", layer_act(8, false, TP_RECOMPUTE_NONE) / 96 / GIB, 0.539, 0.0005);
+    near("tp8 sp", layer_act(8, true, TP_RECOMPUTE_NONE) / 96 / GIB, 0.334, 0.0005);
+    near("tp8 sp selective", layer_act(8, true, TP_RECOMPUTE_SELECTIVE) / 96 / GIB, 0.0996,
+         0.00005);
+    /* full: 96 block inputs plus one block rebuilt during its backward */
+    double full = layer_act(8, true, TP_RECOMPUTE_FULL);
+    near("tp8 sp full", (full - 0.334 * GIB) / 96 / GIB, 0.0059, 0.0001);
+    /* TP without SP, exact closed form: s b H (10 + 24/t + 5 a s / (H t)) */
+    double s = 2048, H = 12288, a = 96, t = 8;
+    near("tp8 closed form", layer_act(8, false, TP_RECOMPUTE_NONE) / 96,
+         s * H * (10 + 24 / t + 5 * a * s / (H * t)), 1);
+}
+
+static void test_modern_decoder_worked_total(void **state)
+{
+    (void)state;
+    /* training-physics.md §3.7-3.8: Llama-3.1-8B, 8 x H100 80 GB, FSDP FULL_SHARD, s 8192,
+       b 1, no recompute: A_tok = 139,392 B/token/layer -> 36.5 GB; logits 2.10 + 4.20 GB;
+       states 16.06 GB; overhead 1.0 + 0.5 + 8% of (states + activations); total ~ 66 GB.
+       With full recompute ~ 31 GB. */
+    setup_run("llama-3.1-8b", "h100-sxm", 8);
+    job.framework = TP_FW_FSDP;
+    job.seq = 8192;
+    lay.zero = 3;
+    struct tp_memory m = eval();
+    near("activations", m.activations_bytes, 139392.0 * 8192 * 32, 1);
+    near("logits", m.logits_bytes, 6.30e9, 0.01e9);
+    near("states", states(&m), 16.06e9, 0.01e9);
+    near("overhead", m.overhead_bytes, 1.5e9 + 0.08 * (16.06e9 + 36.54e9), 0.01e9);
+    near("total", m.total_bytes, 66e9, 1.0e9);
+    assert_true(m.fits);
+    lay.recompute = TP_RECOMPUTE_FULL;
+    m = eval();
+    near("full recompute activations", m.activations_bytes,
+         2.0 * 4096 * 8192 * 32 + 139392.0 * 8192, 1);
+    near("full recompute total", m.total_bytes, 31e9, 1.0e9);
+}
+
+static void test_qlora_lora(void **state)
+{
+    (void)state;
+    /* training-physics.md §3.6: Llama-3.1-8B QLoRA: 6,979,321,856 linear params x 0.5159 B
+       (NF4 + double-quantized absmax: 0.5 + 1/64 + 4/(64*256)) = 3.60 GB, plus embedding and
+       head in bf16 2.10 GB -> 5.70 GB base; r = 16 on all 7 projections: 41,943,040 adapter
+       params at 16 B = 0.67 GB. */
+    setup_run("llama-3.1-8b", "h100-sxm", 1);
+    job.task = TP_TASK_QLORA;
+    struct tp_memory m = eval();
+    double nf4 = 6979321856.0 * (0.5 + 1.0 / 64 + 4.0 / (64 * 256));
+    double bf16 = 2.0 * (2.0 * 525336576 + 266240); /* embedding, head, norms */
+    near("qlora states", states(&m), nf4 + bf16 + 16.0 * 41943040, 1);
+    near("qlora base GB", nf4 + bf16, 5.70e9, 0.01e9);
+    job.task = TP_TASK_LORA;
+    m = eval();
+    near("lora states", states(&m), 2.0 * 8030261248 + 16.0 * 41943040, 1);
+    job.lora_targets = TP_LORA_Q | TP_LORA_V;
+    m = eval();
+    near("lora q,v", states(&m), 2.0 * 8030261248 + 16.0 * 32 * 16 * (8192 + 5120), 1);
+}
+
+static void test_moe_megatron(void **state)
+{
+    (void)state;
+    /* training-physics.md §3.3: Qwen3-30B-A3B, Megatron bf16 + fp32 grads, distributed
+       optimizer: world 8, EP 8: 1.541*(6 + 1.5) + 3.624*(6 + 12) = 76.8 GB;
+       world 32, EP 8 (EDP 4): 1.541*6.375 + 3.624*9 = 42.4 GB */
+    setup_run("qwen3-30b-a3b", "h100-sxm", 8);
+    job.framework = TP_FW_MEGATRON;
+    lay.zero = 1;
+    lay.ep = 8;
+    struct tp_memory m = eval();
+    near("world 8", states(&m), 76.8e9, 0.05e9);
+    cluster.n_gpus = 32;
+    m = eval();
+    near("world 32", states(&m), 42.4e9, 0.05e9);
+}
+
+static void test_pipeline_and_dpo(void **state)
+{
+    (void)state;
+    setup_run("llama-3.1-70b", "h100-sxm", 64);
+    lay.pp = 8;
+    lay.tp = 8;
+    lay.sp = true;
+    lay.gas = 32;
+    struct tp_error err = {{0}};
+    struct tp_layout l = lay;
+    assert_int_equal(tp_layout_check(&model, &cluster, &job, &l, &err), TP_OK);
+    struct tp_memory first, last;
+    tp_memory_stage(&model, &cluster, &job, &l, 0, &first);
+    tp_memory_stage(&model, &cluster, &job, &l, 7, &last);
+    /* [KOR22]: stage i of 1F1B holds min(p - i, m) micro-batches */
+    near("stage 0 in flight", first.in_flight, 8, 0);
+    near("stage 7 in flight", last.in_flight, 1, 0);
+    assert_true(last.logits_bytes > 0 && first.logits_bytes == 0);
+    assert_int_equal(first.n_layers, 10);
+    /* [MEG-M]: interleaving multiplies by 1 + (p-1)/(p v): p 8, v 2 -> 1.4375 */
+    lay.vpp = 2;
+    l = lay;
+    assert_int_equal(tp_layout_check(&model, &cluster, &job, &l, &err), TP_OK);
+    tp_memory_stage(&model, &cluster, &job, &l, 0, &first);
+    near("interleaved", first.in_flight, 8 * 1.4375, 1e-12);
+    /* DPO: chosen + rejected doubles the activations and a frozen reference adds weights */
+    setup_run("llama-3.1-8b", "h100-sxm", 8);
+    struct tp_memory sft = eval();
+    job.task = TP_TASK_DPO;
+    struct tp_memory dpo = eval();
+    near("dpo activations", dpo.activations_bytes, 2 * sft.activations_bytes, 1);
+    near("dpo reference", dpo.weights_bytes - sft.weights_bytes, sft.weights_bytes, 1);
+}
+
+static void expect_error(const char *needle)
+{
+    struct tp_error err = {{0}};
+    struct tp_layout l = lay;
+    if (tp_layout_check(&model, &cluster, &job, &l, &err) != TP_EINVAL)
+        fail_msg("expected an error containing \"%s\"", needle);
+    if (!strstr(err.msg, needle))
+        fail_msg("message \"%s\" lacks \"%s\"", err.msg, needle);
+}
+
+static void test_layout_errors(void **state)
+{
+    (void)state;
+    setup_run("llama-3.1-8b", "h100-sxm", 8);
+    lay.tp = 3;
+    cluster.n_gpus = 9;
+    expect_error("--tp 3 must divide num_attention_heads=32 (try 1, 2, 4, 8, 16, 32)");
+    lay.tp = 2;
+    lay.dp = 3;
+    cluster.n_gpus = 8;
+    expect_error("tp*pp*cp*dp = 2*1*1*3 = 6 but --gpus is 8");
+    lay.dp = 0;
+    lay.pp = 3;
+    expect_error("does not divide --gpus 8");
+    lay.pp = 1;
+    lay.ep = 2;
+    expect_error("needs an MoE model");
+    setup_run("mixtral-8x7b", "h100-sxm", 8);
+    lay.ep = 3;
+    expect_error("--ep 3 must divide num_experts=8");
+    lay.ep = 8;
+    lay.zero = 3;
+    expect_error("DeepSpeed's MoE layer does not run under ZeRO-3");
+    lay.zero = 0;
+    lay.offload = TP_OFFLOAD_PARAMS;
+    expect_error("--offload params needs --zero 3");
+}
+
+static uint64_t rng = 88172645463325252ull;
+static uint32_t pick(uint32_t n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng % n);
+}
+
+/* Property tests over random layouts of several models. */
+static void test_properties(void **state)
+{
+    (void)state;
+    static const char *const models[] = {"llama-3.1-8b", "qwen3-30b-a3b", "gpt3-175b",
+                                         "mixtral-8x7b", "deepseek-v3", "llama-3.1-70b"};
+    static const uint32_t pow2[] = {1, 2, 4, 8};
+    int checked = 0;
+    for (int it = 0; it < 3000; it++) {
+        setup_run(models[pick(6)], "h100-sxm", 64 << pick(3));
+        job.framework = (enum tp_framework)pick(3);
+        job.optimizer = (enum tp_optimizer)pick(6);
+        job.task = (enum tp_task)pick(5);
+        job.seq = 1024u << pick(4);
+        lay.tp = pow2[pick(4)];
+        lay.pp = pow2[pick(3)];
+        lay.mbs = 1 + pick(4);
+        lay.gas = 1 + pick(8);
+        lay.ep = model.n_experts ? pow2[pick(4)] : 1;
+        lay.zero = pick(3); /* raised below */
+        struct tp_error err;
+        struct tp_layout l = lay;
+        if (tp_layout_check(&model, &cluster, &job, &l, &err) != TP_OK)
+            continue;
+        struct tp_memory prev, cur;
+        tp_memory_worst(&model, &cluster, &job, &l, &prev);
+        assert_true(isfinite(prev.total_bytes) && prev.total_bytes > 0);
+        /* more sharding never raises model-state bytes */
+        for (uint32_t z = l.zero + 1; z <= 3; z++) {
+            struct tp_layout lz = l;
+            lz.zero = z;
+            if (tp_layout_check(&model, &cluster, &job, &lz, &err) != TP_OK)
+                break;
+            tp_memory_worst(&model, &cluster, &job, &lz, &cur);
+            if (states(&cur) > states(&prev) * (1 + 1e-12))
+                fail_msg("%s zero %u -> %u raised states %.4g -> %.4g", model.name, z - 1, z,
+                         states(&prev), states(&cur));
+            prev = cur;
+        }
+        /* more DP never raises per-GPU weights under ZeRO-3 */
+        struct tp_layout l3 = l;
+        l3.zero = 3;
+        l3.dp = 0;
+        if (tp_layout_check(&model, &cluster, &job, &l3, &err) == TP_OK) {
+            tp_memory_worst(&model, &cluster, &job, &l3, &prev);
+            struct tp_cluster big = cluster;
+            big.n_gpus *= 2;
+            struct tp_layout l4 = l3;
+            l4.dp = 0;
+            if (tp_layout_check(&model, &big, &job, &l4, &err) == TP_OK) {
+                tp_memory_worst(&model, &big, &job, &l4, &cur);
+                assert_true(cur.weights_bytes <= prev.weights_bytes * (1 + 1e-12));
+            }
+        }
+        /* recompute never raises activation bytes */
+        double act[3];
+        for (int rc = 0; rc < 3; rc++) {
+            struct tp_layout lr = l;
+            lr.recompute = (enum tp_recompute)rc;
+            tp_memory_stage(&model, &cluster, &job, &lr, 0, &cur);
+            act[rc] = cur.activations_bytes;
+            assert_true(isfinite(cur.total_bytes) && cur.total_bytes > 0);
+        }
+        assert_true(act[1] <= act[0] * (1 + 1e-12));
+        assert_true(act[2] <= act[0] * (1 + 1e-12));
+        checked++;
+    }
+    assert_true(checked > 500);
+}
+
+static void test_suggestions(void **state)
+{
+    (void)state;
+    /* Llama 3.3 70B SFT on 8 x MI300X with plain DDP does not fit; every suggested change must
+       fit when evaluated on its own. */
+    setup_run("llama-3.3-70b", "mi300x", 8);
+    job.task = TP_TASK_SFT;
+    job.seq = 8192;
+    lay.mbs = 4;
+    lay.gas = 4;
+    struct tp_memory m = eval();
+    assert_false(m.fits);
+    struct tp_fix fixes[6];
+    size_t n = tp_memory_suggest(&model, &cluster, &job, &lay, fixes, 6);
+    assert_true(n > 0);
+    for (size_t i = 0; i < n; i++) {
+        struct tp_layout l = fixes[i].layout;
+        struct tp_error err;
+        assert_int_equal(tp_layout_check(&model, &cluster, &fixes[i].job, &l, &err), TP_OK);
+        struct tp_memory f;
+        tp_memory_worst(&model, &cluster, &fixes[i].job, &l, &f);
+        assert_true(f.fits);
+        near("fix total", f.total_bytes, fixes[i].total_bytes, 1);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_zero_paper),         cmocka_unit_test(test_deepspeed_estimator),
+        cmocka_unit_test(test_korthikanti),        cmocka_unit_test(test_modern_decoder_worked_total),
+        cmocka_unit_test(test_qlora_lora),         cmocka_unit_test(test_moe_megatron),
+        cmocka_unit_test(test_pipeline_and_dpo),   cmocka_unit_test(test_layout_errors),
+        cmocka_unit_test(test_properties),         cmocka_unit_test(test_suggestions),
+    };
+    return cmocka_run_group_tests_name("memory", tests, NULL, NULL);
+}
