@@ -22,7 +22,7 @@ CFLAGS   += -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit
 LDFLAGS  += -fsanitize=address,undefined
 endif
 DEP_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-DEP_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ljansson)
+DEP_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ljansson) -lcsv
 TEST_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 LIB_SRC  := $(wildcard src/*.c)

@@ -466,6 +466,44 @@ size_t tp_memory_suggest(const struct tp_model *m, const struct tp_cluster *c,
 void tp_memory_worst(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
                      const struct tp_layout *l, struct tp_memory *out);
 
+/* ----------------------------------------------------------------------------------------- */
+/* Measured runs (the runs-file format of validation/runs/README.md)                          */
+/* ----------------------------------------------------------------------------------------- */
+
+/* One measured run mapped to model, cluster, job and layout.  Measured figures are NaN when
+   the row does not give them. */
+struct tp_run {
+    char row_id[96];
+    char source[96];        /* the file's source key (row_id before ':') */
+    char framework_key[24];
+    char assumptions[256];  /* defaults the mapper had to assume, ';'-separated */
+    struct tp_model model;
+    struct tp_cluster cluster;
+    struct tp_job job;
+    struct tp_layout layout;
+    double tokens_per_s_per_gpu, step_time_s, tflops_per_gpu, mfu, hfu;
+    double mem_gib;         /* measured peak memory per GPU (GiB as the source prints it) */
+    bool oom;
+    bool duplicate;         /* dup_of is set: the same measurement as another row */
+    bool gas_unknown;       /* grad_accum was empty (derived from global_batch, else 1) */
+};
+
+/* Maps one row, given as parallel arrays of column names and cell texts (empty = unknown), to
+   a run.  Columns are found by name, in any order; extra columns are ignored.  A row that
+   cannot be mapped returns TP_EINVAL / TP_EUNSUPPORTED with the reason (e.g. "seq_len is
+   empty", "arch nemotron_h (hybrid Mamba) is not modelled"). */
+enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells, size_t n,
+                               struct tp_run *out, struct tp_error *err);
+
+/* Called once per data row of a runs file with the mapped run and why == NULL, or, when the
+   row cannot be mapped, with the run's identity and measured figures filled and the reason in
+   `why`.  Return false to stop reading. */
+typedef bool (*tp_run_fn)(void *ctx, const char *path, size_t line, const struct tp_run *run,
+                          const struct tp_error *why);
+/* Reads a runs CSV (RFC 4180 quoting; the first line names the columns) and calls `fn` for
+   every row.  TP_EIO / TP_EINVAL for an unreadable or malformed file. */
+enum tp_status tp_runs_read(const char *path, tp_run_fn fn, void *ctx, struct tp_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -109,7 +109,11 @@ static enum tp_status check_model(const struct tp_model *m, const struct tp_job 
 {
     TRY(must_divide("--tp", l->tp, "num_attention_heads", m->n_heads, 1024, err));
     TRY(must_divide("--tp", l->tp, "num_key_value_heads", m->n_kv_heads, 1024, err));
-    if (l->pp * l->vpp > 1)
+    /* 1F1B splits uneven depths (torchtitan, Megatron --decoder-first-pipeline-num-layers);
+       interleaving needs equal chunks */
+    if (l->pp > m->n_layers)
+        return tp_fail(err, TP_EINVAL, "--pp %u exceeds num_hidden_layers=%u", l->pp, m->n_layers);
+    if (l->vpp > 1)
         TRY(must_divide("pp*vpp", l->pp * l->vpp, "num_hidden_layers", m->n_layers, 1024, err));
     if (l->vpp > 1 && l->pp == 1)
         return tp_fail(err, TP_EINVAL, "--vpp %u needs pipeline parallelism (--pp > 1)", l->vpp);

@@ -47,13 +47,19 @@ static void add_tensors(const struct tp_tensor *t, size_t n, const struct tp_lay
     }
 }
 
-/* Whether block `layer` sits on pipeline stage `stage` (interleaved: vpp chunks per stage). */
+/* Whether block `layer` sits on pipeline stage `stage`: interleaved, chunk c of L/(p v) blocks
+   goes to stage c mod p; otherwise stage s holds blocks [s L / p, (s+1) L / p) (uneven depths
+   spread their remainder over the later stages). */
 static bool on_stage(const struct tp_model *m, const struct tp_layout *l, uint32_t layer,
                      uint32_t stage)
 {
-    uint32_t chunk_layers = m->n_layers / (l->pp * l->vpp);
-    uint32_t chunk = layer / chunk_layers;
-    return chunk % l->pp == stage;
+    if (l->vpp > 1) {
+        uint32_t chunk_layers = m->n_layers / (l->pp * l->vpp);
+        return (layer / chunk_layers) % l->pp == stage;
+    }
+    uint64_t lo = (uint64_t)stage * m->n_layers / l->pp;
+    uint64_t hi = (uint64_t)(stage + 1) * m->n_layers / l->pp;
+    return layer >= lo && layer < hi;
 }
 
 static void stage_params(const struct tp_model *m, const struct tp_job *j,
@@ -341,6 +347,12 @@ void tp_memory_stage(const struct tp_model *m, const struct tp_cluster *c, const
     if (l->zero >= 3) {
         double unit = 2 * sp.largest_block > sp.largest_outer ? 2 * sp.largest_block
                                                                : sp.largest_outer;
+        /* FSDP under pipeline parallelism does not reshard between micro-batches (torchtitan
+           sets reshard_after_forward=False with PP): the stage's weights stay gathered and
+           its gradients accumulate unsharded until the step ends */
+        bool fsdp = j->framework == TP_FW_FSDP || j->framework == TP_FW_TORCHTITAN;
+        if (fsdp && l->pp > 1)
+            unit = out->params;
         out->gather_bytes = (adapters ? half : 2 * half) * unit;
     }
 

@@ -118,6 +118,16 @@ static size_t singles(const struct tp_model *m, const struct tp_cluster *c, cons
     return n;
 }
 
+/* Two candidates describe the same run (a pair found in either order). */
+static bool same_run(const struct tp_fix *f, const struct cand *k)
+{
+    const struct tp_layout *a = &f->layout, *b = &k->l;
+    return a->mbs == b->mbs && a->gas == b->gas && a->zero == b->zero &&
+           a->recompute == b->recompute && a->offload == b->offload && a->tp == b->tp &&
+           a->pp == b->pp && a->cp == b->cp && a->ep == b->ep && a->dp == b->dp &&
+           f->job.optimizer == k->j.optimizer && f->job.fused_loss == k->j.fused_loss;
+}
+
 size_t tp_memory_suggest(const struct tp_model *m, const struct tp_cluster *c,
                          const struct tp_job *j, const struct tp_layout *l, struct tp_fix *out,
                          size_t cap)
@@ -151,7 +161,10 @@ size_t tp_memory_suggest(const struct tp_model *m, const struct tp_cluster *c,
         for (size_t b = 0; b < k && found < cap; b++) {
             if (strncmp(first[a].text, second[b].text, 5) == 0)
                 continue;
-            if (!fits(m, c, &second[b], &total))
+            bool seen = false;
+            for (size_t f = 0; f < found && !seen; f++)
+                seen = same_run(&out[f], &second[b]);
+            if (seen || !fits(m, c, &second[b], &total))
                 continue;
             snprintf(out[found].text, sizeof out[found].text, "%s %s", first[a].text,
                      second[b].text);

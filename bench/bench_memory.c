@@ -1,0 +1,141 @@
+/*
+ * bench_memory.c - predicted vs measured peak memory per GPU for every run in the runs files
+ * that reports memory (or an OOM).  Prints one line per row, then median and worst absolute
+ * relative error overall and per source.  A benchmark: it never fails on accuracy.
+ *   bench_memory [RUNS.csv ...]   default: every .csv in ../shared/validation/runs
+ *   bench_memory --smoke          the same, quietly (checks that it runs)
+ */
+#include "trainplan.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GIB 1073741824.0
+enum { MAX_ROWS = 512, MAX_FILES = 64 };
+
+struct result {
+    char row_id[96], source[96];
+    double err; /* (predicted - measured) / measured */
+};
+
+struct state {
+    struct result rows[MAX_ROWS];
+    size_t n, skipped, oom_rows, oom_right;
+    bool quiet;
+};
+
+static bool on_row(void *ctx, const char *path, size_t line, const struct tp_run *run,
+                   const struct tp_error *why)
+{
+    struct state *s = ctx;
+    if (run->duplicate || (isnan(run->mem_gib) && !run->oom))
+        return true;
+    if (why) {
+        s->skipped++;
+        if (!s->quiet)
+            printf("%-44s skipped: %s (%s line %zu)\n", run->row_id, why->msg, path, line);
+        return true;
+    }
+    struct tp_memory m;
+    tp_memory_worst(&run->model, &run->cluster, &run->job, &run->layout, &m);
+    if (run->oom) {
+        s->oom_rows++;
+        s->oom_right += !m.fits;
+        if (!s->quiet)
+            printf("%-44s predicted %7.1f GiB  measured OOM  %s\n", run->row_id,
+                   m.total_bytes / GIB, m.fits ? "WRONG (predicts fit)" : "ok");
+        return true;
+    }
+    if (s->n >= MAX_ROWS)
+        return false;
+    struct result *r = &s->rows[s->n++];
+    snprintf(r->row_id, sizeof r->row_id, "%s", run->row_id);
+    snprintf(r->source, sizeof r->source, "%s", run->source);
+    r->err = (m.total_bytes / GIB - run->mem_gib) / run->mem_gib;
+    if (!s->quiet)
+        printf("%-44s predicted %7.1f GiB  measured %7.1f GiB  %+6.1f%%  %s\n", run->row_id,
+               m.total_bytes / GIB, run->mem_gib, 100 * r->err,
+               run->assumptions[0] ? run->assumptions : "");
+    return true;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void summary(const struct state *s, const char *source)
+{
+    double e[MAX_ROWS];
+    size_t n = 0;
+    for (size_t i = 0; i < s->n; i++)
+        if (!source || strcmp(s->rows[i].source, source) == 0)
+            e[n++] = fabs(s->rows[i].err);
+    if (n == 0)
+        return;
+    qsort(e, n, sizeof e[0], cmp);
+    double med = n % 2 ? e[n / 2] : (e[n / 2 - 1] + e[n / 2]) / 2;
+    printf("  %-32s rows %3zu  median |err| %5.1f%%  worst |err| %5.1f%%\n",
+           source ? source : "all", n, 100 * med, 100 * e[n - 1]);
+}
+
+static size_t default_files(char files[][512])
+{
+    const char *dir = "../shared/validation/runs";
+    DIR *d = opendir(dir);
+    size_t n = 0;
+    if (!d)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < MAX_FILES) {
+        size_t len = strlen(e->d_name);
+        if (len > 4 && strcmp(e->d_name + len - 4, ".csv") == 0)
+            snprintf(files[n++], 512, "%s/%s", dir, e->d_name);
+    }
+    closedir(d);
+    qsort(files, n, 512, (int (*)(const void *, const void *))strcmp);
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    static struct state s;
+    static char files[MAX_FILES][512];
+    size_t n_files = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--smoke") == 0)
+            s.quiet = true;
+        else if (n_files < MAX_FILES)
+            snprintf(files[n_files++], 512, "%s", argv[i]);
+    }
+    if (n_files == 0)
+        n_files = default_files(files);
+    if (n_files == 0) {
+        printf("bench_memory: no runs files (../shared/validation/runs not found); nothing to do\n");
+        return 0;
+    }
+    for (size_t i = 0; i < n_files; i++) {
+        struct tp_error err;
+        if (tp_runs_read(files[i], on_row, &s, &err) != TP_OK) {
+            fprintf(stderr, "bench_memory: %s\n", err.msg);
+            return 2;
+        }
+    }
+    printf("\nbench_memory: predicted vs measured peak memory per GPU (worst pipeline stage)\n");
+    summary(&s, NULL);
+    for (size_t i = 0; i < s.n; i++) {
+        bool first = true;
+        for (size_t k = 0; k < i; k++)
+            first = first && strcmp(s.rows[k].source, s.rows[i].source) != 0;
+        if (first)
+            summary(&s, s.rows[i].source);
+    }
+    printf("  memory rows that could not be mapped: %zu\n", s.skipped);
+    if (s.oom_rows)
+        printf("  OOM rows predicted not to fit: %zu of %zu\n", s.oom_right, s.oom_rows);
+    return 0;
+}

@@ -1,0 +1,92 @@
+/*
+ * test_runs.c - the runs-file reader: columns by name in any order, quoted commas, empty cells,
+ * extra columns, and unmappable rows reported with their reason.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "trainplan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+struct seen {
+    int rows, mapped;
+    char why[3][512];
+    double mem, tps;
+    uint32_t gas, zero, mbs;
+    bool torchtitan;
+};
+
+static bool on_row(void *ctx, const char *path, size_t line, const struct tp_run *run,
+                   const struct tp_error *why)
+{
+    (void)path;
+    (void)line;
+    struct seen *s = ctx;
+    if (why) {
+        snprintf(s->why[s->rows], sizeof s->why[0], "%s", why->msg);
+    } else {
+        s->mapped++;
+        s->mem = run->mem_gib;
+        s->tps = run->tokens_per_s_per_gpu;
+        s->gas = run->layout.gas;
+        s->zero = run->layout.zero;
+        s->mbs = run->layout.mbs;
+        s->torchtitan = run->job.framework == TP_FW_TORCHTITAN;
+    }
+    s->rows++;
+    return true;
+}
+
+static void test_read(void **state)
+{
+    (void)state;
+    struct seen s;
+    memset(&s, 0, sizeof s);
+    struct tp_error err = {{0}};
+    assert_int_equal(tp_runs_read("tests/fixtures/runs/mini.csv", on_row, &s, &err), TP_OK);
+    assert_int_equal(s.rows, 3);
+    assert_int_equal(s.mapped, 1);
+    assert_true(s.mem == 82.4 && s.tps == 5762);
+    assert_int_equal(s.gas, 1); /* global_batch 16 / (mbs 2 * dp 8) */
+    assert_int_equal(s.zero, 3);
+    assert_int_equal(s.mbs, 2);
+    assert_true(s.torchtitan);
+    assert_non_null(strstr(s.why[1], "seq_len is empty"));
+    assert_non_null(strstr(s.why[2], "arch nemotron_h is not modelled"));
+    assert_int_equal(tp_runs_read("tests/fixtures/runs/none.csv", on_row, &s, &err), TP_EIO);
+}
+
+static void test_row_arrays(void **state)
+{
+    (void)state;
+    /* columns in another order than the canonical files; no memory column at all */
+    const char *cols[] = {"seq_len", "arch", "n_layers", "hidden", "n_heads", "vocab",
+                          "ffn_hidden", "gpu_type", "num_gpus", "micro_batch", "row_id"};
+    const char *cells[] = {"2048", "gpt", "24", "2048", "16", "51200", "8192", "a100-80gb", "8",
+                           "4", "x:1"};
+    static struct tp_run run;
+    struct tp_error err = {{0}};
+    assert_int_equal(tp_run_from_row(cols, cells, 11, &run, &err), TP_OK);
+    assert_true(isnan(run.mem_gib));
+    assert_int_equal(run.layout.dp, 8);
+    assert_int_equal(run.model.max_positions, 2048);
+    assert_string_equal(run.source, "x");
+    cells[8] = "7";
+    assert_int_equal(tp_run_from_row(cols, cells, 11, &run, &err), TP_OK); /* dp = 7 */
+    cells[2] = "2x";
+    assert_int_equal(tp_run_from_row(cols, cells, 11, &run, &err), TP_EINVAL);
+    assert_non_null(strstr(err.msg, "n_layers \"2x\" is not a whole number"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_read),
+                                       cmocka_unit_test(test_row_arrays)};
+    return cmocka_run_group_tests_name("runs", tests, NULL, NULL);
+}
