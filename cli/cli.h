@@ -71,6 +71,9 @@ int cli_parse(int argc, char **argv, unsigned cmd, struct cli_args *a);
 /* Parses the arguments of command `cmd` and handles --help with `help`.  Returns -1 when the
    command should go on, else the exit code to return (help printed, or a usage error). */
 int cli_begin(int argc, char **argv, unsigned cmd, struct cli_args *a, void (*help)(void));
+/* cli_begin for commands that take no positional argument (models, gpus). */
+int cli_begin_listing(int argc, char **argv, unsigned cmd, struct cli_args *a,
+                      void (*help)(void), const char *name);
 /* Prints the options command `cmd` accepts. */
 void cli_print_options(FILE *out, unsigned cmd);
 

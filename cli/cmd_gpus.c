@@ -18,13 +18,9 @@ static void help(void)
 int cmd_gpus(int argc, char **argv)
 {
     struct cli_args a;
-    int rc = cli_begin(argc, argv, CMD_GPUS, &a, help);
+    int rc = cli_begin_listing(argc, argv, CMD_GPUS, &a, help, "gpus");
     if (rc >= 0)
         return rc;
-    if (a.model) {
-        cli_error("`trainplan gpus` takes no argument (got \"%s\")", a.model);
-        return EXIT_USAGE;
-    }
     json_t *list = json_array();
     if (a.format == FMT_TABLE)
         printf("%-13s %7s %7s %7s %7s %6s %7s %7s %7s %5s  %s\n", "key", "fp32", "tf32", "bf16",

@@ -17,13 +17,9 @@ static void help(void)
 int cmd_models(int argc, char **argv)
 {
     struct cli_args a;
-    int rc = cli_begin(argc, argv, CMD_MODELS, &a, help);
+    int rc = cli_begin_listing(argc, argv, CMD_MODELS, &a, help, "models");
     if (rc >= 0)
         return rc;
-    if (a.model) {
-        cli_error("`trainplan models` takes no MODEL (got \"%s\")", a.model);
-        return EXIT_USAGE;
-    }
     json_t *list = json_array();
     if (a.format == FMT_TABLE)
         printf("%-16s %9s %9s  %-38s %s\n", "key", "total", "active", "model", "source");

@@ -28,6 +28,17 @@ int cli_begin(int argc, char **argv, unsigned cmd, struct cli_args *a, void (*he
     return -1;
 }
 
+int cli_begin_listing(int argc, char **argv, unsigned cmd, struct cli_args *a,
+                      void (*help)(void), const char *name)
+{
+    int rc = cli_begin(argc, argv, cmd, a, help);
+    if (rc < 0 && a->model) {
+        cli_error("`trainplan %s` takes no argument (got \"%s\")", name, a->model);
+        return EXIT_USAGE;
+    }
+    return rc;
+}
+
 /* MODEL names a file or directory when it exists or looks like a path; else a preset. */
 static bool looks_like_path(const char *s)
 {

@@ -104,13 +104,6 @@ static enum tp_status get_bool_outer(const struct cfg *c, const char *key, bool 
     return get_bool(c, key, dflt, out);
 }
 
-#define TRY(expr)                                                                                 \
-    do {                                                                                          \
-        enum tp_status st_ = (expr);                                                              \
-        if (st_ != TP_OK)                                                                         \
-            return st_;                                                                           \
-    } while (0)
-
 /* The model's own context: the pre-extension length when rope_scaling names one. Contexts past
    32768 are long-context extensions, not a sensible default for per-token FLOPs: 0 there
    (the caller falls back to 4096 and says so). */

@@ -15,6 +15,14 @@
 /* Writes a formatted one-line message into err (if not NULL) and returns st. */
 enum tp_status tp_fail(struct tp_error *err, enum tp_status st, const char *fmt, ...) TP_PRINTF(3, 4);
 
+/* Returns from the calling function when `expr` (an enum tp_status) is not TP_OK. */
+#define TRY(expr)                                                                                 \
+    do {                                                                                          \
+        enum tp_status st_ = (expr);                                                              \
+        if (st_ != TP_OK)                                                                         \
+            return st_;                                                                           \
+    } while (0)
+
 /* Case-insensitive ASCII string equality. */
 bool tp_streq_ci(const char *a, const char *b);
 

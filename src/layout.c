@@ -62,13 +62,6 @@ static enum tp_status must_divide(const char *what, uint32_t v, const char *fiel
     return tp_fail(err, TP_EINVAL, "%s %u must divide %s=%u (try %s)", what, v, field, n, hint);
 }
 
-#define TRY(expr)                                                                                 \
-    do {                                                                                          \
-        enum tp_status st_ = (expr);                                                              \
-        if (st_ != TP_OK)                                                                         \
-            return st_;                                                                           \
-    } while (0)
-
 static enum tp_status check_sizes(const struct tp_layout *l, struct tp_error *err)
 {
     const struct {

@@ -66,13 +66,6 @@ static double num_real(const struct row *r, const char *name)
     return *s && *end == '\0' && isfinite(v) ? v : NAN;
 }
 
-#define TRY(expr)                                                                                 \
-    do {                                                                                          \
-        enum tp_status st_ = (expr);                                                              \
-        if (st_ != TP_OK)                                                                         \
-            return st_;                                                                           \
-    } while (0)
-
 /* MLA dimensions shared by DeepSeek-V2/V3 and Kimi K2 (their config.json files). */
 static void mla_defaults(struct tp_model *m)
 {
