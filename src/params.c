@@ -32,50 +32,32 @@ struct list {
     size_t n;
 };
 
-/* LoRA target bit of a projection, by its Hugging Face module name. */
-static uint32_t lora_bit(const char *name, uint64_t cols)
-{
-    static const struct {
-        const char *module;
-        uint32_t bit;
-    } map[] = {{"q_proj.weight", TP_LORA_Q},      {"q_a_proj.weight", TP_LORA_Q},
-               {"q_b_proj.weight", TP_LORA_Q},    {"k_proj.weight", TP_LORA_K},
-               {"kv_a_proj_with_mqa.weight", TP_LORA_K | TP_LORA_V},
-               {"kv_b_proj.weight", TP_LORA_K | TP_LORA_V},
-               {"v_proj.weight", TP_LORA_V},      {"o_proj.weight", TP_LORA_O},
-               {"gate_proj.weight", TP_LORA_GATE}, {"up_proj.weight", TP_LORA_UP},
-               {"down_proj.weight", TP_LORA_DOWN}};
-    if (cols == 1)
-        return 0;
-    size_t n = strlen(name);
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
-        size_t k = strlen(map[i].module);
-        if (n >= k && strcmp(name + n - k, map[i].module) == 0 && (n == k || name[n - k - 1] == '.'))
-            return map[i].bit;
-    }
-    return 0;
-}
-
 static void add_ex(struct list *l, const char *name, enum tp_component comp, uint64_t rows,
-                   uint64_t cols, uint32_t count, uint32_t active, bool replicated)
+                   uint64_t cols, uint32_t count, uint32_t active, bool replicated, uint32_t lora)
 {
     if (rows == 0 || cols == 0 || count == 0)
         return;
     replicated = replicated || comp == TP_COMP_NORMS || comp == TP_COMP_ROUTER;
-    l->t[l->n++] = (struct tp_tensor){name,   comp,       rows, cols, count,
-                                      active, replicated, lora_bit(name, cols)};
+    l->t[l->n++] = (struct tp_tensor){name, comp, rows, cols, count, active, replicated, lora};
 }
 
 static void add(struct list *l, const char *name, enum tp_component comp, uint64_t rows,
                 uint64_t cols, uint32_t count, uint32_t active)
 {
-    add_ex(l, name, comp, rows, cols, count, active, false);
+    add_ex(l, name, comp, rows, cols, count, active, false, 0);
+}
+
+/* A projection LoRA can adapt (TP_LORA_* bit). */
+static void add_proj(struct list *l, const char *name, enum tp_component comp, uint64_t rows,
+                     uint64_t cols, uint32_t count, uint32_t active, uint32_t lora)
+{
+    add_ex(l, name, comp, rows, cols, count, active, false, lora);
 }
 
 /* A tensor every tensor-parallel rank keeps whole. */
 static void add_repl(struct list *l, const char *name, enum tp_component comp, uint64_t rows)
 {
-    add_ex(l, name, comp, rows, 1, 1, 1, true);
+    add_ex(l, name, comp, rows, 1, 1, 1, true, 0);
 }
 
 static void add1(struct list *l, const char *name, enum tp_component comp, uint64_t rows,
@@ -97,10 +79,10 @@ static void attention_standard(struct list *l, const struct tp_model *m)
 {
     uint64_t h = m->hidden, q = (uint64_t)m->n_heads * m->head_dim;
     uint64_t kv = (uint64_t)m->n_kv_heads * m->head_dim;
-    add1(l, "self_attn.q_proj.weight", TP_COMP_ATTENTION, q, h);
-    add1(l, "self_attn.k_proj.weight", TP_COMP_ATTENTION, kv, h);
-    add1(l, "self_attn.v_proj.weight", TP_COMP_ATTENTION, kv, h);
-    add1(l, "self_attn.o_proj.weight", TP_COMP_ATTENTION, h, q);
+    add_proj(l, "self_attn.q_proj.weight", TP_COMP_ATTENTION, q, h, 1, 1, TP_LORA_Q);
+    add_proj(l, "self_attn.k_proj.weight", TP_COMP_ATTENTION, kv, h, 1, 1, TP_LORA_K);
+    add_proj(l, "self_attn.v_proj.weight", TP_COMP_ATTENTION, kv, h, 1, 1, TP_LORA_V);
+    add_proj(l, "self_attn.o_proj.weight", TP_COMP_ATTENTION, h, q, 1, 1, TP_LORA_O);
     if (m->qkv_bias) {
         add1(l, "self_attn.q_proj.bias", TP_COMP_ATTENTION, q, 1);
         add1(l, "self_attn.k_proj.bias", TP_COMP_ATTENTION, kv, 1);
@@ -121,18 +103,22 @@ static void attention_mla(struct list *l, const struct tp_model *m)
     uint64_t h = m->hidden, nq = m->n_heads;
     uint64_t qk = (uint64_t)m->qk_nope_dim + m->qk_rope_dim;
     if (m->q_lora_rank > 0) {
-        add1(l, "self_attn.q_a_proj.weight", TP_COMP_ATTENTION, m->q_lora_rank, h);
+        add_proj(l, "self_attn.q_a_proj.weight", TP_COMP_ATTENTION, m->q_lora_rank, h, 1, 1,
+                 TP_LORA_Q);
         add_repl(l, "self_attn.q_a_layernorm.weight", TP_COMP_ATTENTION, m->q_lora_rank);
-        add1(l, "self_attn.q_b_proj.weight", TP_COMP_ATTENTION, nq * qk, m->q_lora_rank);
+        add_proj(l, "self_attn.q_b_proj.weight", TP_COMP_ATTENTION, nq * qk, m->q_lora_rank, 1, 1,
+                 TP_LORA_Q);
     } else {
-        add1(l, "self_attn.q_proj.weight", TP_COMP_ATTENTION, nq * qk, h);
+        add_proj(l, "self_attn.q_proj.weight", TP_COMP_ATTENTION, nq * qk, h, 1, 1, TP_LORA_Q);
     }
-    add1(l, "self_attn.kv_a_proj_with_mqa.weight", TP_COMP_ATTENTION,
-         (uint64_t)m->kv_lora_rank + m->qk_rope_dim, h);
+    add_proj(l, "self_attn.kv_a_proj_with_mqa.weight", TP_COMP_ATTENTION,
+             (uint64_t)m->kv_lora_rank + m->qk_rope_dim, h, 1, 1, TP_LORA_K | TP_LORA_V);
     add_repl(l, "self_attn.kv_a_layernorm.weight", TP_COMP_ATTENTION, m->kv_lora_rank);
-    add1(l, "self_attn.kv_b_proj.weight", TP_COMP_ATTENTION,
-         nq * ((uint64_t)m->qk_nope_dim + m->v_head_dim), m->kv_lora_rank);
-    add1(l, "self_attn.o_proj.weight", TP_COMP_ATTENTION, h, nq * m->v_head_dim);
+    add_proj(l, "self_attn.kv_b_proj.weight", TP_COMP_ATTENTION,
+             nq * ((uint64_t)m->qk_nope_dim + m->v_head_dim), m->kv_lora_rank, 1, 1,
+             TP_LORA_K | TP_LORA_V);
+    add_proj(l, "self_attn.o_proj.weight", TP_COMP_ATTENTION, h, nq * m->v_head_dim, 1, 1,
+             TP_LORA_O);
 }
 
 enum mlp_kind { MLP_DENSE, MLP_EXPERTS, MLP_SHARED };
@@ -154,14 +140,14 @@ static void mlp(struct list *l, const struct tp_model *m, enum mlp_kind k, uint6
     enum tp_component comp = comps[k];
     uint64_t h = m->hidden;
     if (m->mlp == TP_MLP_GLU)
-        add(l, names[k][0], comp, width, h, count, active);
-    add(l, names[k][1], comp, width, h, count, active);
-    add(l, names[k][2], comp, h, width, count, active);
+        add_proj(l, names[k][0], comp, width, h, count, active, TP_LORA_GATE);
+    add_proj(l, names[k][1], comp, width, h, count, active, TP_LORA_UP);
+    add_proj(l, names[k][2], comp, h, width, count, active, TP_LORA_DOWN);
     if (bias) {
         if (m->mlp == TP_MLP_GLU)
             add(l, names[k][3], comp, width, 1, count, active);
         add(l, names[k][4], comp, width, 1, count, active);
-        add_ex(l, names[k][5], comp, h, 1, count, active, true); /* row-parallel bias */
+        add_ex(l, names[k][5], comp, h, 1, count, active, true, 0); /* row-parallel bias */
     }
 }
 
