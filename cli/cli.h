@@ -9,6 +9,7 @@
 
 #include "trainplan.h"
 
+#include <jansson.h>
 #include <stdio.h>
 
 /* Exit codes (documented in --help and the README). */
@@ -96,6 +97,11 @@ int cmd_params(int argc, char **argv);
 int cmd_models(int argc, char **argv);
 int cmd_memory(int argc, char **argv);
 int cmd_gpus(int argc, char **argv);
+
+/* Prints `doc` (consumed; NULL means a failed build) as indented JSON with its key order kept,
+   reals with `digits` significant digits (0 = jansson's shortest round-trip form).  Returns
+   EXIT_OK, or EXIT_USAGE after an error line. */
+int cli_print_json(json_t *doc, int digits);
 
 /* Flushes stdout and reports a failed write; returns `code` or EXIT_USAGE. */
 int cli_finish(int code);

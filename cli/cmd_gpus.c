@@ -55,15 +55,10 @@ int cmd_gpus(int argc, char **argv)
     }
     if (a.format == FMT_TABLE)
         printf("\nTFLOP/s dense; bandwidths in GB/s per GPU per direction.\n");
-    if (a.format == FMT_JSON) {
-        json_t *o = json_pack("{s:i, s:o}", "schema_version", TP_SCHEMA_VERSION, "gpus", list);
-        char *s = o ? json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
-        json_decref(o);
-        if (s)
-            puts(s);
-        free(s);
-    } else {
+    if (a.format != FMT_JSON) {
         json_decref(list);
+        return cli_finish(EXIT_OK);
     }
-    return cli_finish(EXIT_OK);
+    rc = cli_print_json(json_pack("{s:i, s:o}", "schema_version", TP_SCHEMA_VERSION, "gpus", list), 0);
+    return rc == EXIT_OK ? cli_finish(EXIT_OK) : rc;
 }

@@ -175,15 +175,7 @@ static int print_json(const struct run *r, const struct tp_memory *worst, bool p
                                             fixes[i].total_bytes));
     json_object_set_new(head, "fixes", fx);
     json_object_set_new(head, "notes", json_string(r->notes));
-    char *s = json_dumps(head, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-    json_decref(head);
-    if (!s) {
-        cli_error("out of memory");
-        return EXIT_USAGE;
-    }
-    puts(s);
-    free(s);
-    return EXIT_OK;
+    return cli_print_json(head, 12);
 }
 
 static void print_csv(const struct run *r, const struct tp_memory *m)

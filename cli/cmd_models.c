@@ -57,17 +57,11 @@ int cmd_models(int argc, char **argv)
             json_array_append_new(list, o);
         }
     }
-    if (a.format == FMT_JSON) {
-        json_t *o = json_object();
-        json_object_set_new(o, "schema_version", json_integer(TP_SCHEMA_VERSION));
-        json_object_set_new(o, "models", list);
-        char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        json_decref(o);
-        if (s)
-            puts(s);
-        free(s);
-    } else {
+    if (a.format != FMT_JSON) {
         json_decref(list);
+        return cli_finish(EXIT_OK);
     }
-    return cli_finish(EXIT_OK);
+    rc = cli_print_json(json_pack("{s:i, s:o}", "schema_version", TP_SCHEMA_VERSION, "models", list),
+                        0);
+    return rc == EXIT_OK ? cli_finish(EXIT_OK) : rc;
 }

@@ -307,15 +307,8 @@ int cmd_params(int argc, char **argv)
     if (rc != EXIT_OK)
         return rc;
     if (a.format == FMT_JSON) {
-        json_t *j = report_json(&r);
-        char *s = j == NULL ? NULL : json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-        json_decref(j);
-        if (!s) {
-            cli_error("out of memory");
-            return EXIT_USAGE;
-        }
-        puts(s);
-        free(s);
+        if ((rc = cli_print_json(report_json(&r), 10)) != EXIT_OK)
+            return rc;
     } else if (a.format == FMT_CSV) {
         print_csv(&r);
     } else {

@@ -4,8 +4,23 @@
 #include "cli.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+int cli_print_json(json_t *doc, int digits)
+{
+    size_t flags = JSON_INDENT(2) | JSON_PRESERVE_ORDER | (digits ? JSON_REAL_PRECISION(digits) : 0);
+    char *s = doc ? json_dumps(doc, flags) : NULL;
+    json_decref(doc);
+    if (!s) {
+        cli_error("out of memory");
+        return EXIT_USAGE;
+    }
+    puts(s);
+    free(s);
+    return EXIT_OK;
+}
 
 int cli_finish(int code)
 {

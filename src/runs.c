@@ -82,7 +82,6 @@ static void mla_defaults(struct tp_model *m)
 static enum tp_status map_arch(const struct row *r, struct tp_model *m)
 {
     const char *arch = cell(r, "arch");
-    struct tp_run *run = r->run;
     if (strcmp(arch, "llama") == 0 || strcmp(arch, "mixtral") == 0 ||
         strcmp(arch, "llama4") == 0 || strcmp(arch, "bailing_moe") == 0 ||
         strcmp(arch, "grok1") == 0) {
@@ -109,7 +108,6 @@ static enum tp_status map_arch(const struct row *r, struct tp_model *m)
         return tp_fail(r->err, TP_EUNSUPPORTED, "arch %s is not modelled", arch);
     }
     snprintf(m->family, sizeof m->family, "%s", arch);
-    (void)run;
     return TP_OK;
 }
 
@@ -213,8 +211,7 @@ static enum tp_status map_job(const struct row *r, const struct tp_model *m, str
     return TP_OK;
 }
 
-static enum tp_status map_layout(const struct row *r, const struct tp_model *m,
-                                 struct tp_layout *l)
+static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
 {
     struct tp_run *run = r->run;
     tp_layout_init(l);
@@ -255,7 +252,6 @@ static enum tp_status map_layout(const struct row *r, const struct tp_model *m,
         assume(run, finetune ? "gradient checkpointing on (Axolotl fine-tuning configs)"
                              : "no recompute");
     }
-    (void)m;
     return TP_OK;
 }
 
@@ -278,7 +274,7 @@ enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells
 
     TRY(map_model(&r, &out->model));
     TRY(map_job(&r, &out->model, &out->job));
-    TRY(map_layout(&r, &out->model, &out->layout));
+    TRY(map_layout(&r, &out->layout));
     const struct tp_gpu *g;
     struct tp_error inner;
     if (tp_gpu_find(cell(&r, "gpu_type"), &g, &inner) != TP_OK)

@@ -45,8 +45,8 @@ static size_t push(struct cand *list, size_t n, const struct tp_job *j, const st
 }
 
 /* Single-knob candidates, cheapest first. */
-static size_t singles(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
-                      const struct tp_layout *l, struct cand *out)
+static size_t singles(const struct tp_cluster *c, const struct tp_job *j, const struct tp_layout *l,
+                      struct cand *out)
 {
     size_t n = 0;
     char text[96];
@@ -114,7 +114,6 @@ static size_t singles(const struct tp_model *m, const struct tp_cluster *c, cons
     x.offload = TP_OFFLOAD_PARAMS;
     x.zero = 3;
     n = push(out, n, j, &x, "--zero 3 --offload params");
-    (void)m;
     return n;
 }
 
@@ -133,7 +132,7 @@ size_t tp_memory_suggest(const struct tp_model *m, const struct tp_cluster *c,
                          size_t cap)
 {
     struct cand first[MAX_CANDS], second[MAX_CANDS]; /* about 20 KB of stack */
-    size_t found = 0, n = singles(m, c, j, l, first);
+    size_t found = 0, n = singles(c, j, l, first);
     double total;
     /* the smallest change of each kind: for micro-batches the largest that fits */
     bool mbs_done = false;
@@ -157,7 +156,7 @@ size_t tp_memory_suggest(const struct tp_model *m, const struct tp_cluster *c,
         return found;
     /* no single change: pairs, in the same order */
     for (size_t a = 0; a < n && found < cap; a++) {
-        size_t k = singles(m, c, &first[a].j, &first[a].l, second);
+        size_t k = singles(c, &first[a].j, &first[a].l, second);
         for (size_t b = 0; b < k && found < cap; b++) {
             if (strncmp(first[a].text, second[b].text, 5) == 0)
                 continue;
