@@ -55,7 +55,7 @@ $(BIN): $(CLI_SRC:%.c=$(BUILD)/%.o) $(LIB)
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(DEP_LIBS) $(TEST_LIBS) -lm
 
-$(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB)
+$(BUILD)/bench/%: $(BUILD)/bench/%.o $(BUILD)/bench/common.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(DEP_LIBS) -lm
 
 run: deps

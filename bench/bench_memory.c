@@ -7,14 +7,15 @@
  */
 #include "trainplan.h"
 
-#include <dirent.h>
+#include "common.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define GIB 1073741824.0
-enum { MAX_ROWS = 512, MAX_FILES = 64 };
+enum { MAX_ROWS = 512 };
 
 struct result {
     char row_id[96], source[96];
@@ -83,37 +84,19 @@ static void summary(const struct state *s, const char *source)
            source ? source : "all", n, 100 * med, 100 * e[n - 1]);
 }
 
-static size_t default_files(char files[][512])
-{
-    const char *dir = "../shared/validation/runs";
-    DIR *d = opendir(dir);
-    size_t n = 0;
-    if (!d)
-        return 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < MAX_FILES) {
-        size_t len = strlen(e->d_name);
-        if (len > 4 && strcmp(e->d_name + len - 4, ".csv") == 0)
-            snprintf(files[n++], 512, "%s/%s", dir, e->d_name);
-    }
-    closedir(d);
-    qsort(files, n, 512, (int (*)(const void *, const void *))strcmp);
-    return n;
-}
-
 int main(int argc, char **argv)
 {
     static struct state s;
-    static char files[MAX_FILES][512];
+    static char files[BENCH_MAX_FILES][BENCH_PATH];
     size_t n_files = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--smoke") == 0)
             s.quiet = true;
-        else if (n_files < MAX_FILES)
-            snprintf(files[n_files++], 512, "%s", argv[i]);
+        else if (n_files < BENCH_MAX_FILES)
+            snprintf(files[n_files++], BENCH_PATH, "%s", argv[i]);
     }
     if (n_files == 0)
-        n_files = default_files(files);
+        n_files = bench_default_runs(files);
     if (n_files == 0) {
         printf("bench_memory: no runs files (../shared/validation/runs not found); nothing to do\n");
         return 0;

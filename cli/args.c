@@ -26,7 +26,7 @@ struct opt {
     const char *alias;   /* second name or NULL */
     enum opt_kind kind;
     size_t offset;       /* field in struct cli_args */
-    int64_t lo, hi;
+    double lo, hi;       /* inclusive range (OPT_CONST: lo is the value set) */
     const char *choices; /* OPT_ENUM: '|'-separated names */
     const int *values;   /* OPT_ENUM: value per choice (NULL = index) */
     unsigned cmds;
@@ -36,8 +36,8 @@ struct opt {
 
 #define F(field) offsetof(struct cli_args, field)
 #define S(field) offsetof(struct cli_args, shape.field)
-#define SHAPE_CMDS (CMD_PARAMS | CMD_MEMORY)
-#define RUN_CMDS CMD_MEMORY
+#define SHAPE_CMDS (CMD_PARAMS | CMD_MEMORY | CMD_ESTIMATE)
+#define RUN_CMDS (CMD_MEMORY | CMD_ESTIMATE)
 
 static const int MLP_VALUES[] = {TP_MLP_GELU, TP_MLP_GLU, TP_MLP_GLU};
 static const int NORM_VALUES[] = {TP_NORM_LAYER, TP_NORM_RMS};
@@ -61,8 +61,31 @@ static const struct opt OPTS[] = {
      "GPUs in the job (default: tp*pp*cp*dp, else 8)"},
     {"gpus-per-node", NULL, OPT_INT, F(gpus_per_node), 1, 1024, NULL, NULL, RUN_CMDS, "K",
      "GPUs per node (default: the catalog's)"},
-    {"hbm-gb", NULL, OPT_REAL, F(hbm_gb), 0, 1e5, NULL, NULL, RUN_CMDS, "X",
+    {"hbm-gb", NULL, OPT_REAL, F(hbm_gb), 0.001, 1e5, NULL, NULL, RUN_CMDS, "X",
      "memory per GPU as the vendor states it (\"80 GB\" = 80 GiB), overriding the catalog"},
+    {"peak-tflops", NULL, OPT_REAL, F(peak_tflops), 0.001, 1000000, NULL, NULL, RUN_CMDS, "X",
+     "dense peak TFLOP/s in the job's precision (bf16/fp16, fp8 or fp32), overriding the "
+     "catalog"},
+    {"hbm-tbps", NULL, OPT_REAL, F(hbm_tbps), 0.001, 1000, NULL, NULL, RUN_CMDS, "X",
+     "memory bandwidth per GPU in TB/s, overriding the catalog"},
+    {"intra-gbps", NULL, OPT_REAL, F(intra_gbps), 0.001, 100000, NULL, NULL, RUN_CMDS, "X",
+     "scale-up link (NVLink, xGMI) per GPU per direction in GB/s, overriding the catalog"},
+    {"inter-gbps", NULL, OPT_REAL, F(inter_gbps), 0.001, 100000, NULL, NULL, RUN_CMDS, "X",
+     "scale-out network (NIC) per GPU per direction in GB/s, overriding the catalog"},
+    {"host-gbps", NULL, OPT_REAL, F(host_gbps), 0.001, 100000, NULL, NULL, RUN_CMDS, "X",
+     "host link (PCIe) per GPU per direction in GB/s, overriding the catalog"},
+    /* time and cost */
+    {"calibration", NULL, OPT_STR, F(calibration), 0, 0, NULL, NULL, CMD_ESTIMATE, "FILE",
+     "efficiency parameters (JSON, as `trainplan calibrate` writes) instead of the built-in "
+     "defaults"},
+    {"tokens", NULL, OPT_REAL, F(tokens), 1, 1e17, NULL, NULL, CMD_ESTIMATE, "N",
+     "training tokens, for the wall-clock time, GPU-hours and cost (7.86e8 works)"},
+    {"epochs", NULL, OPT_REAL, F(epochs), 0.001, 1000000, NULL, NULL, CMD_ESTIMATE, "E",
+     "epochs over --dataset-tokens (instead of --tokens)"},
+    {"dataset-tokens", NULL, OPT_REAL, F(dataset_tokens), 1, 1e17, NULL, NULL,
+     CMD_ESTIMATE, "N", "tokens in one epoch of the dataset (with --epochs)"},
+    {"gpu-hour-price", NULL, OPT_REAL, F(price), 0, 1000000, NULL, NULL, CMD_ESTIMATE, "P",
+     "price of one GPU-hour, for the cost"},
     /* layout */
     {"dp", NULL, OPT_INT, F(dp), 1, 1 << 20, NULL, NULL, RUN_CMDS, "N",
      "data-parallel ranks (default: gpus / (tp*pp*cp))"},
@@ -268,9 +291,8 @@ static int set_real(const struct opt *o, const char *val, struct cli_args *a)
         cli_error("--%s %s: expected a number", o->name, val);
         return EXIT_USAGE;
     }
-    if (v < (double)o->lo || v > (double)o->hi) {
-        cli_error("--%s %s is out of range (%lld..%lld)", o->name, val, (long long)o->lo,
-                  (long long)o->hi);
+    if (v < o->lo || v > o->hi) {
+        cli_error("--%s %s is out of range (%g..%g)", o->name, val, o->lo, o->hi);
         return EXIT_USAGE;
     }
     *(double *)((char *)a + o->offset) = v;
@@ -297,9 +319,8 @@ static int set_opt(const struct opt *o, const char *val, struct cli_args *a)
         cli_error("--%s %s: expected a whole number", o->name, val);
         return EXIT_USAGE;
     }
-    if (bad == 2 || v < o->lo || v > o->hi) {
-        cli_error("--%s %s is out of range (%lld..%lld)", o->name, val, (long long)o->lo,
-                  (long long)o->hi);
+    if (bad == 2 || (double)v < o->lo || (double)v > o->hi) {
+        cli_error("--%s %s is out of range (%.0f..%.0f)", o->name, val, o->lo, o->hi);
         return EXIT_USAGE;
     }
     *(int64_t *)((char *)a + o->offset) = v;
@@ -325,6 +346,7 @@ int cli_parse(int argc, char **argv, unsigned cmd, struct cli_args *a)
     a->dp = a->tp = a->pp = a->vpp = a->ep = a->etp = a->cp = a->zero = TP_UNSET;
     a->shard_group = a->mbs = a->gas = a->gbs = a->recompute_layers = a->lora_rank = TP_UNSET;
     a->moe_capacity = a->moe_imbalance = a->overhead_gb = a->nccl_gb = a->frag = -1;
+    a->price = -1;
     tp_shape_init(&a->shape);
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];

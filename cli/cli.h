@@ -23,6 +23,7 @@ enum {
     CMD_MODELS = 1u << 1,
     CMD_MEMORY = 1u << 2,
     CMD_GPUS = 1u << 3,
+    CMD_ESTIMATE = 1u << 4,
 };
 
 struct cli_args {
@@ -39,7 +40,11 @@ struct cli_args {
     /* cluster */
     const char *gpu;
     int64_t gpus, gpus_per_node;
-    double hbm_gb;           /* 0 = the catalog's */
+    double hbm_gb;           /* 0 = the catalog's (so are the next five) */
+    double peak_tflops, hbm_tbps, intra_gbps, inter_gbps, host_gbps;
+    /* time and cost (estimate) */
+    const char *calibration;
+    double tokens, epochs, dataset_tokens, price;
     /* layout (TP_UNSET = default / derived) */
     int64_t dp, tp, pp, vpp, ep, etp, cp, zero, shard_group, mbs, gas, gbs, recompute_layers;
     int sp, offload, schedule;
@@ -72,6 +77,9 @@ int cli_parse(int argc, char **argv, unsigned cmd, struct cli_args *a);
 /* Parses the arguments of command `cmd` and handles --help with `help`.  Returns -1 when the
    command should go on, else the exit code to return (help printed, or a usage error). */
 int cli_begin(int argc, char **argv, unsigned cmd, struct cli_args *a, void (*help)(void));
+/* cli_begin followed by cli_resolve_run, for the commands that evaluate one run. */
+int cli_begin_run(int argc, char **argv, unsigned cmd, struct cli_args *a, void (*help)(void),
+                  struct run *r);
 /* cli_begin for commands that take no positional argument (models, gpus). */
 int cli_begin_listing(int argc, char **argv, unsigned cmd, struct cli_args *a,
                       void (*help)(void), const char *name);
@@ -93,10 +101,21 @@ void cli_error(const char *fmt, ...)
 void fmt_count(char *buf, size_t len, uint64_t v);  /* 8,030,261,248 */
 void fmt_si(char *buf, size_t len, double v);        /* 8.03B, 124.4M, 51.47G */
 
+/* Names of the job and layout enums, indexed by value (report.c). */
+extern const char *const task_names[], *const optimizer_names[], *const precision_names[], *const framework_names[],
+    *const recompute_names[], *const offload_names[], *const schedule_names[];
+/* Prints the resolved model, cluster, job and layout under "trainplan VERSION - what". */
+void report_header(const struct run *r, const char *what);
+/* Prints the memory breakdown of one stage (`worst`: it is the stage that decides the fit). */
+void report_memory_stage(const struct run *r, const struct tp_memory *mem, bool worst);
+json_t *report_memory_json(const struct tp_memory *m);
+json_t *report_layout_json(const struct tp_layout *l);
+
 int cmd_params(int argc, char **argv);
 int cmd_models(int argc, char **argv);
 int cmd_memory(int argc, char **argv);
 int cmd_gpus(int argc, char **argv);
+int cmd_estimate(int argc, char **argv);
 
 /* Prints `doc` (consumed; NULL means a failed build) as indented JSON with its key order kept,
    reals with `digits` significant digits (0 = jansson's shortest round-trip form).  Returns

@@ -43,6 +43,17 @@ int cli_begin(int argc, char **argv, unsigned cmd, struct cli_args *a, void (*he
     return -1;
 }
 
+int cli_begin_run(int argc, char **argv, unsigned cmd, struct cli_args *a, void (*help)(void),
+                  struct run *r)
+{
+    int rc = cli_begin(argc, argv, cmd, a, help);
+    if (rc >= 0)
+        return rc;
+    memset(r, 0, sizeof *r);
+    rc = cli_resolve_run(a, r);
+    return rc == EXIT_OK ? -1 : rc;
+}
+
 int cli_begin_listing(int argc, char **argv, unsigned cmd, struct cli_args *a,
                       void (*help)(void), const char *name)
 {
@@ -207,6 +218,22 @@ int cli_resolve_run(const struct cli_args *a, struct run *r)
     r->c.gpus_per_node = a->gpus_per_node != TP_UNSET ? (uint32_t)a->gpus_per_node : g->gpus_per_node;
     if ((rc = resolve_job(a, r)) != EXIT_OK)
         return rc;
+    if (a->peak_tflops > 0) {
+        enum tp_dtype d = r->j.precision == TP_PREC_FP8    ? TP_FP8
+                          : r->j.precision == TP_PREC_FP32 ? TP_TF32
+                                                           : TP_BF16;
+        r->c.gpu.peak_flops[d] = a->peak_tflops * 1e12;
+        if (d == TP_TF32)
+            r->c.gpu.peak_flops[TP_FP32] = a->peak_tflops * 1e12;
+    }
+    if (a->hbm_tbps > 0)
+        r->c.gpu.hbm_bw = a->hbm_tbps * 1e12;
+    if (a->intra_gbps > 0)
+        r->c.gpu.intra_bw = a->intra_gbps * 1e9;
+    if (a->inter_gbps > 0)
+        r->c.gpu.inter_bw = a->inter_gbps * 1e9;
+    if (a->host_gbps > 0)
+        r->c.gpu.host_bw = a->host_gbps * 1e9;
 
     struct tp_layout *l = &r->l;
     tp_layout_init(l);

@@ -18,6 +18,8 @@ static void usage(FILE *out)
             "                  training FLOPs per token\n"
             "  memory MODEL    per-GPU memory of a training run: does it fit, what takes the\n"
             "                  memory, and which change makes it fit\n"
+            "  estimate MODEL  memory and time of a training run: step time broken down,\n"
+            "                  tokens/s, MFU, wall-clock, GPU-hours and cost\n"
             "  models          the built-in presets with their sources\n"
             "  gpus            the accelerator catalog\n"
             "\n"
@@ -34,7 +36,7 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        cli_error("no command given (commands: params, memory, models, gpus; see trainplan "
+        cli_error("no command given (commands: params, memory, estimate, models, gpus; see trainplan "
                   "--help)");
         return EXIT_USAGE;
     }
@@ -53,9 +55,11 @@ int main(int argc, char **argv)
         return cmd_models(argc - 2, argv + 2);
     if (strcmp(cmd, "memory") == 0)
         return cmd_memory(argc - 2, argv + 2);
+    if (strcmp(cmd, "estimate") == 0)
+        return cmd_estimate(argc - 2, argv + 2);
     if (strcmp(cmd, "gpus") == 0)
         return cmd_gpus(argc - 2, argv + 2);
-    cli_error("unknown command \"%s\" (commands: params, memory, models, gpus; see trainplan "
+    cli_error("unknown command \"%s\" (commands: params, memory, estimate, models, gpus; see trainplan "
               "--help)", cmd);
     return EXIT_USAGE;
 }

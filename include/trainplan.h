@@ -333,6 +333,9 @@ struct tp_gpu {
     double inter_bw;        /* default scale-out (NIC) bandwidth per GPU */
     double host_bw;         /* host link (PCIe) per direction */
     uint32_t sms;           /* streaming multiprocessors / compute units (0 = unknown) */
+    /* Maximum achievable matmul FLOP/s as a fraction of the peak (large bf16 / fp8 GEMM sweeps,
+       [MLE] "MAMF"); 0 = not measured (struct tp_calib supplies a default). */
+    double mamf_bf16, mamf_fp8;
 };
 
 size_t tp_gpu_count(void);
@@ -482,10 +485,13 @@ struct tp_run {
     struct tp_job job;
     struct tp_layout layout;
     double tokens_per_s_per_gpu, step_time_s, tflops_per_gpu, mfu, hfu;
+    char tflops_convention[24]; /* how tflops_per_gpu / mfu count FLOPs (runs README) */
+    double global_batch;    /* sequences per step as mapped (mbs * gas * dp) */
     double mem_gib;         /* measured peak memory per GPU (GiB as the source prints it) */
     bool oom;
     bool duplicate;         /* dup_of is set: the same measurement as another row */
     bool gas_unknown;       /* grad_accum was empty (derived from global_batch, else 1) */
+    bool mbs_unknown;       /* micro_batch was empty (derived or assumed 1) */
 };
 
 /* Maps one row, given as parallel arrays of column names and cell texts (empty = unknown), to
@@ -495,6 +501,16 @@ struct tp_run {
 enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells, size_t n,
                                struct tp_run *out, struct tp_error *err);
 
+/* FLOPs per token that a TFLOP/s convention of the runs file counts for this model at sequence
+   length `seq` ("megatron-hfu-2021", "korthikanti-mfu", "megatron-core", "nemo-model",
+   "llm-foundry", "torchtitan", "dgxc-formula"); 0 for "other", empty or unknown names. */
+double tp_convention_flops_per_token(const struct tp_model *m, uint64_t seq, const char *conv);
+
+/* The run's measured throughput in tokens/s per GPU: the row's own figure, else its step time
+   over the mapped batch, else its TFLOP/s (or MFU times the dense 16-bit peak) divided by its
+   convention's FLOPs per token.  NaN when none applies; `how` (may be NULL) names the route. */
+double tp_run_measured_tokens_per_s(const struct tp_run *run, const char **how);
+
 /* Called once per data row of a runs file with the mapped run and why == NULL, or, when the
    row cannot be mapped, with the run's identity and measured figures filled and the reason in
    `why`.  Return false to stop reading. */
@@ -503,6 +519,115 @@ typedef bool (*tp_run_fn)(void *ctx, const char *path, size_t line, const struct
 /* Reads a runs CSV (RFC 4180 quoting; the first line names the columns) and calls `fn` for
    every row.  TP_EIO / TP_EINVAL for an unreadable or malformed file. */
 enum tp_status tp_runs_read(const char *path, tp_run_fn fn, void *ctx, struct tp_error *err);
+
+/* ----------------------------------------------------------------------------------------- */
+/* Time per step                                                                              */
+/* ----------------------------------------------------------------------------------------- */
+
+/* Most per-GPU entries a calibration may carry. */
+#define TP_CALIB_MAX_GPUS 32
+
+/* Per-GPU efficiencies a calibration may set (0 = keep the catalog's / the global default). */
+struct tp_calib_gpu {
+    char key[24];         /* catalog key ("h100-sxm") */
+    double mamf_bf16, mamf_fp8, attn_eff, mem_eff;
+};
+
+/*
+ * Every efficiency parameter of the time model, in one place (docs/design.md "Time model").
+ * Physics (FLOPs, bytes, collective volumes) is computed; these numbers say how much of the
+ * hardware's peak the software achieves.  Defaults come from tp_calib_init(); a calibration file
+ * (tp_calib_from_json) overrides any subset.
+ */
+struct tp_calib {
+    /* GEMMs: time = FLOPs / (peak * mamf * gemm_scale * eta_tile * eta_wave), or the bytes over
+       HBM bandwidth when that is longer (small dimensions) */
+    double mamf_default;   /* MAMF fraction for GPUs the catalog has none for */
+    double fp8_mamf_ratio; /* fp8 MAMF / bf16 MAMF when the fp8 one is unknown */
+    double gemm_scale;     /* real training GEMMs relative to the MAMF sweep's best shapes */
+    uint32_t tile_m, tile_n; /* output tile of one thread block (wave and tile quantization) */
+    /* attention core (FlashAttention): forward at attn_eff of the 16-bit peak */
+    double attn_eff;
+    double attn_bwd_ratio; /* backward / forward time of the attention kernel */
+    /* memory-bound kernels (norms, activations, rotary, residuals, casts, loss) */
+    double mem_eff;        /* achieved fraction of HBM bandwidth */
+    double fused_elementwise; /* share of element-wise traffic that fused kernels remove
+                                 (Megatron/TE, torch.compile) */
+    /* host-side overheads */
+    double layer_overhead_s;  /* per block per micro-batch, forward + backward (launches) */
+    double step_overhead_s;   /* per optimizer step (logging, scheduler, data, syncs) */
+    /* network: achieved bus bandwidth over line rate, and NCCL latency terms */
+    double eff_intra, eff_inter, eff_pcie;
+    double lat_base_s, lat_intra_s, lat_inter_s;
+    /* overlap: fraction of the covering compute that can hide a communication */
+    double dp_overlap;     /* DP gradient reduction / parameter gather behind backward/forward */
+    double fsdp_overlap;   /* ZeRO-3/FSDP per-micro-batch gathers behind compute (prefetch) */
+    double tp_overlap;     /* TP collectives hidden behind GEMMs (TE tp-comm-overlap) */
+    double ep_overlap;     /* MoE all-to-all hidden behind expert compute */
+    double pp_overlap;     /* pipeline send/recv hidden behind compute */
+    /* optimizer */
+    double opt_eff;        /* HBM fraction the optimizer kernels reach */
+    double host_adam_bw;   /* CPU Adam: host memory bytes/s per GPU (offloaded optimizer) */
+    /* per-GPU overrides */
+    struct tp_calib_gpu gpus[TP_CALIB_MAX_GPUS];
+    size_t n_gpus;
+};
+
+/* The built-in defaults (docs/design.md lists each with its source). */
+void tp_calib_init(struct tp_calib *c);
+/* Reads a calibration JSON document (keys as the struct's field names, "gpus": {"key": {...}});
+   keys not given keep their current value; unknown keys are an error. */
+enum tp_status tp_calib_from_json(const char *json, size_t len, struct tp_calib *c,
+                                  struct tp_error *err);
+enum tp_status tp_calib_from_file(const char *path, struct tp_calib *c, struct tp_error *err);
+/* Writes the calibration as JSON into buf (NUL-terminated); returns the length needed. */
+size_t tp_calib_to_json(const struct tp_calib *c, char *buf, size_t len);
+/* The per-GPU entry for `key`, or NULL. */
+const struct tp_calib_gpu *tp_calib_gpu_find(const struct tp_calib *c, const char *key);
+
+/* Step time of a checked layout, broken down.  Times are seconds per optimizer step on the
+   critical path (the slowest pipeline stage); "exposed" communication is what compute does not
+   hide. */
+struct tp_time {
+    double step_s;
+    /* compute of all micro-batches on the slowest stage */
+    double fwd_s, bwd_s, recompute_s;
+    double gemm_s, attn_s, elementwise_s; /* the same compute split by kernel kind */
+    double overhead_s;      /* launch overhead per layer and per step */
+    /* exposed communication per step */
+    double tp_comm_s, cp_comm_s, ep_comm_s, pp_comm_s, dp_comm_s;
+    double dp_comm_total_s; /* DP/ZeRO traffic before overlap */
+    double bubble_s;        /* pipeline fill and drain */
+    double optimizer_s;     /* optimizer step and gradient clipping (GPU or CPU Adam) */
+    double offload_s;       /* host transfers of an offloaded optimizer or parameters */
+    uint32_t slowest_stage;
+    /* throughput */
+    double tokens_per_step, samples_per_step;
+    double tokens_per_s, tokens_per_s_per_gpu, samples_per_s;
+    /* FLOPs per token (task-aware: frozen weights have no weight gradients; DPO adds the
+       reference forward) and the rates they give */
+    double model_flops_per_token, hw_flops_per_token;
+    double peak_flops;      /* the MFU basis: dense 16-bit peak (fp32 runs: fp32 peak) */
+    double model_tflops_per_gpu, mfu, hw_tflops_per_gpu, hfu;
+    double megatron_tflops_per_gpu;  /* what Megatron-LM logs: causal model FLOPs */
+    double deepspeed_tflops_per_gpu; /* Megatron-DeepSpeed's throughput formula (GPT shape,
+                                        x4/3 with full recompute) */
+};
+
+/* Time per step of a checked layout (tp_layout_check) with `cal`.  Pure and allocation-free. */
+void tp_time_step(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
+                  const struct tp_layout *l, const struct tp_calib *cal, struct tp_time *out);
+
+/* Collective times (seconds) for `bytes` over n ranks, `per_node` of them in each node, with the
+   cluster's links and the calibration's efficiencies (training-physics.md §4.1-4.3). */
+double tp_time_allreduce(const struct tp_cluster *c, const struct tp_calib *cal, double bytes,
+                         uint32_t n, uint32_t per_node);
+double tp_time_allgather(const struct tp_cluster *c, const struct tp_calib *cal, double bytes,
+                         uint32_t n, uint32_t per_node);
+double tp_time_alltoall(const struct tp_cluster *c, const struct tp_calib *cal, double bytes,
+                        uint32_t n, uint32_t per_node);
+/* Pipeline bubble as a fraction of the ideal time: (p-1)/(v m) ([NAR21] §2.2). */
+double tp_bubble_fraction(uint32_t pp, uint32_t vpp, uint32_t micro_batches);
 
 #ifdef __cplusplus
 }

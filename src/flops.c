@@ -21,8 +21,8 @@
 #include <string.h>
 
 /* Mean number of keys per query for one block. */
-static double keys_per_query(const struct tp_model *m, uint32_t layer, double s,
-                             enum tp_attn_convention conv)
+double tp_keys_per_query(const struct tp_model *m, uint32_t layer, double s,
+                         enum tp_attn_convention conv)
 {
     enum tp_layer_attn kind = (enum tp_layer_attn)m->layer_attn[layer];
     double reach = kind == TP_LAYER_SLIDING ? m->window : kind == TP_LAYER_CHUNKED ? m->chunk : s;
@@ -37,7 +37,7 @@ static double keys_per_query(const struct tp_model *m, uint32_t layer, double s,
 }
 
 /* Query-key plus value width summed over heads: n_q * (d_qk + d_v). */
-static double head_widths(const struct tp_model *m)
+double tp_head_widths(const struct tp_model *m)
 {
     if (m->attn == TP_ATTN_MLA)
         return (double)m->n_heads *
@@ -81,10 +81,10 @@ static uint32_t last_moe_layer(const struct tp_model *m)
 static double fwd_attention(const struct tp_model *m, double s, uint32_t mtp,
                             enum tp_attn_convention conv)
 {
-    double width = head_widths(m), sum = 0;
+    double width = tp_head_widths(m), sum = 0;
     for (uint32_t l = 0; l < m->n_layers; l++)
-        sum += 2 * width * keys_per_query(m, l, s, conv);
-    sum += mtp * 2 * width * keys_per_query(m, last_moe_layer(m), s, conv);
+        sum += 2 * width * tp_keys_per_query(m, l, s, conv);
+    sum += mtp * 2 * width * tp_keys_per_query(m, last_moe_layer(m), s, conv);
     return sum;
 }
 
@@ -124,7 +124,7 @@ enum tp_status tp_flops_per_token(const struct tp_model *m, uint64_t seq,
 
     struct tp_params p;
     tp_count_params(m, &p);
-    double full_square = 3 * 2 * head_widths(m) * s * m->n_layers;
+    double full_square = 3 * 2 * tp_head_widths(m) * s * m->n_layers;
     f->six_n = 6.0 * (double)p.active;
     f->palm = f->six_n + full_square;
     f->torchtitan = 6.0 * (double)(p.active - p.embedding) + full_square;

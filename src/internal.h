@@ -29,4 +29,26 @@ bool tp_streq_ci(const char *a, const char *b);
 /* Levenshtein distance between two short ASCII strings (case-insensitive), capped at 99. */
 unsigned tp_edit_distance(const char *a, const char *b);
 
+/* Mean number of keys one query of block `layer` attends to at sequence length s (flops.c). */
+double tp_keys_per_query(const struct tp_model *m, uint32_t layer, double s,
+                         enum tp_attn_convention conv);
+/* n_q * (d_qk + d_v): the attention core's width summed over query heads (flops.c). */
+double tp_head_widths(const struct tp_model *m);
+
+/* Parameters one GPU of a pipeline stage holds, split by how they shard (memory.c). */
+struct tp_shard_params {
+    double dense;     /* non-expert, after TP split (replicated tensors whole) */
+    double expert;    /* routed experts, after EP * ETP split */
+    double quantizable;  /* linear weights QLoRA stores in NF4 (subset of dense + expert) */
+    double lora;      /* LoRA adapter parameters on the targeted weights */
+    double largest_block; /* the largest block: a ZeRO-3/FSDP gather unit */
+    double largest_outer; /* the embedding or the head: separate gather units */
+};
+/* Whether block `layer` sits on pipeline stage `stage` of a checked layout (memory.c). */
+bool tp_on_stage(const struct tp_model *m, const struct tp_layout *l, uint32_t layer,
+                 uint32_t stage);
+/* The parameters of stage `stage`; `first`/`count` receive its block range (memory.c). */
+void tp_stage_params(const struct tp_model *m, const struct tp_job *j, const struct tp_layout *l,
+                     uint32_t stage, struct tp_shard_params *s, uint32_t *first, uint32_t *count);
+
 #endif

@@ -13,18 +13,8 @@
 
 #include <string.h>
 
-/* Parameters one GPU holds for a set of blocks, split by how they shard. */
-struct shard_params {
-    double dense;     /* non-expert, after TP split (replicated tensors whole) */
-    double expert;    /* routed experts, after EP * ETP split */
-    double quantizable;  /* linear weights QLoRA stores in NF4 (subset of dense + expert) */
-    double lora;      /* LoRA adapter parameters on the targeted weights */
-    double largest_block; /* the largest block: a ZeRO-3/FSDP gather unit */
-    double largest_outer; /* the embedding or the head: separate gather units */
-};
-
 static void add_tensors(const struct tp_tensor *t, size_t n, const struct tp_layout *l,
-                        const struct tp_job *j, struct shard_params *s, double *unit)
+                        const struct tp_job *j, struct tp_shard_params *s, double *unit)
 {
     for (size_t i = 0; i < n; i++) {
         double elems = (double)t[i].rows * (double)t[i].cols * t[i].count;
@@ -50,7 +40,7 @@ static void add_tensors(const struct tp_tensor *t, size_t n, const struct tp_lay
 /* Whether block `layer` sits on pipeline stage `stage`: interleaved, chunk c of L/(p v) blocks
    goes to stage c mod p; otherwise stage s holds blocks [s L / p, (s+1) L / p) (uneven depths
    spread their remainder over the later stages). */
-static bool on_stage(const struct tp_model *m, const struct tp_layout *l, uint32_t layer,
+bool tp_on_stage(const struct tp_model *m, const struct tp_layout *l, uint32_t layer,
                      uint32_t stage)
 {
     if (l->vpp > 1) {
@@ -62,8 +52,8 @@ static bool on_stage(const struct tp_model *m, const struct tp_layout *l, uint32
     return layer >= lo && layer < hi;
 }
 
-static void stage_params(const struct tp_model *m, const struct tp_job *j,
-                         const struct tp_layout *l, uint32_t stage, struct shard_params *s,
+void tp_stage_params(const struct tp_model *m, const struct tp_job *j,
+                         const struct tp_layout *l, uint32_t stage, struct tp_shard_params *s,
                          uint32_t *first, uint32_t *count)
 {
     struct tp_tensor t[TP_MAX_BLOCK_TENSORS];
@@ -71,7 +61,7 @@ static void stage_params(const struct tp_model *m, const struct tp_job *j,
     *first = UINT32_MAX;
     *count = 0;
     for (uint32_t layer = 0; layer < m->n_layers; layer++) {
-        if (!on_stage(m, l, layer, stage))
+        if (!tp_on_stage(m, l, layer, stage))
             continue;
         if (*first == UINT32_MAX)
             *first = layer;
@@ -251,7 +241,7 @@ static double activations(const struct tp_model *m, const struct tp_job *j,
     double stored = 0, working = 0;
     uint32_t seen = 0;
     for (uint32_t layer = 0; layer < m->n_layers; layer++) {
-        if (!on_stage(m, l, layer, stage))
+        if (!tp_on_stage(m, l, layer, stage))
             continue;
         struct act_terms a = block_activations(m, j, l, layer);
         double full = act_bytes(a, l, l->recompute == TP_RECOMPUTE_SELECTIVE);
@@ -291,8 +281,8 @@ void tp_memory_stage(const struct tp_model *m, const struct tp_cluster *c, const
                      const struct tp_layout *l, uint32_t stage, struct tp_memory *out)
 {
     memset(out, 0, sizeof *out);
-    struct shard_params sp;
-    stage_params(m, j, l, stage, &sp, &out->first_layer, &out->n_layers);
+    struct tp_shard_params sp;
+    tp_stage_params(m, j, l, stage, &sp, &out->first_layer, &out->n_layers);
     out->stage = stage;
     out->params = sp.dense + sp.expert;
 

@@ -136,7 +136,12 @@ static enum tp_status map_model(const struct row *r, struct tp_model *m)
     if (!*cell(r, "tied"))
         assume(r->run, "untied head");
     TRY(num_u32(r, "moe_num_experts", false, 0, &m->n_experts));
-    TRY(num_u32(r, "ffn_hidden", m->n_experts == 0, 0, &m->ffn));
+    bool four_h = m->n_experts == 0 && m->mlp == TP_MLP_GELU && !*cell(r, "ffn_hidden");
+    TRY(num_u32(r, "ffn_hidden", m->n_experts == 0 && !four_h, 0, &m->ffn));
+    if (four_h) {
+        m->ffn = 4 * m->hidden; /* the GPT MLP default (Megatron-LM --ffn-hidden-size) */
+        assume(r->run, "ffn_hidden = 4 * hidden (GPT default)");
+    }
     if (m->n_experts) {
         TRY(num_u32(r, "moe_topk", true, 0, &m->top_k));
         TRY(num_u32(r, "moe_ffn_hidden", true, 0, &m->moe_ffn));
@@ -201,10 +206,13 @@ static enum tp_status map_job(const struct row *r, const struct tp_model *m, str
         j->optimizer = TP_OPT_ADAMW_8BIT;
     if (strstr(fw, "Liger") || strstr(notes, "Liger"))
         j->fused_loss = true;
+    /* Megatron-Bridge MoE benchmarks force-balance the routing (the source's footnote) */
+    if (strstr(notes, "force-balance"))
+        j->moe_imbalance = 1.0;
     /* Megatron-LM before FlashAttention (2020-2021) kept dropout and the s x s scores */
     const char *date = cell(r, "source_version_or_date");
     long year = strtol(date, NULL, 10);
-    if (year > 0 && year < 2022) {
+    if (year >= 2000 && year < 2022) { /* a calendar year, not a release like "26.08" */
         j->attn_impl = TP_ATTN_EAGER;
         j->dropout = true;
     }
@@ -215,8 +223,8 @@ static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
 {
     struct tp_run *run = r->run;
     tp_layout_init(l);
-    TRY(num_u32(r, "tp", false, 1, &l->tp));
-    TRY(num_u32(r, "pp", false, 1, &l->pp));
+    TRY(num_u32(r, "tp", false, 0, &l->tp));
+    TRY(num_u32(r, "pp", false, 0, &l->pp));
     TRY(num_u32(r, "dp", false, 0, &l->dp));
     TRY(num_u32(r, "cp", false, 1, &l->cp));
     TRY(num_u32(r, "ep", false, 1, &l->ep));
@@ -236,11 +244,14 @@ static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
     else if (strcmp(z, "0") != 0)
         assume(run, "no ZeRO sharding");
     TRY(num_u32(r, "shard_group_size", false, 0, &l->shard_group));
-    TRY(num_u32(r, "micro_batch", true, 0, &l->mbs));
+    TRY(num_u32(r, "micro_batch", false, 0, &l->mbs));
     TRY(num_u32(r, "grad_accum", false, 0, &l->gas));
     run->gas_unknown = l->gas == 0;
     if (l->gas == 0)
         l->gas = 1; /* derived from global_batch once dp is known */
+    run->mbs_unknown = l->mbs == 0;
+    if (l->mbs == 0)
+        l->mbs = 1; /* derived from global_batch once dp is known */
     const char *rc = cell(r, "recompute");
     if (strcmp(rc, "full") == 0) {
         l->recompute = TP_RECOMPUTE_FULL;
@@ -251,6 +262,38 @@ static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
         l->recompute = finetune ? TP_RECOMPUTE_FULL : TP_RECOMPUTE_NONE;
         assume(run, finetune ? "gradient checkpointing on (Axolotl fine-tuning configs)"
                              : "no recompute");
+    }
+    return TP_OK;
+}
+
+/* Rows that give only the model-parallel size (TP x PP = num_gpus / dp) get Megatron's rule:
+   tensor parallelism inside a node (up to gpus_per_node), pipeline stages for the rest
+   ([NAR21] §3.3, the takeaway every table of that paper follows). */
+static enum tp_status resolve_split(const struct row *r, struct tp_run *run)
+{
+    struct tp_layout *l = &run->layout;
+    if (l->tp && l->pp)
+        return TP_OK;
+    uint32_t n = run->cluster.n_gpus, per_rank = l->dp * l->cp;
+    if (!l->dp)
+        return tp_fail(r->err, TP_EINVAL, "the layout is unknown (tp%s%s and dp are empty)",
+                       l->tp ? "" : ", pp", l->pp ? "" : (l->tp ? ", tp" : ""));
+    if (n % per_rank != 0)
+        return tp_fail(r->err, TP_EINVAL, "tp and pp are empty and dp = %u does not divide "
+                       "num_gpus = %u", l->dp, n);
+    uint32_t mp = n / per_rank, gpn = run->cluster.gpus_per_node;
+    if (!l->tp && !l->pp) {
+        l->tp = mp < gpn ? mp : gpn;
+        while (mp % l->tp)
+            l->tp--;
+        l->pp = mp / l->tp;
+        assume(run, "tp = model-parallel size up to a node, pp = the rest");
+    } else if (!l->tp) {
+        l->tp = mp % l->pp == 0 ? mp / l->pp : 1;
+        assume(run, "tp = num_gpus / (dp * cp * pp)");
+    } else {
+        l->pp = mp % l->tp == 0 ? mp / l->tp : 1;
+        assume(run, "pp = num_gpus / (dp * cp * tp)");
     }
     return TP_OK;
 }
@@ -271,6 +314,8 @@ enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells
     out->hfu = num_real(&r, "hfu");
     out->mem_gib = num_real(&r, "mem_per_gpu_gib");
     out->oom = strcmp(cell(&r, "oom"), "1") == 0;
+    snprintf(out->tflops_convention, sizeof out->tflops_convention, "%s",
+             cell(&r, "tflops_convention"));
 
     TRY(map_model(&r, &out->model));
     TRY(map_job(&r, &out->model, &out->job));
@@ -283,16 +328,93 @@ enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells
     out->cluster.gpu = *g;
     TRY(num_u32(&r, "num_gpus", true, 0, &out->cluster.n_gpus));
     TRY(num_u32(&r, "gpus_per_node", false, g->gpus_per_node, &out->cluster.gpus_per_node));
+    /* rack-scale parts (GB200/GB300 NVL72): the NVLink domain, not the 4-GPU tray, is what the
+       network model calls a node */
+    if (g->gpus_per_node >= 32 && out->cluster.gpus_per_node < g->gpus_per_node) {
+        out->cluster.gpus_per_node = g->gpus_per_node;
+        assume(out, "NVLink domain of the catalog as the node");
+    }
     struct tp_layout *l = &out->layout;
+    TRY(resolve_split(&r, out));
     if (tp_layout_check(&out->model, &out->cluster, &out->job, l, &inner) != TP_OK)
         return tp_fail(err, TP_EINVAL, "layout: %s", inner.msg);
+    uint32_t gbs = 0;
+    TRY(num_u32(&r, "global_batch", false, 0, &gbs));
+    if (out->mbs_unknown) {
+        /* Megatron-LM before 2021 had no micro-batches: the batch per GPU ran in one pass */
+        long year = strtol(cell(&r, "source_version_or_date"), NULL, 10);
+        bool whole = year >= 2000 && year < 2021 && gbs && gbs % l->dp == 0 && l->pp == 1;
+        if (whole) {
+            l->mbs = gbs / l->dp;
+            assume(out, "micro_batch = global_batch / dp (no accumulation before Megatron-LM 2021)");
+        } else if (!out->gas_unknown && gbs && gbs % ((uint64_t)l->dp * l->gas) == 0) {
+            l->mbs = (uint32_t)(gbs / ((uint64_t)l->dp * l->gas));
+            assume(out, "micro_batch = global_batch / (dp * grad_accum)");
+        } else {
+            l->mbs = 1;
+            assume(out, "micro_batch 1 (not stated)");
+        }
+    }
     if (out->gas_unknown) {
-        uint32_t gbs = 0;
-        TRY(num_u32(&r, "global_batch", false, 0, &gbs));
         uint64_t per = (uint64_t)l->mbs * l->dp;
         l->gas = gbs && gbs % per == 0 ? (uint32_t)(gbs / per) : 1;
         if (!gbs)
             assume(out, "one micro-batch per step");
     }
+    out->global_batch = (double)l->mbs * l->gas * l->dp;
     return TP_OK;
+}
+
+double tp_convention_flops_per_token(const struct tp_model *m, uint64_t seq, const char *conv)
+{
+    struct tp_flops f;
+    if (!conv || tp_flops_per_token(m, seq, TP_ATTN_CAUSAL, TP_RECOMPUTE_NONE, 0, &f, NULL) != TP_OK)
+        return 0;
+    double L = m->n_layers, h = m->hidden, s = (double)seq, V = m->vocab;
+    if (strcmp(conv, "megatron-hfu-2021") == 0) /* [NAR21] eq. 3: counts the recompute forward */
+        return 96 * L * h * h * (1 + s / (6 * h) + V / (16 * L * h));
+    if (strcmp(conv, "korthikanti-mfu") == 0) /* [KOR22]: model FLOPs, no recompute */
+        return f.narayanan_2021;
+    if (strcmp(conv, "megatron-core") == 0 || strcmp(conv, "nemo-model") == 0)
+        return f.megatron_2023; /* 3x forward, full (non-causal) attention square, LM head */
+    if (strcmp(conv, "llm-foundry") == 0) /* 6N + 12 L d s, N with embeddings */
+        return f.palm;
+    if (strcmp(conv, "torchtitan") == 0) /* 6 N_noemb + 12 L H Q T */
+        return f.torchtitan;
+    if (strcmp(conv, "dgxc-formula") == 0) {
+        double g = m->n_kv_heads, a = m->n_heads, ffn = m->ffn;
+        return 12 * L * h * h * (1 + g / a + s / h) + 18 * L * h * ffn + 6 * V * h;
+    }
+    return 0;
+}
+
+double tp_run_measured_tokens_per_s(const struct tp_run *run, const char **how)
+{
+    const char *unused;
+    how = how ? how : &unused;
+    *how = "";
+    if (isfinite(run->tokens_per_s_per_gpu) && run->tokens_per_s_per_gpu > 0) {
+        *how = "tokens/s";
+        return run->tokens_per_s_per_gpu;
+    }
+    double n = run->cluster.n_gpus, seq = (double)run->job.seq;
+    if (isfinite(run->step_time_s) && run->step_time_s > 0 && run->global_batch > 0 && n > 0) {
+        *how = "step time";
+        return run->global_batch * seq / run->step_time_s / n;
+    }
+    double per_token = tp_convention_flops_per_token(&run->model, run->job.seq,
+                                                     run->tflops_convention);
+    if (per_token <= 0)
+        return NAN;
+    if (isfinite(run->tflops_per_gpu) && run->tflops_per_gpu > 0) {
+        *how = "TFLOP/s";
+        return run->tflops_per_gpu * 1e12 / per_token;
+    }
+    bool hw = strcmp(run->tflops_convention, "megatron-hfu-2021") == 0;
+    double frac = hw ? run->hfu : run->mfu;
+    if (isfinite(frac) && frac > 0) {
+        *how = hw ? "HFU" : "MFU";
+        return frac * run->cluster.gpu.peak_flops[TP_BF16] / per_token;
+    }
+    return NAN;
 }

@@ -67,20 +67,21 @@ static void test_row_arrays(void **state)
     (void)state;
     /* columns in another order than the canonical files; no memory column at all */
     const char *cols[] = {"seq_len", "arch", "n_layers", "hidden", "n_heads", "vocab",
-                          "ffn_hidden", "gpu_type", "num_gpus", "micro_batch", "row_id"};
+                          "ffn_hidden", "gpu_type", "num_gpus", "micro_batch", "row_id", "tp",
+                          "pp"};
     const char *cells[] = {"2048", "gpt", "24", "2048", "16", "51200", "8192", "a100-80gb", "8",
-                           "4", "x:1"};
+                           "4", "x:1", "1", "1"};
     static struct tp_run run;
     struct tp_error err = {{0}};
-    assert_int_equal(tp_run_from_row(cols, cells, 11, &run, &err), TP_OK);
+    assert_int_equal(tp_run_from_row(cols, cells, 13, &run, &err), TP_OK);
     assert_true(isnan(run.mem_gib));
     assert_int_equal(run.layout.dp, 8);
     assert_int_equal(run.model.max_positions, 2048);
     assert_string_equal(run.source, "x");
     cells[8] = "7";
-    assert_int_equal(tp_run_from_row(cols, cells, 11, &run, &err), TP_OK); /* dp = 7 */
+    assert_int_equal(tp_run_from_row(cols, cells, 13, &run, &err), TP_OK); /* dp = 7 */
     cells[2] = "2x";
-    assert_int_equal(tp_run_from_row(cols, cells, 11, &run, &err), TP_EINVAL);
+    assert_int_equal(tp_run_from_row(cols, cells, 13, &run, &err), TP_EINVAL);
     assert_non_null(strstr(err.msg, "n_layers \"2x\" is not a whole number"));
 }
 

@@ -1,0 +1,5 @@
+build-clang/src/flops.o: src/flops.c src/internal.h include/trainplan.h
+
+src/internal.h:
+
+include/trainplan.h:

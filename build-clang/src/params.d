@@ -1,0 +1,5 @@
+build-clang/src/params.o: src/params.c src/internal.h include/trainplan.h
+
+src/internal.h:
+
+include/trainplan.h:

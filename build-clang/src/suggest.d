@@ -1,0 +1,6 @@
+build-clang/src/suggest.o: src/suggest.c src/internal.h \
+  include/trainplan.h
+
+src/internal.h:
+
+include/trainplan.h:

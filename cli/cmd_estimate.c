@@ -1,0 +1,273 @@
+/*
+ * cmd_estimate.c - `trainplan estimate MODEL ...`: does it fit, how fast, how long, how much.
+ *
+ * Memory (the worst pipeline stage) and time per step (tp_time_step) for one resolved run;
+ * throughput, FLOP rates under each convention, and with --tokens (or --epochs and
+ * --dataset-tokens) the wall-clock time, GPU-hours and cost.  Exit status 0 when it fits, 1 when
+ * it does not (the time is still reported, for what it would be), 2 on bad input.
+ */
+#include "cli.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(void)
+{
+    printf("usage: trainplan estimate MODEL --gpu NAME --gpus N [layout and job options]\n"
+           "                          [--tokens N | --epochs E --dataset-tokens N]\n"
+           "                          [--gpu-hour-price P] [--calibration FILE]\n\n"
+           "Memory and time of one training run: the memory verdict of the worst pipeline stage,\n"
+           "time per step broken into compute (forward, backward, recompute), exposed\n"
+           "communication by kind, pipeline bubble and optimizer; tokens/s per GPU and in total,\n"
+           "model TFLOP/s and MFU, hardware TFLOP/s and HFU, and the TFLOP/s Megatron-LM and\n"
+           "Megatron-DeepSpeed would log.  With a token budget: steps, wall-clock, GPU-hours and\n"
+           "cost.  FLOP convention: exact matmul counting with causal attention (Megatron-LM\n"
+           "2025); MFU and HFU against the dense 16-bit peak (fp32 runs: the fp32 peak), also\n"
+           "for fp8 runs.\n\n"
+           "JSON keys: schema_version, step_time_s, tokens_per_s_per_gpu, model_tflops_per_gpu,\n"
+           "mfu, hw_tflops_per_gpu, hfu, train_time_s, time (breakdown), memory, ...\n\n"
+           "options:\n");
+    cli_print_options(stdout, CMD_ESTIMATE);
+    printf("\nexit status: 0 fits; 1 does not fit in memory (time still reported); 2 usage or "
+           "input error.\n");
+}
+
+/* The token budget and what it costs. */
+struct budget {
+    double tokens;     /* 0 = no budget given */
+    double steps, train_s, gpu_hours, cost;
+    bool priced;
+};
+
+static int resolve_budget(const struct cli_args *a, const struct run *r, const struct tp_time *t,
+                          struct budget *b)
+{
+    memset(b, 0, sizeof *b);
+    bool epochs = a->epochs > 0, dataset = a->dataset_tokens > 0;
+    if (epochs != dataset) {
+        cli_error("--epochs and --dataset-tokens go together (tokens = epochs x dataset tokens)");
+        return EXIT_USAGE;
+    }
+    if (epochs && a->tokens > 0) {
+        cli_error("give either --tokens or --epochs with --dataset-tokens, not both");
+        return EXIT_USAGE;
+    }
+    b->tokens = epochs ? a->epochs * a->dataset_tokens : a->tokens > 0 ? a->tokens : 0;
+    if (a->price >= 0 && b->tokens == 0) {
+        cli_error("--gpu-hour-price needs a token budget (--tokens, or --epochs with "
+                  "--dataset-tokens)");
+        return EXIT_USAGE;
+    }
+    if (b->tokens > 0) {
+        b->steps = ceil(b->tokens / t->tokens_per_step);
+        b->train_s = b->steps * t->step_s;
+        b->gpu_hours = b->train_s / 3600 * r->c.n_gpus;
+        b->priced = a->price >= 0;
+        b->cost = b->priced ? b->gpu_hours * a->price : 0;
+    }
+    return EXIT_OK;
+}
+
+static void fmt_duration(char *buf, size_t len, double s)
+{
+    if (s < 120)
+        snprintf(buf, len, "%.1f s", s);
+    else if (s < 7200)
+        snprintf(buf, len, "%.1f min", s / 60);
+    else if (s < 3 * 86400)
+        snprintf(buf, len, "%.1f h", s / 3600);
+    else
+        snprintf(buf, len, "%.1f days", s / 86400);
+}
+
+static void row(const char *label, double s, double step)
+{
+    if (s <= 0)
+        return;
+    printf("  %-42s %10.4f s  %5.1f%%\n", label, s, 100 * s / step);
+}
+
+static void print_time(const struct run *r, const struct tp_time *t, const struct budget *b,
+                       const char *calibration)
+{
+    const struct tp_layout *l = &r->l;
+    printf("\ntime per step (critical path");
+    if (l->pp > 1)
+        printf(": slowest stage %u of %u", t->slowest_stage, l->pp);
+    printf("; %u micro-batches)                  share\n", l->gas);
+    row("forward", t->fwd_s, t->step_s);
+    row("backward", t->bwd_s, t->step_s);
+    row("recompute (extra forward)", t->recompute_s, t->step_s);
+    row("  of which GEMMs", t->gemm_s, t->step_s);
+    row("  of which attention core", t->attn_s, t->step_s);
+    row("  of which memory-bound kernels", t->elementwise_s, t->step_s);
+    row("tensor-parallel collectives (exposed)", t->tp_comm_s, t->step_s);
+    row("context-parallel KV exchange (exposed)", t->cp_comm_s, t->step_s);
+    row("MoE all-to-all (exposed)", t->ep_comm_s, t->step_s);
+    row("pipeline send/recv (exposed)", t->pp_comm_s, t->step_s);
+    row("pipeline bubble", t->bubble_s, t->step_s);
+    char dp[96];
+    snprintf(dp, sizeof dp, "data-parallel / ZeRO (exposed of %.4f s)", t->dp_comm_total_s);
+    if (t->dp_comm_total_s > 0)
+        printf("  %-42s %10.4f s  %5.1f%%\n", dp, t->dp_comm_s, 100 * t->dp_comm_s / t->step_s);
+    row("optimizer step and clipping", t->optimizer_s, t->step_s);
+    row("offload transfers (PCIe)", t->offload_s, t->step_s);
+    row("launch and per-step overhead", t->overhead_s, t->step_s);
+    printf("  %-42s %10.4f s\n", "step", t->step_s);
+
+    char tok[32], tot[32];
+    fmt_si(tok, sizeof tok, t->tokens_per_step);
+    fmt_si(tot, sizeof tot, t->tokens_per_s);
+    printf("\nthroughput   %.0f tokens/s per GPU, %s tokens/s in total, %.2f samples/s "
+           "(%s tokens per step)\n",
+           t->tokens_per_s_per_gpu, tot, t->samples_per_s, tok);
+    char mf[32], hf[32];
+    fmt_si(mf, sizeof mf, t->model_flops_per_token);
+    fmt_si(hf, sizeof hf, t->hw_flops_per_token);
+    printf("model        %sFLOP per token (exact matmuls, causal attention) -> %.1f TFLOP/s per "
+           "GPU, MFU %.1f%%\n",
+           mf, t->model_tflops_per_gpu, 100 * t->mfu);
+    printf("hardware     %sFLOP per token (with recompute) -> %.1f TFLOP/s per GPU, HFU %.1f%%\n",
+           hf, t->hw_tflops_per_gpu, 100 * t->hfu);
+    printf("             (MFU/HFU against the dense %s peak, %.0f TFLOP/s)\n",
+           r->j.precision == TP_PREC_FP32 ? "fp32" : "16-bit", t->peak_flops / 1e12);
+    printf("logs         Megatron-LM would print %.1f TFLOP/s/GPU; Megatron-DeepSpeed %.1f\n",
+           t->megatron_tflops_per_gpu, t->deepspeed_tflops_per_gpu);
+    if (b->tokens > 0) {
+        char tk[32], wall[32];
+        fmt_si(tk, sizeof tk, b->tokens);
+        fmt_duration(wall, sizeof wall, b->train_s);
+        printf("\nto train %s tokens: %.0f steps, %s wall-clock, %.1f GPU-hours", tk, b->steps,
+               wall, b->gpu_hours);
+        if (b->priced)
+            printf(", cost %.2f", b->cost);
+        printf("\n");
+    }
+    printf("\ncalibration  %s\n", calibration ? calibration : "built-in defaults");
+}
+
+static json_t *time_json(const struct tp_time *t)
+{
+    json_t *o = json_object();
+    const struct {
+        const char *k;
+        double v;
+    } f[] = {{"forward_s", t->fwd_s},           {"backward_s", t->bwd_s},
+             {"recompute_s", t->recompute_s},   {"gemm_s", t->gemm_s},
+             {"attention_s", t->attn_s},        {"memory_bound_s", t->elementwise_s},
+             {"tp_comm_s", t->tp_comm_s},       {"cp_comm_s", t->cp_comm_s},
+             {"ep_comm_s", t->ep_comm_s},       {"pp_comm_s", t->pp_comm_s},
+             {"bubble_s", t->bubble_s},         {"dp_comm_s", t->dp_comm_s},
+             {"dp_comm_total_s", t->dp_comm_total_s}, {"optimizer_s", t->optimizer_s},
+             {"offload_s", t->offload_s},       {"overhead_s", t->overhead_s}};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        json_object_set_new(o, f[i].k, json_real(f[i].v));
+    json_object_set_new(o, "slowest_stage", json_integer(t->slowest_stage));
+    return o;
+}
+
+static int print_json(const struct run *r, const struct tp_memory *mem, const struct tp_time *t,
+                      const struct budget *b, const char *calibration)
+{
+    json_t *doc = json_pack(
+        "{s:i, s:s, s:{s:s, s:s}, s:{s:s, s:I, s:I}, s:{s:s, s:s, s:s, s:s, s:I}, s:o,"
+        " s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
+        "schema_version", TP_SCHEMA_VERSION, "command", "estimate", "model", "name", r->m.name,
+        "family", r->m.family, "cluster", "gpu", r->c.gpu.key, "gpus", (json_int_t)r->c.n_gpus,
+        "gpus_per_node", (json_int_t)r->c.gpus_per_node, "job", "task", task_names[r->j.task],
+        "precision", precision_names[r->j.precision], "framework",
+        framework_names[r->j.framework], "attention", r->j.attn_impl ? "eager" : "flash", "seq",
+        (json_int_t)r->j.seq, "layout", report_layout_json(&r->l), "step_time_s", t->step_s,
+        "tokens_per_step", t->tokens_per_step, "tokens_per_s_per_gpu", t->tokens_per_s_per_gpu,
+        "tokens_per_s", t->tokens_per_s, "samples_per_s", t->samples_per_s,
+        "model_flops_per_token", t->model_flops_per_token, "hw_flops_per_token",
+        t->hw_flops_per_token, "model_tflops_per_gpu", t->model_tflops_per_gpu, "mfu", t->mfu,
+        "hw_tflops_per_gpu", t->hw_tflops_per_gpu, "hfu", t->hfu, "peak_tflops",
+        t->peak_flops / 1e12, "megatron_tflops_per_gpu", t->megatron_tflops_per_gpu,
+        "deepspeed_tflops_per_gpu", t->deepspeed_tflops_per_gpu);
+    if (!doc) {
+        cli_error("out of memory");
+        return EXIT_USAGE;
+    }
+    json_object_set_new(doc, "fits", json_boolean(mem->fits));
+    json_object_set_new(doc, "flop_convention",
+                        json_string("exact matmuls, causal attention (Megatron-LM 2025); MFU/HFU "
+                                    "against the dense 16-bit peak"));
+    json_object_set_new(doc, "time", time_json(t));
+    json_object_set_new(doc, "memory", report_memory_json(mem));
+    if (b->tokens > 0) {
+        json_object_set_new(doc, "train_tokens", json_real(b->tokens));
+        json_object_set_new(doc, "train_steps", json_real(b->steps));
+        json_object_set_new(doc, "train_time_s", json_real(b->train_s));
+        json_object_set_new(doc, "gpu_hours", json_real(b->gpu_hours));
+        json_object_set_new(doc, "cost", b->priced ? json_real(b->cost) : json_null());
+    } else {
+        json_object_set_new(doc, "train_time_s", json_null());
+    }
+    json_object_set_new(doc, "calibration",
+                        json_string(calibration ? calibration : "built-in defaults"));
+    json_object_set_new(doc, "notes", json_string(r->notes));
+    return cli_print_json(doc, 8);
+}
+
+static void print_csv(const struct run *r, const struct tp_memory *mem, const struct tp_time *t,
+                      const struct budget *b)
+{
+    printf("model,gpu,gpus,dp,tp,pp,vpp,cp,ep,zero,mbs,gas,recompute,step_time_s,"
+           "tokens_per_s_per_gpu,tokens_per_s,model_tflops_per_gpu,mfu,hw_tflops_per_gpu,hfu,"
+           "memory_bytes,fits,train_time_s,gpu_hours,cost\n");
+    printf("\"%s\",%s,%u,%u,%u,%u,%u,%u,%u,%u,%u,%u,%s,%.6g,%.6g,%.6g,%.6g,%.4f,%.6g,%.4f,%.0f,"
+           "%d,",
+           r->m.name, r->c.gpu.key, r->c.n_gpus, r->l.dp, r->l.tp, r->l.pp, r->l.vpp, r->l.cp,
+           r->l.ep, r->l.zero, r->l.mbs, r->l.gas, recompute_names[r->l.recompute], t->step_s,
+           t->tokens_per_s_per_gpu, t->tokens_per_s, t->model_tflops_per_gpu, t->mfu,
+           t->hw_tflops_per_gpu, t->hfu, mem->total_bytes, mem->fits);
+    if (b->tokens > 0)
+        printf("%.6g,%.6g,", b->train_s, b->gpu_hours);
+    else
+        printf(",,");
+    if (b->priced)
+        printf("%.2f", b->cost);
+    printf("\n");
+}
+
+int cmd_estimate(int argc, char **argv)
+{
+    struct cli_args a;
+    static struct run r;
+    int rc = cli_begin_run(argc, argv, CMD_ESTIMATE, &a, help, &r);
+    if (rc >= 0)
+        return rc;
+    static struct tp_calib cal;
+    tp_calib_init(&cal);
+    if (a.calibration) {
+        struct tp_error err;
+        if (tp_calib_from_file(a.calibration, &cal, &err) != TP_OK) {
+            cli_error("%s", err.msg);
+            return EXIT_USAGE;
+        }
+    }
+    struct tp_memory mem;
+    tp_memory_worst(&r.m, &r.c, &r.j, &r.l, &mem);
+    struct tp_time t;
+    tp_time_step(&r.m, &r.c, &r.j, &r.l, &cal, &t);
+    struct budget b;
+    if ((rc = resolve_budget(&a, &r, &t, &b)) != EXIT_OK)
+        return rc;
+    if (a.format == FMT_JSON) {
+        if ((rc = print_json(&r, &mem, &t, &b, a.calibration)) != EXIT_OK)
+            return rc;
+    } else if (a.format == FMT_CSV) {
+        print_csv(&r, &mem, &t, &b);
+    } else {
+        report_header(&r, "estimate");
+        printf("\nmemory       %.2f GiB of %.2f GiB per GPU (worst stage %u) -> %s\n",
+               mem.total_bytes / 1073741824.0, mem.capacity_bytes / 1073741824.0, mem.stage,
+               mem.fits ? "fits" : "DOES NOT FIT (see `trainplan memory` for the changes that "
+                                   "make it fit)");
+        print_time(&r, &t, &b, a.calibration);
+    }
+    return cli_finish(mem.fits ? EXIT_OK : EXIT_NO);
+}

@@ -1,0 +1,271 @@
+/*
+ * calib.c - the time model's efficiency parameters: built-in defaults and the calibration file
+ * (JSON, read and written with jansson).
+ *
+ * Defaults.  Sourced starting points (training-physics.md §4.1-4.2 and §5):
+ *   MAMF fractions per GPU live in the catalog; 0.80 for GPUs without a measurement (the
+ *     H100/B200 range); fp8/bf16 MAMF ratio 0.90 (H100 0.709/0.803 = 0.88, H200 0.91,
+ *     B200 0.98); GEMM tiles 128 x 128 (the CUTLASS/cuBLAS bf16 CTA shape on sm80/sm90).
+ *   network: eps_nvlink 0.80, eps_ib 0.90, eps_pcie 0.75; NCCL ring latency 8.4 us base,
+ *     3.4 us per intra-node step, 14 us per inter-node step ([NCCL-TUNE] tuning.cc).
+ *   ZeRO-3 prefetch hides behind 0.85 of the covering compute (§5.3, phi 0.8-0.9); pipeline
+ *     send/recv exposed; optimizer kernels at 0.80 of HBM bandwidth (§5.3); CPU Adam 20 GB/s
+ *     of host memory per GPU [heuristic].
+ * Fitted to ../shared/validation/runs (412 rows, 9 sources; Nelder-Mead on the mean over
+ * sources of the median |log(predicted/measured)|, bench_time --objective), rounded:
+ *   gemm_scale 0.79   real GEMMs reach 79% of the MAMF sweep's best shapes
+ *   attn_eff 0.35     FlashAttention forward at 35% of the 16-bit peak (FA2 on H100 reaches
+ *                     35-40%; FA3 and A100 FA2 more), backward 2.8x the forward time
+ *   mem_eff 0.38, fused_elementwise 0.86: small element-wise kernels reach 38% of HBM
+ *                     bandwidth; fused stacks (TE, torch.compile) remove 86% of the op-by-op
+ *                     traffic that HF eager code moves
+ *   tp_overlap 0.26   of TP collectives hidden (TE tp-comm-overlap in the NeMo recipes)
+ *   dp_overlap 0.89   of the last backward hides the DP reduction (§5.3 phi 0.8-0.9)
+ *   step_overhead_s 0.19  per step (optimizer launch, logging, data, synchronisation)
+ *   ep_overlap, layer_overhead_s: fitted to ~0, kept at 0.
+ * `trainplan calibrate` (docs/design.md) regenerates them from runs files.
+ */
+#include "internal.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tp_calib_init(struct tp_calib *c)
+{
+    memset(c, 0, sizeof *c);
+    c->mamf_default = 0.80;
+    c->fp8_mamf_ratio = 0.90;
+    c->gemm_scale = 0.79;
+    c->tile_m = 128;
+    c->tile_n = 128;
+    c->attn_eff = 0.35;
+    c->attn_bwd_ratio = 2.8;
+    c->mem_eff = 0.38;
+    c->fused_elementwise = 0.86;
+    c->layer_overhead_s = 0.0;
+    c->step_overhead_s = 0.19;
+    c->eff_intra = 0.80;
+    c->eff_inter = 0.90;
+    c->eff_pcie = 0.75;
+    c->lat_base_s = 8.4e-6;
+    c->lat_intra_s = 3.4e-6;
+    c->lat_inter_s = 14e-6;
+    c->dp_overlap = 0.89;
+    c->fsdp_overlap = 0.85;
+    c->tp_overlap = 0.26;
+    c->ep_overlap = 0.0;
+    c->pp_overlap = 0.0;
+    c->opt_eff = 0.80;
+    c->host_adam_bw = 20e9;
+}
+
+/* The scalar fields, in file order, with the range a value must lie in. */
+struct field {
+    const char *name;
+    size_t offset;
+    bool integer;
+    double lo, hi;
+};
+
+#define R(f, lo, hi) {#f, offsetof(struct tp_calib, f), false, lo, hi}
+#define I(f, lo, hi) {#f, offsetof(struct tp_calib, f), true, lo, hi}
+static const struct field FIELDS[] = {
+    R(mamf_default, 0.01, 1),    R(fp8_mamf_ratio, 0.1, 2),  R(gemm_scale, 0.01, 2),
+    I(tile_m, 8, 1024),          I(tile_n, 8, 1024),         R(attn_eff, 0.01, 1),
+    R(attn_bwd_ratio, 1, 10),    R(mem_eff, 0.01, 1),        R(fused_elementwise, 0, 1),
+    R(layer_overhead_s, 0, 1),   R(step_overhead_s, 0, 3600), R(eff_intra, 0.01, 2),
+    R(eff_inter, 0.01, 2),       R(eff_pcie, 0.01, 2),       R(lat_base_s, 0, 1),
+    R(lat_intra_s, 0, 1),        R(lat_inter_s, 0, 1),       R(dp_overlap, 0, 1),
+    R(fsdp_overlap, 0, 1),       R(tp_overlap, 0, 1),        R(ep_overlap, 0, 1),
+    R(pp_overlap, 0, 1),         R(opt_eff, 0.01, 1),        R(host_adam_bw, 1e6, 1e13),
+};
+#undef R
+#undef I
+#define N_FIELDS (sizeof FIELDS / sizeof FIELDS[0])
+
+struct gpu_field {
+    const char *name;
+    size_t offset;
+};
+static const struct gpu_field GPU_FIELDS[] = {
+    {"mamf_bf16", offsetof(struct tp_calib_gpu, mamf_bf16)},
+    {"mamf_fp8", offsetof(struct tp_calib_gpu, mamf_fp8)},
+    {"attn_eff", offsetof(struct tp_calib_gpu, attn_eff)},
+    {"mem_eff", offsetof(struct tp_calib_gpu, mem_eff)},
+};
+#define N_GPU_FIELDS (sizeof GPU_FIELDS / sizeof GPU_FIELDS[0])
+
+const struct tp_calib_gpu *tp_calib_gpu_find(const struct tp_calib *c, const char *key)
+{
+    for (size_t i = 0; i < c->n_gpus && i < TP_CALIB_MAX_GPUS; i++)
+        if (strcmp(c->gpus[i].key, key) == 0)
+            return &c->gpus[i];
+    return NULL;
+}
+
+static enum tp_status number(json_t *v, const char *where, double lo, double hi, bool integer,
+                             double *out, struct tp_error *err)
+{
+    if (!json_is_number(v))
+        return tp_fail(err, TP_EINVAL, "calibration: %s must be a number", where);
+    double x = json_number_value(v);
+    if (!isfinite(x) || x < lo || x > hi || (integer && x != floor(x)))
+        return tp_fail(err, TP_EINVAL, "calibration: %s = %g is out of range (%g..%g%s)", where,
+                       x, lo, hi, integer ? ", whole" : "");
+    *out = x;
+    return TP_OK;
+}
+
+static enum tp_status read_gpus(json_t *obj, struct tp_calib *c, struct tp_error *err)
+{
+    if (!json_is_object(obj))
+        return tp_fail(err, TP_EINVAL, "calibration: \"gpus\" must be an object of GPU keys");
+    const char *key;
+    json_t *entry;
+    json_object_foreach(obj, key, entry) {
+        const struct tp_gpu *g;
+        struct tp_error inner;
+        if (tp_gpu_find(key, &g, &inner) != TP_OK)
+            return tp_fail(err, TP_EINVAL, "calibration: gpus: %s", inner.msg);
+        if (!json_is_object(entry))
+            return tp_fail(err, TP_EINVAL, "calibration: gpus.%s must be an object", key);
+        struct tp_calib_gpu *e = (struct tp_calib_gpu *)tp_calib_gpu_find(c, g->key);
+        if (!e) {
+            if (c->n_gpus >= TP_CALIB_MAX_GPUS)
+                return tp_fail(err, TP_EINVAL, "calibration: more than %d GPU entries",
+                               TP_CALIB_MAX_GPUS);
+            e = &c->gpus[c->n_gpus++];
+            memset(e, 0, sizeof *e);
+            snprintf(e->key, sizeof e->key, "%s", g->key);
+        }
+        const char *name;
+        json_t *v;
+        json_object_foreach(entry, name, v) {
+            size_t i = 0;
+            while (i < N_GPU_FIELDS && strcmp(GPU_FIELDS[i].name, name) != 0)
+                i++;
+            if (i == N_GPU_FIELDS)
+                return tp_fail(err, TP_EINVAL,
+                               "calibration: gpus.%s.%s is not a parameter (known: mamf_bf16, "
+                               "mamf_fp8, attn_eff, mem_eff)", key, name);
+            char where[96];
+            snprintf(where, sizeof where, "gpus.%s.%s", key, name);
+            double x;
+            TRY(number(v, where, 0, 1.5, false, &x, err));
+            *(double *)(void *)((char *)e + GPU_FIELDS[i].offset) = x;
+        }
+    }
+    return TP_OK;
+}
+
+static enum tp_status from_doc(json_t *doc, struct tp_calib *c, struct tp_error *err)
+{
+    if (!json_is_object(doc))
+        return tp_fail(err, TP_EINVAL, "calibration: the document must be a JSON object");
+    struct tp_calib next = *c;
+    const char *name;
+    json_t *v;
+    json_object_foreach(doc, name, v) {
+        if (strcmp(name, "gpus") == 0) {
+            TRY(read_gpus(v, &next, err));
+            continue;
+        }
+        if (strcmp(name, "schema_version") == 0 || strcmp(name, "comment") == 0 ||
+            strcmp(name, "fit") == 0)
+            continue; /* provenance written by `trainplan calibrate` */
+        size_t i = 0;
+        while (i < N_FIELDS && strcmp(FIELDS[i].name, name) != 0)
+            i++;
+        if (i == N_FIELDS) {
+            unsigned best = 99;
+            const char *close = NULL;
+            for (size_t k = 0; k < N_FIELDS; k++) {
+                unsigned d = tp_edit_distance(name, FIELDS[k].name);
+                if (d < best) {
+                    best = d;
+                    close = FIELDS[k].name;
+                }
+            }
+            return tp_fail(err, TP_EINVAL, "calibration: unknown parameter \"%s\"%s%s%s", name,
+                           best <= 3 ? " (did you mean " : "", best <= 3 ? close : "",
+                           best <= 3 ? "?)" : "");
+        }
+        double x;
+        TRY(number(v, name, FIELDS[i].lo, FIELDS[i].hi, FIELDS[i].integer, &x, err));
+        char *p = (char *)&next + FIELDS[i].offset;
+        if (FIELDS[i].integer)
+            *(uint32_t *)(void *)p = (uint32_t)x;
+        else
+            *(double *)(void *)p = x;
+    }
+    *c = next;
+    return TP_OK;
+}
+
+enum tp_status tp_calib_from_json(const char *json, size_t len, struct tp_calib *c,
+                                  struct tp_error *err)
+{
+    json_error_t je;
+    json_t *doc = json_loadb(json, len, JSON_REJECT_DUPLICATES, &je);
+    if (!doc)
+        return tp_fail(err, TP_EINVAL, "calibration: line %d: %s", je.line, je.text);
+    enum tp_status st = from_doc(doc, c, err);
+    json_decref(doc);
+    return st;
+}
+
+enum tp_status tp_calib_from_file(const char *path, struct tp_calib *c, struct tp_error *err)
+{
+    json_error_t je;
+    json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!doc) {
+        FILE *f = fopen(path, "r");
+        if (!f)
+            return tp_fail(err, TP_EIO, "%s: cannot open the calibration file", path);
+        fclose(f);
+        return tp_fail(err, TP_EINVAL, "%s: line %d: %s", path, je.line, je.text);
+    }
+    enum tp_status st = from_doc(doc, c, err);
+    json_decref(doc);
+    if (st != TP_OK) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        return tp_fail(err, st, "%s: %s", path, msg);
+    }
+    return TP_OK;
+}
+
+size_t tp_calib_to_json(const struct tp_calib *c, char *buf, size_t len)
+{
+    json_t *doc = json_object();
+    json_object_set_new(doc, "schema_version", json_integer(TP_SCHEMA_VERSION));
+    for (size_t i = 0; i < N_FIELDS; i++) {
+        const char *p = (const char *)c + FIELDS[i].offset;
+        json_object_set_new(doc, FIELDS[i].name,
+                            FIELDS[i].integer ? json_integer(*(const uint32_t *)(const void *)p)
+                                              : json_real(*(const double *)(const void *)p));
+    }
+    json_t *gpus = json_object();
+    for (size_t i = 0; i < c->n_gpus && i < TP_CALIB_MAX_GPUS; i++) {
+        json_t *e = json_object();
+        for (size_t k = 0; k < N_GPU_FIELDS; k++) {
+            double x = *(const double *)(const void *)((const char *)&c->gpus[i] +
+                                                       GPU_FIELDS[k].offset);
+            if (x > 0)
+                json_object_set_new(e, GPU_FIELDS[k].name, json_real(x));
+        }
+        json_object_set_new(gpus, c->gpus[i].key, e);
+    }
+    json_object_set_new(doc, "gpus", gpus);
+    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+    json_decref(doc);
+    size_t need = text ? strlen(text) + 2 : 1;
+    if (buf && len > 0)
+        snprintf(buf, len, "%s\n", text ? text : "");
+    free(text);
+    return need;
+}
