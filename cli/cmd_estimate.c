@@ -93,10 +93,14 @@ static void print_time(const struct run *r, const struct tp_time *t, const struc
                        const char *calibration)
 {
     const struct tp_layout *l = &r->l;
-    printf("\ntime per step (critical path");
+    char what[96];
     if (l->pp > 1)
-        printf(": slowest stage %u of %u", t->slowest_stage, l->pp);
-    printf("; %u micro-batches)                  share\n", l->gas);
+        snprintf(what, sizeof what, "slowest stage %u of %u, %u micro-batches", t->slowest_stage,
+                 l->pp, l->gas);
+    else
+        snprintf(what, sizeof what, "%u micro-batch%s", l->gas, l->gas == 1 ? "" : "es");
+    printf("\ntime per step (%s)\n", what);
+    printf("  %-42s %12s  %6s\n", "", "seconds", "share");
     row("forward", t->fwd_s, t->step_s);
     row("backward", t->bwd_s, t->step_s);
     row("recompute (extra forward)", t->recompute_s, t->step_s);
@@ -123,14 +127,12 @@ static void print_time(const struct run *r, const struct tp_time *t, const struc
     printf("\nthroughput   %.0f tokens/s per GPU, %s tokens/s in total, %.2f samples/s "
            "(%s tokens per step)\n",
            t->tokens_per_s_per_gpu, tot, t->samples_per_s, tok);
-    char mf[32], hf[32];
-    fmt_si(mf, sizeof mf, t->model_flops_per_token);
-    fmt_si(hf, sizeof hf, t->hw_flops_per_token);
-    printf("model        %sFLOP per token (exact matmuls, causal attention) -> %.1f TFLOP/s per "
-           "GPU, MFU %.1f%%\n",
-           mf, t->model_tflops_per_gpu, 100 * t->mfu);
-    printf("hardware     %sFLOP per token (with recompute) -> %.1f TFLOP/s per GPU, HFU %.1f%%\n",
-           hf, t->hw_tflops_per_gpu, 100 * t->hfu);
+    printf("model        %.2f GFLOP per token (exact matmuls, causal attention) -> %.1f TFLOP/s "
+           "per GPU, MFU %.1f%%\n",
+           t->model_flops_per_token / 1e9, t->model_tflops_per_gpu, 100 * t->mfu);
+    printf("hardware     %.2f GFLOP per token (with recompute) -> %.1f TFLOP/s per GPU, "
+           "HFU %.1f%%\n",
+           t->hw_flops_per_token / 1e9, t->hw_tflops_per_gpu, 100 * t->hfu);
     printf("             (MFU/HFU against the dense %s peak, %.0f TFLOP/s)\n",
            r->j.precision == TP_PREC_FP32 ? "fp32" : "16-bit", t->peak_flops / 1e12);
     printf("logs         Megatron-LM would print %.1f TFLOP/s/GPU; Megatron-DeepSpeed %.1f\n",

@@ -1,0 +1,328 @@
+/*
+ * test_time.c - known-answer and property tests for the time model and the calibration file.
+ *
+ * Expected values: training-physics.md §4.1-4.3 (NCCL ring latency and the 8- and 64-GPU
+ * all-reduce of Llama-3.1-8B's gradients), §5.2 (bubble fractions), §5.3 (optimizer step) and
+ * §2.4 / [NAR21] / [KOR22] (GPT-3 175B FLOPs per token under the Megatron formulas).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "trainplan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static struct tp_model model;
+static struct tp_cluster cluster;
+static struct tp_job job;
+static struct tp_layout lay;
+static struct tp_calib cal;
+
+static void setup_run(const char *preset, const char *gpu, uint32_t gpus)
+{
+    struct tp_error err = {{0}};
+    if (tp_model_from_preset(preset, &model, &err) != TP_OK)
+        fail_msg("%s", err.msg);
+    const struct tp_gpu *g;
+    if (tp_gpu_find(gpu, &g, &err) != TP_OK)
+        fail_msg("%s", err.msg);
+    cluster.gpu = *g;
+    cluster.n_gpus = gpus;
+    cluster.gpus_per_node = g->gpus_per_node;
+    tp_job_init(&job);
+    tp_layout_init(&lay);
+    tp_calib_init(&cal);
+    /* the document's achieved NVLink bus bandwidth: 370 GB/s of 450 */
+    cal.eff_intra = 370.0 / 450.0;
+}
+
+static void check(void)
+{
+    struct tp_error err = {{0}};
+    if (tp_layout_check(&model, &cluster, &job, &lay, &err) != TP_OK)
+        fail_msg("%s", err.msg);
+}
+
+static void near(double got, double want, double rel)
+{
+    if (!(fabs(got - want) <= rel * fabs(want)))
+        fail_msg("got %.6g, want %.6g (+-%.2g%%)", got, want, 100 * rel);
+}
+
+/* §4.1: 8-GPU NVLink all-reduce latency 8.4 + 14 x 3.4 = 56 us; 64 MiB at 370 GB/s 317 us. */
+static void test_allreduce_latency_and_volume(void **state)
+{
+    (void)state;
+    setup_run("llama-3.1-8b", "h100-sxm", 8);
+    double t = tp_time_allreduce(&cluster, &cal, 64.0 * 1048576, 8, 8);
+    near(t, 56e-6 + 2.0 * 7 / 8 * 64.0 * 1048576 / 370e9, 1e-9);
+    near(t - 56e-6, 317e-6, 0.005);
+    /* reduce-scatter / all-gather move half the volume in half the steps */
+    double ag = tp_time_allgather(&cluster, &cal, 64.0 * 1048576, 8, 8);
+    near(ag, 8.4e-6 + 7 * 3.4e-6 + 7.0 / 8 * 64.0 * 1048576 / 370e9, 1e-9);
+    /* one rank: nothing to do */
+    assert_true(tp_time_allreduce(&cluster, &cal, 1e9, 1, 1) == 0);
+}
+
+/* §4.3: bf16 gradients of Llama-3.1-8B (16.06 GB): 76 ms on 8 GPUs in a node; 88 ms on 64 GPUs
+   in 8 nodes, where the NICs (0.9 x 8 x 50 = 360 GB/s) are the bottleneck. */
+static void test_allreduce_hierarchy(void **state)
+{
+    (void)state;
+    setup_run("llama-3.1-8b", "h100-sxm", 64);
+    double s = 16.06e9;
+    near(tp_time_allreduce(&cluster, &cal, s, 8, 8), 0.076, 0.01);
+    near(tp_time_allreduce(&cluster, &cal, s, 64, 8), 0.088, 0.01);
+    /* a group with one rank per node (stride >= node size) gets one NIC: 45 GB/s */
+    near(tp_time_allreduce(&cluster, &cal, s, 8, 1), 2.0 * 7 / 8 * s / 45e9, 0.01);
+    /* all-to-all inside a node: (n-1)/n of the bytes over NVLink */
+    near(tp_time_alltoall(&cluster, &cal, 1e9, 8, 8) - (8.4e-6 + 7 * 3.4e-6), 7.0 / 8 * 1e9 / 370e9,
+         1e-9);
+}
+
+/* §5.2: bubble fractions (p-1)/(v m). */
+static void test_bubble(void **state)
+{
+    (void)state;
+    near(tp_bubble_fraction(4, 1, 16), 0.1875, 1e-12);
+    near(tp_bubble_fraction(4, 2, 16), 0.09375, 1e-12);
+    near(tp_bubble_fraction(8, 1, 32), 0.21875, 1e-12);
+    near(tp_bubble_fraction(8, 4, 32), 0.0546875, 1e-12);
+    assert_true(tp_bubble_fraction(1, 1, 8) == 0);
+}
+
+/* §4.3 and §5.3 through the whole model: Llama-3.1-8B on 8 H100, DeepSpeed conventions. */
+static void test_step_dp_and_optimizer(void **state)
+{
+    (void)state;
+    setup_run("llama-3.1-8b", "h100-sxm", 8);
+    job.seq = 8192;
+    lay.zero = 0;
+    check();
+    struct tp_time t;
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &t);
+    /* DDP: one all-reduce of the bf16 gradients, 76 ms (§4.3) */
+    near(t.dp_comm_total_s, 0.076, 0.01);
+    /* ZeRO-3: gather forward, gather backward, reduce-scatter per micro-batch: 1.5x = 114 ms */
+    lay.zero = 3;
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &t);
+    near(t.dp_comm_total_s, 0.114, 0.015);
+    /* two micro-batches regather twice */
+    lay.gas = 2;
+    struct tp_time t2;
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &t2);
+    near(t2.dp_comm_total_s, 2 * t.dp_comm_total_s, 1e-9);
+    /* ZeRO-1 optimizer: 1.0B params per GPU x (30 B AdamW + 4 B clipping) / (0.8 x 3.35 TB/s):
+       11 ms + the clipping read (§5.3) */
+    lay.zero = 1;
+    lay.gas = 1;
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &t);
+    near(t.optimizer_s, 8030261248.0 / 8 * 34 / (0.8 * 3.35e12), 0.001);
+}
+
+/* The step adds up, the rates follow from it, and MFU uses the §2.6 definition. */
+static void test_step_consistency(void **state)
+{
+    (void)state;
+    setup_run("llama-3.1-8b", "h100-sxm", 64);
+    job.seq = 8192;
+    lay.gas = 8;
+    lay.zero = 1;
+    check();
+    struct tp_time t;
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &t);
+    double parts = t.fwd_s + t.bwd_s + t.recompute_s + t.tp_comm_s + t.cp_comm_s + t.ep_comm_s +
+                   t.pp_comm_s + t.bubble_s + t.dp_comm_s + t.optimizer_s + t.offload_s +
+                   t.overhead_s;
+    near(parts, t.step_s, 1e-9);
+    near(t.gemm_s + t.attn_s + t.elementwise_s, t.fwd_s + t.bwd_s + t.recompute_s, 1e-9);
+    near(t.tokens_per_step, 8.0 * 64 * 8192, 1e-12);
+    near(t.tokens_per_s_per_gpu, t.tokens_per_step / t.step_s / 64, 1e-12);
+    near(t.model_flops_per_token, 51.47e9, 0.001); /* §2.2 worked example */
+    near(t.mfu, t.model_flops_per_token * t.tokens_per_s_per_gpu / 989e12, 1e-12);
+    /* backward is about twice the forward (data and weight gradients) */
+    assert_true(t.bwd_s > 1.8 * t.fwd_s && t.bwd_s < 3.0 * t.fwd_s);
+    /* full recompute adds a forward of the blocks */
+    lay.recompute = TP_RECOMPUTE_FULL;
+    struct tp_time r;
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &r);
+    assert_true(r.recompute_s > 0.8 * r.fwd_s && r.recompute_s < r.fwd_s);
+    near(r.hw_flops_per_token, 67.58e9, 0.001); /* §2.5 */
+}
+
+/* A pipeline pays the bubble; interleaving shrinks it by v. */
+static void test_pipeline(void **state)
+{
+    (void)state;
+    setup_run("llama-3.1-70b", "h100-sxm", 64);
+    job.framework = TP_FW_MEGATRON;
+    lay.tp = 8;
+    lay.pp = 4;
+    lay.gas = 16;
+    lay.zero = 1;
+    check();
+    struct tp_time a, b;
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &a);
+    assert_true(a.bubble_s > 0 && a.pp_comm_s > 0 && a.tp_comm_s > 0);
+    /* (p-1)/m of the mean stage; the last stage (LM head) is the slowest, so a bit less than
+       3/16 of the slowest stage's busy time */
+    double busy = a.fwd_s + a.bwd_s + a.recompute_s + a.tp_comm_s + a.pp_comm_s;
+    assert_true(a.bubble_s <= 3.0 / 16 * busy);
+    near(a.bubble_s / busy, 3.0 / 16, 0.1);
+    lay.vpp = 2;
+    lay.schedule = TP_SCHED_INTERLEAVED;
+    check();
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &b);
+    near(b.bubble_s, a.bubble_s / 2, 0.05);
+    /* TP across two nodes of 4 runs at the NICs' rate (§4.3) */
+    lay.vpp = 1;
+    lay.schedule = TP_SCHED_1F1B;
+    struct tp_time in, across;
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &in);
+    cluster.gpus_per_node = 4;
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &across);
+    assert_true(across.tp_comm_s > 1.8 * in.tp_comm_s); /* 4 NICs: 180 GB/s against 370 */
+}
+
+/* MoE: the all-to-all grows with EP across nodes; the busiest rank's imbalance costs time. */
+static void test_moe(void **state)
+{
+    (void)state;
+    setup_run("qwen3-30b-a3b", "h100-sxm", 16);
+    job.framework = TP_FW_MEGATRON;
+    lay.ep = 8;
+    lay.zero = 1;
+    check();
+    struct tp_time in, across, skew;
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &in);
+    assert_true(in.ep_comm_s > 0);
+    lay.ep = 16;
+    check();
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &across);
+    assert_true(across.ep_comm_s > 2 * in.ep_comm_s);
+    job.moe_imbalance = 2.0;
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &skew);
+    assert_true(skew.step_s > across.step_s);
+}
+
+/* GEMM efficiency per useful FLOP of the blocks' dense GEMMs. */
+static double gemm_eff(void)
+{
+    struct tp_time t;
+    struct tp_flops f;
+    struct tp_error err = {{0}};
+    check();
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &t);
+    if (tp_flops_per_token(&model, job.seq, TP_ATTN_CAUSAL, TP_RECOMPUTE_NONE, 0, &f, &err))
+        fail_msg("%s", err.msg);
+    return 3 * f.fwd_dense * t.tokens_per_step / t.gemm_s;
+}
+
+/* Shape-aware GEMMs: a width just past a tile boundary wastes most of a column of tiles (the
+   users' notes find "multiples of 128 run faster" by hand). */
+static void test_shape_quantization(void **state)
+{
+    (void)state;
+    setup_run("llama-3.1-8b", "h100-sxm", 8);
+    job.seq = 8192;
+    lay.mbs = 8;
+    double aligned = gemm_eff();
+    struct tp_shape sh;
+    tp_shape_init(&sh);
+    sh.hidden = 4096 + 129; /* 34 column tiles of 128 for 33.01 of work */
+    sh.head_dim = 128;
+    struct tp_error err = {{0}};
+    char notes[256];
+    if (tp_model_apply_shape(&model, &sh, notes, sizeof notes, &err) != TP_OK)
+        fail_msg("%s", err.msg);
+    double ragged = gemm_eff();
+    assert_true(ragged < 0.99 * aligned);
+    /* without SM counts there is no wave quantization, only tile quantization */
+    cluster.gpu.sms = 0;
+    assert_true(gemm_eff() < aligned);
+}
+
+/* §2.4: Megatron's formulas for GPT-3 175B at s = 2048: 72 (model, [KOR22]) and 96 (with the
+   recompute forward, [NAR21]) x L h^2 (...) per token. */
+static void test_conventions(void **state)
+{
+    (void)state;
+    setup_run("gpt3-175b", "a100-80gb", 8);
+    near(tp_convention_flops_per_token(&model, 2048, "korthikanti-mfu"), 1.076e12, 0.001);
+    near(tp_convention_flops_per_token(&model, 2048, "megatron-hfu-2021"), 1.434e12, 0.001);
+    assert_true(tp_convention_flops_per_token(&model, 2048, "other") == 0);
+    assert_true(tp_convention_flops_per_token(&model, 2048, "") == 0);
+}
+
+static void test_calibration_json(void **state)
+{
+    (void)state;
+    struct tp_calib c, d;
+    struct tp_error err = {{0}};
+    tp_calib_init(&c);
+    const char *doc = "{\"gemm_scale\": 0.5, \"tile_n\": 256, \"gpus\": {\"H100\": "
+                      "{\"mamf_bf16\": 0.7}}}";
+    assert_int_equal(tp_calib_from_json(doc, strlen(doc), &c, &err), TP_OK);
+    assert_true(c.gemm_scale == 0.5 && c.tile_n == 256 && c.n_gpus == 1);
+    assert_string_equal(c.gpus[0].key, "h100-sxm"); /* aliases resolve to catalog keys */
+    assert_true(tp_calib_gpu_find(&c, "h100-sxm")->mamf_bf16 == 0.7);
+    /* round trip */
+    char buf[8192];
+    assert_true(tp_calib_to_json(&c, buf, sizeof buf) < sizeof buf);
+    tp_calib_init(&d);
+    assert_int_equal(tp_calib_from_json(buf, strlen(buf), &d, &err), TP_OK);
+    assert_true(d.gemm_scale == 0.5 && d.tile_n == 256 && d.n_gpus == 1 &&
+                d.gpus[0].mamf_bf16 == 0.7 && d.attn_eff == c.attn_eff);
+    /* errors name the parameter and leave the calibration as it was */
+    const char *typo = "{\"gemm_scal\": 0.5}";
+    assert_int_equal(tp_calib_from_json(typo, strlen(typo), &d, &err), TP_EINVAL);
+    assert_non_null(strstr(err.msg, "unknown parameter \"gemm_scal\" (did you mean gemm_scale?)"));
+    const char *range = "{\"attn_eff\": 0, \"gemm_scale\": 0.9}";
+    assert_int_equal(tp_calib_from_json(range, strlen(range), &d, &err), TP_EINVAL);
+    assert_non_null(strstr(err.msg, "attn_eff = 0 is out of range"));
+    assert_true(d.gemm_scale == 0.5);
+    const char *gpu = "{\"gpus\": {\"h9000\": {}}}";
+    assert_int_equal(tp_calib_from_json(gpu, strlen(gpu), &d, &err), TP_EINVAL);
+    const char *bad = "{\"gemm_scale\": ";
+    assert_int_equal(tp_calib_from_json(bad, strlen(bad), &d, &err), TP_EINVAL);
+    assert_int_equal(tp_calib_from_file("tests/fixtures/none.json", &d, &err), TP_EIO);
+}
+
+/* A per-GPU entry changes only that GPU's runs. */
+static void test_calibration_per_gpu(void **state)
+{
+    (void)state;
+    setup_run("llama-3.1-8b", "h100-sxm", 8);
+    check();
+    struct tp_time base, slow;
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &base);
+    const char *doc = "{\"gpus\": {\"h100-sxm\": {\"mamf_bf16\": 0.4}, \"a100-80gb\": "
+                      "{\"mamf_bf16\": 0.9}}}";
+    struct tp_error err = {{0}};
+    assert_int_equal(tp_calib_from_json(doc, strlen(doc), &cal, &err), TP_OK);
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &slow);
+    near(slow.gemm_s, base.gemm_s * 0.803 / 0.4, 0.02);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_allreduce_latency_and_volume),
+        cmocka_unit_test(test_allreduce_hierarchy),
+        cmocka_unit_test(test_bubble),
+        cmocka_unit_test(test_step_dp_and_optimizer),
+        cmocka_unit_test(test_step_consistency),
+        cmocka_unit_test(test_pipeline),
+        cmocka_unit_test(test_moe),
+        cmocka_unit_test(test_shape_quantization),
+        cmocka_unit_test(test_conventions),
+        cmocka_unit_test(test_calibration_json),
+        cmocka_unit_test(test_calibration_per_gpu),
+    };
+    return cmocka_run_group_tests_name("time", tests, NULL, NULL);
+}
