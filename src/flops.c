@@ -88,9 +88,9 @@ static double fwd_attention(const struct tp_model *m, double s, uint32_t mtp,
     return sum;
 }
 
-enum tp_status tp_flops_per_token(const struct tp_model *m, uint64_t seq,
-                                  enum tp_attn_convention conv, enum tp_recompute rc,
-                                  uint32_t mtp, struct tp_flops *f, struct tp_error *err)
+static enum tp_status flops(const struct tp_model *m, uint64_t seq, enum tp_attn_convention conv,
+                            enum tp_recompute rc, uint32_t mtp, bool conventions,
+                            struct tp_flops *f, struct tp_error *err)
 {
     memset(f, 0, sizeof *f);
     if (seq == 0 || seq > (1u << 24))
@@ -121,6 +121,8 @@ enum tp_status tp_flops_per_token(const struct tp_model *m, uint64_t seq,
     else if (rc == TP_RECOMPUTE_SELECTIVE)
         f->recompute = f->fwd_attn;
     f->hardware = f->model + f->recompute;
+    if (!conventions)
+        return TP_OK;
 
     struct tp_params p;
     tp_count_params(m, &p);
@@ -132,4 +134,17 @@ enum tp_status tp_flops_per_token(const struct tp_model *m, uint64_t seq,
     double L = m->n_layers;
     f->narayanan_2021 = 72 * L * h * h * (1 + s / (6 * h) + v / (12 * L * h));
     return TP_OK;
+}
+
+enum tp_status tp_flops_per_token(const struct tp_model *m, uint64_t seq,
+                                  enum tp_attn_convention conv, enum tp_recompute rc,
+                                  uint32_t mtp, struct tp_flops *f, struct tp_error *err)
+{
+    return flops(m, seq, conv, rc, mtp, true, f, err);
+}
+
+enum tp_status tp_flops_model(const struct tp_model *m, uint64_t seq, enum tp_recompute rc,
+                              struct tp_flops *f)
+{
+    return flops(m, seq, TP_ATTN_CAUSAL, rc, 0, false, f, NULL);
 }

@@ -32,6 +32,10 @@ unsigned tp_edit_distance(const char *a, const char *b);
 /* Mean number of keys one query of block `layer` attends to at sequence length s (flops.c). */
 double tp_keys_per_query(const struct tp_model *m, uint32_t layer, double s,
                          enum tp_attn_convention conv);
+/* tp_flops_per_token with the causal convention and no MTP, without the comparison
+   conventions (which count parameters): the evaluation core's fast path (flops.c). */
+enum tp_status tp_flops_model(const struct tp_model *m, uint64_t seq, enum tp_recompute rc,
+                              struct tp_flops *f);
 /* n_q * (d_qk + d_v): the attention core's width summed over query heads (flops.c). */
 double tp_head_widths(const struct tp_model *m);
 
@@ -44,9 +48,10 @@ struct tp_shard_params {
     double largest_block; /* the largest block: a ZeRO-3/FSDP gather unit */
     double largest_outer; /* the embedding or the head: separate gather units */
 };
-/* Whether block `layer` sits on pipeline stage `stage` of a checked layout (memory.c). */
-bool tp_on_stage(const struct tp_model *m, const struct tp_layout *l, uint32_t layer,
-                 uint32_t stage);
+/* The blocks of stage `stage` of a checked layout as ranges [lo[i], hi[i]); returns how many
+   (memory.c).  lo and hi hold TP_MAX_LAYERS entries. */
+uint32_t tp_stage_ranges(const struct tp_model *m, const struct tp_layout *l, uint32_t stage,
+                         uint32_t *lo, uint32_t *hi);
 /* The parameters of stage `stage`; `first`/`count` receive its block range (memory.c). */
 void tp_stage_params(const struct tp_model *m, const struct tp_job *j, const struct tp_layout *l,
                      uint32_t stage, struct tp_shard_params *s, uint32_t *first, uint32_t *count);

@@ -37,19 +37,24 @@ static void add_tensors(const struct tp_tensor *t, size_t n, const struct tp_lay
     }
 }
 
-/* Whether block `layer` sits on pipeline stage `stage`: interleaved, chunk c of L/(p v) blocks
-   goes to stage c mod p; otherwise stage s holds blocks [s L / p, (s+1) L / p) (uneven depths
-   spread their remainder over the later stages). */
-bool tp_on_stage(const struct tp_model *m, const struct tp_layout *l, uint32_t layer,
-                     uint32_t stage)
+/* The blocks of pipeline stage `stage` as contiguous ranges [lo[i], hi[i]): interleaved, chunk
+   c of L/(p v) blocks goes to stage c mod p (v ranges); otherwise stage s holds blocks
+   [s L / p, (s+1) L / p) (uneven depths spread their remainder over the later stages).
+   Returns the number of ranges (at most TP_MAX_LAYERS). */
+uint32_t tp_stage_ranges(const struct tp_model *m, const struct tp_layout *l, uint32_t stage,
+                         uint32_t *lo, uint32_t *hi)
 {
     if (l->vpp > 1) {
-        uint32_t chunk_layers = m->n_layers / (l->pp * l->vpp);
-        return (layer / chunk_layers) % l->pp == stage;
+        uint32_t chunk = m->n_layers / (l->pp * l->vpp), n = 0;
+        for (uint32_t c = stage; c < l->pp * l->vpp; c += l->pp, n++) {
+            lo[n] = c * chunk;
+            hi[n] = (c + 1) * chunk;
+        }
+        return n;
     }
-    uint64_t lo = (uint64_t)stage * m->n_layers / l->pp;
-    uint64_t hi = (uint64_t)(stage + 1) * m->n_layers / l->pp;
-    return layer >= lo && layer < hi;
+    lo[0] = (uint32_t)((uint64_t)stage * m->n_layers / l->pp);
+    hi[0] = (uint32_t)((uint64_t)(stage + 1) * m->n_layers / l->pp);
+    return 1;
 }
 
 void tp_stage_params(const struct tp_model *m, const struct tp_job *j,
@@ -60,16 +65,30 @@ void tp_stage_params(const struct tp_model *m, const struct tp_job *j,
     memset(s, 0, sizeof *s);
     *first = UINT32_MAX;
     *count = 0;
-    for (uint32_t layer = 0; layer < m->n_layers; layer++) {
-        if (!tp_on_stage(m, l, layer, stage))
-            continue;
+    /* blocks differ only by their FFN (dense or routed experts): list each kind once */
+    struct tp_shard_params kind[2];
+    double kind_unit[2];
+    bool have[2] = {false, false};
+    uint32_t lo[TP_MAX_LAYERS], hi[TP_MAX_LAYERS];
+    uint32_t ranges = tp_stage_ranges(m, l, stage, lo, hi);
+    for (uint32_t r = 0; r < ranges; r++)
+    for (uint32_t layer = lo[r]; layer < hi[r]; layer++) {
         if (*first == UINT32_MAX)
             *first = layer;
         (*count)++;
-        double unit = 0;
-        add_tensors(t, tp_block_tensors(m, layer, t), l, j, s, &unit);
-        if (unit > s->largest_block)
-            s->largest_block = unit;
+        unsigned k = m->layer_moe[layer] ? 1 : 0;
+        if (!have[k]) {
+            memset(&kind[k], 0, sizeof kind[k]);
+            kind_unit[k] = 0;
+            add_tensors(t, tp_block_tensors(m, layer, t), l, j, &kind[k], &kind_unit[k]);
+            have[k] = true;
+        }
+        s->dense += kind[k].dense;
+        s->expert += kind[k].expert;
+        s->quantizable += kind[k].quantizable;
+        s->lora += kind[k].lora;
+        if (kind_unit[k] > s->largest_block)
+            s->largest_block = kind_unit[k];
     }
     /* Outer tensors: the embedding on the first stage, the head on the last.  A tied head
        with pp > 1 keeps a copy of the embedding on the last stage (Megatron shares it by an
@@ -240,10 +259,18 @@ static double activations(const struct tp_model *m, const struct tp_job *j,
         tokens *= 2; /* chosen and rejected sequence per example */
     double stored = 0, working = 0;
     uint32_t seen = 0;
-    for (uint32_t layer = 0; layer < m->n_layers; layer++) {
-        if (!tp_on_stage(m, l, layer, stage))
-            continue;
-        struct act_terms a = block_activations(m, j, l, layer);
+    struct act_terms kind[2];
+    bool have[2] = {false, false};
+    uint32_t lo[TP_MAX_LAYERS], hi[TP_MAX_LAYERS];
+    uint32_t ranges = tp_stage_ranges(m, l, stage, lo, hi);
+    for (uint32_t r = 0; r < ranges; r++)
+    for (uint32_t layer = lo[r]; layer < hi[r]; layer++) {
+        unsigned k = m->layer_moe[layer] ? 1 : 0;
+        if (!have[k]) {
+            kind[k] = block_activations(m, j, l, layer);
+            have[k] = true;
+        }
+        struct act_terms a = kind[k];
         double full = act_bytes(a, l, l->recompute == TP_RECOMPUTE_SELECTIVE);
         bool ckpt = l->recompute == TP_RECOMPUTE_FULL &&
                     (l->recompute_layers == 0 || seen < l->recompute_layers);

@@ -477,9 +477,10 @@ static void stage_time(const struct ctx *x, const struct cost kinds[KINDS], uint
     memset(&rc, 0, sizeof rc);
     memset(st, 0, sizeof *st);
     uint32_t n = 0, ckpt = 0;
-    for (uint32_t layer = 0; layer < m->n_layers; layer++) {
-        if (!tp_on_stage(m, l, layer, stage))
-            continue;
+    uint32_t lo[TP_MAX_LAYERS], hi[TP_MAX_LAYERS];
+    uint32_t ranges = tp_stage_ranges(m, l, stage, lo, hi);
+    for (uint32_t r = 0; r < ranges; r++)
+    for (uint32_t layer = lo[r]; layer < hi[r]; layer++) {
         const struct cost *c = &kinds[kind_of(m, layer)];
         add_cost(&sum, c, 1);
         bool full = l->recompute == TP_RECOMPUTE_FULL &&
@@ -720,8 +721,7 @@ void tp_time_step(const struct tp_model *m, const struct tp_cluster *c, const st
     out->samples_per_s = samples / out->step_s;
 
     struct tp_flops f;
-    struct tp_error err;
-    if (tp_flops_per_token(m, j->seq, TP_ATTN_CAUSAL, l->recompute, 0, &f, &err) != TP_OK)
+    if (tp_flops_model(m, j->seq, l->recompute, &f) != TP_OK)
         return;
     double model = f.model;
     if (x.frozen) /* no weight-gradient GEMMs for the frozen base */
