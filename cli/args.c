@@ -36,8 +36,10 @@ struct opt {
 
 #define F(field) offsetof(struct cli_args, field)
 #define S(field) offsetof(struct cli_args, shape.field)
-#define SHAPE_CMDS (CMD_PARAMS | CMD_MEMORY | CMD_ESTIMATE)
+#define SHAPE_CMDS (CMD_PARAMS | CMD_MEMORY | CMD_ESTIMATE | CMD_SEARCH)
 #define RUN_CMDS (CMD_MEMORY | CMD_ESTIMATE)
+/* options that describe the job and the cluster, not the layout: search takes these */
+#define JOB_CMDS (RUN_CMDS | CMD_SEARCH)
 
 static const int MLP_VALUES[] = {TP_MLP_GELU, TP_MLP_GLU, TP_MLP_GLU};
 static const int NORM_VALUES[] = {TP_NORM_LAYER, TP_NORM_RMS};
@@ -50,32 +52,32 @@ static const struct opt OPTS[] = {
     {"help", "h", OPT_CONST, F(help), 1, 1, NULL, NULL, ~0u, NULL, "show this help and exit"},
     {"format", NULL, OPT_ENUM, F(format), 0, 0, "table|json|csv", NULL, ~0u, "FMT",
      "output format (default table)"},
-    {"seq", "seq-len", OPT_INT, F(seq), 1, 1 << 24, NULL, NULL, CMD_PARAMS | RUN_CMDS, "N",
+    {"seq", "seq-len", OPT_INT, F(seq), 1, 1 << 24, NULL, NULL, CMD_PARAMS | JOB_CMDS, "N",
      "sequence length (default: the model's, else 4096)"},
     {"recompute", NULL, OPT_ENUM, F(recompute), 0, 0, "none|selective|full", NULL,
      CMD_PARAMS | RUN_CMDS, "MODE", "activation recompute (default none)"},
     /* cluster */
-    {"gpu", NULL, OPT_STR, F(gpu), 0, 0, NULL, NULL, RUN_CMDS, "NAME",
+    {"gpu", NULL, OPT_STR, F(gpu), 0, 0, NULL, NULL, JOB_CMDS, "NAME",
      "accelerator from the catalog (trainplan gpus); default h100-sxm"},
-    {"gpus", "num-gpus", OPT_INT, F(gpus), 1, 1 << 20, NULL, NULL, RUN_CMDS, "N",
+    {"gpus", "num-gpus", OPT_INT, F(gpus), 1, 1 << 20, NULL, NULL, JOB_CMDS, "N",
      "GPUs in the job (default: tp*pp*cp*dp, else 8)"},
-    {"gpus-per-node", NULL, OPT_INT, F(gpus_per_node), 1, 1024, NULL, NULL, RUN_CMDS, "K",
+    {"gpus-per-node", NULL, OPT_INT, F(gpus_per_node), 1, 1024, NULL, NULL, JOB_CMDS, "K",
      "GPUs per node (default: the catalog's)"},
-    {"hbm-gb", NULL, OPT_REAL, F(hbm_gb), 0.001, 1e5, NULL, NULL, RUN_CMDS, "X",
+    {"hbm-gb", NULL, OPT_REAL, F(hbm_gb), 0.001, 1e5, NULL, NULL, JOB_CMDS, "X",
      "memory per GPU as the vendor states it (\"80 GB\" = 80 GiB), overriding the catalog"},
-    {"peak-tflops", NULL, OPT_REAL, F(peak_tflops), 0.001, 1000000, NULL, NULL, RUN_CMDS, "X",
+    {"peak-tflops", NULL, OPT_REAL, F(peak_tflops), 0.001, 1000000, NULL, NULL, JOB_CMDS, "X",
      "dense peak TFLOP/s in the job's precision (bf16/fp16, fp8 or fp32), overriding the "
      "catalog"},
-    {"hbm-tbps", NULL, OPT_REAL, F(hbm_tbps), 0.001, 1000, NULL, NULL, RUN_CMDS, "X",
+    {"hbm-tbps", NULL, OPT_REAL, F(hbm_tbps), 0.001, 1000, NULL, NULL, JOB_CMDS, "X",
      "memory bandwidth per GPU in TB/s, overriding the catalog"},
-    {"intra-gbps", NULL, OPT_REAL, F(intra_gbps), 0.001, 100000, NULL, NULL, RUN_CMDS, "X",
+    {"intra-gbps", NULL, OPT_REAL, F(intra_gbps), 0.001, 100000, NULL, NULL, JOB_CMDS, "X",
      "scale-up link (NVLink, xGMI) per GPU per direction in GB/s, overriding the catalog"},
-    {"inter-gbps", NULL, OPT_REAL, F(inter_gbps), 0.001, 100000, NULL, NULL, RUN_CMDS, "X",
+    {"inter-gbps", NULL, OPT_REAL, F(inter_gbps), 0.001, 100000, NULL, NULL, JOB_CMDS, "X",
      "scale-out network (NIC) per GPU per direction in GB/s, overriding the catalog"},
-    {"host-gbps", NULL, OPT_REAL, F(host_gbps), 0.001, 100000, NULL, NULL, RUN_CMDS, "X",
+    {"host-gbps", NULL, OPT_REAL, F(host_gbps), 0.001, 100000, NULL, NULL, JOB_CMDS, "X",
      "host link (PCIe) per GPU per direction in GB/s, overriding the catalog"},
     /* time and cost */
-    {"calibration", NULL, OPT_STR, F(calibration), 0, 0, NULL, NULL, CMD_ESTIMATE, "FILE",
+    {"calibration", NULL, OPT_STR, F(calibration), 0, 0, NULL, NULL, CMD_ESTIMATE | CMD_SEARCH, "FILE",
      "efficiency parameters (JSON, as `trainplan calibrate` writes) instead of the built-in "
      "defaults"},
     {"tokens", NULL, OPT_REAL, F(tokens), 1, 1e17, NULL, NULL, CMD_ESTIMATE, "N",
@@ -84,6 +86,23 @@ static const struct opt OPTS[] = {
      "epochs over --dataset-tokens (instead of --tokens)"},
     {"dataset-tokens", NULL, OPT_REAL, F(dataset_tokens), 1, 1e17, NULL, NULL,
      CMD_ESTIMATE, "N", "tokens in one epoch of the dataset (with --epochs)"},
+    /* search */
+    {"top", NULL, OPT_INT, F(top), 1, 1000, NULL, NULL, CMD_SEARCH, "K",
+     "layouts to list (default 5)"},
+    {"max-tp", NULL, OPT_INT, F(max_tp), 1, 1024, NULL, NULL, CMD_SEARCH, "N",
+     "largest tensor-parallel size tried (default: GPUs per node)"},
+    {"max-pp", NULL, OPT_INT, F(max_pp), 1, 1024, NULL, NULL, CMD_SEARCH, "N",
+     "largest pipeline size tried (default: the layers)"},
+    {"max-cp", NULL, OPT_INT, F(max_cp), 1, 1024, NULL, NULL, CMD_SEARCH, "N",
+     "largest context-parallel size tried (default 1)"},
+    {"max-ep", NULL, OPT_INT, F(max_ep), 1, 4096, NULL, NULL, CMD_SEARCH, "N",
+     "largest expert-parallel size tried (default: no limit)"},
+    {"max-mbs", NULL, OPT_INT, F(max_mbs), 1, 4096, NULL, NULL, CMD_SEARCH, "N",
+     "largest micro-batch tried (default 16)"},
+    {"mem-headroom", NULL, OPT_REAL, F(mem_headroom), 0, 0.9, NULL, NULL, CMD_SEARCH, "F",
+     "fraction of GPU memory to keep free (default 0)"},
+    {"no-offload", NULL, OPT_CONST, F(no_offload), 1, 1, NULL, NULL, CMD_SEARCH, NULL,
+     "never offload the optimizer to the CPU"},
     {"gpu-hour-price", NULL, OPT_REAL, F(price), 0, 1000000, NULL, NULL, CMD_ESTIMATE, "P",
      "price of one GPU-hour, for the cost"},
     /* layout */
@@ -111,7 +130,7 @@ static const struct opt OPTS[] = {
      "sequences per micro-batch (default 1)"},
     {"gas", "grad-accum", OPT_INT, F(gas), 1, 1 << 20, NULL, NULL, RUN_CMDS, "N",
      "micro-batches per step (default 1, or gbs / (mbs*dp))"},
-    {"gbs", "global-batch", OPT_INT, F(gbs), 1, 1 << 26, NULL, NULL, RUN_CMDS, "N",
+    {"gbs", "global-batch", OPT_INT, F(gbs), 1, 1 << 26, NULL, NULL, JOB_CMDS, "N",
      "sequences per optimizer step"},
     {"recompute-layers", NULL, OPT_INT, F(recompute_layers), 1, 1024, NULL, NULL, RUN_CMDS, "N",
      "with --recompute full: only N blocks per stage (partial recompute)"},
@@ -120,35 +139,35 @@ static const struct opt OPTS[] = {
     {"schedule", NULL, OPT_ENUM, F(schedule), 0, 0, "1f1b|interleaved|gpipe", NULL, RUN_CMDS,
      "S", "pipeline schedule (default 1f1b; interleaved with --vpp)"},
     /* job */
-    {"task", NULL, OPT_ENUM, F(task), 0, 0, "pretrain|sft|dpo|lora|qlora", NULL, RUN_CMDS, "T",
+    {"task", NULL, OPT_ENUM, F(task), 0, 0, "pretrain|sft|dpo|lora|qlora", NULL, JOB_CMDS, "T",
      "what is trained (default pretrain)"},
-    {"lora-rank", NULL, OPT_INT, F(lora_rank), 1, 65536, NULL, NULL, RUN_CMDS, "R",
+    {"lora-rank", NULL, OPT_INT, F(lora_rank), 1, 65536, NULL, NULL, JOB_CMDS, "R",
      "LoRA / QLoRA adapter rank (default 16)"},
-    {"lora-targets", NULL, OPT_STR, F(lora_targets), 0, 0, NULL, NULL, RUN_CMDS, "LIST",
+    {"lora-targets", NULL, OPT_STR, F(lora_targets), 0, 0, NULL, NULL, JOB_CMDS, "LIST",
      "adapted modules: all, or a comma list of q,k,v,o,gate,up,down (default all)"},
     {"optimizer", NULL, OPT_ENUM, F(optimizer), 0, 0,
-     "adamw|adamw-8bit|adamw-4bit|adafactor|sgd|sgd-momentum", NULL, RUN_CMDS, "OPT",
+     "adamw|adamw-8bit|adamw-4bit|adafactor|sgd|sgd-momentum", NULL, JOB_CMDS, "OPT",
      "optimizer (default adamw)"},
-    {"precision", NULL, OPT_ENUM, F(precision), 0, 0, "bf16|fp16|fp8|fp32", NULL, RUN_CMDS, "P",
+    {"precision", NULL, OPT_ENUM, F(precision), 0, 0, "bf16|fp16|fp8|fp32", NULL, JOB_CMDS, "P",
      "training precision (default bf16, fp32 master weights)"},
     {"framework", NULL, OPT_ENUM, F(framework), 0, 0, "deepspeed|fsdp|megatron|axolotl|torchtitan",
-     FW_VALUES, RUN_CMDS, "FW",
+     FW_VALUES, JOB_CMDS, "FW",
      "byte conventions: deepspeed (its estimator), fsdp (ZeRO paper), megatron (fp32 grads)"},
-    {"attention", NULL, OPT_ENUM, F(attn_impl), 0, 0, "flash|eager", NULL, RUN_CMDS, "IMPL",
+    {"attention", NULL, OPT_ENUM, F(attn_impl), 0, 0, "flash|eager", NULL, JOB_CMDS, "IMPL",
      "attention kernel (eager stores the s x s scores)"},
-    {"dropout", NULL, OPT_CONST, F(dropout), 1, 1, NULL, NULL, RUN_CMDS, NULL,
+    {"dropout", NULL, OPT_CONST, F(dropout), 1, 1, NULL, NULL, JOB_CMDS, NULL,
      "training keeps dropout masks (GPT-2/3-era recipes)"},
-    {"fused-loss", NULL, OPT_CONST, F(fused_loss), 1, 1, NULL, NULL, RUN_CMDS, NULL,
+    {"fused-loss", NULL, OPT_CONST, F(fused_loss), 1, 1, NULL, NULL, JOB_CMDS, NULL,
      "chunked/fused cross-entropy (no full fp32 logits)"},
-    {"moe-capacity", NULL, OPT_REAL, F(moe_capacity), 0, 64, NULL, NULL, RUN_CMDS, "X",
+    {"moe-capacity", NULL, OPT_REAL, F(moe_capacity), 0, 64, NULL, NULL, JOB_CMDS, "X",
      "token-dropping capacity factor (default: dropless)"},
-    {"moe-imbalance", NULL, OPT_REAL, F(moe_imbalance), 1, 64, NULL, NULL, RUN_CMDS, "X",
+    {"moe-imbalance", NULL, OPT_REAL, F(moe_imbalance), 1, 64, NULL, NULL, JOB_CMDS, "X",
      "dropless: busiest expert's load over the mean (default 1.2)"},
-    {"overhead-gb", NULL, OPT_REAL, F(overhead_gb), 0, 1e4, NULL, NULL, RUN_CMDS, "X",
+    {"overhead-gb", NULL, OPT_REAL, F(overhead_gb), 0, 1e4, NULL, NULL, JOB_CMDS, "X",
      "CUDA context and workspaces per GPU (default 1.0)"},
-    {"nccl-gb", NULL, OPT_REAL, F(nccl_gb), 0, 1e4, NULL, NULL, RUN_CMDS, "X",
+    {"nccl-gb", NULL, OPT_REAL, F(nccl_gb), 0, 1e4, NULL, NULL, JOB_CMDS, "X",
      "NCCL memory per live communicator (default 0.5)"},
-    {"fragmentation", NULL, OPT_REAL, F(frag), 0, 1, NULL, NULL, RUN_CMDS, "F",
+    {"fragmentation", NULL, OPT_REAL, F(frag), 0, 1, NULL, NULL, JOB_CMDS, "F",
      "allocator fragmentation, fraction of states + activations (default 0.08)"},
     {"per-stage", NULL, OPT_CONST, F(per_stage), 1, 1, NULL, NULL, RUN_CMDS, NULL,
      "report every pipeline stage, not only the worst"},
@@ -333,6 +352,8 @@ static const char *cmd_name(unsigned cmd)
            : cmd == CMD_MODELS ? "models"
            : cmd == CMD_MEMORY ? "memory"
            : cmd == CMD_GPUS   ? "gpus"
+           : cmd == CMD_ESTIMATE ? "estimate"
+           : cmd == CMD_SEARCH ? "search"
                                : "?";
 }
 
@@ -347,6 +368,7 @@ int cli_parse(int argc, char **argv, unsigned cmd, struct cli_args *a)
     a->shard_group = a->mbs = a->gas = a->gbs = a->recompute_layers = a->lora_rank = TP_UNSET;
     a->moe_capacity = a->moe_imbalance = a->overhead_gb = a->nccl_gb = a->frag = -1;
     a->price = -1;
+    a->top = a->max_tp = a->max_pp = a->max_cp = a->max_ep = a->max_mbs = TP_UNSET;
     tp_shape_init(&a->shape);
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];

@@ -24,6 +24,7 @@ enum {
     CMD_MEMORY = 1u << 2,
     CMD_GPUS = 1u << 3,
     CMD_ESTIMATE = 1u << 4,
+    CMD_SEARCH = 1u << 5,
 };
 
 struct cli_args {
@@ -45,6 +46,10 @@ struct cli_args {
     /* time and cost (estimate) */
     const char *calibration;
     double tokens, epochs, dataset_tokens, price;
+    /* search */
+    int64_t top, max_tp, max_pp, max_cp, max_ep, max_mbs;
+    double mem_headroom;
+    int no_offload;
     /* layout (TP_UNSET = default / derived) */
     int64_t dp, tp, pp, vpp, ep, etp, cp, zero, shard_group, mbs, gas, gbs, recompute_layers;
     int sp, offload, schedule;
@@ -116,6 +121,7 @@ int cmd_models(int argc, char **argv);
 int cmd_memory(int argc, char **argv);
 int cmd_gpus(int argc, char **argv);
 int cmd_estimate(int argc, char **argv);
+int cmd_search(int argc, char **argv);
 
 /* Prints `doc` (consumed; NULL means a failed build) as indented JSON with its key order kept,
    reals with `digits` significant digits (0 = jansson's shortest round-trip form).  Returns

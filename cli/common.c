@@ -269,7 +269,7 @@ int cli_resolve_run(const struct cli_args *a, struct run *r)
         cli_error("%s", err.msg);
         return EXIT_USAGE;
     }
-    if (a->gbs != TP_UNSET) {
+    if (a->gbs != TP_UNSET && a->cmd != CMD_SEARCH) {
         uint64_t per = (uint64_t)l->mbs * l->dp;
         if ((uint64_t)a->gbs % per != 0) {
             cli_error("--gbs %lld is not a multiple of mbs*dp = %u*%u = %llu", (long long)a->gbs,

@@ -20,6 +20,8 @@ static void usage(FILE *out)
             "                  memory, and which change makes it fit\n"
             "  estimate MODEL  memory and time of a training run: step time broken down,\n"
             "                  tokens/s, MFU, wall-clock, GPU-hours and cost\n"
+            "  search MODEL    the fastest parallel layouts that fit, ranked, with the counts\n"
+            "                  of layouts rejected by each constraint\n"
             "  models          the built-in presets with their sources\n"
             "  gpus            the accelerator catalog\n"
             "\n"
@@ -36,7 +38,7 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        cli_error("no command given (commands: params, memory, estimate, models, gpus; see trainplan "
+        cli_error("no command given (commands: params, memory, estimate, search, models, gpus; see trainplan "
                   "--help)");
         return EXIT_USAGE;
     }
@@ -57,9 +59,11 @@ int main(int argc, char **argv)
         return cmd_memory(argc - 2, argv + 2);
     if (strcmp(cmd, "estimate") == 0)
         return cmd_estimate(argc - 2, argv + 2);
+    if (strcmp(cmd, "search") == 0)
+        return cmd_search(argc - 2, argv + 2);
     if (strcmp(cmd, "gpus") == 0)
         return cmd_gpus(argc - 2, argv + 2);
-    cli_error("unknown command \"%s\" (commands: params, memory, estimate, models, gpus; see trainplan "
+    cli_error("unknown command \"%s\" (commands: params, memory, estimate, search, models, gpus; see trainplan "
               "--help)", cmd);
     return EXIT_USAGE;
 }

@@ -629,6 +629,64 @@ double tp_time_alltoall(const struct tp_cluster *c, const struct tp_calib *cal, 
 /* Pipeline bubble as a fraction of the ideal time: (p-1)/(v m) ([NAR21] §2.2). */
 double tp_bubble_fraction(uint32_t pp, uint32_t vpp, uint32_t micro_batches);
 
+/* ----------------------------------------------------------------------------------------- */
+/* Layout search                                                                              */
+/* ----------------------------------------------------------------------------------------- */
+
+/* Why a layout was rejected (the first constraint it breaks); append only. */
+enum tp_reject {
+    TP_REJECT_TP_HEADS = 0, /* tp must divide the query and key/value heads */
+    TP_REJECT_LIMIT,        /* beyond --max-tp (default: a node), --max-pp, --max-cp, --max-ep */
+    TP_REJECT_PP_LAYERS,    /* pp * vpp must divide the layers (interleaving); pp <= layers */
+    TP_REJECT_CP_SEQ,       /* 2 * cp must divide the sequence (load-balanced ring attention) */
+    TP_REJECT_EP_EXPERTS,   /* ep must divide the routed experts */
+    TP_REJECT_BATCH,        /* mbs * dp must divide the global batch */
+    TP_REJECT_FRAMEWORK,    /* the framework cannot run it (DeepSpeed: data parallel and MoE only;
+                               FSDP: no pipeline; DeepSpeed MoE not under ZeRO-3; ...) */
+    TP_REJECT_MEMORY,       /* the worst stage does not fit, even with the optimizer offloaded */
+    TP_REJECT_COUNT
+};
+/* Short stable name of a rejection reason ("tp-divides-heads", ..., "memory"). */
+const char *tp_reject_name(enum tp_reject r);
+
+struct tp_search_opts {
+    uint64_t gbs;            /* global batch in sequences (fixed) */
+    uint32_t max_tp;         /* 0 = gpus per node */
+    uint32_t max_pp;         /* 0 = the layers */
+    uint32_t max_cp;         /* default 1 (no context parallelism) */
+    uint32_t max_ep;         /* 0 = no limit beyond dp * cp */
+    uint32_t max_vpp;        /* interleaving chunks tried with pp > 1 (default 8) */
+    uint32_t max_mbs;        /* micro-batch sizes 1..max_mbs (default 16) */
+    double mem_headroom;     /* fraction of the capacity kept free (0..0.9) */
+    unsigned zero_mask;      /* ZeRO stages to try, bit z (default all; the framework narrows) */
+    unsigned recompute_mask; /* bit 0 none, 1 selective, 2 full (default all) */
+    bool offload;            /* try optimizer offload where a layout does not fit on the GPU */
+};
+void tp_search_opts_init(struct tp_search_opts *o);
+
+struct tp_search_hit {
+    struct tp_layout layout; /* checked, as tp_time_step saw it */
+    struct tp_time time;
+    double memory_bytes;     /* worst stage */
+    double time_per_token;   /* step_s / tokens_per_step: the rank key */
+};
+
+struct tp_search_stats {
+    uint64_t evaluated;      /* layouts considered (a rejection at an outer level counts the
+                                zero-stage x micro-batch x recompute choices it stands for) */
+    uint64_t feasible;       /* those that satisfy every constraint and fit */
+    uint64_t dominated;      /* feasible, but a cheaper recompute mode of the same layout fits,
+                                so they cannot rank first and were not timed */
+    uint64_t rejected[TP_REJECT_COUNT]; /* sums to evaluated - feasible */
+};
+
+/* Enumerates the layouts of job `j` on cluster `c`, keeps the `cap` fastest per token in `hits`
+   (sorted), and counts the rest by reason.  Pure and allocation-free. */
+enum tp_status tp_search(const struct tp_model *m, const struct tp_cluster *c,
+                         const struct tp_job *j, const struct tp_search_opts *o,
+                         const struct tp_calib *cal, struct tp_search_hit *hits, size_t cap,
+                         size_t *n_hits, struct tp_search_stats *st, struct tp_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,160 @@
+/*
+ * cmd_search.c - `trainplan search MODEL --gpu G --gpus N --gbs B ...`: the fastest parallel
+ * layouts that fit, and why the others lose.
+ *
+ * Exit status 0 when at least one layout is feasible, 1 when none is, 2 on bad input.
+ */
+#include "cli.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_TOP = 1000 };
+
+static void help(void)
+{
+    printf("usage: trainplan search MODEL --gpu NAME --gpus N --gbs B [--seq S] [job options]\n"
+           "                        [--top K] [--max-tp N] [--max-pp N] [--max-cp N] [--max-ep N]\n"
+           "                        [--max-mbs N] [--mem-headroom F] [--no-offload]\n\n"
+           "Enumerates every consistent layout (tp, pp, vpp, dp, ep, cp, ZeRO stage, micro-batch at\n"
+           "the fixed global batch, recompute, optimizer offload) that the framework can run,\n"
+           "evaluates each with the memory and time models of `trainplan estimate`, and lists the\n"
+           "fastest per token, with the number of layouts rejected by each named constraint.\n\n"
+           "JSON keys: schema_version, evaluated, feasible, dominated, rejected{reason: count},\n"
+           "results[] (dp, tp, pp, vpp, ep, cp, zero, mbs, gas, recompute, offload and the\n"
+           "estimate keys step_time_s, tokens_per_s_per_gpu, mfu, ...).\n\n"
+           "options:\n");
+    cli_print_options(stdout, CMD_SEARCH);
+    printf("\nexit status: 0 a layout fits; 1 none fits; 2 usage or input error.\n");
+}
+
+static json_t *hit_json(const struct tp_search_hit *h)
+{
+    const struct tp_layout *l = &h->layout;
+    const struct tp_time *t = &h->time;
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:s, s:s, s:f, s:f, s:f,"
+                     " s:f, s:f, s:f, s:f, s:f, s:f}",
+                     "dp", (json_int_t)l->dp, "tp", (json_int_t)l->tp, "pp", (json_int_t)l->pp,
+                     "vpp", (json_int_t)l->vpp, "ep", (json_int_t)l->ep, "cp", (json_int_t)l->cp,
+                     "sp", (int)l->sp, "zero", (json_int_t)l->zero, "mbs", (json_int_t)l->mbs,
+                     "gas", (json_int_t)l->gas, "recompute", recompute_names[l->recompute],
+                     "offload", offload_names[l->offload], "step_time_s", t->step_s,
+                     "tokens_per_s_per_gpu", t->tokens_per_s_per_gpu, "tokens_per_s",
+                     t->tokens_per_s, "model_tflops_per_gpu", t->model_tflops_per_gpu, "mfu",
+                     t->mfu, "hw_tflops_per_gpu", t->hw_tflops_per_gpu, "hfu", t->hfu,
+                     "memory_bytes", h->memory_bytes, "bubble_s", t->bubble_s);
+}
+
+static int print_json(const struct run *r, const struct tp_search_stats *st,
+                      const struct tp_search_hit *hits, size_t n, uint64_t gbs)
+{
+    json_t *rej = json_object();
+    for (int i = 0; i < TP_REJECT_COUNT; i++)
+        json_object_set_new(rej, tp_reject_name((enum tp_reject)i),
+                            json_integer((json_int_t)st->rejected[i]));
+    json_t *res = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(res, hit_json(&hits[i]));
+    json_t *doc = json_pack("{s:i, s:s, s:{s:s}, s:{s:s, s:I, s:I}, s:I, s:I, s:I, s:I, s:I,"
+                            " s:o, s:o}",
+                            "schema_version", TP_SCHEMA_VERSION, "command", "search", "model",
+                            "name", r->m.name, "cluster", "gpu", r->c.gpu.key, "gpus",
+                            (json_int_t)r->c.n_gpus, "gpus_per_node",
+                            (json_int_t)r->c.gpus_per_node, "global_batch", (json_int_t)gbs,
+                            "seq", (json_int_t)r->j.seq, "evaluated", (json_int_t)st->evaluated,
+                            "feasible", (json_int_t)st->feasible, "dominated",
+                            (json_int_t)st->dominated, "rejected", rej, "results", res);
+    return cli_print_json(doc, 8);
+}
+
+static void print_table(const struct run *r, const struct tp_search_stats *st,
+                        const struct tp_search_hit *hits, size_t n, uint64_t gbs)
+{
+    printf("trainplan %s - search\n\n", TP_VERSION);
+    printf("model    %s [%s]\n", r->m.name, r->m.family);
+    printf("cluster  %u x %s (%u per node)\n", r->c.n_gpus, r->c.gpu.label, r->c.gpus_per_node);
+    printf("job      %s, %s, %s conventions, seq %llu, global batch %llu sequences\n",
+           task_names[r->j.task], precision_names[r->j.precision],
+           framework_names[r->j.framework], (unsigned long long)r->j.seq,
+           (unsigned long long)gbs);
+    printf("\nevaluated %llu layouts: %llu feasible (%llu of them dominated by a cheaper recompute "
+           "mode), rejected:\n",
+           (unsigned long long)st->evaluated, (unsigned long long)st->feasible,
+           (unsigned long long)st->dominated);
+    for (int i = 0; i < TP_REJECT_COUNT; i++)
+        if (st->rejected[i])
+            printf("  %-20s %12llu\n", tp_reject_name((enum tp_reject)i),
+                   (unsigned long long)st->rejected[i]);
+    if (n == 0) {
+        printf("\nno layout is feasible; the counts above say which constraint rejects them (for\n"
+               "memory: more GPUs, a GPU with more memory, or a smaller --mem-headroom)\n");
+        return;
+    }
+    printf("\n%4s %4s %4s %4s %4s %4s %4s %4s %4s %5s %-9s %-9s %9s %11s %6s %8s\n", "rank", "dp",
+           "tp", "pp", "vpp", "cp", "ep", "zero", "mbs", "gas", "recompute", "offload",
+           "step s", "tok/s/GPU", "MFU", "mem GiB");
+    for (size_t i = 0; i < n; i++) {
+        const struct tp_layout *l = &hits[i].layout;
+        const struct tp_time *t = &hits[i].time;
+        printf("%4zu %4u %4u %4u %4u %4u %4u %4u %4u %5u %-9s %-9s %9.3f %11.0f %5.1f%% %8.1f\n",
+               i + 1, l->dp, l->tp, l->pp, l->vpp, l->cp, l->ep, l->zero, l->mbs, l->gas,
+               recompute_names[l->recompute], offload_names[l->offload], t->step_s,
+               t->tokens_per_s_per_gpu, 100 * t->mfu, hits[i].memory_bytes / 1073741824.0);
+    }
+    const struct tp_time *b = &hits[0].time;
+    printf("\nbest layout, time per step: compute %.3f s, TP %.3f, CP %.3f, EP %.3f, PP %.3f, "
+           "bubble %.3f, DP %.3f, optimizer %.3f, offload %.3f, overhead %.3f\n",
+           b->fwd_s + b->bwd_s + b->recompute_s, b->tp_comm_s, b->cp_comm_s, b->ep_comm_s,
+           b->pp_comm_s, b->bubble_s, b->dp_comm_s, b->optimizer_s, b->offload_s, b->overhead_s);
+}
+
+int cmd_search(int argc, char **argv)
+{
+    struct cli_args a;
+    static struct run r;
+    int rc = cli_begin_run(argc, argv, CMD_SEARCH, &a, help, &r);
+    if (rc >= 0)
+        return rc;
+    if (a.gbs == TP_UNSET) {
+        cli_error("search needs the global batch (--gbs, in sequences)");
+        return EXIT_USAGE;
+    }
+    static struct tp_calib cal;
+    tp_calib_init(&cal);
+    struct tp_error err = {{0}};
+    if (a.calibration && tp_calib_from_file(a.calibration, &cal, &err) != TP_OK) {
+        cli_error("%s", err.msg);
+        return EXIT_USAGE;
+    }
+    struct tp_search_opts o;
+    tp_search_opts_init(&o);
+    o.gbs = (uint64_t)a.gbs;
+    if (a.max_tp != TP_UNSET)
+        o.max_tp = (uint32_t)a.max_tp;
+    if (a.max_pp != TP_UNSET)
+        o.max_pp = (uint32_t)a.max_pp;
+    if (a.max_cp != TP_UNSET)
+        o.max_cp = (uint32_t)a.max_cp;
+    if (a.max_ep != TP_UNSET)
+        o.max_ep = (uint32_t)a.max_ep;
+    if (a.max_mbs != TP_UNSET)
+        o.max_mbs = (uint32_t)a.max_mbs;
+    o.mem_headroom = a.mem_headroom;
+    o.offload = !a.no_offload;
+    size_t top = a.top != TP_UNSET ? (size_t)a.top : 5;
+    static struct tp_search_hit hits[MAX_TOP];
+    size_t n;
+    struct tp_search_stats st;
+    if (tp_search(&r.m, &r.c, &r.j, &o, &cal, hits, top, &n, &st, &err) != TP_OK) {
+        cli_error("%s", err.msg);
+        return EXIT_USAGE;
+    }
+    if (a.format == FMT_JSON) {
+        if ((rc = print_json(&r, &st, hits, n, o.gbs)) != EXIT_OK)
+            return rc;
+    } else {
+        print_table(&r, &st, hits, n, o.gbs);
+    }
+    return cli_finish(n > 0 ? EXIT_OK : EXIT_NO);
+}
