@@ -101,6 +101,9 @@ static const struct opt OPTS[] = {
      "largest micro-batch tried (default 16)"},
     {"mem-headroom", NULL, OPT_REAL, F(mem_headroom), 0, 0.9, NULL, NULL, CMD_SEARCH, "F",
      "fraction of GPU memory to keep free (default 0)"},
+    {"explain", NULL, OPT_STR, F(explain), 0, 0, NULL, NULL, CMD_SEARCH, "\"K=V ...\"",
+     "why this layout ranks where it does or fails, e.g. \"tp=8 pp=4 mbs=2\" (keys tp pp vpp cp "
+     "ep zero mbs recompute offload; the rest as the best layout)"},
     {"no-offload", NULL, OPT_CONST, F(no_offload), 1, 1, NULL, NULL, CMD_SEARCH, NULL,
      "never offload the optimizer to the CPU"},
     {"gpu-hour-price", NULL, OPT_REAL, F(price), 0, 1000000, NULL, NULL, CMD_ESTIMATE, "P",

@@ -50,6 +50,7 @@ struct cli_args {
     int64_t top, max_tp, max_pp, max_cp, max_ep, max_mbs;
     double mem_headroom;
     int no_offload;
+    const char *explain;     /* --explain "tp=8 pp=4 mbs=2" */
     /* layout (TP_UNSET = default / derived) */
     int64_t dp, tp, pp, vpp, ep, etp, cp, zero, shard_group, mbs, gas, gbs, recompute_layers;
     int sp, offload, schedule;

@@ -7,6 +7,7 @@
 #include "cli.h"
 
 #include <jansson.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,6 +110,138 @@ static void print_table(const struct run *r, const struct tp_search_stats *st,
            b->pp_comm_s, b->bubble_s, b->dp_comm_s, b->optimizer_s, b->offload_s, b->overhead_s);
 }
 
+/* Applies "tp=8 pp=4 mbs=2 recompute=full" to `l`; a new pp without a vpp resets vpp to 1.
+   Returns EXIT_OK or prints the error. */
+static int parse_explain(const char *text, struct tp_layout *l)
+{
+    bool pp_given = false, vpp_given = false;
+    static const struct {
+        const char *key;
+        size_t offset;
+    } dims[] = {{"tp", offsetof(struct tp_layout, tp)},     {"pp", offsetof(struct tp_layout, pp)},
+                {"vpp", offsetof(struct tp_layout, vpp)},   {"cp", offsetof(struct tp_layout, cp)},
+                {"ep", offsetof(struct tp_layout, ep)},     {"zero", offsetof(struct tp_layout, zero)},
+                {"mbs", offsetof(struct tp_layout, mbs)}};
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", text);
+    for (char *save = NULL, *tok = strtok_r(buf, " ,", &save); tok;
+         tok = strtok_r(NULL, " ,", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq || eq == tok || !eq[1]) {
+            cli_error("--explain: \"%s\" is not key=value (keys: tp pp vpp cp ep zero mbs "
+                      "recompute offload)", tok);
+            return EXIT_USAGE;
+        }
+        *eq = '\0';
+        const char *val = eq + 1;
+        if (strcmp(tok, "recompute") == 0 || strcmp(tok, "offload") == 0) {
+            const char *const *names = tok[0] == 'r' ? recompute_names : offload_names;
+            int found = -1;
+            for (int i = 0; i < 3; i++)
+                if (strcmp(names[i], val) == 0)
+                    found = i;
+            if (found < 0) {
+                cli_error("--explain: %s=%s: expected %s", tok, val,
+                          tok[0] == 'r' ? "none, selective or full" : "none or optimizer");
+                return EXIT_USAGE;
+            }
+            if (tok[0] == 'r')
+                l->recompute = (enum tp_recompute)found;
+            else
+                l->offload = (enum tp_offload)found;
+            continue;
+        }
+        size_t i = 0;
+        while (i < sizeof dims / sizeof dims[0] && strcmp(dims[i].key, tok) != 0)
+            i++;
+        char *end;
+        long v = strtol(val, &end, 10);
+        if (i == sizeof dims / sizeof dims[0] || *end || v < 0 || v > 1 << 20) {
+            cli_error("--explain: %s=%s: unknown key or not a whole number (keys: tp pp vpp cp ep "
+                      "zero mbs recompute offload)", tok, val);
+            return EXIT_USAGE;
+        }
+        *(uint32_t *)(void *)((char *)l + dims[i].offset) = (uint32_t)v;
+        pp_given = pp_given || strcmp(tok, "pp") == 0;
+        vpp_given = vpp_given || strcmp(tok, "vpp") == 0;
+    }
+    if (pp_given && !vpp_given)
+        l->vpp = 1;
+    return EXIT_OK;
+}
+
+static const char *reason_text(enum tp_reject r)
+{
+    switch (r) {
+    case TP_REJECT_TP_HEADS: return "tp must divide the attention heads and the key/value heads";
+    case TP_REJECT_LIMIT: return "a size is beyond the search limits (--max-tp defaults to a node; "
+                                 "tp*pp*cp must divide the GPUs)";
+    case TP_REJECT_PP_LAYERS: return "pp*vpp must divide the layers (and vpp needs pp > 1)";
+    case TP_REJECT_CP_SEQ: return "2*cp must divide the sequence length";
+    case TP_REJECT_EP_EXPERTS: return "ep must divide the experts and dp*cp";
+    case TP_REJECT_BATCH: return "mbs*dp must divide the global batch";
+    case TP_REJECT_FRAMEWORK: return "the framework does not run this combination";
+    case TP_REJECT_MEMORY: return "the worst pipeline stage does not fit in memory";
+    case TP_REJECT_COUNT: break;
+    }
+    return "feasible";
+}
+
+static void side(const char *label, double a, double b)
+{
+    printf("  %-34s %12.3f %12.3f\n", label, a, b);
+}
+
+static void explain(const struct run *r, const struct tp_search_opts *o,
+                    const struct tp_calib *cal, const struct tp_search_hit *best,
+                    struct tp_layout *l, const char *text)
+{
+    struct tp_memory mem;
+    struct tp_time t;
+    enum tp_reject why = tp_search_check(&r->m, &r->c, &r->j, o, cal, l, &mem, &t);
+    printf("\nexplain %s (other knobs as the best layout): tp %u pp %u vpp %u dp %u cp %u ep %u "
+           "zero %u mbs %u recompute %s offload %s\n",
+           text, l->tp, l->pp, l->vpp, l->dp, l->cp, l->ep, l->zero, l->mbs,
+           recompute_names[l->recompute], offload_names[l->offload]);
+    if (why != TP_REJECT_COUNT) {
+        printf("  rejected (%s): %s", tp_reject_name(why), reason_text(why));
+        if (why == TP_REJECT_MEMORY)
+            printf(" (%.1f GiB of %.1f GiB usable)", mem.total_bytes / 1073741824.0,
+                   r->c.gpu.hbm_bytes * (1 - o->mem_headroom) / 1073741824.0);
+        printf("\n");
+        return;
+    }
+    struct tp_search_opts probe = *o;
+    probe.probe_time_per_token = t.step_s / t.tokens_per_step;
+    struct tp_search_hit one[1];
+    size_t n;
+    struct tp_search_stats st;
+    struct tp_error err;
+    if (tp_search(&r->m, &r->c, &r->j, &probe, cal, one, 1, &n, &st, &err) != TP_OK)
+        return;
+    printf("  feasible: rank %llu of %llu timed layouts, %+.1f%% time per token against the "
+           "best\n\n",
+           (unsigned long long)st.faster_than_probe + 1,
+           (unsigned long long)(st.feasible - st.dominated),
+           100 * (probe.probe_time_per_token / best->time_per_token - 1));
+    const struct tp_time *b = &best->time;
+    printf("  %-34s %12s %12s\n", "seconds per step", "explained", "best");
+    side("compute (fwd + bwd + recompute)", t.fwd_s + t.bwd_s + t.recompute_s,
+         b->fwd_s + b->bwd_s + b->recompute_s);
+    side("TP collectives", t.tp_comm_s, b->tp_comm_s);
+    side("CP exchange", t.cp_comm_s, b->cp_comm_s);
+    side("MoE all-to-all", t.ep_comm_s, b->ep_comm_s);
+    side("pipeline send/recv", t.pp_comm_s, b->pp_comm_s);
+    side("pipeline bubble", t.bubble_s, b->bubble_s);
+    side("DP / ZeRO (exposed)", t.dp_comm_s, b->dp_comm_s);
+    side("optimizer + offload", t.optimizer_s + t.offload_s, b->optimizer_s + b->offload_s);
+    side("overhead", t.overhead_s, b->overhead_s);
+    side("step", t.step_s, b->step_s);
+    side("tokens/s per GPU", t.tokens_per_s_per_gpu, b->tokens_per_s_per_gpu);
+    side("memory, GiB (worst stage)", mem.total_bytes / 1073741824.0,
+         best->memory_bytes / 1073741824.0);
+}
+
 int cmd_search(int argc, char **argv)
 {
     struct cli_args a;
@@ -120,6 +253,10 @@ int cmd_search(int argc, char **argv)
         cli_error("search needs the global batch (--gbs, in sequences)");
         return EXIT_USAGE;
     }
+    struct tp_layout scratch;
+    tp_layout_init(&scratch);
+    if (a.explain && (rc = parse_explain(a.explain, &scratch)) != EXIT_OK)
+        return rc;
     static struct tp_calib cal;
     tp_calib_init(&cal);
     struct tp_error err = {{0}};
@@ -155,6 +292,16 @@ int cmd_search(int argc, char **argv)
             return rc;
     } else {
         print_table(&r, &st, hits, n, o.gbs);
+        if (a.explain) {
+            struct tp_layout l;
+            tp_layout_init(&l);
+            if (n > 0)
+                l = hits[0].layout;
+            if ((rc = parse_explain(a.explain, &l)) != EXIT_OK)
+                return rc;
+            if (n > 0)
+                explain(&r, &o, &cal, &hits[0], &l, a.explain);
+        }
     }
     return cli_finish(n > 0 ? EXIT_OK : EXIT_NO);
 }

@@ -661,6 +661,8 @@ struct tp_search_opts {
     unsigned zero_mask;      /* ZeRO stages to try, bit z (default all; the framework narrows) */
     unsigned recompute_mask; /* bit 0 none, 1 selective, 2 full (default all) */
     bool offload;            /* try optimizer offload where a layout does not fit on the GPU */
+    double probe_time_per_token; /* count the timed layouts faster than this (--explain);
+                                    0 = none */
 };
 void tp_search_opts_init(struct tp_search_opts *o);
 
@@ -678,7 +680,17 @@ struct tp_search_stats {
     uint64_t dominated;      /* feasible, but a cheaper recompute mode of the same layout fits,
                                 so they cannot rank first and were not timed */
     uint64_t rejected[TP_REJECT_COUNT]; /* sums to evaluated - feasible */
+    uint64_t faster_than_probe; /* timed layouts faster per token than probe_time_per_token */
 };
+
+/* Classifies one layout as the search would (dp derived from the GPUs, etp = tp, SP with TP
+   under Megatron, gas from the global batch): the first constraint it breaks, or
+   TP_REJECT_COUNT when it is feasible; then `mem` (when it got that far) and `t` (feasible)
+   hold its evaluation.  For --explain. */
+enum tp_reject tp_search_check(const struct tp_model *m, const struct tp_cluster *c,
+                               const struct tp_job *j, const struct tp_search_opts *o,
+                               const struct tp_calib *cal, struct tp_layout *l,
+                               struct tp_memory *mem, struct tp_time *t);
 
 /* Enumerates the layouts of job `j` on cluster `c`, keeps the `cap` fastest per token in `hits`
    (sorted), and counts the rest by reason.  Pure and allocation-free. */

@@ -139,8 +139,56 @@ static void evaluate(struct ctx *x, struct tp_layout *l)
         struct tp_time t;
         tp_time_step(x->m, x->c, x->j, &chk, x->cal, &t);
         x->st->feasible++;
+        if (t.step_s / t.tokens_per_step < x->o->probe_time_per_token)
+            x->st->faster_than_probe++;
         keep(x, &chk, &t, &mem);
     }
+}
+
+enum tp_reject tp_search_check(const struct tp_model *m, const struct tp_cluster *c,
+                               const struct tp_job *j, const struct tp_search_opts *o,
+                               const struct tp_calib *cal, struct tp_layout *l,
+                               struct tp_memory *mem, struct tp_time *t)
+{
+    uint32_t max_tp = o->max_tp ? o->max_tp : c->gpus_per_node;
+    uint32_t max_pp = o->max_pp ? o->max_pp : m->n_layers;
+    memset(mem, 0, sizeof *mem);
+    memset(t, 0, sizeof *t);
+    if (l->tp == 0 || l->pp == 0 || l->cp == 0 || l->mbs == 0 || l->vpp == 0 || l->ep == 0)
+        return TP_REJECT_LIMIT;
+    uint64_t mp = (uint64_t)l->tp * l->pp * l->cp;
+    if (c->n_gpus % mp)
+        return TP_REJECT_LIMIT;
+    l->dp = (uint32_t)(c->n_gpus / mp);
+    if (l->tp > max_tp || l->pp > max_pp || l->cp > (o->max_cp ? o->max_cp : 1) ||
+        (o->max_ep && l->ep > o->max_ep) || l->mbs > o->max_mbs ||
+        (l->pp > 1 && l->vpp > o->max_vpp))
+        return TP_REJECT_LIMIT;
+    if (m->n_heads % l->tp || m->n_kv_heads % l->tp)
+        return TP_REJECT_TP_HEADS;
+    if (l->pp > m->n_layers || (l->vpp > 1 && (l->pp == 1 || m->n_layers % (l->pp * l->vpp))))
+        return TP_REJECT_PP_LAYERS;
+    if (l->cp > 1 && j->seq % (2ull * l->cp))
+        return TP_REJECT_CP_SEQ;
+    if ((m->n_experts && m->n_experts % l->ep) || (!m->n_experts && l->ep > 1) ||
+        ((uint64_t)l->dp * l->cp) % l->ep)
+        return TP_REJECT_EP_EXPERTS;
+    l->etp = l->tp;
+    l->sp = l->tp > 1 && j->framework == TP_FW_MEGATRON;
+    if (!framework_allows(j->framework, l) ||
+        !(o->zero_mask & framework_zero(j->framework) & (1u << l->zero)))
+        return TP_REJECT_FRAMEWORK;
+    if (o->gbs % ((uint64_t)l->mbs * l->dp))
+        return TP_REJECT_BATCH;
+    l->gas = (uint32_t)(o->gbs / ((uint64_t)l->mbs * l->dp));
+    struct tp_error err;
+    if (tp_layout_check(m, c, j, l, &err) != TP_OK)
+        return TP_REJECT_FRAMEWORK;
+    tp_memory_worst(m, c, j, l, mem);
+    if (mem->total_bytes > c->gpu.hbm_bytes * (1 - o->mem_headroom))
+        return TP_REJECT_MEMORY;
+    tp_time_step(m, c, j, l, cal, t);
+    return TP_REJECT_COUNT;
 }
 
 static uint32_t modes_of(unsigned mask)

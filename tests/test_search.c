@@ -77,6 +77,40 @@ static void check_hits(struct world *w, const struct tp_search_hit *hits, size_t
     }
 }
 
+/* --explain's classifier agrees with the search: every hit is feasible with the same time, and
+   probing the best hit ranks it first. */
+static void check_explain(struct world *w, const struct tp_search_hit *hits, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct tp_layout l = hits[i].layout;
+        l.offload = TP_OFFLOAD_NONE;
+        if (hits[i].layout.offload != TP_OFFLOAD_NONE)
+            continue; /* the search added offload because the plain layout does not fit */
+        struct tp_memory mem;
+        struct tp_time t;
+        assert_int_equal(tp_search_check(&w->m, &w->c, &w->j, &w->o, &w->cal, &l, &mem, &t),
+                         TP_REJECT_COUNT);
+        assert_true(t.step_s == hits[i].time.step_s);
+    }
+    if (n == 0)
+        return;
+    struct tp_search_opts probe = w->o;
+    probe.probe_time_per_token = hits[0].time_per_token;
+    static struct tp_search_hit tmp[K];
+    size_t k;
+    struct tp_search_stats st;
+    struct tp_error err = {{0}};
+    assert_int_equal(tp_search(&w->m, &w->c, &w->j, &probe, &w->cal, tmp, K, &k, &st, &err),
+                     TP_OK);
+    assert_int_equal(st.faster_than_probe, 0);
+    if (n > 1) {
+        probe.probe_time_per_token = hits[n - 1].time_per_token;
+        assert_int_equal(tp_search(&w->m, &w->c, &w->j, &probe, &w->cal, tmp, K, &k, &st, &err),
+                         TP_OK);
+        assert_true(st.faster_than_probe >= n - 1 - 1);
+    }
+}
+
 static void check_counts(const struct tp_search_stats *st)
 {
     uint64_t sum = 0;
@@ -127,6 +161,7 @@ static void test_pruning_keeps_the_best(void **state)
         size_t n = search(&w, pruned, &st);
         check_hits(&w, pruned, n);
         check_counts(&st);
+        check_explain(&w, pruned, n);
         double best = INFINITY;
         for (unsigned mode = 0; mode < 3; mode++) {
             w.o.recompute_mask = 1u << mode;
@@ -173,6 +208,16 @@ static void test_nothing_fits(void **state)
     struct tp_search_stats st;
     setup(&w, "llama-3.1-405b", "rtx4090", 8, TP_FW_MEGATRON, 64, 4096);
     assert_int_equal(search(&w, hits, &st), 0);
+    struct tp_layout l;
+    tp_layout_init(&l);
+    l.tp = 8;
+    struct tp_memory mem;
+    struct tp_time t;
+    assert_int_equal(tp_search_check(&w.m, &w.c, &w.j, &w.o, &w.cal, &l, &mem, &t),
+                     TP_REJECT_MEMORY);
+    l.tp = 3;
+    assert_int_equal(tp_search_check(&w.m, &w.c, &w.j, &w.o, &w.cal, &l, &mem, &t),
+                     TP_REJECT_LIMIT); /* 3 does not divide 8 GPUs */
     assert_int_equal(st.feasible, 0);
     check_counts(&st);
     setup(&w, "llama-3.1-8b", "h100-sxm", 8, TP_FW_MEGATRON, 64, 4096);
