@@ -60,7 +60,8 @@ static const struct opt OPTS[] = {
     {"gpu", NULL, OPT_STR, F(gpu), 0, 0, NULL, NULL, JOB_CMDS, "NAME",
      "accelerator from the catalog (trainplan gpus); default h100-sxm"},
     {"gpus", "num-gpus", OPT_INT, F(gpus), 1, 1 << 20, NULL, NULL, JOB_CMDS, "N",
-     "GPUs in the job (default: tp*pp*cp*dp, else 8)"},
+     "GPUs in the job (default: tp*pp*cp*dp, else 8); search also takes a list (8,16,32) or a "
+     "range (8..512: doubling)"},
     {"gpus-per-node", NULL, OPT_INT, F(gpus_per_node), 1, 1024, NULL, NULL, JOB_CMDS, "K",
      "GPUs per node (default: the catalog's)"},
     {"hbm-gb", NULL, OPT_REAL, F(hbm_gb), 0.001, 1e5, NULL, NULL, JOB_CMDS, "X",
@@ -80,7 +81,7 @@ static const struct opt OPTS[] = {
     {"calibration", NULL, OPT_STR, F(calibration), 0, 0, NULL, NULL, CMD_ESTIMATE | CMD_SEARCH, "FILE",
      "efficiency parameters (JSON, as `trainplan calibrate` writes) instead of the built-in "
      "defaults"},
-    {"tokens", NULL, OPT_REAL, F(tokens), 1, 1e17, NULL, NULL, CMD_ESTIMATE, "N",
+    {"tokens", NULL, OPT_REAL, F(tokens), 1, 1e17, NULL, NULL, CMD_ESTIMATE | CMD_SEARCH, "N",
      "training tokens, for the wall-clock time, GPU-hours and cost (7.86e8 works)"},
     {"epochs", NULL, OPT_REAL, F(epochs), 0.001, 1000000, NULL, NULL, CMD_ESTIMATE, "E",
      "epochs over --dataset-tokens (instead of --tokens)"},
@@ -106,7 +107,7 @@ static const struct opt OPTS[] = {
      "ep zero mbs recompute offload; the rest as the best layout)"},
     {"no-offload", NULL, OPT_CONST, F(no_offload), 1, 1, NULL, NULL, CMD_SEARCH, NULL,
      "never offload the optimizer to the CPU"},
-    {"gpu-hour-price", NULL, OPT_REAL, F(price), 0, 1000000, NULL, NULL, CMD_ESTIMATE, "P",
+    {"gpu-hour-price", NULL, OPT_REAL, F(price), 0, 1000000, NULL, NULL, CMD_ESTIMATE | CMD_SEARCH, "P",
      "price of one GPU-hour, for the cost"},
     /* layout */
     {"dp", NULL, OPT_INT, F(dp), 1, 1 << 20, NULL, NULL, RUN_CMDS, "N",
@@ -412,6 +413,10 @@ int cli_parse(int argc, char **argv, unsigned cmd, struct cli_args *a)
         } else if (eq) {
             cli_error("--%s takes no value", o->name);
             return EXIT_USAGE;
+        }
+        if (cmd == CMD_SEARCH && o->offset == F(gpus) && strpbrk(val, ",.")) {
+            a->gpus_list = val; /* "8,16,32" or "8..512": cmd_search parses it */
+            continue;
         }
         int rc = set_opt(o, val, a);
         if (rc != EXIT_OK)

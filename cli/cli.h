@@ -51,6 +51,7 @@ struct cli_args {
     double mem_headroom;
     int no_offload;
     const char *explain;     /* --explain "tp=8 pp=4 mbs=2" */
+    const char *gpus_list;   /* search --gpus 8,16,32 or 8..512 */
     /* layout (TP_UNSET = default / derived) */
     int64_t dp, tp, pp, vpp, ep, etp, cp, zero, shard_group, mbs, gas, gbs, recompute_layers;
     int sp, offload, schedule;

@@ -7,6 +7,7 @@
 #include "cli.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,6 +243,153 @@ static void explain(const struct run *r, const struct tp_search_opts *o,
          best->memory_bytes / 1073741824.0);
 }
 
+enum { MAX_COUNTS = 64 };
+
+/* "8,16,32" or "8..512" (doubling from the low end, the high end included). */
+static int parse_counts(const char *text, uint32_t *out, size_t *n)
+{
+    *n = 0;
+    const char *dots = strstr(text, "..");
+    char *end;
+    if (dots) {
+        long lo = strtol(text, &end, 10), hi;
+        if (end != dots || lo < 1 || (hi = strtol(dots + 2, &end, 10)) < lo || *end ||
+            hi > 1 << 20) {
+            cli_error("--gpus %s: expected LOW..HIGH with 1 <= LOW <= HIGH <= 1048576", text);
+            return EXIT_USAGE;
+        }
+        for (long v = lo; v <= hi && *n < MAX_COUNTS; v *= 2)
+            out[(*n)++] = (uint32_t)v;
+        if (out[*n - 1] != (uint32_t)hi && *n < MAX_COUNTS)
+            out[(*n)++] = (uint32_t)hi;
+        return EXIT_OK;
+    }
+    const char *p = text;
+    while (*p) {
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 1 || v > 1 << 20 || (*end && *end != ',') || *n == MAX_COUNTS) {
+            cli_error("--gpus %s: expected a list of up to %d GPU counts (8,16,32) or a range "
+                      "(8..512)", text, MAX_COUNTS);
+            return EXIT_USAGE;
+        }
+        out[(*n)++] = (uint32_t)v;
+        p = *end ? end + 1 : end;
+    }
+    return EXIT_OK;
+}
+
+/* Train time and GPU-hours for a token budget (or per million tokens without one). */
+static void budget(const struct tp_time *t, uint32_t gpus, double tokens, double *train_s,
+                   double *gpu_hours)
+{
+    double tok = tokens > 0 ? tokens : 1e6;
+    double steps = tokens > 0 ? ceil(tok / t->tokens_per_step) : tok / t->tokens_per_step;
+    *train_s = steps * t->step_s;
+    *gpu_hours = *train_s / 3600 * gpus;
+}
+
+static int sweep(const struct cli_args *a, struct run *r, const struct tp_search_opts *o,
+                 const struct tp_calib *cal)
+{
+    uint32_t counts[MAX_COUNTS];
+    size_t nc;
+    int rc = parse_counts(a->gpus_list, counts, &nc);
+    if (rc != EXIT_OK)
+        return rc;
+    static struct tp_search_hit best[MAX_COUNTS];
+    bool found[MAX_COUNTS];
+    double train[MAX_COUNTS], hours[MAX_COUNTS];
+    size_t any = 0;
+    for (size_t i = 0; i < nc; i++) {
+        r->c.n_gpus = counts[i];
+        size_t n;
+        struct tp_search_stats st;
+        struct tp_error err = {{0}};
+        if (tp_search(&r->m, &r->c, &r->j, o, cal, &best[i], 1, &n, &st, &err) != TP_OK) {
+            cli_error("%s", err.msg);
+            return EXIT_USAGE;
+        }
+        found[i] = n > 0;
+        any += n > 0;
+        if (found[i])
+            budget(&best[i].time, counts[i], a->tokens, &train[i], &hours[i]);
+    }
+    /* Pareto front of time against GPU-hours: no other count is at least as fast and as cheap
+       and better in one of them */
+    bool front[MAX_COUNTS];
+    for (size_t i = 0; i < nc; i++) {
+        front[i] = found[i];
+        for (size_t k = 0; k < nc && front[i]; k++)
+            if (k != i && found[k] && train[k] <= train[i] && hours[k] <= hours[i] &&
+                (train[k] < train[i] || hours[k] < hours[i]))
+                front[i] = false;
+    }
+    bool priced = a->price >= 0;
+    if (a->format == FMT_JSON) {
+        json_t *list = json_array();
+        for (size_t i = 0; i < nc; i++) {
+            json_t *e = found[i] ? hit_json(&best[i]) : json_object();
+            json_object_set_new(e, "gpus", json_integer(counts[i]));
+            json_object_set_new(e, "feasible", json_boolean(found[i]));
+            json_object_set_new(e, "pareto", json_boolean(front[i]));
+            if (found[i]) {
+                json_object_set_new(e, a->tokens > 0 ? "train_time_s" : "time_per_million_tokens_s",
+                                    json_real(train[i]));
+                json_object_set_new(e, a->tokens > 0 ? "gpu_hours" : "gpu_hours_per_million_tokens",
+                                    json_real(hours[i]));
+                json_object_set_new(e, "cost", priced ? json_real(hours[i] * a->price)
+                                                      : json_null());
+            }
+            json_array_append_new(list, e);
+        }
+        json_t *doc = json_pack("{s:i, s:s, s:{s:s}, s:s, s:I, s:I, s:o}", "schema_version",
+                                TP_SCHEMA_VERSION, "command", "search", "model", "name",
+                                r->m.name, "gpu", r->c.gpu.key, "global_batch",
+                                (json_int_t)o->gbs, "seq", (json_int_t)r->j.seq, "sweep", list);
+        if ((rc = cli_print_json(doc, 8)) != EXIT_OK)
+            return rc;
+        return cli_finish(any ? EXIT_OK : EXIT_NO);
+    }
+    printf("trainplan %s - search over GPU counts\n\n", TP_VERSION);
+    printf("model    %s; %s; seq %llu, global batch %llu; %s conventions\n", r->m.name,
+           r->c.gpu.label, (unsigned long long)r->j.seq, (unsigned long long)o->gbs,
+           framework_names[r->j.framework]);
+    char tk[32];
+    fmt_si(tk, sizeof tk, a->tokens > 0 ? a->tokens : 1e6);
+    printf("\nbest layout per GPU count; time and GPU-hours for %s tokens; * = Pareto front of "
+           "time against GPU-hours%s\n\n",
+           tk, priced ? " (and cost)" : "");
+    printf("  %6s %4s %4s %4s %4s %4s %4s %4s %5s %-9s %9s %9s %6s %12s %12s%s\n", "gpus", "dp",
+           "tp", "pp", "vpp", "ep", "zero", "mbs", "gas", "recompute", "step s", "tok/s/GPU",
+           "MFU", "time", "GPU-hours", priced ? "         cost" : "");
+    for (size_t i = 0; i < nc; i++) {
+        if (!found[i]) {
+            printf("  %6u  no feasible layout\n", counts[i]);
+            continue;
+        }
+        const struct tp_layout *l = &best[i].layout;
+        const struct tp_time *t = &best[i].time;
+        char wall[32];
+        double sec = train[i];
+        if (sec < 120)
+            snprintf(wall, sizeof wall, "%.1f s", sec);
+        else if (sec < 7200)
+            snprintf(wall, sizeof wall, "%.1f min", sec / 60);
+        else if (sec < 3 * 86400)
+            snprintf(wall, sizeof wall, "%.1f h", sec / 3600);
+        else
+            snprintf(wall, sizeof wall, "%.1f days", sec / 86400);
+        printf("%c %6u %4u %4u %4u %4u %4u %4u %4u %5u %-9s %9.3f %9.0f %5.1f%% %12s %12.1f",
+               front[i] ? '*' : ' ', counts[i], l->dp, l->tp, l->pp, l->vpp, l->ep, l->zero,
+               l->mbs, l->gas, recompute_names[l->recompute], t->step_s, t->tokens_per_s_per_gpu,
+               100 * t->mfu, wall, hours[i]);
+        if (priced)
+            printf(" %12.2f", hours[i] * a->price);
+        printf("\n");
+    }
+    return cli_finish(any ? EXIT_OK : EXIT_NO);
+}
+
 int cmd_search(int argc, char **argv)
 {
     struct cli_args a;
@@ -279,6 +427,8 @@ int cmd_search(int argc, char **argv)
         o.max_mbs = (uint32_t)a.max_mbs;
     o.mem_headroom = a.mem_headroom;
     o.offload = !a.no_offload;
+    if (a.gpus_list)
+        return sweep(&a, &r, &o, &cal);
     size_t top = a.top != TP_UNSET ? (size_t)a.top : 5;
     static struct tp_search_hit hits[MAX_TOP];
     size_t n;
@@ -292,6 +442,15 @@ int cmd_search(int argc, char **argv)
             return rc;
     } else {
         print_table(&r, &st, hits, n, o.gbs);
+        if (n > 0 && a.tokens > 0) {
+            double train, hours;
+            budget(&hits[0].time, r.c.n_gpus, a.tokens, &train, &hours);
+            printf("best layout trains %.3g tokens in %.1f h, %.1f GPU-hours", a.tokens,
+                   train / 3600, hours);
+            if (a.price >= 0)
+                printf(", cost %.2f", hours * a.price);
+            printf("\n");
+        }
         if (a.explain) {
             struct tp_layout l;
             tp_layout_init(&l);
