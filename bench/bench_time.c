@@ -11,6 +11,8 @@
  *   bench_time [--calibration FILE] [RUNS.csv ...]   default: every .csv in ../shared/validation/runs
  *   bench_time --smoke                               the same, quietly
  *   bench_time --row ROW_ID                          also the whole breakdown of one row
+ *   bench_time --objective                           only the calibration objective: the mean
+ *                                                    over sources of the median abs(log(pred/meas))
  */
 #include "trainplan.h"
 
