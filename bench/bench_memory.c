@@ -87,27 +87,17 @@ static void summary(const struct state *s, const char *source)
 int main(int argc, char **argv)
 {
     static struct state s;
-    static char files[BENCH_MAX_FILES][BENCH_PATH];
+    static char *files[BENCH_MAX_FILES];
     size_t n_files = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--smoke") == 0)
             s.quiet = true;
         else if (n_files < BENCH_MAX_FILES)
-            snprintf(files[n_files++], BENCH_PATH, "%s", argv[i]);
+            files[n_files++] = argv[i];
     }
-    if (n_files == 0)
-        n_files = bench_default_runs(files);
-    if (n_files == 0) {
-        printf("bench_memory: no runs files (../shared/validation/runs not found); nothing to do\n");
-        return 0;
-    }
-    for (size_t i = 0; i < n_files; i++) {
-        struct tp_error err;
-        if (tp_runs_read(files[i], on_row, &s, &err) != TP_OK) {
-            fprintf(stderr, "bench_memory: %s\n", err.msg);
-            return 2;
-        }
-    }
+    int rc = bench_read_runs("bench_memory", files, n_files, on_row, &s);
+    if (rc != 0)
+        return rc == 1 ? 0 : rc;
     printf("\nbench_memory: predicted vs measured peak memory per GPU (worst pipeline stage)\n");
     summary(&s, NULL);
     for (size_t i = 0; i < s.n; i++) {

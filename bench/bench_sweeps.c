@@ -95,7 +95,7 @@ static double spearman(const double *a, const double *b, size_t n)
 
 int main(int argc, char **argv)
 {
-    static char files[BENCH_MAX_FILES][BENCH_PATH];
+    static char *files[BENCH_MAX_FILES];
     size_t n_files = 0;
     bool quiet = false;
     tp_calib_init(&cal);
@@ -109,22 +109,12 @@ int main(int argc, char **argv)
                 return 2;
             }
         } else if (n_files < BENCH_MAX_FILES) {
-            snprintf(files[n_files++], BENCH_PATH, "%s", argv[i]);
+            files[n_files++] = argv[i];
         }
     }
-    if (n_files == 0)
-        n_files = bench_default_runs(files);
-    if (n_files == 0) {
-        printf("bench_sweeps: no runs files (../shared/validation/runs not found); nothing to do\n");
-        return 0;
-    }
-    for (size_t i = 0; i < n_files; i++) {
-        struct tp_error err;
-        if (tp_runs_read(files[i], on_row, NULL, &err) != TP_OK) {
-            fprintf(stderr, "bench_sweeps: %s\n", err.msg);
-            return 2;
-        }
-    }
+    int rc = bench_read_runs("bench_sweeps", files, n_files, on_row, NULL);
+    if (rc != 0)
+        return rc == 1 ? 0 : rc;
     static bool used[MAX_RUNS];
     double sum_rho = 0, sum_regret = 0, worst_regret = 0;
     size_t sweeps = 0, hits = 0, in_sweeps = 0;

@@ -208,7 +208,7 @@ static double objective(const struct state *s)
 int main(int argc, char **argv)
 {
     static struct state s;
-    static char files[BENCH_MAX_FILES][BENCH_PATH];
+    static char *files[BENCH_MAX_FILES];
     size_t n_files = 0;
     tp_calib_init(&s.cal);
     for (int i = 1; i < argc; i++) {
@@ -225,22 +225,12 @@ int main(int argc, char **argv)
                 return 2;
             }
         } else if (n_files < BENCH_MAX_FILES) {
-            snprintf(files[n_files++], BENCH_PATH, "%s", argv[i]);
+            files[n_files++] = argv[i];
         }
     }
-    if (n_files == 0)
-        n_files = bench_default_runs(files);
-    if (n_files == 0) {
-        printf("bench_time: no runs files (../shared/validation/runs not found); nothing to do\n");
-        return 0;
-    }
-    for (size_t i = 0; i < n_files; i++) {
-        struct tp_error err;
-        if (tp_runs_read(files[i], on_row, &s, &err) != TP_OK) {
-            fprintf(stderr, "bench_time: %s\n", err.msg);
-            return 2;
-        }
-    }
+    int rc = bench_read_runs("bench_time", files, n_files, on_row, &s);
+    if (rc != 0)
+        return rc == 1 ? 0 : rc;
     if (s.objective) {
         printf("%.6f\n", objective(&s));
         return 0;

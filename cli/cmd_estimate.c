@@ -70,18 +70,6 @@ static int resolve_budget(const struct cli_args *a, const struct run *r, const s
     return EXIT_OK;
 }
 
-static void fmt_duration(char *buf, size_t len, double s)
-{
-    if (s < 120)
-        snprintf(buf, len, "%.1f s", s);
-    else if (s < 7200)
-        snprintf(buf, len, "%.1f min", s / 60);
-    else if (s < 3 * 86400)
-        snprintf(buf, len, "%.1f h", s / 3600);
-    else
-        snprintf(buf, len, "%.1f days", s / 86400);
-}
-
 static void row(const char *label, double s, double step)
 {
     if (s <= 0)

@@ -370,15 +370,7 @@ static int sweep(const struct cli_args *a, struct run *r, const struct tp_search
         const struct tp_layout *l = &best[i].layout;
         const struct tp_time *t = &best[i].time;
         char wall[32];
-        double sec = train[i];
-        if (sec < 120)
-            snprintf(wall, sizeof wall, "%.1f s", sec);
-        else if (sec < 7200)
-            snprintf(wall, sizeof wall, "%.1f min", sec / 60);
-        else if (sec < 3 * 86400)
-            snprintf(wall, sizeof wall, "%.1f h", sec / 3600);
-        else
-            snprintf(wall, sizeof wall, "%.1f days", sec / 86400);
+        fmt_duration(wall, sizeof wall, train[i]);
         printf("%c %6u %4u %4u %4u %4u %4u %4u %4u %5u %-9s %9.3f %9.0f %5.1f%% %12s %12.1f",
                front[i] ? '*' : ' ', counts[i], l->dp, l->tp, l->pp, l->vpp, l->ep, l->zero,
                l->mbs, l->gas, recompute_names[l->recompute], t->step_s, t->tokens_per_s_per_gpu,

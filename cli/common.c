@@ -286,3 +286,15 @@ int cli_resolve_run(const struct cli_args *a, struct run *r)
     }
     return EXIT_OK;
 }
+
+void fmt_duration(char *buf, size_t len, double s)
+{
+    if (s < 120)
+        snprintf(buf, len, "%.1f s", s);
+    else if (s < 7200)
+        snprintf(buf, len, "%.1f min", s / 60);
+    else if (s < 3 * 86400)
+        snprintf(buf, len, "%.1f h", s / 3600);
+    else
+        snprintf(buf, len, "%.1f days", s / 86400);
+}

@@ -31,7 +31,6 @@ void tp_search_opts_init(struct tp_search_opts *o)
     o->max_cp = 1;
     o->max_vpp = 8;
     o->max_mbs = 16;
-    o->mem_headroom = 0.0;
     o->zero_mask = 0xf;
     o->recompute_mask = 0x7;
     o->offload = true;
