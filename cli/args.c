@@ -36,8 +36,9 @@ struct opt {
 
 #define F(field) offsetof(struct cli_args, field)
 #define S(field) offsetof(struct cli_args, shape.field)
-#define SHAPE_CMDS (CMD_PARAMS | CMD_MEMORY | CMD_ESTIMATE | CMD_SEARCH)
-#define RUN_CMDS (CMD_MEMORY | CMD_ESTIMATE)
+#define SHAPE_CMDS (CMD_PARAMS | CMD_MEMORY | CMD_ESTIMATE | CMD_SEARCH | CMD_LOGS)
+/* logs takes the run options to describe the measured run (its runs-file row) */
+#define RUN_CMDS (CMD_MEMORY | CMD_ESTIMATE | CMD_LOGS)
 /* options that describe the job and the cluster, not the layout: search takes these */
 #define JOB_CMDS (RUN_CMDS | CMD_SEARCH)
 
@@ -47,11 +48,26 @@ static const int POS_VALUES[] = {TP_POS_LEARNED, TP_POS_ROPE, TP_POS_ALIBI};
 static const int FSDP_VALUES[] = {1, 2, 3, 4}; /* cli_args.fsdp: 0 = not given */
 static const int FW_VALUES[] = {TP_FW_DEEPSPEED, TP_FW_FSDP, TP_FW_MEGATRON, TP_FW_AXOLOTL,
                                 TP_FW_TORCHTITAN};
+static const int LOG_FORMAT_VALUES[] = {TP_LOG_MEGATRON, TP_LOG_MEGATRON_DS, TP_LOG_HF,
+                                        TP_LOG_TORCHTITAN, TP_LOG_NANOGPT, TP_LOG_LLMC,
+                                        TP_LOG_JSON};
 
 static const struct opt OPTS[] = {
     {"help", "h", OPT_CONST, F(help), 1, 1, NULL, NULL, ~0u, NULL, "show this help and exit"},
     {"format", NULL, OPT_ENUM, F(format), 0, 0, "table|json|csv", NULL, ~0u, "FMT",
      "output format (default table)"},
+    /* logs */
+    {"skip-warmup", NULL, OPT_INT, F(skip_warmup), 0, 1e9, NULL, NULL, CMD_LOGS, "N",
+     "logged steps to skip as warm-up (default: the first 10%, at least 1, from 5 steps on)"},
+    {"log-format", NULL, OPT_ENUM, F(log_format), 0, 0,
+     "megatron|megatron-deepspeed|hf|torchtitan|nanogpt|llm.c|json", LOG_FORMAT_VALUES,
+     CMD_LOGS, "NAME", "read the logs as this format (default: detected from the content)"},
+    {"model", NULL, OPT_STR, F(model), 0, 0, NULL, NULL, CMD_LOGS, "MODEL",
+     "the model trained (preset, config.json or shape flags): model FLOPs, MFU and the "
+     "estimate's prediction next to the log"},
+    {"row-out", NULL, OPT_STR, F(row_out), 0, 0, NULL, NULL, CMD_LOGS, "FILE",
+     "write a runs-file row per log (validation/runs format: for validate, calibrate); needs "
+     "--model and --gpu"},
     {"seq", "seq-len", OPT_INT, F(seq), 1, 1 << 24, NULL, NULL, CMD_PARAMS | JOB_CMDS, "N",
      "sequence length (default: the model's, else 4096)"},
     {"recompute", NULL, OPT_ENUM, F(recompute), 0, 0, "none|selective|full", NULL,
@@ -78,10 +94,30 @@ static const struct opt OPTS[] = {
     {"host-gbps", NULL, OPT_REAL, F(host_gbps), 0.001, 100000, NULL, NULL, JOB_CMDS, "X",
      "host link (PCIe) per GPU per direction in GB/s, overriding the catalog"},
     /* time and cost */
-    {"calibration", NULL, OPT_STR, F(calibration), 0, 0, NULL, NULL, CMD_ESTIMATE | CMD_SEARCH, "FILE",
+    {"calibration", NULL, OPT_STR, F(calibration), 0, 0, NULL, NULL,
+     CMD_ESTIMATE | CMD_SEARCH | CMD_VALIDATE | CMD_LOGS, "FILE",
      "efficiency parameters (JSON, as `trainplan calibrate` writes) instead of the built-in "
      "defaults"},
-    {"tokens", NULL, OPT_REAL, F(tokens), 1, 1e17, NULL, NULL, CMD_ESTIMATE | CMD_SEARCH, "N",
+    /* validate and calibrate */
+    {"base", NULL, OPT_STR, F(base), 0, 0, NULL, NULL, CMD_CALIBRATE, "FILE|prior",
+     "start from and regularise toward this calibration (default: the built-in defaults; "
+     "\"prior\": the uncalibrated physics priors, how data/calibration.json is made)"},
+    {"output", "o", OPT_STR, F(output), 0, 0, NULL, NULL, CMD_CALIBRATE, "FILE",
+     "write the fitted calibration here (JSON)"},
+    {"no-cv", NULL, OPT_CONST, F(no_cv), 1, 1, NULL, NULL, CMD_CALIBRATE, NULL,
+     "skip the leave-one-source-out cross-validation (one fit per source)"},
+    {"no-per-gpu", NULL, OPT_CONST, F(no_per_gpu), 1, 1, NULL, NULL, CMD_CALIBRATE, NULL,
+     "fit global parameters only, no per-GPU GEMM rates"},
+    {"min-gpu-rows", NULL, OPT_INT, F(min_gpu_rows), 1, 100000, NULL, NULL, CMD_CALIBRATE, "N",
+     "rows a GPU type needs for its own GEMM rate (default 5)"},
+    {"prior-weight", NULL, OPT_REAL, F(prior_weight), 0, 100, NULL, NULL, CMD_CALIBRATE, "W",
+     "pull toward the base values, worth W rows (default 0.4; larger keeps closer)"},
+    {"max-evals", NULL, OPT_INT, F(max_evals), 10, 1000000, NULL, NULL, CMD_CALIBRATE, "N",
+     "objective evaluations per Nelder-Mead run (default 2500)"},
+    {"summary", NULL, OPT_CONST, F(summary), 1, 1, NULL, NULL, CMD_VALIDATE, NULL,
+     "table format: only the summary, not every row"},
+    {"tokens", NULL, OPT_REAL, F(tokens), 1, 1e17, NULL, NULL,
+     CMD_ESTIMATE | CMD_SEARCH | CMD_LOGS, "N",
      "training tokens, for the wall-clock time, GPU-hours and cost (7.86e8 works)"},
     {"epochs", NULL, OPT_REAL, F(epochs), 0.001, 1000000, NULL, NULL, CMD_ESTIMATE, "E",
      "epochs over --dataset-tokens (instead of --tokens)"},
@@ -107,7 +143,12 @@ static const struct opt OPTS[] = {
      "ep zero mbs recompute offload; the rest as the best layout)"},
     {"no-offload", NULL, OPT_CONST, F(no_offload), 1, 1, NULL, NULL, CMD_SEARCH, NULL,
      "never offload the optimizer to the CPU"},
-    {"gpu-hour-price", NULL, OPT_REAL, F(price), 0, 1000000, NULL, NULL, CMD_ESTIMATE | CMD_SEARCH, "P",
+    {"even-pp", NULL, OPT_CONST, F(even_pp), 1, 1, NULL, NULL, CMD_SEARCH, NULL,
+     "only even pipeline splits (no stages shortened for the embedding and the head)"},
+    {"threads", NULL, OPT_INT, F(threads), 1, 256, NULL, NULL, CMD_SEARCH, "N",
+     "worker threads (default: the online CPUs); the result does not depend on it"},
+    {"gpu-hour-price", NULL, OPT_REAL, F(price), 0, 1000000, NULL, NULL,
+     CMD_ESTIMATE | CMD_SEARCH | CMD_LOGS, "P",
      "price of one GPU-hour, for the cost"},
     /* layout */
     {"dp", NULL, OPT_INT, F(dp), 1, 1 << 20, NULL, NULL, RUN_CMDS, "N",
@@ -138,6 +179,11 @@ static const struct opt OPTS[] = {
      "sequences per optimizer step"},
     {"recompute-layers", NULL, OPT_INT, F(recompute_layers), 1, 1024, NULL, NULL, RUN_CMDS, "N",
      "with --recompute full: only N blocks per stage (partial recompute)"},
+    {"pp-first", NULL, OPT_INT, F(pp_first), 1, 1024, NULL, NULL, RUN_CMDS, "N",
+     "blocks on the first pipeline stage (uneven split, --vpp 1; the stages not given share "
+     "the rest equally)"},
+    {"pp-last", NULL, OPT_INT, F(pp_last), 1, 1024, NULL, NULL, RUN_CMDS, "N",
+     "blocks on the last pipeline stage (uneven split, as --pp-first)"},
     {"offload", NULL, OPT_ENUM, F(offload), 0, 0, "none|optimizer|params", NULL, RUN_CMDS, "WHAT",
      "CPU offload (ZeRO-Offload / ZeRO-Infinity)"},
     {"schedule", NULL, OPT_ENUM, F(schedule), 0, 0, "1f1b|interleaved|gpipe", NULL, RUN_CMDS,
@@ -358,6 +404,9 @@ static const char *cmd_name(unsigned cmd)
            : cmd == CMD_GPUS   ? "gpus"
            : cmd == CMD_ESTIMATE ? "estimate"
            : cmd == CMD_SEARCH ? "search"
+           : cmd == CMD_VALIDATE ? "validate"
+           : cmd == CMD_CALIBRATE ? "calibrate"
+           : cmd == CMD_LOGS ? "logs"
                                : "?";
 }
 
@@ -371,11 +420,22 @@ int cli_parse(int argc, char **argv, unsigned cmd, struct cli_args *a)
     a->dp = a->tp = a->pp = a->vpp = a->ep = a->etp = a->cp = a->zero = TP_UNSET;
     a->shard_group = a->mbs = a->gas = a->gbs = a->recompute_layers = a->lora_rank = TP_UNSET;
     a->moe_capacity = a->moe_imbalance = a->overhead_gb = a->nccl_gb = a->frag = -1;
-    a->price = -1;
+    a->price = a->prior_weight = -1;
+    a->min_gpu_rows = a->max_evals = TP_UNSET;
+    a->skip_warmup = TP_UNSET;
     a->top = a->max_tp = a->max_pp = a->max_cp = a->max_ep = a->max_mbs = TP_UNSET;
+    a->threads = a->pp_first = a->pp_last = TP_UNSET;
     tp_shape_init(&a->shape);
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
+        if ((arg[0] != '-' || arg[1] == '\0') && (cmd & FILES_CMDS)) {
+            if (a->n_files == CLI_MAX_FILES) {
+                cli_error("more than %d files", CLI_MAX_FILES);
+                return EXIT_USAGE;
+            }
+            a->files[a->n_files++] = arg;
+            continue;
+        }
         if (arg[0] != '-' || arg[1] == '\0') {
             if (a->model) {
                 cli_error("unexpected argument \"%s\" (MODEL is already \"%s\")", arg, a->model);

@@ -25,11 +25,19 @@ enum {
     CMD_GPUS = 1u << 3,
     CMD_ESTIMATE = 1u << 4,
     CMD_SEARCH = 1u << 5,
+    CMD_VALIDATE = 1u << 6,
+    CMD_CALIBRATE = 1u << 7,
+    CMD_LOGS = 1u << 8,
 };
+/* Commands whose positional arguments are files (cli_args.files), not MODEL. */
+#define FILES_CMDS (CMD_VALIDATE | CMD_CALIBRATE | CMD_LOGS)
+#define CLI_MAX_FILES 64
 
 struct cli_args {
     unsigned cmd;            /* one CMD_* bit */
     const char *model;       /* positional MODEL: preset name, config.json or directory */
+    const char *files[CLI_MAX_FILES]; /* positional files of FILES_CMDS */
+    size_t n_files;
     int help;
     int format;              /* enum out_format */
     int64_t seq;             /* TP_UNSET = the model's */
@@ -45,15 +53,23 @@ struct cli_args {
     double peak_tflops, hbm_tbps, intra_gbps, inter_gbps, host_gbps;
     /* time and cost (estimate) */
     const char *calibration;
+    /* validate, calibrate */
+    const char *base, *output;
+    int no_cv, no_per_gpu, summary;
+    int64_t min_gpu_rows, max_evals;
+    double prior_weight;     /* -1 = default */
     double tokens, epochs, dataset_tokens, price;
     /* search */
     int64_t top, max_tp, max_pp, max_cp, max_ep, max_mbs;
     double mem_headroom;
     int no_offload;
+    int even_pp;             /* --even-pp: no uneven pipeline splits */
+    int64_t threads;         /* TP_UNSET = the online CPUs */
     const char *explain;     /* --explain "tp=8 pp=4 mbs=2" */
     const char *gpus_list;   /* search --gpus 8,16,32 or 8..512 */
     /* layout (TP_UNSET = default / derived) */
     int64_t dp, tp, pp, vpp, ep, etp, cp, zero, shard_group, mbs, gas, gbs, recompute_layers;
+    int64_t pp_first, pp_last; /* uneven pipeline split */
     int sp, offload, schedule;
     int fsdp;                /* 0 not given, 1 no_shard, 2 shard_grad_op, 3 full_shard, 4 hybrid */
     int distopt;             /* --distributed-optimizer */
@@ -63,6 +79,10 @@ struct cli_args {
     const char *lora_targets;
     double moe_capacity, moe_imbalance, overhead_gb, nccl_gb, frag;
     int per_stage;
+    /* logs */
+    int64_t skip_warmup;     /* TP_UNSET = the default warm-up rule */
+    int log_format;          /* enum tp_log_format; 0 = detect */
+    const char *row_out;     /* --row-out FILE: runs-file rows */
 };
 
 /* Everything a run needs, resolved and checked. */
@@ -118,6 +138,10 @@ void report_header(const struct run *r, const char *what);
 void report_memory_stage(const struct run *r, const struct tp_memory *mem, bool worst);
 json_t *report_memory_json(const struct tp_memory *m);
 json_t *report_layout_json(const struct tp_layout *l);
+/* Blocks per pipeline stage: "20+2x21+19" (first, middle stages, last), "48+46" with pp 2. */
+void report_split(const struct tp_model *m, const struct tp_layout *l, char *buf, size_t len);
+/* The recompute mode: "none", "selective", "full", or "full(N)" for N blocks per stage. */
+void report_recompute(const struct tp_layout *l, char *buf, size_t len);
 
 int cmd_params(int argc, char **argv);
 int cmd_models(int argc, char **argv);
@@ -125,6 +149,26 @@ int cmd_memory(int argc, char **argv);
 int cmd_gpus(int argc, char **argv);
 int cmd_estimate(int argc, char **argv);
 int cmd_search(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+
+/* Measured runs read from runs files (runs_load.c), for validate and calibrate. */
+struct cli_skipped {
+    char row_id[96];
+    char why[640];
+};
+struct cli_runs {
+    struct tp_run *runs;      /* mapped rows with something measured, file order */
+    size_t n, cap;
+    struct cli_skipped *skipped; /* rows that could not be mapped, with the reason */
+    size_t n_skipped, cap_skipped;
+    size_t duplicates;        /* rows marked dup_of (the same measurement as another row) */
+    size_t unmeasured;        /* mapped rows with no throughput, memory or OOM figure */
+};
+/* Reads every file; prints the error and returns EXIT_USAGE when a file cannot be read. */
+int cli_load_runs(const char *const *files, size_t n_files, struct cli_runs *out);
+void cli_free_runs(struct cli_runs *r);
+int cmd_calibrate(int argc, char **argv);
+int cmd_logs(int argc, char **argv);
 
 /* Prints `doc` (consumed; NULL means a failed build) as indented JSON with its key order kept,
    reals with `digits` significant digits (0 = jansson's shortest round-trip form).  Returns

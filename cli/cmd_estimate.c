@@ -159,7 +159,7 @@ static json_t *time_json(const struct tp_time *t)
 }
 
 static int print_json(const struct run *r, const struct tp_memory *mem, const struct tp_time *t,
-                      const struct budget *b, const char *calibration)
+                      const struct budget *b, const char *calibration, const char *outside)
 {
     json_t *doc = json_pack(
         "{s:i, s:s, s:{s:s, s:s}, s:{s:s, s:I, s:I}, s:{s:s, s:s, s:s, s:s, s:I}, s:o,"
@@ -198,6 +198,8 @@ static int print_json(const struct run *r, const struct tp_memory *mem, const st
     }
     json_object_set_new(doc, "calibration",
                         json_string(calibration ? calibration : "built-in defaults"));
+    json_object_set_new(doc, "outside_calibration",
+                        outside[0] ? json_string(outside) : json_null());
     json_object_set_new(doc, "notes", json_string(r->notes));
     return cli_print_json(doc, 8);
 }
@@ -246,8 +248,10 @@ int cmd_estimate(int argc, char **argv)
     struct budget b;
     if ((rc = resolve_budget(&a, &r, &t, &b)) != EXIT_OK)
         return rc;
+    char outside[192];
+    tp_calib_domain_check(&cal, &r.m, &r.c, &r.j, outside, sizeof outside);
     if (a.format == FMT_JSON) {
-        if ((rc = print_json(&r, &mem, &t, &b, a.calibration)) != EXIT_OK)
+        if ((rc = print_json(&r, &mem, &t, &b, a.calibration, outside)) != EXIT_OK)
             return rc;
     } else if (a.format == FMT_CSV) {
         print_csv(&r, &mem, &t, &b);
@@ -258,6 +262,8 @@ int cmd_estimate(int argc, char **argv)
                mem.fits ? "fits" : "DOES NOT FIT (see `trainplan memory` for the changes that "
                                    "make it fit)");
         print_time(&r, &t, &b, a.calibration);
+        if (outside[0])
+            printf("warning      outside what the calibration was fitted on: %s\n", outside);
     }
     return cli_finish(mem.fits ? EXIT_OK : EXIT_NO);
 }

@@ -5,26 +5,51 @@
  * Exit status 0 when at least one layout is feasible, 1 when none is, 2 on bad input.
  */
 #include "cli.h"
+#include "par_search.h"
 
 #include <jansson.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { MAX_TOP = 1000 };
+
+/* How the search runs: threads and the progress line (a terminal only). */
+static unsigned n_threads;
+static bool show_progress;
+
+static int run_search(const struct run *r, const struct tp_search_opts *o,
+                      const struct tp_calib *cal, struct tp_search_hit *hits, size_t cap,
+                      size_t *n, struct tp_search_stats *st)
+{
+    struct tp_error err = {{0}};
+    if (par_search(&r->m, &r->c, &r->j, o, cal, n_threads, show_progress, hits, cap, n, st,
+                   &err) != TP_OK) {
+        cli_error("%s", err.msg);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
 
 static void help(void)
 {
     printf("usage: trainplan search MODEL --gpu NAME --gpus N --gbs B [--seq S] [job options]\n"
            "                        [--top K] [--max-tp N] [--max-pp N] [--max-cp N] [--max-ep N]\n"
-           "                        [--max-mbs N] [--mem-headroom F] [--no-offload]\n\n"
-           "Enumerates every consistent layout (tp, pp, vpp, dp, ep, cp, ZeRO stage, micro-batch at\n"
-           "the fixed global batch, recompute, optimizer offload) that the framework can run,\n"
-           "evaluates each with the memory and time models of `trainplan estimate`, and lists the\n"
-           "fastest per token, with the number of layouts rejected by each named constraint.\n\n"
-           "JSON keys: schema_version, evaluated, feasible, dominated, rejected{reason: count},\n"
-           "results[] (dp, tp, pp, vpp, ep, cp, zero, mbs, gas, recompute, offload and the\n"
+           "                        [--max-mbs N] [--mem-headroom F] [--no-offload] [--even-pp]\n"
+           "                        [--threads N] [--explain \"K=V ...\"]\n\n"
+           "Enumerates every consistent layout (tp, pp, vpp, the pipeline split, dp, ep, cp, ZeRO\n"
+           "stage, micro-batch at the fixed global batch, recompute none/selective/full/full on N\n"
+           "blocks per stage, optimizer offload) that the framework can run, evaluates each with\n"
+           "the memory and time models of `trainplan estimate`, and lists the fastest per token,\n"
+           "with the number of layouts rejected by each named constraint.  Pipeline splits: the\n"
+           "even one when pp divides the layers, and (vpp 1) the ones that count the embedding\n"
+           "and/or the head as a layer (split column: first+middle stages x blocks+last).\n"
+           "recompute full(N): only N blocks per stage recomputed.\n\n"
+           "JSON keys: schema_version, evaluated, feasible, dominated, partial_recompute_layouts,\n"
+           "uneven_split_layouts, rejected{reason: count}, results[] (dp, tp, pp, vpp, pp_first,\n"
+           "pp_last, ep, cp, zero, mbs, gas, recompute, recompute_layers, offload and the\n"
            "estimate keys step_time_s, tokens_per_s_per_gpu, mfu, ...).\n\n"
            "options:\n");
     cli_print_options(stdout, CMD_SEARCH);
@@ -35,12 +60,14 @@ static json_t *hit_json(const struct tp_search_hit *h)
 {
     const struct tp_layout *l = &h->layout;
     const struct tp_time *t = &h->time;
-    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:s, s:s, s:f, s:f, s:f,"
-                     " s:f, s:f, s:f, s:f, s:f, s:f}",
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:s, s:I, s:s,"
+                     " s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
                      "dp", (json_int_t)l->dp, "tp", (json_int_t)l->tp, "pp", (json_int_t)l->pp,
-                     "vpp", (json_int_t)l->vpp, "ep", (json_int_t)l->ep, "cp", (json_int_t)l->cp,
+                     "vpp", (json_int_t)l->vpp, "pp_first", (json_int_t)l->pp_first, "pp_last",
+                     (json_int_t)l->pp_last, "ep", (json_int_t)l->ep, "cp", (json_int_t)l->cp,
                      "sp", (int)l->sp, "zero", (json_int_t)l->zero, "mbs", (json_int_t)l->mbs,
                      "gas", (json_int_t)l->gas, "recompute", recompute_names[l->recompute],
+                     "recompute_layers", (json_int_t)l->recompute_layers,
                      "offload", offload_names[l->offload], "step_time_s", t->step_s,
                      "tokens_per_s_per_gpu", t->tokens_per_s_per_gpu, "tokens_per_s",
                      t->tokens_per_s, "model_tflops_per_gpu", t->model_tflops_per_gpu, "mfu",
@@ -59,15 +86,27 @@ static int print_json(const struct run *r, const struct tp_search_stats *st,
     for (size_t i = 0; i < n; i++)
         json_array_append_new(res, hit_json(&hits[i]));
     json_t *doc = json_pack("{s:i, s:s, s:{s:s}, s:{s:s, s:I, s:I}, s:I, s:I, s:I, s:I, s:I,"
-                            " s:o, s:o}",
+                            " s:I, s:I, s:o, s:o}",
                             "schema_version", TP_SCHEMA_VERSION, "command", "search", "model",
                             "name", r->m.name, "cluster", "gpu", r->c.gpu.key, "gpus",
                             (json_int_t)r->c.n_gpus, "gpus_per_node",
                             (json_int_t)r->c.gpus_per_node, "global_batch", (json_int_t)gbs,
                             "seq", (json_int_t)r->j.seq, "evaluated", (json_int_t)st->evaluated,
                             "feasible", (json_int_t)st->feasible, "dominated",
-                            (json_int_t)st->dominated, "rejected", rej, "results", res);
+                            (json_int_t)st->dominated, "partial_recompute_layouts",
+                            (json_int_t)st->partial, "uneven_split_layouts",
+                            (json_int_t)st->uneven, "rejected", rej, "results", res);
     return cli_print_json(doc, 8);
+}
+
+/* The split column: "-" for the even split, else the blocks per stage. */
+static void split_text(const struct tp_model *m, const struct tp_layout *l, char *buf,
+                       size_t len)
+{
+    if (l->pp_first || l->pp_last)
+        report_split(m, l, buf, len);
+    else
+        snprintf(buf, len, "-");
 }
 
 static void print_table(const struct run *r, const struct tp_search_stats *st,
@@ -80,9 +119,11 @@ static void print_table(const struct run *r, const struct tp_search_stats *st,
            task_names[r->j.task], precision_names[r->j.precision],
            framework_names[r->j.framework], (unsigned long long)r->j.seq,
            (unsigned long long)gbs);
-    printf("\nevaluated %llu layouts: %llu feasible (%llu of them dominated by a cheaper recompute "
-           "mode), rejected:\n",
-           (unsigned long long)st->evaluated, (unsigned long long)st->feasible,
+    printf("\nevaluated %llu layouts (%llu with partial recompute, %llu with an uneven pipeline "
+           "split): %llu feasible (%llu of them dominated by a cheaper recompute mode), "
+           "rejected:\n",
+           (unsigned long long)st->evaluated, (unsigned long long)st->partial,
+           (unsigned long long)st->uneven, (unsigned long long)st->feasible,
            (unsigned long long)st->dominated);
     for (int i = 0; i < TP_REJECT_COUNT; i++)
         if (st->rejected[i])
@@ -93,16 +134,20 @@ static void print_table(const struct run *r, const struct tp_search_stats *st,
                "memory: more GPUs, a GPU with more memory, or a smaller --mem-headroom)\n");
         return;
     }
-    printf("\n%4s %4s %4s %4s %4s %4s %4s %4s %4s %5s %-9s %-9s %9s %11s %6s %8s\n", "rank", "dp",
-           "tp", "pp", "vpp", "cp", "ep", "zero", "mbs", "gas", "recompute", "offload",
-           "step s", "tok/s/GPU", "MFU", "mem GiB");
+    printf("\n%4s %4s %4s %4s %4s %-12s %4s %4s %4s %4s %5s %-9s %-9s %9s %11s %6s %8s\n",
+           "rank", "dp", "tp", "pp", "vpp", "split", "cp", "ep", "zero", "mbs", "gas",
+           "recompute", "offload", "step s", "tok/s/GPU", "MFU", "mem GiB");
     for (size_t i = 0; i < n; i++) {
         const struct tp_layout *l = &hits[i].layout;
         const struct tp_time *t = &hits[i].time;
-        printf("%4zu %4u %4u %4u %4u %4u %4u %4u %4u %5u %-9s %-9s %9.3f %11.0f %5.1f%% %8.1f\n",
-               i + 1, l->dp, l->tp, l->pp, l->vpp, l->cp, l->ep, l->zero, l->mbs, l->gas,
-               recompute_names[l->recompute], offload_names[l->offload], t->step_s,
-               t->tokens_per_s_per_gpu, 100 * t->mfu, hits[i].memory_bytes / 1073741824.0);
+        char split[48], rc[24];
+        split_text(&r->m, l, split, sizeof split);
+        report_recompute(l, rc, sizeof rc);
+        printf("%4zu %4u %4u %4u %4u %-12s %4u %4u %4u %4u %5u %-9s %-9s %9.3f %11.0f %5.1f%% "
+               "%8.1f\n",
+               i + 1, l->dp, l->tp, l->pp, l->vpp, split, l->cp, l->ep, l->zero, l->mbs, l->gas,
+               rc, offload_names[l->offload], t->step_s, t->tokens_per_s_per_gpu, 100 * t->mfu,
+               hits[i].memory_bytes / 1073741824.0);
     }
     const struct tp_time *b = &hits[0].time;
     printf("\nbest layout, time per step: compute %.3f s, TP %.3f, CP %.3f, EP %.3f, PP %.3f, "
@@ -111,26 +156,33 @@ static void print_table(const struct run *r, const struct tp_search_stats *st,
            b->pp_comm_s, b->bubble_s, b->dp_comm_s, b->optimizer_s, b->offload_s, b->overhead_s);
 }
 
-/* Applies "tp=8 pp=4 mbs=2 recompute=full" to `l`; a new pp without a vpp resets vpp to 1.
+#define EXPLAIN_KEYS "tp pp vpp pp_first pp_last cp ep zero mbs recompute recompute_layers offload"
+
+/* Applies "tp=8 pp=4 mbs=2 recompute=full" to `l`; a new pp without a vpp resets vpp to 1 and
+   without pp_first/pp_last the split to the even one; a new recompute mode without
+   recompute_layers recomputes every block, and recompute_layers alone means recompute=full.
    Returns EXIT_OK or prints the error. */
 static int parse_explain(const char *text, struct tp_layout *l)
 {
-    bool pp_given = false, vpp_given = false;
+    bool pp_given = false, vpp_given = false, split_given = false, rc_given = false;
+    bool rl_given = false;
     static const struct {
         const char *key;
         size_t offset;
     } dims[] = {{"tp", offsetof(struct tp_layout, tp)},     {"pp", offsetof(struct tp_layout, pp)},
                 {"vpp", offsetof(struct tp_layout, vpp)},   {"cp", offsetof(struct tp_layout, cp)},
                 {"ep", offsetof(struct tp_layout, ep)},     {"zero", offsetof(struct tp_layout, zero)},
-                {"mbs", offsetof(struct tp_layout, mbs)}};
+                {"mbs", offsetof(struct tp_layout, mbs)},
+                {"pp_first", offsetof(struct tp_layout, pp_first)},
+                {"pp_last", offsetof(struct tp_layout, pp_last)},
+                {"recompute_layers", offsetof(struct tp_layout, recompute_layers)}};
     char buf[256];
     snprintf(buf, sizeof buf, "%s", text);
     for (char *save = NULL, *tok = strtok_r(buf, " ,", &save); tok;
          tok = strtok_r(NULL, " ,", &save)) {
         char *eq = strchr(tok, '=');
         if (!eq || eq == tok || !eq[1]) {
-            cli_error("--explain: \"%s\" is not key=value (keys: tp pp vpp cp ep zero mbs "
-                      "recompute offload)", tok);
+            cli_error("--explain: \"%s\" is not key=value (keys: " EXPLAIN_KEYS ")", tok);
             return EXIT_USAGE;
         }
         *eq = '\0';
@@ -150,6 +202,7 @@ static int parse_explain(const char *text, struct tp_layout *l)
                 l->recompute = (enum tp_recompute)found;
             else
                 l->offload = (enum tp_offload)found;
+            rc_given = rc_given || tok[0] == 'r';
             continue;
         }
         size_t i = 0;
@@ -158,16 +211,28 @@ static int parse_explain(const char *text, struct tp_layout *l)
         char *end;
         long v = strtol(val, &end, 10);
         if (i == sizeof dims / sizeof dims[0] || *end || v < 0 || v > 1 << 20) {
-            cli_error("--explain: %s=%s: unknown key or not a whole number (keys: tp pp vpp cp ep "
-                      "zero mbs recompute offload)", tok, val);
+            cli_error("--explain: %s=%s: unknown key or not a whole number (keys: " EXPLAIN_KEYS
+                      ")", tok, val);
             return EXIT_USAGE;
         }
         *(uint32_t *)(void *)((char *)l + dims[i].offset) = (uint32_t)v;
         pp_given = pp_given || strcmp(tok, "pp") == 0;
         vpp_given = vpp_given || strcmp(tok, "vpp") == 0;
+        split_given = split_given || strncmp(tok, "pp_", 3) == 0;
+        rl_given = rl_given || strcmp(tok, "recompute_layers") == 0;
     }
     if (pp_given && !vpp_given)
         l->vpp = 1;
+    if (pp_given && !split_given)
+        l->pp_first = l->pp_last = 0;
+    if (rc_given && !rl_given)
+        l->recompute_layers = 0;
+    if (rl_given && !rc_given)
+        l->recompute = TP_RECOMPUTE_FULL;
+    if (l->recompute_layers && l->recompute != TP_RECOMPUTE_FULL) {
+        cli_error("--explain: recompute_layers=%u needs recompute=full", l->recompute_layers);
+        return EXIT_USAGE;
+    }
     return EXIT_OK;
 }
 
@@ -177,7 +242,9 @@ static const char *reason_text(enum tp_reject r)
     case TP_REJECT_TP_HEADS: return "tp must divide the attention heads and the key/value heads";
     case TP_REJECT_LIMIT: return "a size is beyond the search limits (--max-tp defaults to a node; "
                                  "tp*pp*cp must divide the GPUs)";
-    case TP_REJECT_PP_LAYERS: return "pp*vpp must divide the layers (and vpp needs pp > 1)";
+    case TP_REJECT_PP_LAYERS: return "pp must divide the layers (vpp > 1: pp*vpp; vpp 1: or the "
+                                     "layers plus the embedding and/or the head, with "
+                                     "pp_first/pp_last one block short), and vpp needs pp > 1";
     case TP_REJECT_CP_SEQ: return "2*cp must divide the sequence length";
     case TP_REJECT_EP_EXPERTS: return "ep must divide the experts and dp*cp";
     case TP_REJECT_BATCH: return "mbs*dp must divide the global batch";
@@ -200,10 +267,19 @@ static void explain(const struct run *r, const struct tp_search_opts *o,
     struct tp_memory mem;
     struct tp_time t;
     enum tp_reject why = tp_search_check(&r->m, &r->c, &r->j, o, cal, l, &mem, &t);
-    printf("\nexplain %s (other knobs as the best layout): tp %u pp %u vpp %u dp %u cp %u ep %u "
+    char split[64] = "", rc[24];
+    /* the split is known valid once the checks before pp-divides-layers have passed it */
+    if ((l->pp_first || l->pp_last) && why != TP_REJECT_LIMIT && why != TP_REJECT_TP_HEADS &&
+        why != TP_REJECT_PP_LAYERS) {
+        char blocks[40];
+        report_split(&r->m, l, blocks, sizeof blocks);
+        snprintf(split, sizeof split, " (blocks %s)", blocks);
+    }
+    report_recompute(l, rc, sizeof rc);
+    printf("\nexplain %s (other knobs as the best layout): tp %u pp %u%s vpp %u dp %u cp %u ep %u "
            "zero %u mbs %u recompute %s offload %s\n",
-           text, l->tp, l->pp, l->vpp, l->dp, l->cp, l->ep, l->zero, l->mbs,
-           recompute_names[l->recompute], offload_names[l->offload]);
+           text, l->tp, l->pp, split, l->vpp, l->dp, l->cp, l->ep, l->zero, l->mbs, rc,
+           offload_names[l->offload]);
     if (why != TP_REJECT_COUNT) {
         printf("  rejected (%s): %s", tp_reject_name(why), reason_text(why));
         if (why == TP_REJECT_MEMORY)
@@ -217,8 +293,7 @@ static void explain(const struct run *r, const struct tp_search_opts *o,
     struct tp_search_hit one[1];
     size_t n;
     struct tp_search_stats st;
-    struct tp_error err;
-    if (tp_search(&r->m, &r->c, &r->j, &probe, cal, one, 1, &n, &st, &err) != TP_OK)
+    if (run_search(r, &probe, cal, one, 1, &n, &st) != EXIT_OK)
         return;
     printf("  feasible: rank %llu of %llu timed layouts, %+.1f%% time per token against the "
            "best\n\n",
@@ -304,11 +379,8 @@ static int sweep(const struct cli_args *a, struct run *r, const struct tp_search
         r->c.n_gpus = counts[i];
         size_t n;
         struct tp_search_stats st;
-        struct tp_error err = {{0}};
-        if (tp_search(&r->m, &r->c, &r->j, o, cal, &best[i], 1, &n, &st, &err) != TP_OK) {
-            cli_error("%s", err.msg);
-            return EXIT_USAGE;
-        }
+        if ((rc = run_search(r, o, cal, &best[i], 1, &n, &st)) != EXIT_OK)
+            return rc;
         found[i] = n > 0;
         any += n > 0;
         if (found[i])
@@ -359,9 +431,9 @@ static int sweep(const struct cli_args *a, struct run *r, const struct tp_search
     printf("\nbest layout per GPU count; time and GPU-hours for %s tokens; * = Pareto front of "
            "time against GPU-hours%s\n\n",
            tk, priced ? " (and cost)" : "");
-    printf("  %6s %4s %4s %4s %4s %4s %4s %4s %5s %-9s %9s %9s %6s %12s %12s%s\n", "gpus", "dp",
-           "tp", "pp", "vpp", "ep", "zero", "mbs", "gas", "recompute", "step s", "tok/s/GPU",
-           "MFU", "time", "GPU-hours", priced ? "         cost" : "");
+    printf("  %6s %4s %4s %4s %4s %-12s %4s %4s %4s %5s %-9s %9s %9s %6s %12s %12s%s\n", "gpus",
+           "dp", "tp", "pp", "vpp", "split", "ep", "zero", "mbs", "gas", "recompute", "step s",
+           "tok/s/GPU", "MFU", "time", "GPU-hours", priced ? "         cost" : "");
     for (size_t i = 0; i < nc; i++) {
         if (!found[i]) {
             printf("  %6u  no feasible layout\n", counts[i]);
@@ -369,12 +441,14 @@ static int sweep(const struct cli_args *a, struct run *r, const struct tp_search
         }
         const struct tp_layout *l = &best[i].layout;
         const struct tp_time *t = &best[i].time;
-        char wall[32];
+        char wall[32], split[48], rcs[24];
         fmt_duration(wall, sizeof wall, train[i]);
-        printf("%c %6u %4u %4u %4u %4u %4u %4u %4u %5u %-9s %9.3f %9.0f %5.1f%% %12s %12.1f",
-               front[i] ? '*' : ' ', counts[i], l->dp, l->tp, l->pp, l->vpp, l->ep, l->zero,
-               l->mbs, l->gas, recompute_names[l->recompute], t->step_s, t->tokens_per_s_per_gpu,
-               100 * t->mfu, wall, hours[i]);
+        split_text(&r->m, l, split, sizeof split);
+        report_recompute(l, rcs, sizeof rcs);
+        printf("%c %6u %4u %4u %4u %4u %-12s %4u %4u %4u %5u %-9s %9.3f %9.0f %5.1f%% %12s %12.1f",
+               front[i] ? '*' : ' ', counts[i], l->dp, l->tp, l->pp, l->vpp, split, l->ep,
+               l->zero, l->mbs, l->gas, rcs, t->step_s, t->tokens_per_s_per_gpu, 100 * t->mfu,
+               wall, hours[i]);
         if (priced)
             printf(" %12.2f", hours[i] * a->price);
         printf("\n");
@@ -419,16 +493,17 @@ int cmd_search(int argc, char **argv)
         o.max_mbs = (uint32_t)a.max_mbs;
     o.mem_headroom = a.mem_headroom;
     o.offload = !a.no_offload;
+    o.uneven_pp = !a.even_pp;
+    n_threads = a.threads != TP_UNSET ? (unsigned)a.threads : par_cpus();
+    show_progress = isatty(STDERR_FILENO) != 0;
     if (a.gpus_list)
         return sweep(&a, &r, &o, &cal);
     size_t top = a.top != TP_UNSET ? (size_t)a.top : 5;
     static struct tp_search_hit hits[MAX_TOP];
     size_t n;
     struct tp_search_stats st;
-    if (tp_search(&r.m, &r.c, &r.j, &o, &cal, hits, top, &n, &st, &err) != TP_OK) {
-        cli_error("%s", err.msg);
-        return EXIT_USAGE;
-    }
+    if ((rc = run_search(&r, &o, &cal, hits, top, &n, &st)) != EXIT_OK)
+        return rc;
     if (a.format == FMT_JSON) {
         if ((rc = print_json(&r, &st, hits, n, o.gbs)) != EXIT_OK)
             return rc;

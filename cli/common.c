@@ -243,7 +243,8 @@ int cli_resolve_run(const struct cli_args *a, struct run *r)
     } dims[] = {{a->dp, &l->dp},   {a->tp, &l->tp},   {a->pp, &l->pp},           {a->vpp, &l->vpp},
                 {a->ep, &l->ep},   {a->etp, &l->etp}, {a->cp, &l->cp},           {a->mbs, &l->mbs},
                 {a->gas, &l->gas}, {a->shard_group, &l->shard_group},
-                {a->recompute_layers, &l->recompute_layers}};
+                {a->recompute_layers, &l->recompute_layers},
+                {a->pp_first, &l->pp_first}, {a->pp_last, &l->pp_last}};
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
         if (dims[i].v != TP_UNSET)
             *dims[i].dst = (uint32_t)dims[i].v;

@@ -22,6 +22,13 @@ static void usage(FILE *out)
             "                  tokens/s, MFU, wall-clock, GPU-hours and cost\n"
             "  search MODEL    the fastest parallel layouts that fit, ranked, with the counts\n"
             "                  of layouts rejected by each constraint\n"
+            "  validate RUNS.csv...   every measured run against its prediction, with\n"
+            "                  errors by source, GPU and framework\n"
+            "  calibrate RUNS.csv...  fits the time model's efficiencies to measured runs\n"
+            "                  and writes a calibration file\n"
+            "  logs FILE...    training logs (Megatron, HF/Axolotl/TRL, torchtitan, nanoGPT,\n"
+            "                  llm.c, JSON run logs): steady-state step time, tokens/s, MFU,\n"
+            "                  time for a token budget, and runs-file rows for calibrate\n"
             "  models          the built-in presets with their sources\n"
             "  gpus            the accelerator catalog\n"
             "\n"
@@ -38,7 +45,7 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        cli_error("no command given (commands: params, memory, estimate, search, models, gpus; see trainplan "
+        cli_error("no command given (commands: params, memory, estimate, search, validate, calibrate, logs, models, gpus; see trainplan "
                   "--help)");
         return EXIT_USAGE;
     }
@@ -61,9 +68,15 @@ int main(int argc, char **argv)
         return cmd_estimate(argc - 2, argv + 2);
     if (strcmp(cmd, "search") == 0)
         return cmd_search(argc - 2, argv + 2);
+    if (strcmp(cmd, "validate") == 0)
+        return cmd_validate(argc - 2, argv + 2);
+    if (strcmp(cmd, "calibrate") == 0)
+        return cmd_calibrate(argc - 2, argv + 2);
     if (strcmp(cmd, "gpus") == 0)
         return cmd_gpus(argc - 2, argv + 2);
-    cli_error("unknown command \"%s\" (commands: params, memory, estimate, search, models, gpus; see trainplan "
+    if (strcmp(cmd, "logs") == 0)
+        return cmd_logs(argc - 2, argv + 2);
+    cli_error("unknown command \"%s\" (commands: params, memory, estimate, search, validate, calibrate, logs, models, gpus; see trainplan "
               "--help)", cmd);
     return EXIT_USAGE;
 }

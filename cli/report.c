@@ -24,6 +24,25 @@ static void line(const char *label, double bytes, double total)
     putchar('\n');
 }
 
+void report_split(const struct tp_model *m, const struct tp_layout *l, char *buf, size_t len)
+{
+    uint32_t first = tp_stage_blocks(m, l, 0), last = tp_stage_blocks(m, l, l->pp - 1);
+    if (l->pp <= 1)
+        snprintf(buf, len, "%u", first);
+    else if (l->pp == 2)
+        snprintf(buf, len, "%u+%u", first, last);
+    else
+        snprintf(buf, len, "%u+%ux%u+%u", first, l->pp - 2, tp_stage_blocks(m, l, 1), last);
+}
+
+void report_recompute(const struct tp_layout *l, char *buf, size_t len)
+{
+    if (l->recompute == TP_RECOMPUTE_FULL && l->recompute_layers)
+        snprintf(buf, len, "full(%u)", l->recompute_layers);
+    else
+        snprintf(buf, len, "%s", recompute_names[l->recompute]);
+}
+
 void report_header(const struct run *r, const char *what)
 {
     const struct tp_layout *l = &r->l;
@@ -45,6 +64,11 @@ void report_header(const struct run *r, const char *what)
     printf("layout   dp %u, tp %u%s, pp %u", l->dp, l->tp, l->sp && l->tp > 1 ? " (sp)" : "", l->pp);
     if (l->pp > 1)
         printf(" (%s%s)", schedule_names[l->schedule], l->vpp > 1 ? ", vpp" : "");
+    if (l->pp_first || l->pp_last) {
+        char split[48];
+        report_split(&r->m, l, split, sizeof split);
+        printf(" blocks %s", split);
+    }
     if (l->vpp > 1)
         printf(" x %u", l->vpp);
     printf(", cp %u, ep %u, etp %u; ZeRO-%u", l->cp, l->ep, l->etp, l->zero);
@@ -107,10 +131,11 @@ json_t *report_memory_json(const struct tp_memory *m)
 
 json_t *report_layout_json(const struct tp_layout *l)
 {
-    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:I, s:s, s:I, s:s,"
-                     " s:s}",
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:I, s:s,"
+                     " s:I, s:s, s:s}",
                      "dp", (json_int_t)l->dp, "tp", (json_int_t)l->tp, "pp", (json_int_t)l->pp,
-                     "vpp", (json_int_t)l->vpp, "ep", (json_int_t)l->ep, "etp", (json_int_t)l->etp,
+                     "vpp", (json_int_t)l->vpp, "pp_first", (json_int_t)l->pp_first, "pp_last",
+                     (json_int_t)l->pp_last, "ep", (json_int_t)l->ep, "etp", (json_int_t)l->etp,
                      "cp", (json_int_t)l->cp, "sp", (int)l->sp, "zero", (json_int_t)l->zero,
                      "shard_group", (json_int_t)l->shard_group, "mbs", (json_int_t)l->mbs,
                      "gas", (json_int_t)l->gas, "recompute", recompute_names[l->recompute],

@@ -39,7 +39,7 @@ enum tp_status {
     TP_ENOTFOUND,    /* a named thing (preset, file) does not exist */
     TP_EUNSUPPORTED, /* a valid input the library does not model (e.g. an unknown model_type) */
     TP_EIO,          /* a file could not be read */
-    TP_ENOMEM        /* an allocation failed (only in the file readers) */
+    TP_ENOMEM        /* an allocation failed (file readers, the calibration fit) */
 };
 
 struct tp_error {
@@ -409,6 +409,10 @@ struct tp_layout {
     uint32_t recompute_layers; /* with TP_RECOMPUTE_FULL: only this many blocks per stage (0 = all) */
     enum tp_offload offload;
     enum tp_schedule schedule;
+    /* Uneven pipeline split (Megatron-Core --decoder-first/last-pipeline-num-layers), vpp == 1
+       only: transformer blocks on the first / last stage, 0 = not given.  The stages not given
+       share the remaining blocks equally (they must divide); both 0 = the default split. */
+    uint32_t pp_first, pp_last;
 };
 
 /* Fills a job with the defaults: pretrain, AdamW, bf16, DeepSpeed conventions, flash attention,
@@ -422,6 +426,10 @@ void tp_layout_init(struct tp_layout *l);
    0 and etp when 0.  Messages say what does not divide what, with a hint. */
 enum tp_status tp_layout_check(const struct tp_model *m, const struct tp_cluster *c,
                                const struct tp_job *j, struct tp_layout *l, struct tp_error *err);
+/* Transformer blocks pipeline stage `stage` (0..pp-1) of a checked layout holds (all its
+   interleaved chunks together).  Without pp_first/pp_last, stage s holds blocks
+   [s L / pp, (s+1) L / pp): an uneven depth spreads its remainder over the later stages. */
+uint32_t tp_stage_blocks(const struct tp_model *m, const struct tp_layout *l, uint32_t stage);
 
 /* ----------------------------------------------------------------------------------------- */
 /* Memory per GPU                                                                              */
@@ -527,6 +535,27 @@ enum tp_status tp_runs_read(const char *path, tp_run_fn fn, void *ctx, struct tp
 /* Most per-GPU entries a calibration may carry. */
 #define TP_CALIB_MAX_GPUS 32
 
+/* The inputs a calibration was fitted on. */
+struct tp_calib_domain {
+    uint32_t rows, sources;       /* 0 rows: unknown (hand-written file) */
+    uint32_t n_gpus;
+    struct {
+        char key[24];
+        uint32_t rows;
+        uint32_t max_gpus;        /* largest cluster measured on this GPU */
+    } gpu[TP_CALIB_MAX_GPUS];
+    double min_params, max_params; /* total parameters of the models measured */
+    uint64_t max_seq;
+};
+
+/* Why an input lies outside a calibration's domain (flags of tp_calib_domain_check). */
+enum {
+    TP_DOMAIN_GPU = 1u << 0,     /* GPU type never measured */
+    TP_DOMAIN_SCALE = 1u << 1,   /* more than 4x the GPUs of the largest run on that GPU */
+    TP_DOMAIN_SIZE = 1u << 2,    /* model under 1/4 or over 4x the parameters measured */
+    TP_DOMAIN_SEQ = 1u << 3      /* sequence over 4x the longest measured */
+};
+
 /* Per-GPU efficiencies a calibration may set (0 = keep the catalog's / the global default). */
 struct tp_calib_gpu {
     char key[24];         /* catalog key ("h100-sxm") */
@@ -571,9 +600,15 @@ struct tp_calib {
     /* per-GPU overrides */
     struct tp_calib_gpu gpus[TP_CALIB_MAX_GPUS];
     size_t n_gpus;
+    /* what the calibration was fitted on ("fit" in the file): inputs outside it are flagged */
+    struct tp_calib_domain domain;
 };
 
-/* The built-in defaults (docs/design.md lists each with its source). */
+/* The physics priors: sourced constants and first-principles efficiencies before any fit
+   (docs/design.md "Calibration").  `trainplan calibrate --base prior` starts from these. */
+void tp_calib_prior(struct tp_calib *c);
+/* The built-in defaults: the priors plus data/calibration.json (fitted by `trainplan calibrate`
+   over ../shared/validation/runs and compiled in). */
 void tp_calib_init(struct tp_calib *c);
 /* Reads a calibration JSON document (keys as the struct's field names, "gpus": {"key": {...}});
    keys not given keep their current value; unknown keys are an error. */
@@ -584,6 +619,12 @@ enum tp_status tp_calib_from_file(const char *path, struct tp_calib *c, struct t
 size_t tp_calib_to_json(const struct tp_calib *c, char *buf, size_t len);
 /* The per-GPU entry for `key`, or NULL. */
 const struct tp_calib_gpu *tp_calib_gpu_find(const struct tp_calib *c, const char *key);
+/* Flags (TP_DOMAIN_*) for the ways a run lies outside the calibration's domain, and a
+   one-line explanation in `why` (empty when inside, or when the domain is unknown). */
+unsigned tp_calib_domain_check(const struct tp_calib *c, const struct tp_model *m,
+                               const struct tp_cluster *cl, const struct tp_job *j, char *why,
+                               size_t len);
+
 
 /* Step time of a checked layout, broken down.  Times are seconds per optimizer step on the
    critical path (the slowest pipeline stage); "exposed" communication is what compute does not
@@ -630,6 +671,91 @@ double tp_time_alltoall(const struct tp_cluster *c, const struct tp_calib *cal, 
 double tp_bubble_fraction(uint32_t pp, uint32_t vpp, uint32_t micro_batches);
 
 /* ----------------------------------------------------------------------------------------- */
+/* Validation: predicted against measured (trainplan validate)                                 */
+/* ----------------------------------------------------------------------------------------- */
+
+/* One mapped run predicted with a calibration. */
+struct tp_run_eval {
+    double predicted_tokens_per_s_per_gpu;
+    double measured_tokens_per_s_per_gpu; /* NaN: the row has no convertible throughput */
+    const char *measured_from;  /* the row's figure: "tokens/s", "step time", "TFLOP/s", "MFU",
+                                   "HFU" or "" */
+    /* the same comparison in the row's own unit (step time s, TFLOP/s under the row's
+       convention, MFU or HFU in %; tokens/s per GPU otherwise) */
+    double predicted_native, measured_native;
+    const char *native_unit;
+    double err;                 /* predicted / measured tokens/s - 1 (NaN when unmeasured) */
+    double predicted_step_s;
+    double predicted_mem_gib;   /* worst stage */
+    double measured_mem_gib;    /* NaN when the row gives none */
+    double mem_err;             /* predicted / measured - 1 */
+    bool predicted_fits, measured_oom;
+    unsigned domain;            /* TP_DOMAIN_* flags */
+    char domain_note[192];
+    struct tp_time time;
+};
+
+/* Predicts one mapped run (tp_run_from_row) with `cal` and pairs it with what was measured. */
+void tp_run_evaluate(const struct tp_run *run, const struct tp_calib *cal,
+                     struct tp_run_eval *out);
+
+/* Error statistics of relative errors (predicted / measured - 1). */
+struct tp_err_stats {
+    size_t n;
+    double median_abs, p90_abs; /* of |err|, linear interpolation between order statistics */
+    double bias;                /* median of the signed errors */
+};
+/* `scratch` holds n doubles; NaNs in `err` are skipped. */
+void tp_err_stats(const double *err, size_t n, double *scratch, struct tp_err_stats *out);
+
+/* ----------------------------------------------------------------------------------------- */
+/* Calibration fit (trainplan calibrate)                                                       */
+/* ----------------------------------------------------------------------------------------- */
+
+struct tp_fit_opts {
+    double prior_weight;   /* pull toward the base values, in rows' worth (default 0.4;
+                              lambda = prior_weight / rows) */
+    uint32_t min_gpu_rows; /* a GPU type gets its own GEMM rate from this many rows (default 5) */
+    uint32_t max_evals;    /* objective evaluations per Nelder-Mead run (default 2500) */
+    uint32_t rounds;       /* alternations of the global and per-GPU fits (default 2) */
+    bool per_gpu;          /* fit per-GPU GEMM rates (default true) */
+    uint32_t starts;       /* Nelder-Mead starts: the base and the best quasi-random points
+                              (default 4; 1 = the base only) */
+    uint32_t samples;      /* quasi-random points tried for the starts (default 256) */
+};
+void tp_fit_opts_init(struct tp_fit_opts *o);
+
+#define TP_FIT_MAX_PARAMS 48
+struct tp_fit_param {
+    char name[48];         /* calibration key ("gemm_scale", "gpus.h100-sxm.mamf_bf16") */
+    double before, after;
+    bool identified;       /* the rows move the objective when it moves; false: kept */
+};
+struct tp_fit_result {
+    size_t rows, sources;
+    double objective_before, objective_after; /* reported: mean over sources of the median
+                                                 |log(predicted / measured)| (the fit itself
+                                                 minimises a pseudo-Huber loss, fit.c) */
+    unsigned evaluations;  /* of the objective (each predicts every row) */
+    size_t n_params;
+    struct tp_fit_param params[TP_FIT_MAX_PARAMS];
+};
+
+/* Fits the efficiency parameters (docs/design.md "Calibration") starting from and regularised
+   toward `base`; `out` is `base` with the fitted values and the rows' domain joined to its own.
+   Allocates working memory (GSL); TP_EINVAL when there is nothing to fit. */
+enum tp_status tp_calib_fit(const struct tp_run *const *runs, const double *measured, size_t n,
+                            const struct tp_calib *base, const struct tp_fit_opts *o,
+                            struct tp_calib *out, struct tp_fit_result *res,
+                            struct tp_error *err);
+/* Leave-one-source-out: for each source, fits on the other sources' rows and predicts its own;
+   held_out[i] = predicted / measured - 1 (NaN when only one source). */
+enum tp_status tp_calib_cross_validate(const struct tp_run *const *runs, const double *measured,
+                                       size_t n, const struct tp_calib *base,
+                                       const struct tp_fit_opts *o, double *held_out,
+                                       struct tp_error *err);
+
+/* ----------------------------------------------------------------------------------------- */
 /* Layout search                                                                              */
 /* ----------------------------------------------------------------------------------------- */
 
@@ -637,7 +763,9 @@ double tp_bubble_fraction(uint32_t pp, uint32_t vpp, uint32_t micro_batches);
 enum tp_reject {
     TP_REJECT_TP_HEADS = 0, /* tp must divide the query and key/value heads */
     TP_REJECT_LIMIT,        /* beyond --max-tp (default: a node), --max-pp, --max-cp, --max-ep */
-    TP_REJECT_PP_LAYERS,    /* pp * vpp must divide the layers (interleaving); pp <= layers */
+    TP_REJECT_PP_LAYERS,    /* pp <= layers; pp * vpp must divide them (interleaving); with
+                               vpp 1, pp must divide the layers, or the layers plus the
+                               embedding and/or the head counted as one layer each */
     TP_REJECT_CP_SEQ,       /* 2 * cp must divide the sequence (load-balanced ring attention) */
     TP_REJECT_EP_EXPERTS,   /* ep must divide the routed experts */
     TP_REJECT_BATCH,        /* mbs * dp must divide the global batch */
@@ -649,6 +777,15 @@ enum tp_reject {
 /* Short stable name of a rejection reason ("tp-divides-heads", ..., "memory"). */
 const char *tp_reject_name(enum tp_reject r);
 
+/* recompute_mask bits: the three modes, and partial recompute (full on N blocks per stage,
+   searched only together with TP_SEARCH_RC_FULL). */
+enum {
+    TP_SEARCH_RC_NONE = 1u << 0,
+    TP_SEARCH_RC_SELECTIVE = 1u << 1,
+    TP_SEARCH_RC_FULL = 1u << 2,
+    TP_SEARCH_RC_PARTIAL = 1u << 3
+};
+
 struct tp_search_opts {
     uint64_t gbs;            /* global batch in sequences (fixed) */
     uint32_t max_tp;         /* 0 = gpus per node */
@@ -659,10 +796,19 @@ struct tp_search_opts {
     uint32_t max_mbs;        /* micro-batch sizes 1..max_mbs (default 16) */
     double mem_headroom;     /* fraction of the capacity kept free (0..0.9) */
     unsigned zero_mask;      /* ZeRO stages to try, bit z (default all; the framework narrows) */
-    unsigned recompute_mask; /* bit 0 none, 1 selective, 2 full (default all) */
+    unsigned recompute_mask; /* TP_SEARCH_RC_* (default all four) */
     bool offload;            /* try optimizer offload where a layout does not fit on the GPU */
+    bool uneven_pp;          /* with pp > 1 and vpp 1, also try the splits that count the
+                                embedding and/or the head as a layer (default true) */
+    bool exhaustive;         /* time every feasible layout: no pruning by dominance, every
+                                partial-recompute count (tests; default false) */
     double probe_time_per_token; /* count the timed layouts faster than this (--explain);
                                     0 = none */
+    /* Sharding: this call enumerates only the outer (tp, cp, pp) combinations whose running
+       index i has i % n_shards == shard (n_shards 0 or 1: all).  Disjoint shards' stats add up
+       (tp_search_stats_add) and their hits merge (tp_search_merge) to exactly the single-call
+       result, so callers may run shards on threads; the library itself runs none. */
+    uint32_t shard, n_shards;
 };
 void tp_search_opts_init(struct tp_search_opts *o);
 
@@ -675,29 +821,190 @@ struct tp_search_hit {
 
 struct tp_search_stats {
     uint64_t evaluated;      /* layouts considered (a rejection at an outer level counts the
-                                zero-stage x micro-batch x recompute choices it stands for) */
+                                zero-stage x micro-batch x recompute choices it stands for;
+                                partial recompute counts each count of blocks probed) */
     uint64_t feasible;       /* those that satisfy every constraint and fit */
-    uint64_t dominated;      /* feasible, but a cheaper recompute mode of the same layout fits,
-                                so they cannot rank first and were not timed */
+    uint64_t dominated;      /* feasible, but a cheaper recompute mode (or fewer recomputed
+                                blocks) of the same layout fits, so they cannot rank first and
+                                were not timed */
     uint64_t rejected[TP_REJECT_COUNT]; /* sums to evaluated - feasible */
+    uint64_t partial;        /* partial-recompute layouts probed (part of evaluated) */
+    uint64_t uneven;         /* layouts with an uneven pipeline split (part of evaluated) */
     uint64_t faster_than_probe; /* timed layouts faster per token than probe_time_per_token */
 };
 
 /* Classifies one layout as the search would (dp derived from the GPUs, etp = tp, SP with TP
    under Megatron, gas from the global batch): the first constraint it breaks, or
    TP_REJECT_COUNT when it is feasible; then `mem` (when it got that far) and `t` (feasible)
-   hold its evaluation.  For --explain. */
+   hold its evaluation.  Any valid pp_first/pp_last split passes (the search itself enumerates
+   only the even and the embedding/head ones); the even split needs pp | L.  For --explain. */
 enum tp_reject tp_search_check(const struct tp_model *m, const struct tp_cluster *c,
                                const struct tp_job *j, const struct tp_search_opts *o,
                                const struct tp_calib *cal, struct tp_layout *l,
                                struct tp_memory *mem, struct tp_time *t);
 
 /* Enumerates the layouts of job `j` on cluster `c`, keeps the `cap` fastest per token in `hits`
-   (sorted), and counts the rest by reason.  Pure and allocation-free. */
+   (sorted by tp_search_hit_cmp), and counts the rest by reason.  Pure and allocation-free. */
 enum tp_status tp_search(const struct tp_model *m, const struct tp_cluster *c,
                          const struct tp_job *j, const struct tp_search_opts *o,
                          const struct tp_calib *cal, struct tp_search_hit *hits, size_t cap,
                          size_t *n_hits, struct tp_search_stats *st, struct tp_error *err);
+
+/* The search's total order: time per token, then the layout fields (tp, pp, vpp, cp, ep, dp,
+   zero, mbs, recompute, recompute_layers, pp_first, pp_last, offload).  <0, 0, >0. */
+int tp_search_hit_cmp(const struct tp_search_hit *a, const struct tp_search_hit *b);
+/* Merges two lists sorted by tp_search_hit_cmp into `out` (not overlapping them), keeping the
+   first `cap`; returns how many it wrote. */
+size_t tp_search_merge(const struct tp_search_hit *a, size_t na, const struct tp_search_hit *b,
+                       size_t nb, struct tp_search_hit *out, size_t cap);
+/* Adds the counts of `part` (one shard) to `sum`. */
+void tp_search_stats_add(struct tp_search_stats *sum, const struct tp_search_stats *part);
+
+/* ----------------------------------------------------------------------------------------- */
+/* Training logs (trainplan logs)                                                             */
+/* ----------------------------------------------------------------------------------------- */
+
+/* The log formats tp_log_parse() understands; append only. */
+enum tp_log_format {
+    TP_LOG_UNKNOWN = 0,
+    TP_LOG_MEGATRON,    /* Megatron-LM / Megatron-Core: " iteration N/ M | ... | elapsed time per
+                           iteration (ms): X | throughput per GPU (TFLOP/s/GPU): X | ..." */
+    TP_LOG_MEGATRON_DS, /* Megatron-DeepSpeed: the same lines with "samples per second: X" and
+                           "TFLOPs: X" */
+    TP_LOG_HF,          /* Hugging Face Trainer, Axolotl, TRL: per-step dicts {'loss': ...}, the
+                           tqdm progress bar, the {'train_runtime': ...} summary */
+    TP_LOG_TORCHTITAN,  /* "step: N  loss: X  memory: X GiB(p%)  tps: N  tflops: X  mfu: X%" */
+    TP_LOG_NANOGPT,     /* "iter N: loss X, time X ms, mfu X%" */
+    TP_LOG_LLMC,        /* llm.c "step N/M | loss X ... | X ms | X% bf16 MFU | X tok/s" */
+    TP_LOG_JSON,        /* the users' JSON run logs: "training_iterations" / "training_progress"
+                           lists of {iter, loss, dt_ms, tokens_per_sec, mfu, memory_allocated_gb} */
+    TP_LOG_FORMAT_COUNT
+};
+
+/* Stable short name ("megatron", "megatron-deepspeed", "hf", "torchtitan", "nanogpt", "llm.c",
+   "json"; "unknown") and a human description. */
+const char *tp_log_format_name(enum tp_log_format f);
+const char *tp_log_format_label(enum tp_log_format f);
+/* The list a user reads when a file is in none of the formats (static string). */
+const char *tp_log_formats_understood(void);
+/* A format by name or alias ("megatron-lm", "axolotl", "trl", "llmc", ...); TP_ENOTFOUND
+   lists the names. */
+enum tp_status tp_log_format_find(const char *name, enum tp_log_format *out,
+                                  struct tp_error *err);
+
+/* One logged step.  Every figure is as the log prints it, NaN when the line does not give it. */
+struct tp_log_step {
+    uint64_t step;               /* the iteration number as logged (HF without a progress bar:
+                                    1, 2, ... in order) */
+    double step_s;               /* seconds per optimizer step */
+    double tokens_per_s;         /* all GPUs together */
+    double tokens_per_s_per_gpu;
+    double samples_per_s;
+    double tflops_per_gpu;       /* under the framework's own FLOP convention */
+    double mfu;                  /* fraction 0..1, the framework's convention and peak */
+    double mem_gib;              /* peak memory per GPU in GiB (reserved where the log gives it;
+                                    a JSON log's "gb" figure kept as printed) */
+    double loss;
+};
+
+/* What a log states about the run as a whole; 0 / NaN = not stated. */
+struct tp_log_info {
+    enum tp_log_format format;
+    size_t n_steps;              /* step records found (all of them, also beyond `cap`) */
+    size_t n_lines;              /* text lines read (0 for JSON) */
+    uint32_t gpus;               /* world size (Megatron, llm.c, torchtitan device mesh, JSON
+                                    config; HF: total batch / (per-device batch x accumulation)) */
+    uint32_t tp, pp, dp, cp;     /* Megatron's parallel sizes */
+    uint64_t global_batch;       /* sequences per optimizer step */
+    uint64_t micro_batch;        /* sequences per micro-batch per GPU */
+    uint64_t grad_accum;         /* micro-batches per step (HF banner) */
+    uint64_t seq;                /* tokens per sequence */
+    double tokens_per_step;      /* as stated (nanoGPT, llm.c, JSON config), else
+                                    global_batch x seq */
+    uint64_t total_steps;        /* planned steps (train_iters, max_steps, progress-bar total) */
+    double mem_gib;              /* peak from separate memory reports (Megatron "memory (MB)"
+                                    lines: max reserved, else max allocated); NaN */
+    /* the Hugging Face Trainer's end-of-training summary (whole run, warm-up included) */
+    double train_runtime_s, train_samples_per_s, train_steps_per_s, train_loss;
+    double train_tokens_per_s_per_gpu; /* "train_tokens_per_second": per device */
+};
+
+/* Parses a training log held in memory (text, or a JSON document).  With `hint` ==
+   TP_LOG_UNKNOWN the format is detected from the content: a JSON object with a
+   training_iterations / training_progress list, else the text format with the most step lines.
+   Up to `cap` step records go into `steps` (NULL with cap 0 counts them: info->n_steps).
+   Errors (TP_EINVAL): an empty text; no known format ("no known training-log format found
+   (understood: ...)"); with a hint, no step lines of that format.  A log whose only figures are
+   the HF summary is accepted with 0 steps.  Allocates a line buffer, a pattern and (JSON) the
+   document, all released before returning. */
+enum tp_status tp_log_parse(const char *text, size_t len, enum tp_log_format hint,
+                            struct tp_log_step *steps, size_t cap, struct tp_log_info *info,
+                            struct tp_error *err);
+
+/* How the steady state is taken. */
+struct tp_log_steady_opts {
+    int64_t skip_warmup;         /* logged steps to skip at the start; < 0 = the default rule:
+                                    the first 10% (rounded up, at least 1) when there are >= 5 */
+    uint32_t gpus;               /* 0 = as the log states */
+    uint64_t global_batch, seq;  /* 0 = as the log states (tokens per step = their product) */
+};
+void tp_log_steady_opts_init(struct tp_log_steady_opts *o);
+
+/*
+ * The steady state of a log (docs/design.md "Training logs").  Warm-up: the first
+ * `skip_warmup` logged steps are skipped.  Outliers: on the first series the log has, in the
+ * order step time, tokens/s per GPU, tokens/s, samples/s, TFLOP/s, MFU, a step is dropped when
+ * it lies more than 3 robust standard deviations from the median of the steps after warm-up,
+ * the robust SD being max(1.4826 x MAD, 1% of the median).  Figures are over the steps kept:
+ * median and mean step time; tokens/s = tokens per step / mean step time when both are known,
+ * else the mean of the logged rates (per GPU x GPUs and back when one side is missing);
+ * TFLOP/s and MFU the mean of the logged figures; memory the peak of the whole log.
+ */
+struct tp_log_steady {
+    size_t n_steps, n_warmup, n_outliers, n_used;
+    bool warmup_default;         /* n_warmup came from the default rule */
+    uint64_t first_step, last_step; /* iteration numbers of the first and last step used */
+    const char *basis;           /* series the outlier rule ran on ("step time", ...; static) */
+    double basis_median, basis_threshold; /* dropped beyond median +- threshold (basis units:
+                                             seconds, tokens/s, ..., MFU fraction) */
+    double step_s_median, step_s_mean;
+    double tokens_per_s, tokens_per_s_per_gpu, samples_per_s;
+    double tflops_per_gpu, mfu;  /* as logged (the framework's convention) */
+    double mem_gib;              /* peak per GPU over the whole log */
+    double loss_last;            /* of the last step used */
+    double tokens_per_step;      /* used for the derivations (0 = unknown) */
+    uint32_t gpus;               /* used for the derivations (0 = unknown) */
+    uint64_t global_batch, seq;  /* used (0 = unknown) */
+    bool step_time_derived;      /* step time = tokens per step / tokens/s (not logged) */
+    bool from_summary;           /* no per-step timing: the HF summary's whole-run averages */
+    char rule[320];              /* the warm-up and outlier rule with its numbers, one line */
+    char how[192];               /* where throughput and step time come from, one line */
+};
+
+/* Computes the steady state of n parsed steps.  Allocates scratch (freed before returning).
+   TP_EINVAL when nothing is left to measure (no steps, no timing figure, warm-up >= steps). */
+enum tp_status tp_log_steady_state(const struct tp_log_step *steps, size_t n,
+                                   const struct tp_log_info *info,
+                                   const struct tp_log_steady_opts *o, struct tp_log_steady *out,
+                                   struct tp_error *err);
+
+/* A measured run for the runs-file format (../shared/validation/runs/README.md). */
+struct tp_log_row {
+    const char *row_id;          /* unique, "source:n" style */
+    const char *source_ref;      /* the log file */
+    const char *note;            /* appended to the notes column; may be NULL */
+    const struct tp_model *model;
+    const struct tp_cluster *cluster;
+    const struct tp_job *job;
+    const struct tp_layout *layout; /* checked (tp_layout_check) */
+    const struct tp_log_info *info;
+    const struct tp_log_steady *steady;
+};
+
+/* Writes the runs file's canonical header line (with `header`) and one row for `r` into buf as
+   RFC 4180 CSV (cells quoted where they need it); tp_runs_read() reads it back.  Returns the
+   length needed, like snprintf. */
+size_t tp_log_runs_csv(const struct tp_log_row *r, bool header, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

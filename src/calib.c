@@ -1,29 +1,27 @@
 /*
- * calib.c - the time model's efficiency parameters: built-in defaults and the calibration file
- * (JSON, read and written with jansson).
+ * calib.c - the time model's efficiency parameters: physics priors, the built-in calibration
+ * (data/calibration.json, compiled in) and the calibration file (JSON, read and written with
+ * jansson).
  *
- * Defaults.  Sourced starting points (training-physics.md §4.1-4.2 and §5):
+ * Priors (tp_calib_prior), before any fit; training-physics.md section numbers:
  *   MAMF fractions per GPU live in the catalog; 0.80 for GPUs without a measurement (the
  *     H100/B200 range); fp8/bf16 MAMF ratio 0.90 (H100 0.709/0.803 = 0.88, H200 0.91,
- *     B200 0.98); GEMM tiles 128 x 128 (the CUTLASS/cuBLAS bf16 CTA shape on sm80/sm90).
- *   network: eps_nvlink 0.80, eps_ib 0.90, eps_pcie 0.75; NCCL ring latency 8.4 us base,
- *     3.4 us per intra-node step, 14 us per inter-node step ([NCCL-TUNE] tuning.cc).
- *   ZeRO-3 prefetch hides behind 0.85 of the covering compute (§5.3, phi 0.8-0.9); pipeline
- *     send/recv exposed; optimizer kernels at 0.80 of HBM bandwidth (§5.3); CPU Adam 20 GB/s
- *     of host memory per GPU [heuristic].
- * Fitted to ../shared/validation/runs (412 rows, 9 sources; Nelder-Mead on the mean over
- * sources of the median |log(predicted/measured)|, bench_time --objective), rounded:
- *   gemm_scale 0.79   real GEMMs reach 79% of the MAMF sweep's best shapes
- *   attn_eff 0.35     FlashAttention forward at 35% of the 16-bit peak (FA2 on H100 reaches
- *                     35-40%; FA3 and A100 FA2 more), backward 2.8x the forward time
- *   mem_eff 0.38, fused_elementwise 0.86: small element-wise kernels reach 38% of HBM
- *                     bandwidth; fused stacks (TE, torch.compile) remove 86% of the op-by-op
- *                     traffic that HF eager code moves
- *   tp_overlap 0.26   of TP collectives hidden (TE tp-comm-overlap in the NeMo recipes)
- *   dp_overlap 0.89   of the last backward hides the DP reduction (§5.3 phi 0.8-0.9)
- *   step_overhead_s 0.19  per step (optimizer launch, logging, data, synchronisation)
- *   ep_overlap, layer_overhead_s: fitted to ~0, kept at 0.
- * `trainplan calibrate` (docs/design.md) regenerates them from runs files.
+ *     B200 0.98); GEMM tiles 128 x 128 (the CUTLASS/cuBLAS bf16 CTA shape on sm80/sm90);
+ *     gemm_scale 1: training GEMMs at the MAMF sweep's rate.
+ *   attention: FlashAttention forward at 0.50 of the 16-bit peak (§5.1: 0.5-0.7 on H100 for
+ *     d_h 128), backward 2.5x the forward (5 of its 7 matmuls: 2.5x the forward's 2).
+ *   memory-bound kernels at 0.60 of HBM bandwidth; fused stacks remove 0.80 of the op-by-op
+ *     traffic of eager code (§5.1 eta_kernel 0.80-0.90 fused vs 0.6-0.7 eager) [heuristic].
+ *   network: eps_nvlink 0.80, eps_ib 0.90, eps_pcie 0.75 (§4.2); NCCL ring latency 8.4 us
+ *     base, 3.4 us per intra-node step, 14 us per inter-node step ([NCCL-TUNE] tuning.cc).
+ *   overlap: DP reduction behind 0.85 of the last backward (§5.3 phi 0.8-0.9); ZeRO-3
+ *     prefetch behind 0.85 of the covering compute; TP, EP and pipeline transfers exposed
+ *     (0) unless a fit finds otherwise; optimizer kernels at 0.80 of HBM bandwidth (§5.3);
+ *     CPU Adam 20 GB/s of host memory per GPU [heuristic]; 0.05 s per step of host overhead
+ *     (logging, scheduler, data, synchronisation) [heuristic].
+ * The built-in defaults are these priors with the parameters `trainplan calibrate --base prior`
+ * fitted over ../shared/validation/runs (data/calibration.json; `make calibration` regenerates
+ * it, `make check-calibration` fails when it is stale).
  */
 #include "internal.h"
 
@@ -34,33 +32,47 @@
 #include <stdlib.h>
 #include <string.h>
 
-void tp_calib_init(struct tp_calib *c)
+void tp_calib_prior(struct tp_calib *c)
 {
     memset(c, 0, sizeof *c);
     c->mamf_default = 0.80;
     c->fp8_mamf_ratio = 0.90;
-    c->gemm_scale = 0.79;
+    c->gemm_scale = 1.0;
     c->tile_m = 128;
     c->tile_n = 128;
-    c->attn_eff = 0.35;
-    c->attn_bwd_ratio = 2.8;
-    c->mem_eff = 0.38;
-    c->fused_elementwise = 0.86;
+    c->attn_eff = 0.50;
+    c->attn_bwd_ratio = 2.5;
+    c->mem_eff = 0.60;
+    c->fused_elementwise = 0.80;
     c->layer_overhead_s = 0.0;
-    c->step_overhead_s = 0.19;
+    c->step_overhead_s = 0.05;
     c->eff_intra = 0.80;
     c->eff_inter = 0.90;
     c->eff_pcie = 0.75;
     c->lat_base_s = 8.4e-6;
     c->lat_intra_s = 3.4e-6;
     c->lat_inter_s = 14e-6;
-    c->dp_overlap = 0.89;
+    c->dp_overlap = 0.85;
     c->fsdp_overlap = 0.85;
-    c->tp_overlap = 0.26;
+    c->tp_overlap = 0.0;
     c->ep_overlap = 0.0;
     c->pp_overlap = 0.0;
     c->opt_eff = 0.80;
     c->host_adam_bw = 20e9;
+}
+
+/* data/calibration.json as a C string (the Makefile generates it) */
+static const char BUILTIN[] =
+#include "calib_defaults.inc"
+    ;
+
+void tp_calib_init(struct tp_calib *c)
+{
+    tp_calib_prior(c);
+    struct tp_error err;
+    /* tests/test_time.c checks that the built-in file reads and equals data/calibration.json */
+    if (tp_calib_from_json(BUILTIN, sizeof BUILTIN - 1, c, &err) != TP_OK)
+        tp_calib_prior(c);
 }
 
 /* The scalar fields, in file order, with the range a value must lie in. */
@@ -162,6 +174,57 @@ static enum tp_status read_gpus(json_t *obj, struct tp_calib *c, struct tp_error
     return TP_OK;
 }
 
+/* A whole number in 0..hi from `obj[key]` (absent: 0). */
+static enum tp_status count(json_t *obj, const char *key, const char *where, double hi,
+                            double *out, struct tp_error *err)
+{
+    json_t *v = json_object_get(obj, key);
+    *out = 0;
+    if (!v)
+        return TP_OK;
+    char at[96];
+    snprintf(at, sizeof at, "%s.%s", where, key);
+    return number(v, at, 0, hi, false, out, err);
+}
+
+/* "fit": the domain a calibration was fitted on (other provenance keys are ignored). */
+static enum tp_status read_domain(json_t *fit, struct tp_calib_domain *d, struct tp_error *err)
+{
+    if (!json_is_object(fit))
+        return tp_fail(err, TP_EINVAL, "calibration: \"fit\" must be an object");
+    memset(d, 0, sizeof *d);
+    double x;
+    TRY(count(fit, "rows", "fit", 1e9, &x, err));
+    d->rows = (uint32_t)x;
+    TRY(count(fit, "sources", "fit", 1e9, &x, err));
+    d->sources = (uint32_t)x;
+    TRY(count(fit, "min_params", "fit", 1e16, &d->min_params, err));
+    TRY(count(fit, "max_params", "fit", 1e16, &d->max_params, err));
+    TRY(count(fit, "max_seq", "fit", 1e9, &x, err));
+    d->max_seq = (uint64_t)x;
+    json_t *gpus = json_object_get(fit, "gpus");
+    if (!gpus)
+        return TP_OK;
+    if (!json_is_object(gpus))
+        return tp_fail(err, TP_EINVAL, "calibration: fit.gpus must be an object of GPU keys");
+    const char *key;
+    json_t *e;
+    json_object_foreach(gpus, key, e) {
+        if (d->n_gpus >= TP_CALIB_MAX_GPUS)
+            return tp_fail(err, TP_EINVAL, "calibration: fit.gpus has more than %d entries",
+                           TP_CALIB_MAX_GPUS);
+        if (!json_is_object(e))
+            return tp_fail(err, TP_EINVAL, "calibration: fit.gpus.%s must be an object", key);
+        snprintf(d->gpu[d->n_gpus].key, sizeof d->gpu[0].key, "%s", key);
+        TRY(count(e, "rows", "fit.gpus", 1e9, &x, err));
+        d->gpu[d->n_gpus].rows = (uint32_t)x;
+        TRY(count(e, "max_gpus", "fit.gpus", 1e9, &x, err));
+        d->gpu[d->n_gpus].max_gpus = (uint32_t)x;
+        d->n_gpus++;
+    }
+    return TP_OK;
+}
+
 static enum tp_status from_doc(json_t *doc, struct tp_calib *c, struct tp_error *err)
 {
     if (!json_is_object(doc))
@@ -174,8 +237,11 @@ static enum tp_status from_doc(json_t *doc, struct tp_calib *c, struct tp_error 
             TRY(read_gpus(v, &next, err));
             continue;
         }
-        if (strcmp(name, "schema_version") == 0 || strcmp(name, "comment") == 0 ||
-            strcmp(name, "fit") == 0)
+        if (strcmp(name, "fit") == 0) {
+            TRY(read_domain(v, &next.domain, err));
+            continue;
+        }
+        if (strcmp(name, "schema_version") == 0 || strcmp(name, "comment") == 0)
             continue; /* provenance written by `trainplan calibrate` */
         size_t i = 0;
         while (i < N_FIELDS && strcmp(FIELDS[i].name, name) != 0)
@@ -261,6 +327,21 @@ size_t tp_calib_to_json(const struct tp_calib *c, char *buf, size_t len)
         json_object_set_new(gpus, c->gpus[i].key, e);
     }
     json_object_set_new(doc, "gpus", gpus);
+    const struct tp_calib_domain *d = &c->domain;
+    if (d->rows) {
+        json_t *fit = json_object(), *dg = json_object();
+        json_object_set_new(fit, "rows", json_integer(d->rows));
+        json_object_set_new(fit, "sources", json_integer(d->sources));
+        json_object_set_new(fit, "min_params", json_real(d->min_params));
+        json_object_set_new(fit, "max_params", json_real(d->max_params));
+        json_object_set_new(fit, "max_seq", json_integer((json_int_t)d->max_seq));
+        for (uint32_t i = 0; i < d->n_gpus && i < TP_CALIB_MAX_GPUS; i++)
+            json_object_set_new(dg, d->gpu[i].key,
+                                json_pack("{s:i, s:i}", "rows", (json_int_t)d->gpu[i].rows,
+                                          "max_gpus", (json_int_t)d->gpu[i].max_gpus));
+        json_object_set_new(fit, "gpus", dg);
+        json_object_set_new(doc, "fit", fit);
+    }
     char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
     json_decref(doc);
     size_t need = text ? strlen(text) + 2 : 1;
@@ -268,4 +349,56 @@ size_t tp_calib_to_json(const struct tp_calib *c, char *buf, size_t len)
         snprintf(buf, len, "%s\n", text ? text : "");
     free(text);
     return need;
+}
+
+unsigned tp_calib_domain_check(const struct tp_calib *c, const struct tp_model *m,
+                               const struct tp_cluster *cl, const struct tp_job *j, char *why,
+                               size_t len)
+{
+    const struct tp_calib_domain *d = &c->domain;
+    unsigned flags = 0;
+    size_t at = 0;
+    if (len)
+        why[0] = 0;
+    if (d->rows == 0)
+        return 0;
+#define SAY(...)                                                                                \
+    do {                                                                                        \
+        if (at < len) {                                                                         \
+            int k = snprintf(why + at, len - at, "%s", at ? "; " : "");                         \
+            at += k > 0 ? (size_t)k : 0;                                                        \
+        }                                                                                       \
+        if (at < len) {                                                                         \
+            int k = snprintf(why + at, len - at, __VA_ARGS__);                                  \
+            at += k > 0 ? (size_t)k : 0;                                                        \
+        }                                                                                       \
+    } while (0)
+    uint32_t i = 0;
+    while (i < d->n_gpus && strcmp(d->gpu[i].key, cl->gpu.key) != 0)
+        i++;
+    if (i == d->n_gpus) {
+        flags |= TP_DOMAIN_GPU;
+        SAY("%s was never measured by this calibration", cl->gpu.key);
+    } else if (cl->n_gpus > 4.0 * d->gpu[i].max_gpus) {
+        flags |= TP_DOMAIN_SCALE;
+        SAY("%u GPUs is over 4x the largest %s run calibrated (%u)", cl->n_gpus, cl->gpu.key,
+            d->gpu[i].max_gpus);
+    }
+    if (d->max_params > 0) {
+        struct tp_params p;
+        tp_count_params(m, &p);
+        double n = (double)p.total;
+        if (n > 4 * d->max_params || n < d->min_params / 4) {
+            flags |= TP_DOMAIN_SIZE;
+            SAY("%.3g parameters lies far outside the calibrated %.3g..%.3g", n, d->min_params,
+                d->max_params);
+        }
+    }
+    if (d->max_seq && j->seq > 4 * d->max_seq) {
+        flags |= TP_DOMAIN_SEQ;
+        SAY("sequence %llu is over 4x the longest calibrated (%llu)",
+            (unsigned long long)j->seq, (unsigned long long)d->max_seq);
+    }
+#undef SAY
+    return flags;
 }

@@ -52,6 +52,9 @@ struct tp_shard_params {
    (memory.c).  lo and hi hold TP_MAX_LAYERS entries. */
 uint32_t tp_stage_ranges(const struct tp_model *m, const struct tp_layout *l, uint32_t stage,
                          uint32_t *lo, uint32_t *hi);
+/* The uneven-split part of tp_layout_check (pp_first, pp_last) (layout.c). */
+enum tp_status tp_layout_check_split(const struct tp_model *m, const struct tp_layout *l,
+                                     struct tp_error *err);
 /* The parameters of stage `stage`; `first`/`count` receive its block range (memory.c). */
 void tp_stage_params(const struct tp_model *m, const struct tp_job *j, const struct tp_layout *l,
                      uint32_t stage, struct tp_shard_params *s, uint32_t *first, uint32_t *count);

@@ -97,6 +97,40 @@ static enum tp_status check_world(const struct tp_cluster *c, struct tp_layout *
     return TP_OK;
 }
 
+/* An uneven split (Megatron-Core --decoder-first/last-pipeline-num-layers): the stages not
+   given share the rest equally.  Interleaving needs equal chunks, so vpp must be 1. */
+enum tp_status tp_layout_check_split(const struct tp_model *m, const struct tp_layout *l,
+                                     struct tp_error *err)
+{
+    if (l->pp_first == 0 && l->pp_last == 0)
+        return TP_OK;
+    if (l->pp < 2)
+        return tp_fail(err, TP_EINVAL, "--pp-first/--pp-last need pipeline parallelism (--pp 2 "
+                                        "or more)");
+    if (l->vpp > 1)
+        return tp_fail(err, TP_EINVAL,
+                       "--pp-first/--pp-last need --vpp 1 (an interleaved schedule needs equal "
+                       "chunks; uneven splits are modelled for 1F1B and GPipe only)");
+    uint64_t given = (uint64_t)l->pp_first + l->pp_last;
+    uint32_t others = l->pp - (l->pp_first > 0) - (l->pp_last > 0);
+    if (others == 0 && given != m->n_layers)
+        return tp_fail(err, TP_EINVAL,
+                       "--pp-first %u and --pp-last %u must add up to num_hidden_layers=%u",
+                       l->pp_first, l->pp_last, m->n_layers);
+    if (given + others > m->n_layers)
+        return tp_fail(err, TP_EINVAL,
+                       "--pp-first %u and --pp-last %u leave fewer than one block for each of the "
+                       "other %u stages (num_hidden_layers=%u)",
+                       l->pp_first, l->pp_last, others, m->n_layers);
+    uint32_t rest = m->n_layers - (uint32_t)given;
+    if (others > 0 && rest % others != 0)
+        return tp_fail(err, TP_EINVAL,
+                       "the %u blocks left by --pp-first %u and --pp-last %u do not split evenly "
+                       "over the other %u stages (num_hidden_layers=%u, --pp %u)",
+                       rest, l->pp_first, l->pp_last, others, m->n_layers, l->pp);
+    return TP_OK;
+}
+
 static enum tp_status check_model(const struct tp_model *m, const struct tp_job *j,
                                   struct tp_layout *l, struct tp_error *err)
 {
@@ -129,9 +163,16 @@ static enum tp_status check_model(const struct tp_model *m, const struct tp_job 
         return tp_fail(err, TP_EINVAL,
                        "sequence parallelism needs tp*cp = %u to divide the sequence length %llu",
                        l->tp * l->cp, (unsigned long long)j->seq);
-    if (l->recompute_layers > m->n_layers / l->pp)
-        return tp_fail(err, TP_EINVAL, "--recompute-layers %u exceeds the %u blocks per stage",
-                       l->recompute_layers, m->n_layers / l->pp);
+    TRY(tp_layout_check_split(m, l, err));
+    uint32_t most = 0;
+    for (uint32_t s = 0; s < l->pp; s++) {
+        uint32_t b = tp_stage_blocks(m, l, s);
+        most = b > most ? b : most;
+    }
+    if (l->recompute_layers > most)
+        return tp_fail(err, TP_EINVAL,
+                       "--recompute-layers %u exceeds the %u blocks of the largest stage",
+                       l->recompute_layers, most);
     return TP_OK;
 }
 

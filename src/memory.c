@@ -37,9 +37,29 @@ static void add_tensors(const struct tp_tensor *t, size_t n, const struct tp_lay
     }
 }
 
+/* The blocks [lo, hi) of stage `stage` without interleaving.  With pp_first/pp_last
+   (Megatron-Core --decoder-first/last-pipeline-num-layers) the stages not given share the
+   rest equally; otherwise stage s holds [s L / p, (s+1) L / p) (uneven depths spread their
+   remainder over the later stages). */
+static void stage_span(const struct tp_model *m, const struct tp_layout *l, uint32_t stage,
+                       uint32_t *lo, uint32_t *hi)
+{
+    if ((l->pp_first || l->pp_last) && l->pp >= 2) {
+        uint32_t given = l->pp_first + l->pp_last;
+        uint32_t others = l->pp - (l->pp_first > 0) - (l->pp_last > 0);
+        uint32_t mid = others ? (m->n_layers - given) / others : 0;
+        uint32_t first = l->pp_first ? l->pp_first : mid;
+        uint32_t last = l->pp_last ? l->pp_last : mid;
+        *lo = stage == 0 ? 0 : first + (stage - 1) * mid;
+        *hi = stage == 0 ? first : stage == l->pp - 1 ? *lo + last : *lo + mid;
+        return;
+    }
+    *lo = (uint32_t)((uint64_t)stage * m->n_layers / l->pp);
+    *hi = (uint32_t)((uint64_t)(stage + 1) * m->n_layers / l->pp);
+}
+
 /* The blocks of pipeline stage `stage` as contiguous ranges [lo[i], hi[i]): interleaved, chunk
-   c of L/(p v) blocks goes to stage c mod p (v ranges); otherwise stage s holds blocks
-   [s L / p, (s+1) L / p) (uneven depths spread their remainder over the later stages).
+   c of L/(p v) blocks goes to stage c mod p (v ranges); otherwise one range (stage_span).
    Returns the number of ranges (at most TP_MAX_LAYERS). */
 uint32_t tp_stage_ranges(const struct tp_model *m, const struct tp_layout *l, uint32_t stage,
                          uint32_t *lo, uint32_t *hi)
@@ -52,9 +72,17 @@ uint32_t tp_stage_ranges(const struct tp_model *m, const struct tp_layout *l, ui
         }
         return n;
     }
-    lo[0] = (uint32_t)((uint64_t)stage * m->n_layers / l->pp);
-    hi[0] = (uint32_t)((uint64_t)(stage + 1) * m->n_layers / l->pp);
+    stage_span(m, l, stage, &lo[0], &hi[0]);
     return 1;
+}
+
+uint32_t tp_stage_blocks(const struct tp_model *m, const struct tp_layout *l, uint32_t stage)
+{
+    if (l->vpp > 1)
+        return m->n_layers / (l->pp * l->vpp) * l->vpp;
+    uint32_t lo, hi;
+    stage_span(m, l, stage, &lo, &hi);
+    return hi - lo;
 }
 
 void tp_stage_params(const struct tp_model *m, const struct tp_job *j,

@@ -58,12 +58,23 @@ static enum tp_status num_u32(const struct row *r, const char *name, bool requir
     return TP_OK;
 }
 
-static double num_real(const struct row *r, const char *name)
+/* A measured figure: NaN when empty; an error when it is not a plain non-negative decimal
+   (a unit or suffix such as "5.7k" or "80GB" would otherwise be dropped silently). */
+static enum tp_status num_real(const struct row *r, const char *name, double *out)
 {
     const char *s = cell(r, name);
+    *out = NAN;
+    if (!*s)
+        return TP_OK;
     char *end;
-    double v = *s ? strtod(s, &end) : NAN;
-    return *s && *end == '\0' && isfinite(v) ? v : NAN;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (*end || errno || !isfinite(v) || v < 0)
+        return tp_fail(r->err, TP_EINVAL,
+                       "%s \"%s\" is not a plain non-negative number (no units or suffixes)",
+                       name, s);
+    *out = v;
+    return TP_OK;
 }
 
 /* MLA dimensions shared by DeepSeek-V2/V3 and Kimi K2 (their config.json files). */
@@ -307,12 +318,14 @@ enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells
     snprintf(out->source, sizeof out->source, "%.*s", (int)strcspn(out->row_id, ":"),
              out->row_id);
     out->duplicate = *cell(&r, "dup_of") != '\0';
-    out->tokens_per_s_per_gpu = num_real(&r, "tokens_per_s_per_gpu");
-    out->step_time_s = num_real(&r, "step_time_s");
-    out->tflops_per_gpu = num_real(&r, "tflops_per_gpu");
-    out->mfu = num_real(&r, "mfu");
-    out->hfu = num_real(&r, "hfu");
-    out->mem_gib = num_real(&r, "mem_per_gpu_gib");
+    out->tokens_per_s_per_gpu = out->step_time_s = out->tflops_per_gpu = NAN;
+    out->mfu = out->hfu = out->mem_gib = NAN;
+    TRY(num_real(&r, "tokens_per_s_per_gpu", &out->tokens_per_s_per_gpu));
+    TRY(num_real(&r, "step_time_s", &out->step_time_s));
+    TRY(num_real(&r, "tflops_per_gpu", &out->tflops_per_gpu));
+    TRY(num_real(&r, "mfu", &out->mfu));
+    TRY(num_real(&r, "hfu", &out->hfu));
+    TRY(num_real(&r, "mem_per_gpu_gib", &out->mem_gib));
     out->oom = strcmp(cell(&r, "oom"), "1") == 0;
     snprintf(out->tflops_convention, sizeof out->tflops_convention, "%s",
              cell(&r, "tflops_convention"));

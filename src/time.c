@@ -730,9 +730,13 @@ void tp_time_step(const struct tp_model *m, const struct tp_cluster *c, const st
         model += f.fwd; /* the reference model's forward */
     double rc = f.recompute;
     if (l->recompute == TP_RECOMPUTE_FULL && l->recompute_layers > 0 && l->pp > 0) {
-        double per_stage = (double)m->n_layers / l->pp;
-        double share = l->recompute_layers < per_stage ? l->recompute_layers / per_stage : 1;
-        rc *= share;
+        /* each stage recomputes min(N, its blocks): the share of all blocks rebuilt */
+        uint64_t rebuilt = 0;
+        for (uint32_t s = 0; s < l->pp; s++) {
+            uint32_t b = tp_stage_blocks(m, l, s);
+            rebuilt += b < l->recompute_layers ? b : l->recompute_layers;
+        }
+        rc *= (double)rebuilt / m->n_layers;
     }
     out->model_flops_per_token = model;
     out->hw_flops_per_token = model + rc;

@@ -280,6 +280,85 @@ static void test_layout_errors(void **state)
     lay.zero = 0;
     lay.offload = TP_OFFLOAD_PARAMS;
     expect_error("--offload params needs --zero 3");
+    /* uneven pipeline splits (32 blocks) */
+    setup_run("llama-3.1-8b", "h100-sxm", 8);
+    lay.pp = 4;
+    lay.pp_first = 6;
+    lay.pp_last = 7;
+    expect_error("the 19 blocks left by --pp-first 6 and --pp-last 7 do not split evenly over "
+                 "the other 2 stages");
+    lay.pp_first = 7;
+    lay.vpp = 2;
+    expect_error("--pp-first/--pp-last need --vpp 1");
+    lay.vpp = 1;
+    lay.recompute = TP_RECOMPUTE_FULL;
+    lay.recompute_layers = 10; /* 7 + 9 + 9 + 7 */
+    expect_error("--recompute-layers 10 exceeds the 9 blocks of the largest stage");
+    lay.recompute_layers = 9;
+    struct tp_error err = {{0}};
+    struct tp_layout l = lay;
+    assert_int_equal(tp_layout_check(&model, &cluster, &job, &l, &err), TP_OK);
+    lay.pp = 2;
+    lay.pp_first = 15;
+    lay.pp_last = 15;
+    lay.recompute_layers = 0;
+    expect_error("--pp-first 15 and --pp-last 15 must add up to num_hidden_layers=32");
+    lay.pp_last = 0; /* 15 + 17 */
+    l = lay;
+    assert_int_equal(tp_layout_check(&model, &cluster, &job, &l, &err), TP_OK);
+    assert_int_equal(tp_stage_blocks(&model, &l, 1), 17);
+    lay.pp = 1;
+    expect_error("--pp-first/--pp-last need pipeline parallelism");
+}
+
+/* Uneven pipeline split, known answer: Llama 3.1 70B (80 blocks), tp 8 + SP, pp 4, mbs 1,
+   seq 4096, no recompute.  One block stores, per token, 8H (norm inputs, normed inputs of QKV
+   and MLP) + 2(q + k + v + o) + 4 n_q (LSE) + 6 I (SwiGLU) bytes = 65,536 + 36,864 + 256 +
+   172,032 = 274,688 B, split 8 ways by TP + SP: 34,336 B.  Stage 0 of 1F1B holds 4 micro-batches
+   in flight, stage 1 holds 3.  Even: 20 blocks per stage; --pp-first 19 --pp-last 19 (the
+   embedding and the head counted as a layer each): 19 + 21 + 21 + 19. */
+static void test_uneven_split(void **state)
+{
+    (void)state;
+    setup_run("llama-3.1-70b", "h100-sxm", 32);
+    job.seq = 4096;
+    lay.tp = 8;
+    lay.sp = true;
+    lay.pp = 4;
+    lay.gas = 8;
+    struct tp_error err = {{0}};
+    struct tp_layout even = lay, split = lay;
+    split.pp_first = split.pp_last = 19;
+    assert_int_equal(tp_layout_check(&model, &cluster, &job, &even, &err), TP_OK);
+    assert_int_equal(tp_layout_check(&model, &cluster, &job, &split, &err), TP_OK);
+    const double per_block = 274688.0 / 8 * 4096; /* bytes per micro-batch */
+    struct tp_memory e0, s0, s1, s3;
+    tp_memory_stage(&model, &cluster, &job, &even, 0, &e0);
+    tp_memory_stage(&model, &cluster, &job, &split, 0, &s0);
+    tp_memory_stage(&model, &cluster, &job, &split, 1, &s1);
+    tp_memory_stage(&model, &cluster, &job, &split, 3, &s3);
+    near("even stage 0 activations", e0.activations_bytes, 20 * 4 * per_block, 1);
+    near("uneven stage 0 activations", s0.activations_bytes, 19 * 4 * per_block, 1);
+    near("uneven stage 1 activations", s1.activations_bytes, 21 * 3 * per_block, 1);
+    near("uneven stage 3 activations", s3.activations_bytes, 19 * 1 * per_block, 1);
+    assert_int_equal(s0.first_layer, 0);
+    assert_int_equal(s0.n_layers, 19);
+    assert_int_equal(s1.first_layer, 19);
+    assert_int_equal(s1.n_layers, 21);
+    assert_int_equal(s3.first_layer, 61);
+    assert_int_equal(s3.n_layers, 19);
+    /* one block fewer on stage 0: its weights shrink by exactly one block's TP shard */
+    double block = 0;
+    struct tp_tensor t[TP_MAX_BLOCK_TENSORS];
+    size_t n = tp_block_tensors(&model, 0, t);
+    for (size_t i = 0; i < n; i++)
+        block += (double)t[i].rows * t[i].cols * t[i].count / (t[i].replicated ? 1 : 8);
+    near("stage 0 parameters", e0.params - s0.params, block, 1e-3);
+    /* the worst stage is now a middle one */
+    struct tp_memory w;
+    tp_memory_worst(&model, &cluster, &job, &split, &w);
+    assert_true(w.stage == 0 || w.stage == 1);
+    assert_true(w.total_bytes >= s1.total_bytes && w.total_bytes >= s0.total_bytes);
 }
 
 static uint64_t rng = 88172645463325252ull;
@@ -394,6 +473,7 @@ int main(void)
         cmocka_unit_test(test_korthikanti),        cmocka_unit_test(test_modern_decoder_worked_total),
         cmocka_unit_test(test_qlora_lora),         cmocka_unit_test(test_moe_megatron),
         cmocka_unit_test(test_pipeline_and_dpo),   cmocka_unit_test(test_layout_errors),
+        cmocka_unit_test(test_uneven_split),
         cmocka_unit_test(test_properties),         cmocka_unit_test(test_suggestions),
     };
     return cmocka_run_group_tests_name("memory", tests, NULL, NULL);

@@ -36,7 +36,8 @@ static void setup_run(const char *preset, const char *gpu, uint32_t gpus)
     cluster.gpus_per_node = g->gpus_per_node;
     tp_job_init(&job);
     tp_layout_init(&lay);
-    tp_calib_init(&cal);
+    /* the document's worked examples use the sourced efficiencies: the priors */
+    tp_calib_prior(&cal);
     /* the document's achieved NVLink bus bandwidth: 370 GB/s of 450 */
     cal.eff_intra = 370.0 / 450.0;
 }
@@ -189,6 +190,37 @@ static void test_pipeline(void **state)
     assert_true(across.tp_comm_s > 1.8 * in.tp_comm_s); /* 4 NICs: 180 GB/s against 370 */
 }
 
+/* An uneven split (19 + 21 + 21 + 19 blocks of Llama 3.1 70B): a middle stage is the slowest;
+   partial recompute of 20 blocks per stage rebuilds min(20, blocks) on each stage, 78 of 80. */
+static void test_uneven_split_and_partial(void **state)
+{
+    (void)state;
+    setup_run("llama-3.1-70b", "h100-sxm", 64);
+    job.framework = TP_FW_MEGATRON;
+    lay.tp = 8;
+    lay.pp = 4;
+    lay.gas = 16;
+    lay.zero = 1;
+    lay.pp_first = lay.pp_last = 19;
+    check();
+    struct tp_time none, full, part;
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &none);
+    assert_true(none.slowest_stage != 0); /* 19 blocks and the embedding lookup */
+    lay.recompute = TP_RECOMPUTE_FULL;
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &full);
+    lay.recompute_layers = 20;
+    check();
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &part);
+    double rc_all = full.hw_flops_per_token - full.model_flops_per_token;
+    near(part.hw_flops_per_token - part.model_flops_per_token, rc_all * 78 / 80, 1e-12);
+    /* the slowest stage recomputes min(20, its blocks) of its blocks: 20 of 21 in the middle */
+    if (part.slowest_stage == full.slowest_stage) {
+        uint32_t b = tp_stage_blocks(&model, &lay, part.slowest_stage);
+        near(part.recompute_s, full.recompute_s * (b < 20 ? b : 20) / b, 1e-9);
+    }
+    assert_true(none.step_s < part.step_s && part.step_s < full.step_s);
+}
+
 /* MoE: the all-to-all grows with EP across nodes; the busiest rank's imbalance costs time. */
 static void test_moe(void **state)
 {
@@ -264,7 +296,7 @@ static void test_calibration_json(void **state)
     (void)state;
     struct tp_calib c, d;
     struct tp_error err = {{0}};
-    tp_calib_init(&c);
+    tp_calib_prior(&c); /* no per-GPU entries yet */
     const char *doc = "{\"gemm_scale\": 0.5, \"tile_n\": 256, \"gpus\": {\"H100\": "
                       "{\"mamf_bf16\": 0.7}}}";
     assert_int_equal(tp_calib_from_json(doc, strlen(doc), &c, &err), TP_OK);
@@ -274,7 +306,7 @@ static void test_calibration_json(void **state)
     /* round trip */
     char buf[8192];
     assert_true(tp_calib_to_json(&c, buf, sizeof buf) < sizeof buf);
-    tp_calib_init(&d);
+    tp_calib_prior(&d);
     assert_int_equal(tp_calib_from_json(buf, strlen(buf), &d, &err), TP_OK);
     assert_true(d.gemm_scale == 0.5 && d.tile_n == 256 && d.n_gpus == 1 &&
                 d.gpus[0].mamf_bf16 == 0.7 && d.attn_eff == c.attn_eff);
@@ -318,6 +350,7 @@ int main(void)
         cmocka_unit_test(test_step_dp_and_optimizer),
         cmocka_unit_test(test_step_consistency),
         cmocka_unit_test(test_pipeline),
+        cmocka_unit_test(test_uneven_split_and_partial),
         cmocka_unit_test(test_moe),
         cmocka_unit_test(test_shape_quantization),
         cmocka_unit_test(test_conventions),

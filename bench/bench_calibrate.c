@@ -1,0 +1,144 @@
+/*
+ * bench_calibrate.c - how well the calibration generalises: the error on the runs files with
+ * the uncalibrated physics priors, after fitting (in sample), and leave-one-source-out (each
+ * source predicted by a fit to the other sources: the honest figure), overall and per source.
+ * A benchmark: it never fails on accuracy.
+ *   bench_calibrate [RUNS.csv ...]   default: every .csv in ../shared/validation/runs
+ *   bench_calibrate --smoke          one small fit on the first file (checks that it runs)
+ */
+#include "trainplan.h"
+
+#include "common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { MAX_ROWS = 1024 };
+
+struct state {
+    struct tp_run runs[MAX_ROWS];
+    double measured[MAX_ROWS];
+    size_t n;
+};
+
+static bool on_row(void *ctx, const char *path, size_t line, const struct tp_run *run,
+                   const struct tp_error *why)
+{
+    (void)path;
+    (void)line;
+    struct state *s = ctx;
+    if (why || run->duplicate || s->n == MAX_ROWS)
+        return true;
+    double m = tp_run_measured_tokens_per_s(run, NULL);
+    if (!(m > 0))
+        return true;
+    s->runs[s->n] = *run;
+    s->measured[s->n++] = m;
+    return true;
+}
+
+static void line(const struct state *s, const double *e, const char *source)
+{
+    static double pick[MAX_ROWS], scratch[MAX_ROWS];
+    size_t n = 0;
+    for (size_t i = 0; i < s->n; i++)
+        if (!source || strcmp(s->runs[i].source, source) == 0)
+            pick[n++] = e[i];
+    struct tp_err_stats st;
+    tp_err_stats(pick, n, scratch, &st);
+    if (st.n == 0)
+        printf(" %8s", "-");
+    else
+        printf(" %7.1f%%", 100 * st.median_abs);
+}
+
+int main(int argc, char **argv)
+{
+    static struct state s;
+    static char *files[BENCH_MAX_FILES];
+    size_t n_files = 0;
+    bool smoke = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--smoke") == 0)
+            smoke = true;
+        else if (n_files < BENCH_MAX_FILES)
+            files[n_files++] = argv[i];
+    }
+    int rc = bench_read_runs("bench_calibrate", files, n_files, on_row, &s);
+    if (rc != 0)
+        return rc == 1 ? 0 : rc;
+    struct tp_fit_opts o;
+    tp_fit_opts_init(&o);
+    if (smoke) { /* two sources' first rows, a short fit */
+        s.n = s.n < 24 ? s.n : 24;
+        o.starts = 1;
+        o.max_evals = 50;
+        o.rounds = 1;
+    }
+    static const struct tp_run *ptr[MAX_ROWS];
+    static double before[MAX_ROWS], after[MAX_ROWS], held[MAX_ROWS];
+    for (size_t i = 0; i < s.n; i++)
+        ptr[i] = &s.runs[i];
+    static struct tp_calib prior, fitted, builtin;
+    tp_calib_prior(&prior);
+    tp_calib_init(&builtin);
+    struct tp_fit_result res;
+    struct tp_error err;
+    clock_t t0 = clock();
+    if (tp_calib_fit(ptr, s.measured, s.n, &prior, &o, &fitted, &res, &err) != TP_OK) {
+        fprintf(stderr, "bench_calibrate: %s\n", err.msg);
+        return 2;
+    }
+    double fit_s = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    t0 = clock();
+    if (tp_calib_cross_validate(ptr, s.measured, s.n, &prior, &o, held, &err) != TP_OK) {
+        fprintf(stderr, "bench_calibrate: %s\n", err.msg);
+        return 2;
+    }
+    double cv_s = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    static double builtin_e[MAX_ROWS];
+    for (size_t i = 0; i < s.n; i++) {
+        struct tp_run_eval e;
+        tp_run_evaluate(&s.runs[i], &prior, &e);
+        before[i] = e.err;
+        tp_run_evaluate(&s.runs[i], &fitted, &e);
+        after[i] = e.err;
+        tp_run_evaluate(&s.runs[i], &builtin, &e);
+        builtin_e[i] = e.err;
+    }
+    if (smoke)
+        return 0;
+    printf("bench_calibrate: median |predicted/measured - 1| of tokens/s per GPU, %zu rows, "
+           "%zu sources\n", s.n, res.sources);
+    printf("  priors = uncalibrated physics; fitted = calibrate --base prior (in sample);\n"
+           "  held-out = leave-one-source-out (each source predicted by a fit to the others);\n"
+           "  built-in = data/calibration.json\n\n");
+    printf("  %-46s %5s %8s %8s %8s %8s\n", "source", "rows", "priors", "fitted", "held-out",
+           "built-in");
+    for (size_t i = 0; i <= s.n; i++) {
+        const char *src = i < s.n ? s.runs[i].source : NULL;
+        if (src) {
+            bool first = true;
+            for (size_t j = 0; j < i && first; j++)
+                first = strcmp(s.runs[j].source, src) != 0;
+            if (!first)
+                continue;
+        }
+        size_t rows = 0;
+        for (size_t j = 0; j < s.n; j++)
+            rows += !src || strcmp(s.runs[j].source, src) == 0;
+        printf("  %-46s %5zu", src ? src : "all", rows);
+        line(&s, before, src);
+        line(&s, after, src);
+        line(&s, held, src);
+        line(&s, builtin_e, src);
+        printf("\n");
+    }
+    printf("\n  objective (mean over sources of median |log ratio|): priors %.4f, fitted %.4f; "
+           "%u evaluations, fit %.1f s, cross-validation %.1f s\n",
+           res.objective_before, res.objective_after, res.evaluations, fit_s, cv_s);
+    return 0;
+}

@@ -1,0 +1,287 @@
+/*
+ * test_calib.c - the calibration loop: validation statistics, the calibration domain, the
+ * built-in defaults, and the fit.
+ *
+ * The fit is checked by a synthetic round trip: runs are generated from known efficiency
+ * parameters (their measured throughput is what the time model predicts with them), the fit
+ * starts from the priors, and it must recover the parameters the rows identify.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "trainplan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static void set_cluster(struct tp_cluster *c, const char *gpu, uint32_t n)
+{
+    const struct tp_gpu *g;
+    struct tp_error err;
+    assert_int_equal(tp_gpu_find(gpu, &g, &err), TP_OK);
+    c->gpu = *g;
+    c->n_gpus = n;
+    c->gpus_per_node = g->gpus_per_node;
+}
+
+static void test_err_stats(void **state)
+{
+    (void)state;
+    /* |err| sorted 0.1 0.2 0.3: median 0.2, p90 at position 1.8 = 0.2*0.2 + 0.3*0.8 = 0.28;
+       signed sorted -0.2 0.1 0.3: bias 0.1; the NaN is skipped */
+    const double err[] = {0.1, -0.2, NAN, 0.3};
+    double scratch[4];
+    struct tp_err_stats st;
+    tp_err_stats(err, 4, scratch, &st);
+    assert_int_equal(st.n, 3);
+    assert_float_equal(st.median_abs, 0.2, 1e-12);
+    assert_float_equal(st.p90_abs, 0.28, 1e-12);
+    assert_float_equal(st.bias, 0.1, 1e-12);
+    tp_err_stats(err, 0, scratch, &st);
+    assert_int_equal(st.n, 0);
+    assert_true(isnan(st.median_abs));
+}
+
+/* The built-in calibration is exactly the priors plus data/calibration.json. */
+static void test_builtin_is_the_data_file(void **state)
+{
+    (void)state;
+    static struct tp_calib init, file;
+    struct tp_error err;
+    tp_calib_init(&init);
+    tp_calib_prior(&file);
+    assert_int_equal(tp_calib_from_file("data/calibration.json", &file, &err), TP_OK);
+    assert_float_equal(init.gemm_scale, file.gemm_scale, 0);
+    assert_float_equal(init.attn_eff, file.attn_eff, 0);
+    assert_float_equal(init.mem_eff, file.mem_eff, 0);
+    assert_float_equal(init.step_overhead_s, file.step_overhead_s, 0);
+    assert_int_equal(init.n_gpus, file.n_gpus);
+    assert_int_equal(init.domain.rows, file.domain.rows);
+    assert_memory_equal(&init, &file, sizeof init);
+    /* and it was fitted: the domain covers the calibration set's GPUs */
+    assert_true(init.domain.rows > 300);
+    char why[192];
+    static struct tp_model m;
+    struct tp_cluster c;
+    struct tp_job j;
+    assert_int_equal(tp_model_from_preset("llama-3.1-8b", &m, &err), TP_OK);
+    tp_job_init(&j);
+    set_cluster(&c, "h100-sxm", 64);
+    assert_int_equal(tp_calib_domain_check(&init, &m, &c, &j, why, sizeof why), 0);
+    assert_string_equal(why, "");
+}
+
+static void test_domain(void **state)
+{
+    (void)state;
+    static struct tp_calib cal;
+    static struct tp_model m;
+    struct tp_cluster c;
+    struct tp_job j;
+    struct tp_error err;
+    tp_calib_prior(&cal);
+    const char *doc = "{\"fit\": {\"rows\": 2, \"sources\": 1, \"min_params\": 3e9,"
+                      " \"max_params\": 1.5e10, \"max_seq\": 4096,"
+                      " \"gpus\": {\"mi300x\": {\"rows\": 2, \"max_gpus\": 8}}}}";
+    assert_int_equal(tp_calib_from_json(doc, strlen(doc), &cal, &err), TP_OK);
+    assert_int_equal(cal.domain.n_gpus, 1);
+    assert_int_equal(cal.domain.gpu[0].max_gpus, 8);
+    assert_int_equal(tp_model_from_preset("llama-3.1-8b", &m, &err), TP_OK);
+    tp_job_init(&j);
+    j.seq = 4096;
+    char why[192];
+    /* inside: 8 MI300X, 8B parameters, 4k */
+    set_cluster(&c, "mi300x", 8);
+    assert_int_equal(tp_calib_domain_check(&cal, &m, &c, &j, why, sizeof why), 0);
+    /* 64 GPUs is 8x the largest run; 32k is 8x the longest sequence */
+    set_cluster(&c, "mi300x", 64);
+    j.seq = 32768;
+    assert_int_equal(tp_calib_domain_check(&cal, &m, &c, &j, why, sizeof why),
+                     TP_DOMAIN_SCALE | TP_DOMAIN_SEQ);
+    assert_non_null(strstr(why, "64 GPUs is over 4x the largest mi300x run calibrated (8)"));
+    /* a GPU it never saw */
+    j.seq = 4096;
+    set_cluster(&c, "h100-sxm", 8);
+    assert_int_equal(tp_calib_domain_check(&cal, &m, &c, &j, why, sizeof why), TP_DOMAIN_GPU);
+    assert_non_null(strstr(why, "h100-sxm was never measured"));
+    /* the domain survives a round trip through the file */
+    char text[8192];
+    tp_calib_to_json(&cal, text, sizeof text);
+    static struct tp_calib back;
+    tp_calib_prior(&back);
+    assert_int_equal(tp_calib_from_json(text, strlen(text), &back, &err), TP_OK);
+    assert_memory_equal(&back.domain, &cal.domain, sizeof cal.domain);
+    /* malformed domains are errors */
+    const char *bad = "{\"fit\": {\"gpus\": {\"h100-sxm\": 3}}}";
+    assert_int_equal(tp_calib_from_json(bad, strlen(bad), &back, &err), TP_EINVAL);
+    assert_non_null(strstr(err.msg, "fit.gpus.h100-sxm must be an object"));
+}
+
+/* One synthetic run: a Llama-style model on `gpus` H100s, measured at nothing yet. */
+static void make_run(struct tp_run *run, const char *id, const char *layers, const char *hidden,
+                     const char *heads, const char *ffn, const char *seq, const char *gpus,
+                     const char *tp, const char *pp, const char *mbs, const char *gbs)
+{
+    const char *cols[] = {"row_id", "arch", "n_layers", "hidden", "n_heads", "kv_heads",
+                          "ffn_hidden", "vocab", "seq_len", "gpu_type", "num_gpus",
+                          "tp", "pp", "micro_batch", "global_batch", "precision",
+                          "framework_key", "zero_or_fsdp", "tokens_per_s_per_gpu"};
+    const char *cells[] = {id, "llama", layers, hidden, heads, "8", ffn, "128256", seq,
+                           "h100-sxm", gpus, tp, pp, mbs, gbs, "bf16", "megatron",
+                           "megatron-distopt", "1000"};
+    struct tp_error err = {{0}};
+    enum tp_status st = tp_run_from_row(cols, cells, sizeof cols / sizeof cols[0], run, &err);
+    if (st != TP_OK)
+        fprintf(stderr, "%s: %s\n", id, err.msg);
+    assert_int_equal(st, TP_OK);
+}
+
+enum { N_SYN = 12 };
+static struct tp_run syn[N_SYN];
+
+static void make_synthetic(void)
+{
+    /* shapes from 1B to 70B, sequences 2k-32k, TP 1-8, PP 1-4, over three "sources" */
+    make_run(&syn[0], "a:1", "16", "2048", "32", "8192", "2048", "8", "1", "1", "4", "256");
+    make_run(&syn[1], "a:2", "16", "2048", "32", "8192", "8192", "8", "1", "1", "1", "64");
+    make_run(&syn[2], "a:3", "28", "3072", "24", "8192", "4096", "8", "1", "1", "2", "128");
+    make_run(&syn[3], "a:4", "32", "4096", "32", "14336", "8192", "8", "2", "1", "1", "64");
+    make_run(&syn[4], "b:1", "32", "4096", "32", "14336", "32768", "16", "4", "1", "1", "16");
+    make_run(&syn[5], "b:2", "32", "4096", "32", "14336", "2048", "64", "1", "1", "8", "1024");
+    make_run(&syn[6], "b:3", "40", "5120", "40", "13824", "4096", "32", "4", "2", "1", "128");
+    make_run(&syn[7], "b:4", "80", "8192", "64", "28672", "8192", "64", "8", "4", "1", "128");
+    make_run(&syn[8], "c:1", "80", "8192", "64", "28672", "4096", "128", "8", "2", "1", "512");
+    make_run(&syn[9], "c:2", "48", "6144", "48", "16384", "16384", "32", "8", "1", "1", "32");
+    make_run(&syn[10], "c:3", "24", "2048", "16", "5632", "1024", "8", "1", "1", "16", "512");
+    make_run(&syn[11], "c:4", "60", "6656", "64", "17920", "2048", "256", "4", "4", "2", "2048");
+}
+
+static void test_synthetic_round_trip(void **state)
+{
+    (void)state;
+    make_synthetic();
+    static struct tp_calib truth, prior, fitted;
+    tp_calib_prior(&prior);
+    truth = prior;
+    truth.gemm_scale = 0.72;
+    truth.attn_eff = 0.31;
+    truth.mem_eff = 0.42;
+    truth.step_overhead_s = 0.12;
+    const struct tp_run *ptr[N_SYN];
+    double meas[N_SYN];
+    for (int i = 0; i < N_SYN; i++) {
+        struct tp_time t;
+        tp_time_step(&syn[i].model, &syn[i].cluster, &syn[i].job, &syn[i].layout, &truth, &t);
+        ptr[i] = &syn[i];
+        meas[i] = t.tokens_per_s_per_gpu;
+    }
+    struct tp_fit_opts o;
+    tp_fit_opts_init(&o);
+    o.per_gpu = false; /* one GPU type: its rate and gemm_scale are one parameter */
+    o.prior_weight = 1e-6;
+    struct tp_fit_result res;
+    struct tp_error err;
+    assert_int_equal(tp_calib_fit(ptr, meas, N_SYN, &prior, &o, &fitted, &res, &err), TP_OK);
+    assert_int_equal(res.rows, N_SYN);
+    assert_int_equal(res.sources, 3);
+    assert_true(res.objective_before > 0.2);
+    /* the truth is found to the fit's 3-digit rounding and the prior's pull */
+    assert_true(res.objective_after < 0.01);
+    assert_float_equal(fitted.gemm_scale, 0.72, 0.72 * 0.03);
+    assert_float_equal(fitted.mem_eff, 0.42, 0.42 * 0.10);
+    assert_float_equal(fitted.attn_eff, 0.31, 0.31 * 0.10);
+    assert_float_equal(fitted.step_overhead_s, 0.12, 0.12 * 0.10);
+    /* the domain is the rows' */
+    assert_int_equal(fitted.domain.rows, N_SYN);
+    assert_int_equal(fitted.domain.n_gpus, 1);
+    assert_int_equal(fitted.domain.gpu[0].max_gpus, 256);
+    assert_int_equal(fitted.domain.max_seq, 32768);
+}
+
+/* Two runs from one cluster (the users' notes: a 3B and a 14B run): a sensible fit that
+   keeps what two runs cannot identify at the base values. */
+static void test_two_runs(void **state)
+{
+    (void)state;
+    static struct tp_run two[2];
+    static struct tp_calib base, fitted;
+    make_run(&two[0], "u:1", "28", "3072", "24", "8192", "4096", "8", "1", "1", "4", "256");
+    make_run(&two[1], "u:2", "40", "5120", "40", "13824", "4096", "8", "1", "1", "2", "128");
+    tp_calib_init(&base);
+    const struct tp_run *ptr[2] = {&two[0], &two[1]};
+    double meas[2];
+    for (int i = 0; i < 2; i++) {
+        struct tp_time t;
+        tp_time_step(&two[i].model, &two[i].cluster, &two[i].job, &two[i].layout, &base, &t);
+        meas[i] = 0.8 * t.tokens_per_s_per_gpu; /* the cluster runs 20% slower */
+    }
+    struct tp_fit_opts o;
+    tp_fit_opts_init(&o);
+    struct tp_fit_result res;
+    struct tp_error err;
+    assert_int_equal(tp_calib_fit(ptr, meas, 2, &base, &o, &fitted, &res, &err), TP_OK);
+    /* log(1/0.8) = 0.223 before; the fit closes it */
+    assert_float_equal(res.objective_before, log(1 / 0.8), 1e-9);
+    assert_true(res.objective_after < 0.02);
+    /* no TP, no multi-node DP: those parameters are not identified and stay */
+    for (size_t k = 0; k < res.n_params; k++)
+        if (strcmp(res.params[k].name, "tp_overlap") == 0 ||
+            strcmp(res.params[k].name, "eff_inter") == 0) {
+            assert_false(res.params[k].identified);
+            assert_float_equal(res.params[k].after, res.params[k].before, 0);
+        }
+    assert_float_equal(fitted.tp_overlap, base.tp_overlap, 0);
+    assert_float_equal(fitted.eff_inter, base.eff_inter, 0);
+    /* a third run of the same cluster (8B) is now predicted about 20% slower too */
+    static struct tp_run third;
+    make_run(&third, "u:3", "32", "4096", "32", "14336", "4096", "8", "1", "1", "2", "128");
+    struct tp_time before, after;
+    tp_time_step(&third.model, &third.cluster, &third.job, &third.layout, &base, &before);
+    tp_time_step(&third.model, &third.cluster, &third.job, &third.layout, &fitted, &after);
+    assert_float_equal(after.tokens_per_s_per_gpu / before.tokens_per_s_per_gpu, 0.8, 0.04);
+    /* nothing to fit is an error */
+    assert_int_equal(tp_calib_fit(ptr, meas, 0, &base, &o, &fitted, &res, &err), TP_EINVAL);
+    meas[1] = -1;
+    assert_int_equal(tp_calib_fit(ptr, meas, 2, &base, &o, &fitted, &res, &err), TP_EINVAL);
+    assert_non_null(strstr(err.msg, "u:2"));
+}
+
+static void test_evaluate_converts(void **state)
+{
+    (void)state;
+    /* a row measured as a step time: tokens/s = gbs * seq / step / gpus */
+    const char *cols[] = {"row_id", "arch", "n_layers", "hidden", "n_heads", "ffn_hidden",
+                          "vocab", "seq_len", "gpu_type", "num_gpus", "tp", "pp", "micro_batch",
+                          "global_batch", "step_time_s"};
+    const char *cells[] = {"s:1", "gpt", "24", "2048", "16", "8192", "51200", "2048",
+                           "a100-80gb", "8", "1", "1", "4", "64", "2.0"};
+    static struct tp_run run;
+    struct tp_error err = {{0}};
+    assert_int_equal(tp_run_from_row(cols, cells, 15, &run, &err), TP_OK);
+    static struct tp_calib cal;
+    tp_calib_init(&cal);
+    struct tp_run_eval e;
+    tp_run_evaluate(&run, &cal, &e);
+    assert_string_equal(e.measured_from, "step time");
+    assert_float_equal(e.measured_tokens_per_s_per_gpu, 64.0 * 2048 / 2.0 / 8, 1e-9);
+    assert_string_equal(e.native_unit, "s/step");
+    assert_float_equal(e.measured_native, 2.0, 0);
+    /* the predicted step time is the model's, in both units */
+    assert_float_equal(e.predicted_native, e.predicted_step_s, 1e-9 * e.predicted_step_s);
+    assert_float_equal(e.err, e.predicted_tokens_per_s_per_gpu / 8192.0 - 1, 1e-12);
+    assert_true(isnan(e.measured_mem_gib));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_err_stats),     cmocka_unit_test(test_builtin_is_the_data_file),
+        cmocka_unit_test(test_domain),        cmocka_unit_test(test_synthetic_round_trip),
+        cmocka_unit_test(test_two_runs),      cmocka_unit_test(test_evaluate_converts),
+    };
+    return cmocka_run_group_tests_name("calib", tests, NULL, NULL);
+}
