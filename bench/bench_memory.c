@@ -11,7 +11,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define GIB 1073741824.0
@@ -63,25 +62,22 @@ static bool on_row(void *ctx, const char *path, size_t line, const struct tp_run
     return true;
 }
 
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static void summary(const struct state *s, const char *source)
 {
-    double e[MAX_ROWS];
+    static double e[MAX_ROWS], scratch[MAX_ROWS];
     size_t n = 0;
+    double worst = 0;
     for (size_t i = 0; i < s->n; i++)
-        if (!source || strcmp(s->rows[i].source, source) == 0)
-            e[n++] = fabs(s->rows[i].err);
-    if (n == 0)
+        if (!source || strcmp(s->rows[i].source, source) == 0) {
+            e[n++] = s->rows[i].err;
+            worst = fmax(worst, fabs(s->rows[i].err));
+        }
+    struct tp_err_stats st;
+    tp_err_stats(e, n, scratch, &st);
+    if (st.n == 0)
         return;
-    qsort(e, n, sizeof e[0], cmp);
-    double med = n % 2 ? e[n / 2] : (e[n / 2 - 1] + e[n / 2]) / 2;
     printf("  %-32s rows %3zu  median |err| %5.1f%%  worst |err| %5.1f%%\n",
-           source ? source : "all", n, 100 * med, 100 * e[n - 1]);
+           source ? source : "all", st.n, 100 * st.median_abs, 100 * worst);
 }
 
 int main(int argc, char **argv)

@@ -24,13 +24,12 @@ static double now(void)
 static int run(const char *label, const struct tp_model *m, const char *gpu, uint32_t n,
                uint64_t gbs, bool quiet)
 {
-    const struct tp_gpu *g;
     struct tp_error err;
-    if (tp_gpu_find(gpu, &g, &err) != TP_OK) {
+    struct tp_cluster c;
+    if (tp_cluster_init(&c, gpu, n, &err) != TP_OK) {
         fprintf(stderr, "bench_search: %s\n", err.msg);
         return 2;
     }
-    struct tp_cluster c = {*g, n, g->gpus_per_node};
     struct tp_job j;
     tp_job_init(&j);
     j.seq = 2048;

@@ -1,11 +1,10 @@
 /*
  * bench_time.c - predicted vs measured training throughput for every run in the runs files.
  *
- * Each row is mapped to model, cluster, job and layout (tp_run_from_row); its measured
- * throughput is converted to tokens/s per GPU (tp_run_measured_tokens_per_s: the row's own
- * figure, its step time, or its TFLOP/s / MFU under the row's FLOP convention) and compared with
- * tp_time_step.  Prints one line per row, then count, median and p90 of the absolute relative
- * error and the signed median (bias), per source and per GPU type, and a check that the FLOP
+ * Each row is mapped to model, cluster, job and layout (tp_run_from_row) and predicted against
+ * its measured throughput in tokens/s per GPU by tp_run_evaluate, as `trainplan validate` does.
+ * Prints one line per row, then count, median and p90 of the absolute relative error and the
+ * signed median (bias, tp_err_stats), per source and per GPU type, and a check that the FLOP
  * conventions reproduce the rows that print both TFLOP/s and tokens/s.  A benchmark: it never
  * fails on accuracy.
  *   bench_time [--calibration FILE] [RUNS.csv ...]   default: every .csv in ../shared/validation/runs
@@ -20,7 +19,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 enum { MAX_ROWS = 1024 };
@@ -86,9 +84,9 @@ static bool on_row(void *ctx, const char *path, size_t line, const struct tp_run
             printf("%-44s skipped: %s (%s line %zu)\n", run->row_id, why->msg, path, line);
         return true;
     }
-    const char *how;
-    double measured = tp_run_measured_tokens_per_s(run, &how);
-    if (!isfinite(measured)) {
+    struct tp_run_eval e;
+    tp_run_evaluate(run, &s->cal, &e);
+    if (!isfinite(e.measured_tokens_per_s_per_gpu)) {
         s->no_target++;
         if (!s->quiet)
             printf("%-44s skipped: no convertible throughput (convention \"%s\")\n", run->row_id,
@@ -96,8 +94,7 @@ static bool on_row(void *ctx, const char *path, size_t line, const struct tp_run
         return true;
     }
     check_convention(s, run);
-    struct tp_time t;
-    tp_time_step(&run->model, &run->cluster, &run->job, &run->layout, &s->cal, &t);
+    const struct tp_time t = e.time;
     if (s->n >= MAX_ROWS)
         return false;
     struct result *r = &s->rows[s->n++];
@@ -105,7 +102,7 @@ static bool on_row(void *ctx, const char *path, size_t line, const struct tp_run
     snprintf(r->source, sizeof r->source, "%s", run->source);
     snprintf(r->gpu, sizeof r->gpu, "%s", run->cluster.gpu.key);
     snprintf(r->framework, sizeof r->framework, "%s", run->framework_key);
-    r->err = t.tokens_per_s_per_gpu / measured - 1;
+    r->err = e.err;
     if (s->detail && strcmp(s->detail, run->row_id) == 0) {
         const struct tp_layout *l = &run->layout;
         const struct tp_model *m = &run->model;
@@ -127,25 +124,11 @@ static bool on_row(void *ctx, const char *path, size_t line, const struct tp_run
     if (!s->quiet)
         printf("%-44s %-10s pred %9.1f meas %9.1f tok/s/GPU %+6.1f%% (%s) mfu %.2f | "
                "comp %.2f tp %.2f ep %.2f pp %.2f bub %.2f dp %.2f s\n",
-               run->row_id, r->gpu, t.tokens_per_s_per_gpu, measured, 100 * r->err, how, t.mfu,
+               run->row_id, r->gpu, t.tokens_per_s_per_gpu, e.measured_tokens_per_s_per_gpu,
+               100 * r->err, e.measured_from, t.mfu,
                t.fwd_s + t.bwd_s + t.recompute_s, t.tp_comm_s, t.ep_comm_s, t.pp_comm_s,
                t.bubble_s, t.dp_comm_s);
     return true;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double quantile(double *v, size_t n, double q)
-{
-    qsort(v, n, sizeof v[0], cmp);
-    double pos = q * (double)(n - 1);
-    size_t i = (size_t)pos;
-    double frac = pos - (double)i;
-    return i + 1 < n ? v[i] * (1 - frac) + v[i + 1] * frac : v[i];
 }
 
 enum key { BY_SOURCE, BY_GPU, BY_FRAMEWORK };
@@ -157,19 +140,17 @@ static const char *key_of(const struct result *r, enum key k)
 
 static void line(const struct state *s, enum key k, const char *value)
 {
-    static double abs_e[MAX_ROWS], e[MAX_ROWS];
+    static double e[MAX_ROWS], scratch[MAX_ROWS];
     size_t n = 0;
     for (size_t i = 0; i < s->n; i++)
-        if (!value || strcmp(key_of(&s->rows[i], k), value) == 0) {
-            e[n] = s->rows[i].err;
-            abs_e[n++] = fabs(s->rows[i].err);
-        }
-    if (n == 0)
+        if (!value || strcmp(key_of(&s->rows[i], k), value) == 0)
+            e[n++] = s->rows[i].err;
+    struct tp_err_stats st;
+    tp_err_stats(e, n, scratch, &st);
+    if (st.n == 0)
         return;
-    double med = quantile(abs_e, n, 0.5), p90 = quantile(abs_e, n, 0.9);
-    double bias = quantile(e, n, 0.5);
-    printf("  %-40s %4zu  %6.1f%%  %6.1f%%  %+6.1f%%\n", value ? value : "all", n, 100 * med,
-           100 * p90, 100 * bias);
+    printf("  %-40s %4zu  %6.1f%%  %6.1f%%  %+6.1f%%\n", value ? value : "all", st.n,
+           100 * st.median_abs, 100 * st.p90_abs, 100 * st.bias);
 }
 
 static void table(const struct state *s, enum key k, const char *title)
@@ -186,7 +167,7 @@ static void table(const struct state *s, enum key k, const char *title)
 
 static double objective(const struct state *s)
 {
-    static double v[MAX_ROWS];
+    static double v[MAX_ROWS], scratch[MAX_ROWS];
     double sum = 0;
     size_t sources = 0;
     for (size_t i = 0; i < s->n; i++) {
@@ -198,8 +179,10 @@ static double objective(const struct state *s)
         size_t n = 0;
         for (size_t j = i; j < s->n; j++)
             if (strcmp(s->rows[j].source, s->rows[i].source) == 0)
-                v[n++] = fabs(log1p(s->rows[j].err));
-        sum += quantile(v, n, 0.5);
+                v[n++] = log1p(s->rows[j].err);
+        struct tp_err_stats st;
+        tp_err_stats(v, n, scratch, &st);
+        sum += st.median_abs;
         sources++;
     }
     return sources ? sum / sources : 0;
@@ -245,9 +228,17 @@ int main(int argc, char **argv)
            "with no convertible figure: %zu\n", s.skipped, s.no_target);
     printf("\n  FLOP conventions: measured TFLOP/s / (measured tokens/s x convention FLOPs/token)\n");
     for (size_t i = 0; i < s.n_conv; i++) {
-        double med = quantile(s.conv[i].ratio, s.conv[i].n, 0.5);
+        static double dev[MAX_ROWS], scratch[MAX_ROWS];
+        double lo = HUGE_VAL, hi = -HUGE_VAL;
+        for (size_t k = 0; k < s.conv[i].n; k++) {
+            dev[k] = s.conv[i].ratio[k] - 1;
+            lo = fmin(lo, s.conv[i].ratio[k]);
+            hi = fmax(hi, s.conv[i].ratio[k]);
+        }
+        struct tp_err_stats st; /* the signed median of ratio - 1: the median ratio */
+        tp_err_stats(dev, s.conv[i].n, scratch, &st);
         printf("  %-58s %4zu  median %.3f  range %.3f..%.3f\n", s.conv[i].name,
-               s.conv[i].n, med, s.conv[i].ratio[0], s.conv[i].ratio[s.conv[i].n - 1]);
+               s.conv[i].n, 1 + st.bias, lo, hi);
     }
     return 0;
 }

@@ -35,15 +35,15 @@ struct errs {
     double *before, *after, *held_out, *pick, *scratch;
 };
 
-/* Statistics of `e` over the rows of `source` (NULL: all). */
-static void stats_of(const struct cli_runs *runs, const double *e, const char *source,
-                     double *pick, double *scratch, struct tp_err_stats *st)
+/* Statistics of `e` over the `n` fitted rows of `source` (NULL: all). */
+static void stats_of(const struct tp_run *const *rows, size_t n, const double *e,
+                     const char *source, double *pick, double *scratch, struct tp_err_stats *st)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < runs->n; i++)
-        if (!source || strcmp(runs->runs[i].source, source) == 0)
-            pick[n++] = e[i];
-    tp_err_stats(pick, n, scratch, st);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!source || strcmp(rows[i]->source, source) == 0)
+            pick[k++] = e[i];
+    tp_err_stats(pick, k, scratch, st);
 }
 
 static void print_stat(const char *name, const struct tp_err_stats *st)
@@ -107,7 +107,6 @@ int cmd_calibrate(int argc, char **argv)
     if ((rc = cli_load_runs(a.files, a.n_files, &all)) != EXIT_OK)
         return rc;
     /* the rows with a throughput to fit */
-    struct cli_runs runs = all;
     size_t n = 0;
     size_t cap = all.n ? all.n : 1;
     const struct tp_run **ptr = calloc(cap, sizeof *ptr);
@@ -115,10 +114,8 @@ int cmd_calibrate(int argc, char **argv)
     struct errs e = {calloc(cap, sizeof(double)), calloc(cap, sizeof(double)),
                      calloc(cap, sizeof(double)), calloc(cap, sizeof(double)),
                      calloc(cap, sizeof(double))};
-    struct tp_run *kept = calloc(cap, sizeof *kept);
     rc = EXIT_USAGE;
-    if (!ptr || !meas || !e.before || !e.after || !e.held_out || !e.pick || !e.scratch ||
-        !kept) {
+    if (!ptr || !meas || !e.before || !e.after || !e.held_out || !e.pick || !e.scratch) {
         cli_error("out of memory");
         goto out;
     }
@@ -126,13 +123,9 @@ int cmd_calibrate(int argc, char **argv)
         double m = tp_run_measured_tokens_per_s(&all.runs[i], NULL);
         if (!(m > 0))
             continue;
-        kept[n] = all.runs[i];
+        ptr[n] = &all.runs[i];
         meas[n++] = m;
     }
-    for (size_t i = 0; i < n; i++)
-        ptr[i] = &kept[i];
-    runs.runs = kept;
-    runs.n = n;
     if (n == 0) {
         cli_error("no row of %s%s has a measured throughput (tokens/s, step time, TFLOP/s or "
                   "MFU) to fit", a.files[0], a.n_files > 1 ? " and the others" : "");
@@ -146,9 +139,9 @@ int cmd_calibrate(int argc, char **argv)
     }
     for (size_t i = 0; i < n; i++) {
         struct tp_run_eval ev;
-        tp_run_evaluate(&kept[i], &base, &ev);
+        tp_run_evaluate(ptr[i], &base, &ev);
         e.before[i] = ev.err;
-        tp_run_evaluate(&kept[i], &fitted, &ev);
+        tp_run_evaluate(ptr[i], &fitted, &ev);
         e.after[i] = ev.err;
         e.held_out[i] = NAN;
     }
@@ -176,9 +169,9 @@ int cmd_calibrate(int argc, char **argv)
         }
     }
     struct tp_err_stats sb, sa, sc;
-    stats_of(&runs, e.before, NULL, e.pick, e.scratch, &sb);
-    stats_of(&runs, e.after, NULL, e.pick, e.scratch, &sa);
-    stats_of(&runs, e.held_out, NULL, e.pick, e.scratch, &sc);
+    stats_of(ptr, n, e.before, NULL, e.pick, e.scratch, &sb);
+    stats_of(ptr, n, e.after, NULL, e.pick, e.scratch, &sa);
+    stats_of(ptr, n, e.held_out, NULL, e.pick, e.scratch, &sc);
     if (a.format == FMT_JSON) {
         json_t *params = json_array(), *by_source = json_object();
         for (size_t i = 0; i < res.n_params; i++)
@@ -188,13 +181,13 @@ int cmd_calibrate(int argc, char **argv)
                                             res.params[i].after, "identified",
                                             res.params[i].identified));
         for (size_t i = 0; i < n; i++) {
-            const char *src = kept[i].source;
+            const char *src = ptr[i]->source;
             if (json_object_get(by_source, src))
                 continue;
             struct tp_err_stats b, f, h;
-            stats_of(&runs, e.before, src, e.pick, e.scratch, &b);
-            stats_of(&runs, e.after, src, e.pick, e.scratch, &f);
-            stats_of(&runs, e.held_out, src, e.pick, e.scratch, &h);
+            stats_of(ptr, n, e.before, src, e.pick, e.scratch, &b);
+            stats_of(ptr, n, e.after, src, e.pick, e.scratch, &f);
+            stats_of(ptr, n, e.held_out, src, e.pick, e.scratch, &h);
             json_object_set_new(by_source, src,
                                 json_pack("{s:o, s:o, s:o}", "before", stat_json(&b), "after",
                                           stat_json(&f), "held_out", stat_json(&h)));
@@ -241,17 +234,17 @@ int cmd_calibrate(int argc, char **argv)
     for (size_t i = 0; i < n; i++) {
         bool first = true;
         for (size_t j = 0; j < i && first; j++)
-            first = strcmp(kept[j].source, kept[i].source) != 0;
+            first = strcmp(ptr[j]->source, ptr[i]->source) != 0;
         if (!first)
             continue;
         struct tp_err_stats b, f, h;
-        stats_of(&runs, e.before, kept[i].source, e.pick, e.scratch, &b);
-        stats_of(&runs, e.after, kept[i].source, e.pick, e.scratch, &f);
-        stats_of(&runs, e.held_out, kept[i].source, e.pick, e.scratch, &h);
+        stats_of(ptr, n, e.before, ptr[i]->source, e.pick, e.scratch, &b);
+        stats_of(ptr, n, e.after, ptr[i]->source, e.pick, e.scratch, &f);
+        stats_of(ptr, n, e.held_out, ptr[i]->source, e.pick, e.scratch, &h);
         char held[16] = "-";
         if (!isnan(h.median_abs))
             snprintf(held, sizeof held, "%.1f%%", 100 * h.median_abs);
-        printf("  %-36s %7.1f%% %7.1f%% %8s\n", kept[i].source, 100 * b.median_abs,
+        printf("  %-36s %7.1f%% %7.1f%% %8s\n", ptr[i]->source, 100 * b.median_abs,
                100 * f.median_abs, held);
     }
     if (a.output)
@@ -267,7 +260,6 @@ out:
     free(e.held_out);
     free(e.pick);
     free(e.scratch);
-    free(kept);
     cli_free_runs(&all);
     return cli_finish(rc);
 }

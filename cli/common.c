@@ -207,15 +207,14 @@ int cli_resolve_run(const struct cli_args *a, struct run *r)
     if (rc != EXIT_OK)
         return rc;
     struct tp_error err = {{0}};
-    const struct tp_gpu *g;
-    if (tp_gpu_find(a->gpu ? a->gpu : "h100-sxm", &g, &err) != TP_OK) {
+    if (tp_cluster_init(&r->c, a->gpu ? a->gpu : "h100-sxm", 0, &err) != TP_OK) {
         cli_error("%s", err.msg);
         return EXIT_USAGE;
     }
-    r->c.gpu = *g;
     if (a->hbm_gb > 0)
         r->c.gpu.hbm_bytes = a->hbm_gb * 1073741824.0; /* a vendor "GB" of DRAM is a GiB */
-    r->c.gpus_per_node = a->gpus_per_node != TP_UNSET ? (uint32_t)a->gpus_per_node : g->gpus_per_node;
+    if (a->gpus_per_node != TP_UNSET)
+        r->c.gpus_per_node = (uint32_t)a->gpus_per_node;
     if ((rc = resolve_job(a, r)) != EXIT_OK)
         return rc;
     if (a->peak_tflops > 0) {

@@ -353,6 +353,11 @@ struct tp_cluster {
     uint32_t gpus_per_node;
 };
 
+/* `n_gpus` of catalog GPU `gpu` (key or alias) with the catalog's GPUs per node;
+   TP_ENOTFOUND as tp_gpu_find. */
+enum tp_status tp_cluster_init(struct tp_cluster *c, const char *gpu, uint32_t n_gpus,
+                               struct tp_error *err);
+
 enum tp_task { TP_TASK_PRETRAIN = 0, TP_TASK_SFT, TP_TASK_DPO, TP_TASK_LORA, TP_TASK_QLORA };
 enum tp_optimizer {
     TP_OPT_ADAMW = 0,  /* fp32 m and v */

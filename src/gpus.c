@@ -346,3 +346,14 @@ enum tp_status tp_gpu_find(const char *name, const struct tp_gpu **out, struct t
     return tp_fail(err, TP_ENOTFOUND, "unknown GPU \"%s\"%s%s%s (`trainplan gpus` lists them)",
                    name, close[0] ? " (did you mean: " : "", close, close[0] ? ")" : "");
 }
+
+enum tp_status tp_cluster_init(struct tp_cluster *c, const char *gpu, uint32_t n_gpus,
+                               struct tp_error *err)
+{
+    const struct tp_gpu *g;
+    TRY(tp_gpu_find(gpu, &g, err));
+    c->gpu = *g;
+    c->n_gpus = n_gpus;
+    c->gpus_per_node = g->gpus_per_node;
+    return TP_OK;
+}

@@ -18,16 +18,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static void set_cluster(struct tp_cluster *c, const char *gpu, uint32_t n)
-{
-    const struct tp_gpu *g;
-    struct tp_error err;
-    assert_int_equal(tp_gpu_find(gpu, &g, &err), TP_OK);
-    c->gpu = *g;
-    c->n_gpus = n;
-    c->gpus_per_node = g->gpus_per_node;
-}
-
 static void test_err_stats(void **state)
 {
     (void)state;
@@ -70,7 +60,7 @@ static void test_builtin_is_the_data_file(void **state)
     struct tp_job j;
     assert_int_equal(tp_model_from_preset("llama-3.1-8b", &m, &err), TP_OK);
     tp_job_init(&j);
-    set_cluster(&c, "h100-sxm", 64);
+    assert_int_equal(tp_cluster_init(&c, "h100-sxm", 64, &err), TP_OK);
     assert_int_equal(tp_calib_domain_check(&init, &m, &c, &j, why, sizeof why), 0);
     assert_string_equal(why, "");
 }
@@ -95,17 +85,17 @@ static void test_domain(void **state)
     j.seq = 4096;
     char why[192];
     /* inside: 8 MI300X, 8B parameters, 4k */
-    set_cluster(&c, "mi300x", 8);
+    assert_int_equal(tp_cluster_init(&c, "mi300x", 8, &err), TP_OK);
     assert_int_equal(tp_calib_domain_check(&cal, &m, &c, &j, why, sizeof why), 0);
     /* 64 GPUs is 8x the largest run; 32k is 8x the longest sequence */
-    set_cluster(&c, "mi300x", 64);
+    assert_int_equal(tp_cluster_init(&c, "mi300x", 64, &err), TP_OK);
     j.seq = 32768;
     assert_int_equal(tp_calib_domain_check(&cal, &m, &c, &j, why, sizeof why),
                      TP_DOMAIN_SCALE | TP_DOMAIN_SEQ);
     assert_non_null(strstr(why, "64 GPUs is over 4x the largest mi300x run calibrated (8)"));
     /* a GPU it never saw */
     j.seq = 4096;
-    set_cluster(&c, "h100-sxm", 8);
+    assert_int_equal(tp_cluster_init(&c, "h100-sxm", 8, &err), TP_OK);
     assert_int_equal(tp_calib_domain_check(&cal, &m, &c, &j, why, sizeof why), TP_DOMAIN_GPU);
     assert_non_null(strstr(why, "h100-sxm was never measured"));
     /* the domain survives a round trip through the file */

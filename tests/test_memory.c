@@ -29,12 +29,8 @@ static void setup_run(const char *preset, const char *gpu, uint32_t gpus)
     struct tp_error err = {{0}};
     if (tp_model_from_preset(preset, &model, &err) != TP_OK)
         fail_msg("%s", err.msg);
-    const struct tp_gpu *g;
-    if (tp_gpu_find(gpu, &g, &err) != TP_OK)
+    if (tp_cluster_init(&cluster, gpu, gpus, &err) != TP_OK)
         fail_msg("%s", err.msg);
-    cluster.gpu = *g;
-    cluster.n_gpus = gpus;
-    cluster.gpus_per_node = g->gpus_per_node;
     tp_job_init(&job);
     tp_layout_init(&lay);
 }

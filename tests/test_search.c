@@ -30,12 +30,8 @@ static void setup(struct world *w, const char *preset, const char *gpu, uint32_t
     struct tp_error err = {{0}};
     if (tp_model_from_preset(preset, &w->m, &err) != TP_OK)
         fail_msg("%s", err.msg);
-    const struct tp_gpu *g;
-    if (tp_gpu_find(gpu, &g, &err) != TP_OK)
+    if (tp_cluster_init(&w->c, gpu, n, &err) != TP_OK)
         fail_msg("%s", err.msg);
-    w->c.gpu = *g;
-    w->c.n_gpus = n;
-    w->c.gpus_per_node = g->gpus_per_node;
     tp_job_init(&w->j);
     w->j.framework = fw;
     w->j.seq = seq;
