@@ -5,6 +5,8 @@
  * A benchmark: it never fails on accuracy.
  *   bench_calibrate [RUNS.csv ...]   default: every .csv in ../shared/validation/runs
  *   bench_calibrate --smoke          one small fit on the first file (checks that it runs)
+ *   bench_calibrate --rows FILE ...  also write each row's errors (CSV: row_id, source, gpu,
+ *                                    priors, fitted, held-out, built-in) to FILE
  */
 #include "trainplan.h"
 
@@ -61,9 +63,12 @@ int main(int argc, char **argv)
     static char *files[BENCH_MAX_FILES];
     size_t n_files = 0;
     bool smoke = false;
+    const char *rows_path = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--smoke") == 0)
             smoke = true;
+        else if (strcmp(argv[i], "--rows") == 0 && i + 1 < argc)
+            rows_path = argv[++i];
         else if (n_files < BENCH_MAX_FILES)
             files[n_files++] = argv[i];
     }
@@ -111,6 +116,18 @@ int main(int argc, char **argv)
     }
     if (smoke)
         return 0;
+    if (rows_path) {
+        FILE *f = fopen(rows_path, "w");
+        if (!f) {
+            fprintf(stderr, "bench_calibrate: cannot write %s\n", rows_path);
+            return 2;
+        }
+        fprintf(f, "row_id,source,gpu,priors,fitted,held_out,built_in\n");
+        for (size_t i = 0; i < s.n; i++)
+            fprintf(f, "%s,%s,%s,%.4f,%.4f,%.4f,%.4f\n", s.runs[i].row_id, s.runs[i].source,
+                    s.runs[i].cluster.gpu.key, before[i], after[i], held[i], builtin_e[i]);
+        fclose(f);
+    }
     printf("bench_calibrate: median |predicted/measured - 1| of tokens/s per GPU, %zu rows, "
            "%zu sources\n", s.n, res.sources);
     printf("  priors = uncalibrated physics; fitted = calibrate --base prior (in sample);\n"

@@ -203,8 +203,12 @@ static const struct opt OPTS[] = {
     {"framework", NULL, OPT_ENUM, F(framework), 0, 0, "deepspeed|fsdp|megatron|axolotl|torchtitan",
      FW_VALUES, JOB_CMDS, "FW",
      "byte conventions: deepspeed (its estimator), fsdp (ZeRO paper), megatron (fp32 grads)"},
-    {"attention", NULL, OPT_ENUM, F(attn_impl), 0, 0, "flash|eager", NULL, JOB_CMDS, "IMPL",
-     "attention kernel (eager stores the s x s scores)"},
+    {"attention", NULL, OPT_ENUM, F(attn_impl), 0, 0, "flash|eager|flash2|flash3", NULL, JOB_CMDS,
+     "IMPL", "attention kernel: flash = the framework's (megatron: TE/cuDNN, native to Hopper and "
+     "Blackwell; the others: FlashAttention-2), flash2, flash3 (FA3/cuDNN), eager (stores the s x s "
+     "scores)"},
+    {"tp-comm-overlap", NULL, OPT_CONST, F(tp_comm_overlap), 1, 1, NULL, NULL, JOB_CMDS, NULL,
+     "TP collectives overlapped with GEMMs (Megatron-Core --tp-comm-overlap, torchtitan async TP)"},
     {"dropout", NULL, OPT_CONST, F(dropout), 1, 1, NULL, NULL, JOB_CMDS, NULL,
      "training keeps dropout masks (GPT-2/3-era recipes)"},
     {"fused-loss", NULL, OPT_CONST, F(fused_loss), 1, 1, NULL, NULL, JOB_CMDS, NULL,

@@ -74,7 +74,7 @@ struct cli_args {
     int fsdp;                /* 0 not given, 1 no_shard, 2 shard_grad_op, 3 full_shard, 4 hybrid */
     int distopt;             /* --distributed-optimizer */
     /* job */
-    int task, optimizer, precision, framework, attn_impl, dropout, fused_loss;
+    int task, optimizer, precision, framework, attn_impl, dropout, fused_loss, tp_comm_overlap;
     int64_t lora_rank;
     const char *lora_targets;
     double moe_capacity, moe_imbalance, overhead_gb, nccl_gb, frag;
@@ -131,7 +131,9 @@ void fmt_duration(char *buf, size_t len, double s);  /* 42.0 s, 3.5 min, 37.6 h,
 
 /* Names of the job and layout enums, indexed by value (report.c). */
 extern const char *const task_names[], *const optimizer_names[], *const precision_names[], *const framework_names[],
-    *const recompute_names[], *const offload_names[], *const schedule_names[];
+    *const recompute_names[], *const offload_names[], *const schedule_names[], *const attn_names[];
+/* The attention kernel a job runs, for tables ("flash (TE/cuDNN)", "FlashAttention-2", ...). */
+const char *attn_label(const struct tp_job *j);
 /* Prints the resolved model, cluster, job and layout under "trainplan VERSION - what". */
 void report_header(const struct run *r, const char *what);
 /* Prints the memory breakdown of one stage (`worst`: it is the stage that decides the fit). */

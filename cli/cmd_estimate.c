@@ -162,14 +162,14 @@ static int print_json(const struct run *r, const struct tp_memory *mem, const st
                       const struct budget *b, const char *calibration, const char *outside)
 {
     json_t *doc = json_pack(
-        "{s:i, s:s, s:{s:s, s:s}, s:{s:s, s:I, s:I}, s:{s:s, s:s, s:s, s:s, s:I}, s:o,"
+        "{s:i, s:s, s:{s:s, s:s}, s:{s:s, s:I, s:I}, s:{s:s, s:s, s:s, s:s, s:I, s:b}, s:o,"
         " s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
         "schema_version", TP_SCHEMA_VERSION, "command", "estimate", "model", "name", r->m.name,
         "family", r->m.family, "cluster", "gpu", r->c.gpu.key, "gpus", (json_int_t)r->c.n_gpus,
         "gpus_per_node", (json_int_t)r->c.gpus_per_node, "job", "task", task_names[r->j.task],
         "precision", precision_names[r->j.precision], "framework",
-        framework_names[r->j.framework], "attention", r->j.attn_impl ? "eager" : "flash", "seq",
-        (json_int_t)r->j.seq, "layout", report_layout_json(&r->l), "step_time_s", t->step_s,
+        framework_names[r->j.framework], "attention", attn_names[r->j.attn_impl], "seq",
+        (json_int_t)r->j.seq, "tp_comm_overlap", (int)r->j.tp_comm_overlap, "layout", report_layout_json(&r->l), "step_time_s", t->step_s,
         "tokens_per_step", t->tokens_per_step, "tokens_per_s_per_gpu", t->tokens_per_s_per_gpu,
         "tokens_per_s", t->tokens_per_s, "samples_per_s", t->samples_per_s,
         "model_flops_per_token", t->model_flops_per_token, "hw_flops_per_token",

@@ -39,7 +39,7 @@ static int print_json(const struct run *r, const struct tp_memory *worst, bool p
         "gpus_per_node", (json_int_t)r->c.gpus_per_node, "capacity_bytes", r->c.gpu.hbm_bytes,
         "job", "task", task_names[r->j.task], "optimizer", optimizer_names[r->j.optimizer], "precision",
         precision_names[r->j.precision], "framework", framework_names[r->j.framework], "seq",
-        (json_int_t)r->j.seq, "attention", r->j.attn_impl ? "eager" : "flash", "layout",
+        (json_int_t)r->j.seq, "attention", attn_names[r->j.attn_impl], "layout",
         report_layout_json(&r->l));
     if (!head || !o) {
         json_decref(head);

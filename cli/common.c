@@ -160,6 +160,7 @@ static int resolve_job(const struct cli_args *a, struct run *r)
     j->attn_impl = (enum tp_attn_impl)a->attn_impl;
     j->dropout = a->dropout != 0;
     j->fused_loss = a->fused_loss != 0;
+    j->tp_comm_overlap = a->tp_comm_overlap != 0;
     j->seq = a->seq != TP_UNSET ? (uint64_t)a->seq : r->m.default_seq ? r->m.default_seq : 4096;
     if (a->lora_rank != TP_UNSET)
         j->lora_rank = (uint32_t)a->lora_rank;

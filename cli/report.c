@@ -12,6 +12,18 @@ const char *const optimizer_names[] = {"adamw", "adamw-8bit", "adamw-4bit", "ada
                                          "sgd-momentum"};
 const char *const precision_names[] = {"bf16", "fp16", "fp8", "fp32"};
 const char *const framework_names[] = {"deepspeed", "fsdp", "megatron", "axolotl", "torchtitan"};
+const char *const attn_names[] = {"flash", "eager", "flash2", "flash3"};
+
+const char *attn_label(const struct tp_job *j)
+{
+    switch (j->attn_impl) {
+    case TP_ATTN_FLASH: return tp_attn_native(j) ? "flash (TE/cuDNN)" : "flash (FlashAttention-2)";
+    case TP_ATTN_EAGER: return "eager";
+    case TP_ATTN_FLASH2: return "FlashAttention-2";
+    case TP_ATTN_FLASH3: return "native flash (FA3/cuDNN)";
+    }
+    return "flash";
+}
 const char *const recompute_names[] = {"none", "selective", "full"};
 const char *const offload_names[] = {"none", "optimizer", "params"};
 const char *const schedule_names[] = {"1f1b", "interleaved", "gpipe"};
@@ -57,10 +69,11 @@ void report_header(const struct run *r, const char *what)
         printf("assumed  %s\n", r->notes);
     printf("cluster  %u x %s (%u per node), %.1f GiB each\n", r->c.n_gpus, r->c.gpu.label,
            r->c.gpus_per_node, r->c.gpu.hbm_bytes / 1073741824.0);
-    printf("job      %s, %s, %s, %s conventions, seq %llu, %s attention%s%s\n", task_names[r->j.task],
+    printf("job      %s, %s, %s, %s conventions, seq %llu, %s attention%s%s%s\n", task_names[r->j.task],
            precision_names[r->j.precision], optimizer_names[r->j.optimizer], framework_names[r->j.framework],
-           (unsigned long long)r->j.seq, r->j.attn_impl ? "eager" : "flash",
-           r->j.dropout ? ", dropout" : "", r->j.fused_loss ? ", fused loss" : "");
+           (unsigned long long)r->j.seq, attn_label(&r->j),
+           r->j.dropout ? ", dropout" : "", r->j.fused_loss ? ", fused loss" : "",
+           r->j.tp_comm_overlap ? ", TP comm overlap" : "");
     printf("layout   dp %u, tp %u%s, pp %u", l->dp, l->tp, l->sp && l->tp > 1 ? " (sp)" : "", l->pp);
     if (l->pp > 1)
         printf(" (%s%s)", schedule_names[l->schedule], l->vpp > 1 ? ", vpp" : "");

@@ -336,6 +336,10 @@ struct tp_gpu {
     /* Maximum achievable matmul FLOP/s as a fraction of the peak (large bf16 / fp8 GEMM sweeps,
        [MLE] "MAMF"); 0 = not measured (struct tp_calib supplies a default). */
     double mamf_bf16, mamf_fp8;
+    /* Asynchronous warpgroup / tcgen05 tensor-core MMA (NVIDIA sm_90 Hopper, sm_100 data-centre
+       Blackwell): kernels written for Ampere's mma.sync, such as FlashAttention-2, reach only
+       part of the peak there (struct tp_calib fa2_ratio). */
+    bool async_mma;
 };
 
 size_t tp_gpu_count(void);
@@ -373,7 +377,11 @@ enum tp_precision { TP_PREC_BF16 = 0, TP_PREC_FP16, TP_PREC_FP8, TP_PREC_FP32 };
 enum tp_framework {
     TP_FW_DEEPSPEED = 0, TP_FW_FSDP, TP_FW_MEGATRON, TP_FW_AXOLOTL, TP_FW_TORCHTITAN
 };
-enum tp_attn_impl { TP_ATTN_FLASH = 0, TP_ATTN_EAGER };
+/* Attention kernel.  TP_ATTN_FLASH is the framework's default fused kernel: Megatron-Core/NeMo
+   run Transformer Engine's (cuDNN fused attention: native to Hopper and Blackwell), the others
+   FlashAttention-2 (flash-attn, PyTorch SDPA's flash backend).  FLASH2 / FLASH3 name the kernel
+   outright: FlashAttention-2, or an architecture-native one (FlashAttention-3, cuDNN, TE). */
+enum tp_attn_impl { TP_ATTN_FLASH = 0, TP_ATTN_EAGER, TP_ATTN_FLASH2, TP_ATTN_FLASH3 };
 enum tp_offload { TP_OFFLOAD_NONE = 0, TP_OFFLOAD_OPTIMIZER, TP_OFFLOAD_PARAMS };
 
 /* LoRA target modules (bit mask). */
@@ -394,6 +402,9 @@ struct tp_job {
     uint32_t lora_targets;     /* TP_LORA_* mask */
     bool dropout;              /* activations keep dropout masks (GPT-2/3-era recipes) */
     bool fused_loss;           /* chunked/fused cross-entropy: no full fp32 logits copy */
+    bool tp_comm_overlap;      /* TP collectives overlapped with GEMMs (Transformer Engine
+                                  userbuffers: Megatron-Core --tp-comm-overlap, NeMo's
+                                  tp_comm_overlap; torchtitan async TP) */
     double moe_capacity;       /* token-dropping capacity factor; 0 = dropless */
     double moe_imbalance;      /* dropless: busiest expert's load over the mean (>= 1) */
     /* Framework overhead (explicit and overridable; training-physics.md §3.8 [heuristic]) */
@@ -424,6 +435,10 @@ struct tp_layout {
    seq 4096, LoRA rank 16 on all linear layers, dropless MoE with imbalance 1.2, overhead
    1.0 GB + 0.5 GB per communicator + 8% (training-physics.md §3.8). */
 void tp_job_init(struct tp_job *j);
+/* Whether the job's attention kernel is native to async-MMA GPUs (FLASH3, or FLASH under
+   Megatron-Core/NeMo, whose Transformer Engine runs cuDNN fused attention); FlashAttention-2
+   and eager attention are not. */
+bool tp_attn_native(const struct tp_job *j);
 /* dp = tp = pp = vpp = ep = cp = mbs = gas = 1 (0 for etp: = tp), zero 0, no recompute. */
 void tp_layout_init(struct tp_layout *l);
 
@@ -583,6 +598,8 @@ struct tp_calib {
     /* attention core (FlashAttention): forward at attn_eff of the 16-bit peak */
     double attn_eff;
     double attn_bwd_ratio; /* backward / forward time of the attention kernel */
+    double fa2_ratio;      /* FlashAttention-2 over the native kernel on GPUs with async MMA
+                              (Hopper, Blackwell: struct tp_gpu async_mma) */
     /* memory-bound kernels (norms, activations, rotary, residuals, casts, loss) */
     double mem_eff;        /* achieved fraction of HBM bandwidth */
     double fused_elementwise; /* share of element-wise traffic that fused kernels remove
@@ -596,7 +613,8 @@ struct tp_calib {
     /* overlap: fraction of the covering compute that can hide a communication */
     double dp_overlap;     /* DP gradient reduction / parameter gather behind backward/forward */
     double fsdp_overlap;   /* ZeRO-3/FSDP per-micro-batch gathers behind compute (prefetch) */
-    double tp_overlap;     /* TP collectives hidden behind GEMMs (TE tp-comm-overlap) */
+    double tp_overlap;     /* TP collectives hidden behind GEMMs, in jobs that overlap them
+                              (struct tp_job tp_comm_overlap); 0 in the others */
     double ep_overlap;     /* MoE all-to-all hidden behind expert compute */
     double pp_overlap;     /* pipeline send/recv hidden behind compute */
     /* optimizer */

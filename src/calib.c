@@ -9,14 +9,18 @@
  *     B200 0.98); GEMM tiles 128 x 128 (the CUTLASS/cuBLAS bf16 CTA shape on sm80/sm90);
  *     gemm_scale 1: training GEMMs at the MAMF sweep's rate.
  *   attention: FlashAttention forward at 0.50 of the 16-bit peak (§5.1: 0.5-0.7 on H100 for
- *     d_h 128), backward 2.5x the forward (5 of its 7 matmuls: 2.5x the forward's 2).
+ *     d_h 128), backward 2.5x the forward (5 of its 7 matmuls: 2.5x the forward's 2); that is the
+ *     architecture-native kernel (FlashAttention-3, cuDNN/TE).  FlashAttention-2 on Hopper and
+ *     Blackwell (async-MMA GPUs) at 0.55 of it (FlashAttention-3, arXiv:2407.08608, Fig. 5:
+ *     FA2 335-370 vs FA3 610-660 TFLOP/s, H100 bf16, head dim 128).
  *   memory-bound kernels at 0.60 of HBM bandwidth; fused stacks remove 0.80 of the op-by-op
  *     traffic of eager code (§5.1 eta_kernel 0.80-0.90 fused vs 0.6-0.7 eager) [heuristic].
  *   network: eps_nvlink 0.80, eps_ib 0.90, eps_pcie 0.75 (§4.2); NCCL ring latency 8.4 us
  *     base, 3.4 us per intra-node step, 14 us per inter-node step ([NCCL-TUNE] tuning.cc).
  *   overlap: DP reduction behind 0.85 of the last backward (§5.3 phi 0.8-0.9); ZeRO-3
- *     prefetch behind 0.85 of the covering compute; TP, EP and pipeline transfers exposed
- *     (0) unless a fit finds otherwise; optimizer kernels at 0.80 of HBM bandwidth (§5.3);
+ *     prefetch behind 0.85 of the covering compute; TP collectives of jobs that overlap them
+ *     (Transformer Engine userbuffers) 0.60 hidden [heuristic], of the others and EP and
+ *     pipeline transfers exposed (0) unless a fit finds otherwise; optimizer kernels at 0.80 of HBM bandwidth (§5.3);
  *     CPU Adam 20 GB/s of host memory per GPU [heuristic]; 0.05 s per step of host overhead
  *     (logging, scheduler, data, synchronisation) [heuristic].
  * The built-in defaults are these priors with the parameters `trainplan calibrate --base prior`
@@ -42,6 +46,7 @@ void tp_calib_prior(struct tp_calib *c)
     c->tile_n = 128;
     c->attn_eff = 0.50;
     c->attn_bwd_ratio = 2.5;
+    c->fa2_ratio = 0.55;
     c->mem_eff = 0.60;
     c->fused_elementwise = 0.80;
     c->layer_overhead_s = 0.0;
@@ -54,7 +59,7 @@ void tp_calib_prior(struct tp_calib *c)
     c->lat_inter_s = 14e-6;
     c->dp_overlap = 0.85;
     c->fsdp_overlap = 0.85;
-    c->tp_overlap = 0.0;
+    c->tp_overlap = 0.60;
     c->ep_overlap = 0.0;
     c->pp_overlap = 0.0;
     c->opt_eff = 0.80;
@@ -88,7 +93,7 @@ struct field {
 static const struct field FIELDS[] = {
     R(mamf_default, 0.01, 1),    R(fp8_mamf_ratio, 0.1, 2),  R(gemm_scale, 0.01, 2),
     I(tile_m, 8, 1024),          I(tile_n, 8, 1024),         R(attn_eff, 0.01, 1),
-    R(attn_bwd_ratio, 1, 10),    R(mem_eff, 0.01, 1),        R(fused_elementwise, 0, 1),
+    R(attn_bwd_ratio, 1, 10),    R(fa2_ratio, 0.05, 1),      R(mem_eff, 0.01, 1),        R(fused_elementwise, 0, 1),
     R(layer_overhead_s, 0, 1),   R(step_overhead_s, 0, 3600), R(eff_intra, 0.01, 2),
     R(eff_inter, 0.01, 2),       R(eff_pcie, 0.01, 2),       R(lat_base_s, 0, 1),
     R(lat_intra_s, 0, 1),        R(lat_inter_s, 0, 1),       R(dp_overlap, 0, 1),

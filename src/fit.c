@@ -50,7 +50,7 @@ struct global {
 static const struct global GLOBALS[] = {
     /* attn_bwd_ratio is not fitted: training runs see attention as (1 + ratio) / attn_eff, so
        the two cannot be told apart; the ratio stays at FlashAttention's 2.5 */
-    G(gemm_scale, LOG, 1),      G(attn_eff, LOGIT, 1),
+    G(gemm_scale, LOG, 1),      G(attn_eff, LOGIT, 1),          G(fa2_ratio, LOGIT, 1),
     G(mem_eff, LOGIT, 1),       G(fused_elementwise, LOGIT, 1), G(tp_overlap, LOGIT, 2),
     G(dp_overlap, LOGIT, 1),    G(step_overhead_s, LOG, 1.5),
     /* achieved bus bandwidth is measured (nccl-tests): a tighter prior */

@@ -29,6 +29,12 @@ void tp_job_init(struct tp_job *j)
     j->overhead_frag = 0.08;               /* §3.8: allocator fragmentation [heuristic] */
 }
 
+bool tp_attn_native(const struct tp_job *j)
+{
+    return j->attn_impl == TP_ATTN_FLASH3 ||
+           (j->attn_impl == TP_ATTN_FLASH && j->framework == TP_FW_MEGATRON);
+}
+
 void tp_layout_init(struct tp_layout *l)
 {
     memset(l, 0, sizeof *l);

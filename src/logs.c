@@ -1546,6 +1546,9 @@ size_t tp_log_runs_csv(const struct tp_log_row *r, bool header, char *buf, size_
     if (lost[0] && nn > 0 && (size_t)nn < sizeof notes)
         nn += snprintf(notes + nn, sizeof notes - (size_t)nn, "; the runs format does not "
                        "carry the model's %s", lost);
+    if (l->tp > 1 && nn > 0 && (size_t)nn < sizeof notes) /* the runs mapper reads it back */
+        nn += snprintf(notes + nn, sizeof notes - (size_t)nn, "; %s",
+                       j->tp_comm_overlap ? "--tp-comm-overlap" : "--no-tp-comm-overlap");
     if (r->note && r->note[0] && nn > 0 && (size_t)nn < sizeof notes)
         snprintf(notes + nn, sizeof notes - (size_t)nn, "; %s", r->note);
 

@@ -239,7 +239,7 @@ static struct act_terms block_activations(const struct tp_model *m, const struct
        after attention and MLP (1 byte per element) */
     a.replicated = 2 * h * m->norms_per_block + 2 * h + 2 * h + (j->dropout ? 2 * h : 0);
     a.split += 2 * (q + k + v + o);
-    if (j->attn_impl == TP_ATTN_FLASH)
+    if (j->attn_impl != TP_ATTN_EAGER)
         a.split += 4 * nq; /* softmax log-sum-exp, fp32 */
     else
         a.core = nq * s * (j->dropout ? 5.0 : 6.0); /* [KOR22] 5as (softmax, mask, dropout

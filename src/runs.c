@@ -226,6 +226,8 @@ static enum tp_status map_job(const struct row *r, const struct tp_model *m, str
     if (year >= 2000 && year < 2022) { /* a calendar year, not a release like "26.08" */
         j->attn_impl = TP_ATTN_EAGER;
         j->dropout = true;
+    } else if (strcmp(r->run->framework_key, "megatron-deepspeed") == 0) {
+        j->attn_impl = TP_ATTN_FLASH2; /* Megatron-DeepSpeed calls flash-attn, not TE */
     }
     return TP_OK;
 }
@@ -349,6 +351,19 @@ enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells
     }
     struct tp_layout *l = &out->layout;
     TRY(resolve_split(&r, out));
+    /* Transformer Engine's TP communication overlap: stated in the notes ("--tp-comm-overlap",
+       "--no-tp-comm-overlap", as `trainplan logs` writes them), else the default of NeMo's
+       performance recipes and Megatron-Core's published runs on Hopper and Blackwell */
+    const char *fwk = out->framework_key, *notes = cell(&r, "notes");
+    if (l->tp <= 1 || strstr(notes, "no-tp-comm-overlap")) {
+        out->job.tp_comm_overlap = false;
+    } else if (strstr(notes, "tp-comm-overlap") || strstr(notes, "tp_comm_overlap")) {
+        out->job.tp_comm_overlap = true;
+    } else if (g->async_mma && out->job.attn_impl != TP_ATTN_EAGER &&
+               (strcmp(fwk, "megatron") == 0 || strcmp(fwk, "nemo") == 0)) {
+        out->job.tp_comm_overlap = true;
+        assume(out, "TP communication overlapped (Transformer Engine userbuffers)");
+    }
     if (tp_layout_check(&out->model, &out->cluster, &out->job, l, &inner) != TP_OK)
         return tp_fail(err, TP_EINVAL, "layout: %s", inner.msg);
     uint32_t gbs = 0;

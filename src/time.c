@@ -417,6 +417,10 @@ static void resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
     double attn_eff = o && o->attn_eff > 0 ? o->attn_eff : cal->attn_eff;
     double mem_eff = o && o->mem_eff > 0 ? o->mem_eff : cal->mem_eff;
     double p16 = g->peak_flops[TP_BF16];
+    /* FlashAttention-2 is an Ampere-style (mma.sync) kernel: on async-MMA GPUs it reaches only
+       fa2_ratio of the native kernel's rate */
+    if (g->async_mma && !tp_attn_native(j))
+        attn_eff *= cal->fa2_ratio;
     h->fp8 = j->precision == TP_PREC_FP8 && g->peak_flops[TP_FP8] > 0;
     h->act_bytes = j->precision == TP_PREC_FP32 ? 4 : 2;
     if (j->precision == TP_PREC_FP32) {
@@ -505,7 +509,8 @@ static void stage_time(const struct ctx *x, const struct cost kinds[KINDS], uint
     st->gemm = sum.fwd_gemm * (1 + ref) + sum.bwd_gemm + rc.fwd_gemm;
     st->attn = sum.fwd_attn * (1 + ref) + sum.bwd_attn + rc.fwd_attn;
     st->mem = sum.fwd_mem * (1 + ref) + sum.bwd_mem + rc.fwd_mem;
-    st->tp = (sum.tp_fwd * (1 + ref) + sum.tp_bwd + rc.tp_fwd) * (1 - cal->tp_overlap);
+    st->tp = (sum.tp_fwd * (1 + ref) + sum.tp_bwd + rc.tp_fwd) *
+             (1 - (x->j->tp_comm_overlap ? cal->tp_overlap : 0));
     st->cp = sum.cp_fwd * (1 + ref) + sum.cp_bwd + rc.cp_fwd;
     st->ep = (sum.ep_fwd * (1 + ref) + sum.ep_bwd + rc.ep_fwd) * (1 - cal->ep_overlap);
     if (l->pp > 1) {

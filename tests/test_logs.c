@@ -647,6 +647,9 @@ static void test_runs_row(void **state)
     assert_near(b.run.global_batch, 512);
     assert_int_equal(b.run.job.seq, 8192);
     assert_int_equal(b.run.job.framework, TP_FW_MEGATRON);
+    /* the notes say the job ran without TP overlap, so the Hopper default is not assumed */
+    assert_non_null(strstr(csv, "; --no-tp-comm-overlap"));
+    assert_false(b.run.job.tp_comm_overlap);
     assert_string_equal(b.run.assumptions, "");
     const char *how = NULL;
     assert_near(tp_run_measured_tokens_per_s(&b.run, &how), 4194304 / 8.4031375 / 64);

@@ -85,9 +85,51 @@ static void test_row_arrays(void **state)
     assert_non_null(strstr(err.msg, "n_layers \"2x\" is not a whole number"));
 }
 
+/* The kernels a row ran: Megatron-Core on Hopper with TP overlaps its TP collectives (the NeMo
+   recipes' default) unless the notes say otherwise; on Ampere it does not; FSDP rows run
+   FlashAttention-2, Megatron rows TE's attention. */
+static void test_row_kernels(void **state)
+{
+    (void)state;
+    const char *cols[] = {"row_id", "arch", "n_layers", "hidden", "n_heads", "vocab",
+                          "ffn_hidden", "seq_len", "gpu_type", "num_gpus", "tp", "pp",
+                          "framework_key", "notes"};
+    const char *cells[] = {"k:1", "llama", "32", "4096", "32", "128256", "14336", "8192",
+                           "h100-sxm", "16", "4", "1", "nemo", ""};
+    enum { N = sizeof cols / sizeof cols[0] };
+    static struct tp_run run;
+    struct tp_error err = {{0}};
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_true(run.job.tp_comm_overlap);
+    assert_true(tp_attn_native(&run.job));
+    assert_non_null(strstr(run.assumptions, "TP communication overlapped"));
+    cells[13] = "ran with --no-tp-comm-overlap";
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_false(run.job.tp_comm_overlap);
+    assert_null(strstr(run.assumptions, "TP communication"));
+    cells[13] = "";
+    cells[8] = "a100-80gb";
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_false(run.job.tp_comm_overlap);
+    cells[8] = "h100-sxm";
+    cells[10] = "1";
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_false(run.job.tp_comm_overlap); /* nothing to overlap */
+    cells[10] = "4";
+    cells[12] = "llm-foundry";
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_false(run.job.tp_comm_overlap);
+    assert_false(tp_attn_native(&run.job));
+    cells[12] = "megatron-deepspeed";
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_int_equal(run.job.attn_impl, TP_ATTN_FLASH2);
+    assert_false(tp_attn_native(&run.job));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_read),
-                                       cmocka_unit_test(test_row_arrays)};
+                                       cmocka_unit_test(test_row_arrays),
+                                       cmocka_unit_test(test_row_kernels)};
     return cmocka_run_group_tests_name("runs", tests, NULL, NULL);
 }

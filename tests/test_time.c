@@ -337,6 +337,59 @@ static void test_calibration_per_gpu(void **state)
     near(slow.gemm_s, base.gemm_s * 0.803 / 0.4, 0.02);
 }
 
+/* FlashAttention-2 on Hopper runs at fa2_ratio (0.55, FlashAttention-3 paper Fig. 5) of the
+   native kernel (TE/cuDNN, what Megatron's "flash" means); on Ampere the two are one kernel. */
+static void test_attention_kernel(void **state)
+{
+    (void)state;
+    setup_run("llama-3.1-8b", "h100-sxm", 8);
+    job.seq = 8192;
+    check();
+    struct tp_time fa2, fa3, fw;
+    job.attn_impl = TP_ATTN_FLASH2;
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &fa2);
+    job.attn_impl = TP_ATTN_FLASH3;
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &fa3);
+    near(fa2.attn_s, fa3.attn_s / 0.55, 1e-9);
+    near(fa2.gemm_s, fa3.gemm_s, 1e-12);
+    /* "flash" is the framework's kernel: FA2 under DeepSpeed, TE under Megatron */
+    job.attn_impl = TP_ATTN_FLASH;
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &fw);
+    near(fw.attn_s, fa2.attn_s, 1e-12);
+    assert_false(tp_attn_native(&job));
+    job.framework = TP_FW_MEGATRON;
+    assert_true(tp_attn_native(&job));
+    setup_run("llama-3.1-8b", "a100-80gb", 8);
+    job.seq = 8192;
+    check();
+    job.attn_impl = TP_ATTN_FLASH2;
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &fa2);
+    job.attn_impl = TP_ATTN_FLASH3;
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &fa3);
+    near(fa2.attn_s, fa3.attn_s, 1e-12);
+}
+
+/* TP collectives are exposed unless the job overlaps them; then 1 - tp_overlap of them is. */
+static void test_tp_comm_overlap(void **state)
+{
+    (void)state;
+    setup_run("llama-3.1-70b", "h100-sxm", 64);
+    job.framework = TP_FW_MEGATRON;
+    lay.tp = 8;
+    lay.sp = true;
+    lay.dp = 8;
+    lay.zero = 1;
+    lay.recompute = TP_RECOMPUTE_SELECTIVE;
+    check();
+    struct tp_time off, on;
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &off);
+    job.tp_comm_overlap = true;
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &on);
+    assert_true(off.tp_comm_s > 0);
+    near(on.tp_comm_s, off.tp_comm_s * (1 - 0.60), 1e-9);
+    near(on.step_s, off.step_s - 0.60 * off.tp_comm_s, 1e-9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -352,6 +405,8 @@ int main(void)
         cmocka_unit_test(test_conventions),
         cmocka_unit_test(test_calibration_json),
         cmocka_unit_test(test_calibration_per_gpu),
+        cmocka_unit_test(test_attention_kernel),
+        cmocka_unit_test(test_tp_comm_overlap),
     };
     return cmocka_run_group_tests_name("time", tests, NULL, NULL);
 }
