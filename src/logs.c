@@ -29,7 +29,7 @@ static const struct {
     {"unknown", "not a known training-log format"},
     {"megatron", "Megatron-LM / Megatron-Core iteration lines"},
     {"megatron-deepspeed", "Megatron-DeepSpeed iteration lines"},
-    {"hf", "Hugging Face Trainer / Axolotl / TRL logs"},
+    {"hf", "Hugging Face Trainer / Axolotl / TRL logs or trainer_state.json"},
     {"torchtitan", "torchtitan step lines"},
     {"nanogpt", "nanoGPT iter lines"},
     {"llm.c", "llm.c step lines"},
@@ -48,8 +48,8 @@ const char *tp_log_format_label(enum tp_log_format f)
 
 const char *tp_log_formats_understood(void)
 {
-    return "megatron, megatron-deepspeed, hf-trainer/axolotl/trl, torchtitan, nanogpt, llm.c, "
-           "json run log";
+    return "megatron, megatron-deepspeed, hf-trainer/axolotl/trl (stdout or trainer_state.json), "
+           "torchtitan, nanogpt, llm.c, json run log";
 }
 
 enum tp_status tp_log_format_find(const char *name, enum tp_log_format *out, struct tp_error *err)
@@ -748,10 +748,10 @@ static bool hf_bar(struct parser *p, const char *line, uint64_t *n, uint64_t *to
     return true;
 }
 
-static void hf_dict(struct parser *p, const char *line)
+/* One logged dict of the Trainer (a stdout line, or an entry of trainer_state.json's
+   log_history): the final summary, an evaluation (skipped) or a training step. */
+static void hf_pairs(struct parser *p, const struct pair *ps, size_t n)
 {
-    struct pair ps[MAX_PAIRS] = {{{0}, 0}};
-    size_t n = dict_pairs(line, ps, MAX_PAIRS);
     struct tp_log_info *info = p->info;
     const struct pair *x;
     if ((x = pair_find(ps, n, "train_runtime"))) {
@@ -786,6 +786,12 @@ static void hf_dict(struct parser *p, const char *line)
     for (size_t i = 0; i < n; i++) /* Axolotl: memory/max_allocated (GiB), memory/device_reserved (GiB) */
         if (strncmp(ps[i].key, "memory/", 7) == 0 && strstr(ps[i].key, "GiB"))
             set_max(&s->mem_gib, ps[i].v);
+}
+
+static void hf_dict(struct parser *p, const char *line)
+{
+    struct pair ps[MAX_PAIRS] = {{{0}, 0}};
+    hf_pairs(p, ps, dict_pairs(line, ps, MAX_PAIRS));
 }
 
 static void hf_line(struct parser *p, const char *line)
@@ -950,6 +956,38 @@ static void json_entry(struct parser *p, json_t *e, size_t index)
     }
 }
 
+/* Hugging Face trainer_state.json (written with every checkpoint): "train_batch_size" is the
+   per-device batch, "max_steps" the planned steps, "log_history" the dicts the Trainer logged
+   (steps carry "step"; the last entry is the train_runtime summary). */
+static void trainer_state(struct parser *p, json_t *doc, json_t *hist)
+{
+    double x;
+    if (json_num(json_object_get(doc, "train_batch_size"), &x))
+        set_u64(&p->info->micro_batch, x);
+    if (json_num(json_object_get(doc, "max_steps"), &x))
+        set_u64(&p->info->total_steps, x);
+    size_t i;
+    json_t *e;
+    json_array_foreach(hist, i, e) {
+        if (!json_is_object(e))
+            continue;
+        struct pair ps[MAX_PAIRS];
+        size_t n = 0;
+        const char *key;
+        json_t *v;
+        json_object_foreach(e, key, v) {
+            if (n < MAX_PAIRS && json_num(v, &ps[n].v)) {
+                snprintf(ps[n].key, sizeof ps[n].key, "%s", key);
+                n++;
+            }
+        }
+        const struct pair *st = pair_find(ps, n, "step");
+        p->bar_step = st && whole(st->v) && st->v > 0 ? (uint64_t)st->v : 0;
+        hf_pairs(p, ps, n);
+    }
+    p->bar_step = 0;
+}
+
 /* TP_OK: a JSON run log, parsed; TP_ENOTFOUND: not one (err says why when `required`). */
 static enum tp_status parse_json(struct parser *p, const char *text, size_t len, bool required,
                                  struct tp_error *err)
@@ -960,6 +998,13 @@ static enum tp_status parse_json(struct parser *p, const char *text, size_t len,
         if (required)
             tp_fail(err, TP_EINVAL, "not a JSON document (line %d: %s)", je.line, je.text);
         return required ? TP_EINVAL : TP_ENOTFOUND;
+    }
+    json_t *hist = json_object_get(doc, "log_history");
+    if (json_is_array(hist)) { /* Hugging Face trainer_state.json */
+        p->info->format = TP_LOG_HF;
+        trainer_state(p, doc, hist);
+        json_decref(doc);
+        return TP_OK;
     }
     json_t *it = json_object_get(doc, "training_iterations");
     json_t *pr = json_object_get(doc, "training_progress");
@@ -974,7 +1019,7 @@ static enum tp_status parse_json(struct parser *p, const char *text, size_t len,
         json_decref(doc);
         if (required)
             return tp_fail(err, TP_EINVAL, "JSON document without a training_iterations or "
-                           "training_progress list");
+                           "training_progress list (or a log_history: trainer_state.json)");
         return TP_ENOTFOUND;
     }
     p->info->format = TP_LOG_JSON;
@@ -1115,7 +1160,11 @@ enum tp_status tp_log_parse(const char *text, size_t len, enum tp_log_format hin
         enum tp_status st = parse_json(&p, text, len, hint == TP_LOG_JSON, err);
         if (st == TP_OK) {
             info_finish(info);
-            if (info->n_steps == 0)
+            if (info->format == TP_LOG_HF && info->n_steps == 0 &&
+                !isfinite(info->train_runtime_s))
+                return tp_fail(err, TP_EINVAL, "the trainer_state.json has no training steps "
+                               "and no train_runtime summary in its log_history");
+            if (info->n_steps == 0 && info->format != TP_LOG_HF)
                 return tp_fail(err, TP_EINVAL, "the JSON run log has no entries in its "
                                "training_iterations / training_progress list");
             return TP_OK;

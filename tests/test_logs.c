@@ -79,8 +79,8 @@ static void test_names(void **state)
     assert_string_equal(tp_log_format_name(TP_LOG_MEGATRON_DS), "megatron-deepspeed");
     assert_string_equal(tp_log_format_name(TP_LOG_LLMC), "llm.c");
     assert_string_equal(tp_log_formats_understood(),
-                        "megatron, megatron-deepspeed, hf-trainer/axolotl/trl, torchtitan, "
-                        "nanogpt, llm.c, json run log");
+                        "megatron, megatron-deepspeed, hf-trainer/axolotl/trl (stdout or "
+                        "trainer_state.json), torchtitan, nanogpt, llm.c, json run log");
 }
 
 /* Megatron-LM: 10 iteration lines (log interval 10), the argument dump, the world-size line, a
@@ -253,6 +253,34 @@ static void test_hf_summary(void **state)
     assert_near(s->tokens_per_step, 524288);
     assert_near(s->tokens_per_s, 524288 * 0.129);
     assert_near(s->tokens_per_s_per_gpu, 524288 * 0.129 / 8);
+}
+
+/* Hugging Face trainer_state.json (the checkpoint's log_history): steps with their loss and
+   memory, the evaluation skipped, throughput from the train_runtime summary. */
+static void test_hf_trainer_state(void **state)
+{
+    (void)state;
+    static struct parsed p;
+    struct tp_log_steady_opts o;
+    tp_log_steady_opts_init(&o);
+    o.seq = 2048;
+    o.gpus = 8;
+    parse_file("tests/fixtures/logs/trainer_state.json", &p, &o);
+    assert_int_equal(p.info.format, TP_LOG_HF);
+    assert_int_equal(p.info.n_steps, 5); /* steps 1, 10, 20, 30, 40; not the eval dict */
+    assert_int_equal(p.steps[1].step, 10);
+    assert_near(p.steps[4].loss, 1.3611);
+    assert_near(p.steps[4].mem_gib, 61.55);
+    assert_int_equal(p.info.micro_batch, 16);
+    assert_int_equal(p.info.total_steps, 40);
+    assert_near(p.info.train_runtime_s, 1234.5);
+    const struct tp_log_steady *s = &p.st;
+    assert_true(s->from_summary);
+    assert_near(s->step_s_mean, 1 / 0.032);
+    assert_near(s->samples_per_s, 4.147);
+    /* no global batch in the file: tokens/s from samples/s x seq */
+    assert_near(s->tokens_per_s, 4.147 * 2048);
+    assert_near(s->tokens_per_s_per_gpu, 4.147 * 2048 / 8);
 }
 
 /* torchtitan with its ANSI colours; tps is per GPU; no step time on the line. */
@@ -528,7 +556,8 @@ static void test_errors(void **state)
     expect_error(" \n\r\n\t", TP_LOG_UNKNOWN, "empty file");
     expect_error("Collecting torch\nSuccessfully installed torch-2.5.1\n", TP_LOG_UNKNOWN,
                  "no known training-log format found (understood: megatron, megatron-deepspeed, "
-                 "hf-trainer/axolotl/trl, torchtitan, nanogpt, llm.c, json run log)");
+                 "hf-trainer/axolotl/trl (stdout or trainer_state.json), torchtitan, nanogpt, "
+                 "llm.c, json run log)");
     size_t len;
     char *oom = slurp("tests/fixtures/logs/megatron-oom.log", &len);
     expect_error(oom, TP_LOG_UNKNOWN, "a megatron log without step lines");
@@ -675,7 +704,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names),          cmocka_unit_test(test_megatron),
         cmocka_unit_test(test_megatron_deepspeed), cmocka_unit_test(test_hf_axolotl),
-        cmocka_unit_test(test_hf_summary),     cmocka_unit_test(test_torchtitan),
+        cmocka_unit_test(test_hf_summary),
+        cmocka_unit_test(test_hf_trainer_state),     cmocka_unit_test(test_torchtitan),
         cmocka_unit_test(test_nanogpt),        cmocka_unit_test(test_llmc),
         cmocka_unit_test(test_json),           cmocka_unit_test(test_hf_values),
         cmocka_unit_test(test_titan_ranks),    cmocka_unit_test(test_count_and_cap),
