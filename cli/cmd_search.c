@@ -76,7 +76,8 @@ static json_t *hit_json(const struct tp_search_hit *h)
 }
 
 static int print_json(const struct run *r, const struct tp_search_stats *st,
-                      const struct tp_search_hit *hits, size_t n, uint64_t gbs)
+                      const struct tp_search_hit *hits, size_t n, uint64_t gbs,
+                      const char *outside)
 {
     json_t *rej = json_object();
     for (int i = 0; i < TP_REJECT_COUNT; i++)
@@ -96,6 +97,8 @@ static int print_json(const struct run *r, const struct tp_search_stats *st,
                             (json_int_t)st->dominated, "partial_recompute_layouts",
                             (json_int_t)st->partial, "uneven_split_layouts",
                             (json_int_t)st->uneven, "rejected", rej, "results", res);
+    json_object_set_new(doc, "outside_calibration",
+                        outside[0] ? json_string(outside) : json_null());
     return cli_print_json(doc, 8);
 }
 
@@ -504,11 +507,15 @@ int cmd_search(int argc, char **argv)
     struct tp_search_stats st;
     if ((rc = run_search(&r, &o, &cal, hits, top, &n, &st)) != EXIT_OK)
         return rc;
+    char outside[192];
+    tp_calib_domain_check(&cal, &r.m, &r.c, &r.j, outside, sizeof outside);
     if (a.format == FMT_JSON) {
-        if ((rc = print_json(&r, &st, hits, n, o.gbs)) != EXIT_OK)
+        if ((rc = print_json(&r, &st, hits, n, o.gbs, outside)) != EXIT_OK)
             return rc;
     } else {
         print_table(&r, &st, hits, n, o.gbs);
+        if (outside[0])
+            printf("warning: outside what the calibration was fitted on: %s\n", outside);
         if (n > 0 && a.tokens > 0) {
             double train, hours;
             budget(&hits[0].time, r.c.n_gpus, a.tokens, &train, &hours);
