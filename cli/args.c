@@ -143,6 +143,9 @@ static const struct opt OPTS[] = {
      "ep zero mbs recompute offload; the rest as the best layout)"},
     {"no-offload", NULL, OPT_CONST, F(no_offload), 1, 1, NULL, NULL, CMD_SEARCH, NULL,
      "never offload the optimizer to the CPU"},
+    {"recompute-modes", NULL, OPT_STR, F(recompute_modes), 0, 0, NULL, NULL, CMD_SEARCH, "LIST",
+     "recompute modes to try: a comma list of none, selective, full, partial (full on N blocks "
+     "per stage; needs full); default all four"},
     {"even-pp", NULL, OPT_CONST, F(even_pp), 1, 1, NULL, NULL, CMD_SEARCH, NULL,
      "only even pipeline splits (no stages shortened for the embedding and the head)"},
     {"threads", NULL, OPT_INT, F(threads), 1, 256, NULL, NULL, CMD_SEARCH, "N",

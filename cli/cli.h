@@ -66,6 +66,7 @@ struct cli_args {
     int even_pp;             /* --even-pp: no uneven pipeline splits */
     int64_t threads;         /* TP_UNSET = the online CPUs */
     const char *explain;     /* --explain "tp=8 pp=4 mbs=2" */
+    const char *recompute_modes; /* search --recompute-modes none,selective,full,partial */
     const char *gpus_list;   /* search --gpus 8,16,32 or 8..512 */
     /* layout (TP_UNSET = default / derived) */
     int64_t dp, tp, pp, vpp, ep, etp, cp, zero, shard_group, mbs, gas, gbs, recompute_layers;

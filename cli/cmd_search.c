@@ -324,6 +324,47 @@ static void explain(const struct run *r, const struct tp_search_opts *o,
 enum { MAX_COUNTS = 64 };
 
 /* "8,16,32" or "8..512" (doubling from the low end, the high end included). */
+/* --recompute-modes none,selective,full,partial -> TP_SEARCH_RC_* mask. */
+static int parse_modes(const char *text, unsigned *mask)
+{
+    static const struct {
+        const char *name;
+        unsigned bit;
+    } MODES[] = {{"none", TP_SEARCH_RC_NONE},
+                 {"selective", TP_SEARCH_RC_SELECTIVE},
+                 {"full", TP_SEARCH_RC_FULL},
+                 {"partial", TP_SEARCH_RC_PARTIAL}};
+    char buf[128];
+    if (strlen(text) >= sizeof buf) {
+        cli_error("--recompute-modes %s: too long", text);
+        return EXIT_USAGE;
+    }
+    snprintf(buf, sizeof buf, "%s", text);
+    *mask = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        size_t k = 0;
+        while (k < 4 && strcmp(tok, MODES[k].name) != 0)
+            k++;
+        if (k == 4) {
+            cli_error("--recompute-modes: unknown mode \"%s\" (expected none, selective, full, "
+                      "partial)", tok);
+            return EXIT_USAGE;
+        }
+        *mask |= MODES[k].bit;
+    }
+    if (!*mask) {
+        cli_error("--recompute-modes: no mode given (expected none, selective, full, partial)");
+        return EXIT_USAGE;
+    }
+    if ((*mask & TP_SEARCH_RC_PARTIAL) && !(*mask & TP_SEARCH_RC_FULL)) {
+        cli_error("--recompute-modes: partial (full recompute of N blocks) is tried only "
+                  "together with full");
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
 static int parse_counts(const char *text, uint32_t *out, size_t *n)
 {
     *n = 0;
@@ -497,6 +538,8 @@ int cmd_search(int argc, char **argv)
     o.mem_headroom = a.mem_headroom;
     o.offload = !a.no_offload;
     o.uneven_pp = !a.even_pp;
+    if (a.recompute_modes && (rc = parse_modes(a.recompute_modes, &o.recompute_mask)) != EXIT_OK)
+        return rc;
     n_threads = a.threads != TP_UNSET ? (unsigned)a.threads : par_cpus();
     show_progress = isatty(STDERR_FILENO) != 0;
     if (a.gpus_list)
