@@ -13,6 +13,9 @@ const char *const optimizer_names[] = {"adamw", "adamw-8bit", "adamw-4bit", "ada
 const char *const precision_names[] = {"bf16", "fp16", "fp8", "fp32"};
 const char *const framework_names[] = {"deepspeed", "fsdp", "megatron", "axolotl", "torchtitan"};
 const char *const attn_names[] = {"flash", "eager", "flash2", "flash3"};
+const char *const recompute_names[] = {"none", "selective", "full"};
+const char *const offload_names[] = {"none", "optimizer", "params"};
+const char *const schedule_names[] = {"1f1b", "interleaved", "gpipe"};
 
 const char *attn_label(const struct tp_job *j)
 {
@@ -24,9 +27,6 @@ const char *attn_label(const struct tp_job *j)
     }
     return "flash";
 }
-const char *const recompute_names[] = {"none", "selective", "full"};
-const char *const offload_names[] = {"none", "optimizer", "params"};
-const char *const schedule_names[] = {"1f1b", "interleaved", "gpipe"};
 
 static void line(const char *label, double bytes, double total)
 {

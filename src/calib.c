@@ -19,8 +19,9 @@
  *     base, 3.4 us per intra-node step, 14 us per inter-node step ([NCCL-TUNE] tuning.cc).
  *   overlap: DP reduction behind 0.85 of the last backward (§5.3 phi 0.8-0.9); ZeRO-3
  *     prefetch behind 0.85 of the covering compute; TP collectives of jobs that overlap them
- *     (Transformer Engine userbuffers) 0.60 hidden [heuristic], of the others and EP and
- *     pipeline transfers exposed (0) unless a fit finds otherwise; optimizer kernels at 0.80 of HBM bandwidth (§5.3);
+ *     (Transformer Engine userbuffers) 0.60 hidden [heuristic]; those of the other jobs, EP
+ *     and pipeline transfers exposed (0) unless a fit finds otherwise; optimizer kernels at
+ *     0.80 of HBM bandwidth (§5.3);
  *     CPU Adam 20 GB/s of host memory per GPU [heuristic]; 0.05 s per step of host overhead
  *     (logging, scheduler, data, synchronisation) [heuristic].
  * The built-in defaults are these priors with the parameters `trainplan calibrate --base prior`
@@ -93,7 +94,8 @@ struct field {
 static const struct field FIELDS[] = {
     R(mamf_default, 0.01, 1),    R(fp8_mamf_ratio, 0.1, 2),  R(gemm_scale, 0.01, 2),
     I(tile_m, 8, 1024),          I(tile_n, 8, 1024),         R(attn_eff, 0.01, 1),
-    R(attn_bwd_ratio, 1, 10),    R(fa2_ratio, 0.05, 1),      R(mem_eff, 0.01, 1),        R(fused_elementwise, 0, 1),
+    R(attn_bwd_ratio, 1, 10),    R(fa2_ratio, 0.05, 1),      R(mem_eff, 0.01, 1),
+    R(fused_elementwise, 0, 1),
     R(layer_overhead_s, 0, 1),   R(step_overhead_s, 0, 3600), R(eff_intra, 0.01, 2),
     R(eff_inter, 0.01, 2),       R(eff_pcie, 0.01, 2),       R(lat_base_s, 0, 1),
     R(lat_intra_s, 0, 1),        R(lat_inter_s, 0, 1),       R(dp_overlap, 0, 1),
