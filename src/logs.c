@@ -1156,7 +1156,8 @@ enum tp_status tp_log_parse(const char *text, size_t len, enum tp_log_format hin
     p.cap = cap;
     p.info = info;
     p.rank = -1;
-    if (hint == TP_LOG_JSON || (hint == TP_LOG_UNKNOWN && (text[blank] == '{' || text[blank] == '['))) {
+    bool braced = text[blank] == '{' || text[blank] == '[';
+    if (hint == TP_LOG_JSON || ((hint == TP_LOG_UNKNOWN || hint == TP_LOG_HF) && braced)) {
         enum tp_status st = parse_json(&p, text, len, hint == TP_LOG_JSON, err);
         if (st == TP_OK) {
             info_finish(info);
