@@ -343,10 +343,10 @@ static int parse_modes(const char *text, unsigned *mask)
     *mask = 0;
     char *save = NULL;
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        size_t k = 0;
-        while (k < 4 && strcmp(tok, MODES[k].name) != 0)
+        size_t k = 0, count = sizeof MODES / sizeof MODES[0];
+        while (k < count && strcmp(tok, MODES[k].name) != 0)
             k++;
-        if (k == 4) {
+        if (k == count) {
             cli_error("--recompute-modes: unknown mode \"%s\" (expected none, selective, full, "
                       "partial)", tok);
             return EXIT_USAGE;

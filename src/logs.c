@@ -749,8 +749,9 @@ static bool hf_bar(struct parser *p, const char *line, uint64_t *n, uint64_t *to
 }
 
 /* One logged dict of the Trainer (a stdout line, or an entry of trainer_state.json's
-   log_history): the final summary, an evaluation (skipped) or a training step. */
-static void hf_pairs(struct parser *p, const struct pair *ps, size_t n)
+   log_history): the final summary, an evaluation (skipped) or a training step, at `step`
+   (0 = unknown: the next one). */
+static void hf_pairs(struct parser *p, const struct pair *ps, size_t n, uint64_t step)
 {
     struct tp_log_info *info = p->info;
     const struct pair *x;
@@ -774,10 +775,10 @@ static void hf_pairs(struct parser *p, const struct pair *ps, size_t n)
     if (!loss && !tps)
         return;
     struct tp_log_step *s;
-    if (p->last && p->bar_step && p->last->step == p->bar_step)
+    if (p->last && step && p->last->step == step)
         s = p->last; /* the Trainer logs after the bar reached this step */
     else
-        s = push(p, p->bar_step ? p->bar_step : info->n_steps + 1);
+        s = push(p, step ? step : info->n_steps + 1);
     p->last_from_bar = false;
     if (loss)
         s->loss = loss->v;
@@ -791,7 +792,7 @@ static void hf_pairs(struct parser *p, const struct pair *ps, size_t n)
 static void hf_dict(struct parser *p, const char *line)
 {
     struct pair ps[MAX_PAIRS] = {{{0}, 0}};
-    hf_pairs(p, ps, dict_pairs(line, ps, MAX_PAIRS));
+    hf_pairs(p, ps, dict_pairs(line, ps, MAX_PAIRS), p->bar_step);
 }
 
 static void hf_line(struct parser *p, const char *line)
@@ -982,10 +983,8 @@ static void trainer_state(struct parser *p, json_t *doc, json_t *hist)
             }
         }
         const struct pair *st = pair_find(ps, n, "step");
-        p->bar_step = st && whole(st->v) && st->v > 0 ? (uint64_t)st->v : 0;
-        hf_pairs(p, ps, n);
+        hf_pairs(p, ps, n, st && whole(st->v) && st->v > 0 ? (uint64_t)st->v : 0);
     }
-    p->bar_step = 0;
 }
 
 /* TP_OK: a JSON run log, parsed; TP_ENOTFOUND: not one (err says why when `required`). */
