@@ -1,4 +1,0 @@
-build-clang/bench/bench_memory.o: bench/bench_memory.c \
-  include/trainplan.h
-
-include/trainplan.h:

@@ -1,4 +1,0 @@
-build-clang/bench/bench_params.o: bench/bench_params.c \
-  include/trainplan.h
-
-include/trainplan.h:

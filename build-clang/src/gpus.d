@@ -1,5 +1,0 @@
-build-clang/src/gpus.o: src/gpus.c src/internal.h include/trainplan.h
-
-src/internal.h:
-
-include/trainplan.h:
