@@ -57,6 +57,60 @@ static void line(const struct state *s, const double *e, const char *source)
         printf(" %7.1f%%", 100 * st.median_abs);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double quantile(const double *sorted, size_t n, double p)
+{
+    double k = (double)(n - 1) * p;
+    size_t f = (size_t)floor(k), c = (size_t)ceil(k);
+    return sorted[f] + (sorted[c] - sorted[f]) * (k - (double)f);
+}
+
+/* Per class of run (src/range.c): the 10th and 90th percentiles of measured / predicted of the
+   held-out predictions (what the built-in 80% ranges should be), and the share of held-out runs
+   inside the built-in range (its coverage; 0.8 is honest). */
+static void range_table(const struct state *s, const double *held)
+{
+    static double ratio[MAX_ROWS];
+    char seen[16][32];
+    size_t n_seen = 0;
+    printf("\n  80%% ranges by class (measured / held-out prediction):\n");
+    printf("  %-22s %5s %8s %8s   %-17s %8s\n", "class", "rows", "p10", "p90", "built-in range",
+           "coverage");
+    for (size_t i = 0; i < s->n; i++) {
+        struct tp_range rg;
+        const struct tp_run *r = &s->runs[i];
+        tp_time_range(&r->model, &r->cluster, &r->job, &r->layout, 0, &rg);
+        bool done = false;
+        for (size_t k = 0; k < n_seen; k++)
+            done = done || strcmp(seen[k], rg.cls) == 0;
+        if (done || n_seen == 16)
+            continue;
+        snprintf(seen[n_seen++], sizeof seen[0], "%s", rg.cls);
+        size_t n = 0, inside = 0;
+        for (size_t j = 0; j < s->n; j++) {
+            struct tp_range other;
+            const struct tp_run *q = &s->runs[j];
+            tp_time_range(&q->model, &q->cluster, &q->job, &q->layout, 0, &other);
+            if (strcmp(other.cls, rg.cls) != 0 || !isfinite(held[j]))
+                continue;
+            ratio[n] = 1 / (1 + held[j]);
+            inside += ratio[n] >= rg.lo && ratio[n] <= rg.hi;
+            n++;
+        }
+        if (n == 0)
+            continue;
+        qsort(ratio, n, sizeof ratio[0], cmp_double);
+        printf("  %-22s %5zu %8.3f %8.3f   %6.2f - %-8.2f %7.0f%%\n", rg.cls, n,
+               quantile(ratio, n, 0.1), quantile(ratio, n, 0.9), rg.lo, rg.hi,
+               100.0 * (double)inside / (double)n);
+    }
+}
+
 int main(int argc, char **argv)
 {
     static struct state s;
@@ -157,5 +211,6 @@ int main(int argc, char **argv)
     printf("\n  objective (mean over sources of median |log ratio|): priors %.4f, fitted %.4f; "
            "%u evaluations, fit %.1f s, cross-validation %.1f s\n",
            res.objective_before, res.objective_after, res.evaluations, fit_s, cv_s);
+    range_table(&s, held);
     return 0;
 }

@@ -46,8 +46,12 @@ static const int MLP_VALUES[] = {TP_MLP_GELU, TP_MLP_GLU, TP_MLP_GLU};
 static const int NORM_VALUES[] = {TP_NORM_LAYER, TP_NORM_RMS};
 static const int POS_VALUES[] = {TP_POS_LEARNED, TP_POS_ROPE, TP_POS_ALIBI};
 static const int FSDP_VALUES[] = {1, 2, 3, 4}; /* cli_args.fsdp: 0 = not given */
-static const int FW_VALUES[] = {TP_FW_DEEPSPEED, TP_FW_FSDP, TP_FW_MEGATRON, TP_FW_AXOLOTL,
-                                TP_FW_TORCHTITAN};
+/* cli_args.framework: 0 = not given (the stack the layout needs), else enum tp_framework + 1 */
+static const int FW_VALUES[] = {TP_FW_DEEPSPEED + 1,   TP_FW_FSDP + 1,   TP_FW_MEGATRON + 1,
+                                TP_FW_AXOLOTL + 1,     TP_FW_AXOLOTL + 1, TP_FW_TORCHTITAN + 1,
+                                TP_FW_MEGATRON_DS + 1, TP_FW_MEGATRON + 1};
+static const int MOE_VALUES[] = {TP_MOE_EAGER, TP_MOE_GROUPED, TP_MOE_DEEPSPEED, TP_MOE_DEEPSPEED,
+                                 TP_MOE_GROUPED};
 static const int LOG_FORMAT_VALUES[] = {TP_LOG_MEGATRON, TP_LOG_MEGATRON_DS, TP_LOG_HF,
                                         TP_LOG_TORCHTITAN, TP_LOG_NANOGPT, TP_LOG_LLMC,
                                         TP_LOG_JSON};
@@ -203,9 +207,17 @@ static const struct opt OPTS[] = {
      "optimizer (default adamw)"},
     {"precision", NULL, OPT_ENUM, F(precision), 0, 0, "bf16|fp16|fp8|fp32", NULL, JOB_CMDS, "P",
      "training precision (default bf16, fp32 master weights)"},
-    {"framework", NULL, OPT_ENUM, F(framework), 0, 0, "deepspeed|fsdp|megatron|axolotl|torchtitan",
-     FW_VALUES, JOB_CMDS, "FW",
-     "byte conventions: deepspeed (its estimator), fsdp (ZeRO paper), megatron (fp32 grads)"},
+    {"framework", NULL, OPT_ENUM, F(framework), 0, 0,
+     "deepspeed|fsdp|megatron|axolotl|hf|torchtitan|megatron-deepspeed|nemo", FW_VALUES,
+     JOB_CMDS, "STACK",
+     "software stack: what it can run, its kernels and byte conventions (docs/stacks.md); "
+     "default: megatron when the layout needs tp/pp/cp/sp, else deepspeed"},
+    {"moe-impl", NULL, OPT_ENUM, F(moe_impl), 0, 0, "eager|grouped|deepspeed|tutel|megablocks",
+     MOE_VALUES, JOB_CMDS, "IMPL",
+     "MoE experts: eager (Hugging Face loop), grouped (grouped GEMM: Megatron/TE, MegaBlocks), "
+     "deepspeed (DeepSpeed-MoE/Tutel); default: the stack's"},
+    {"z3-leaf", NULL, OPT_CONST, F(z3_leaf), 1, 1, NULL, NULL, JOB_CMDS, NULL,
+     "ZeRO-3 fetches each MoE block's experts at once (deepspeed.utils.set_z3_leaf_modules)"},
     {"attention", NULL, OPT_ENUM, F(attn_impl), 0, 0, "flash|eager|flash2|flash3", NULL, JOB_CMDS,
      "IMPL", "attention kernel: flash = the framework's (megatron: TE/cuDNN, native to Hopper and "
      "Blackwell; the others: FlashAttention-2), flash2, flash3 (FA3/cuDNN), eager (stores the s x s "

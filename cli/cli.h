@@ -76,6 +76,7 @@ struct cli_args {
     int distopt;             /* --distributed-optimizer */
     /* job */
     int task, optimizer, precision, framework, attn_impl, dropout, fused_loss, tp_comm_overlap;
+    int moe_impl, z3_leaf;   /* moe_impl: 0 = the stack's (enum tp_moe_impl) */
     int64_t lora_rank;
     const char *lora_targets;
     double moe_capacity, moe_imbalance, overhead_gb, nccl_gb, frag;

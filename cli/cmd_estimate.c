@@ -78,7 +78,7 @@ static void row(const char *label, double s, double step)
 }
 
 static void print_time(const struct run *r, const struct tp_time *t, const struct budget *b,
-                       const char *calibration)
+                       const char *calibration, const struct tp_range *rg)
 {
     const struct tp_layout *l = &r->l;
     char what[96];
@@ -115,6 +115,10 @@ static void print_time(const struct run *r, const struct tp_time *t, const struc
     printf("\nthroughput   %.0f tokens/s per GPU, %s tokens/s in total, %.2f samples/s "
            "(%s tokens per step)\n",
            t->tokens_per_s_per_gpu, tot, t->samples_per_s, tok);
+    printf("  80%% range  %.0f - %.0f tokens/s per GPU, step %.2f - %.2f s (%s: %s%s)\n",
+           t->tokens_per_s_per_gpu * rg->lo, t->tokens_per_s_per_gpu * rg->hi,
+           t->step_s / rg->hi, t->step_s / rg->lo, rg->cls, rg->basis,
+           rg->widened ? "; widened: outside the calibrated domain" : "");
     printf("model        %.2f GFLOP per token (exact matmuls, causal attention) -> %.1f TFLOP/s "
            "per GPU, MFU %.1f%%\n",
            t->model_flops_per_token / 1e9, t->model_tflops_per_gpu, 100 * t->mfu);
@@ -129,8 +133,11 @@ static void print_time(const struct run *r, const struct tp_time *t, const struc
         char tk[32], wall[32];
         fmt_si(tk, sizeof tk, b->tokens);
         fmt_duration(wall, sizeof wall, b->train_s);
-        printf("\nto train %s tokens: %.0f steps, %s wall-clock, %.1f GPU-hours", tk, b->steps,
-               wall, b->gpu_hours);
+        char wlo[32], whi[32];
+        fmt_duration(wlo, sizeof wlo, b->train_s / rg->hi);
+        fmt_duration(whi, sizeof whi, b->train_s / rg->lo);
+        printf("\nto train %s tokens: %.0f steps, %s wall-clock (80%% range %s - %s), %.1f "
+               "GPU-hours", tk, b->steps, wall, wlo, whi, b->gpu_hours);
         if (b->priced)
             printf(", cost %.2f", b->cost);
         printf("\n");
@@ -158,8 +165,16 @@ static json_t *time_json(const struct tp_time *t)
     return o;
 }
 
+static json_t *range_json(const struct tp_range *rg)
+{
+    return json_pack("{s:s, s:s, s:I, s:b, s:f, s:f}", "class", rg->cls, "basis", rg->basis,
+                          "held_out_runs", (json_int_t)rg->rows, "widened", (int)rg->widened,
+                     "low_factor", rg->lo, "high_factor", rg->hi);
+}
+
 static int print_json(const struct run *r, const struct tp_memory *mem, const struct tp_time *t,
-                      const struct budget *b, const char *calibration, const char *outside)
+                      const struct budget *b, const char *calibration, const char *outside,
+                      const struct tp_range *rg)
 {
     json_t *doc = json_pack(
         "{s:i, s:s, s:{s:s, s:s}, s:{s:s, s:I, s:I}, s:{s:s, s:s, s:s, s:s, s:I, s:b}, s:o,"
@@ -182,6 +197,14 @@ static int print_json(const struct run *r, const struct tp_memory *mem, const st
         return EXIT_USAGE;
     }
     json_object_set_new(doc, "fits", json_boolean(mem->fits));
+    json_object_set_new(doc, "tokens_per_s_per_gpu_low", json_real(t->tokens_per_s_per_gpu * rg->lo));
+    json_object_set_new(doc, "tokens_per_s_per_gpu_high", json_real(t->tokens_per_s_per_gpu * rg->hi));
+    json_object_set_new(doc, "step_time_s_low", json_real(t->step_s / rg->hi));
+    json_object_set_new(doc, "step_time_s_high", json_real(t->step_s / rg->lo));
+    json_object_set_new(doc, "range", range_json(rg));
+    json_object_set_new(doc, "moe_impl", r->m.n_experts ? json_string(tp_moe_impl_name(
+                                              tp_job_moe_impl(&r->j, &r->l)))
+                                                        : json_null());
     json_object_set_new(doc, "flop_convention",
                         json_string("exact matmuls, causal attention (Megatron-LM 2025); MFU/HFU "
                                     "against the dense 16-bit peak"));
@@ -191,6 +214,8 @@ static int print_json(const struct run *r, const struct tp_memory *mem, const st
         json_object_set_new(doc, "train_tokens", json_real(b->tokens));
         json_object_set_new(doc, "train_steps", json_real(b->steps));
         json_object_set_new(doc, "train_time_s", json_real(b->train_s));
+        json_object_set_new(doc, "train_time_s_low", json_real(b->train_s / rg->hi));
+        json_object_set_new(doc, "train_time_s_high", json_real(b->train_s / rg->lo));
         json_object_set_new(doc, "gpu_hours", json_real(b->gpu_hours));
         json_object_set_new(doc, "cost", b->priced ? json_real(b->cost) : json_null());
     } else {
@@ -249,9 +274,11 @@ int cmd_estimate(int argc, char **argv)
     if ((rc = resolve_budget(&a, &r, &t, &b)) != EXIT_OK)
         return rc;
     char outside[192];
-    tp_calib_domain_check(&cal, &r.m, &r.c, &r.j, outside, sizeof outside);
+    unsigned domain = tp_calib_domain_check(&cal, &r.m, &r.c, &r.j, outside, sizeof outside);
+    struct tp_range rg;
+    tp_time_range(&r.m, &r.c, &r.j, &r.l, domain, &rg);
     if (a.format == FMT_JSON) {
-        if ((rc = print_json(&r, &mem, &t, &b, a.calibration, outside)) != EXIT_OK)
+        if ((rc = print_json(&r, &mem, &t, &b, a.calibration, outside, &rg)) != EXIT_OK)
             return rc;
     } else if (a.format == FMT_CSV) {
         print_csv(&r, &mem, &t, &b);
@@ -261,7 +288,7 @@ int cmd_estimate(int argc, char **argv)
                mem.total_bytes / 1073741824.0, mem.capacity_bytes / 1073741824.0, mem.stage,
                mem.fits ? "fits" : "DOES NOT FIT (see `trainplan memory` for the changes that "
                                    "make it fit)");
-        print_time(&r, &t, &b, a.calibration);
+        print_time(&r, &t, &b, a.calibration, &rg);
         if (outside[0])
             printf("warning      outside what the calibration was fitted on: %s\n", outside);
     }

@@ -156,7 +156,9 @@ static int resolve_job(const struct cli_args *a, struct run *r)
     j->task = (enum tp_task)a->task;
     j->optimizer = (enum tp_optimizer)a->optimizer;
     j->precision = (enum tp_precision)a->precision;
-    j->framework = (enum tp_framework)a->framework;
+    j->framework = a->framework ? (enum tp_framework)(a->framework - 1) : TP_FW_DEEPSPEED;
+    j->moe_impl = (enum tp_moe_impl)a->moe_impl;
+    j->z3_leaf = a->z3_leaf != 0;
     j->attn_impl = (enum tp_attn_impl)a->attn_impl;
     j->dropout = a->dropout != 0;
     j->fused_loss = a->fused_loss != 0;
@@ -266,7 +268,10 @@ int cli_resolve_run(const struct cli_args *a, struct run *r)
         r->c.n_gpus = l->dp * l->tp * l->pp * l->cp;
     else
         r->c.n_gpus = r->c.gpus_per_node;
-    if (tp_layout_check(&r->m, &r->c, &r->j, l, &err) != TP_OK) {
+    if (!a->framework && (l->tp > 1 || l->pp > 1 || l->cp > 1 || l->vpp > 1 || l->sp))
+        r->j.framework = TP_FW_MEGATRON; /* the stack that runs every layout */
+    if (tp_layout_check(&r->m, &r->c, &r->j, l, &err) != TP_OK ||
+        (a->cmd != CMD_LOGS && tp_stack_check(&r->m, &r->j, l, &err) != TP_OK)) {
         cli_error("%s", err.msg);
         return EXIT_USAGE;
     }

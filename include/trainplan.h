@@ -375,8 +375,17 @@ enum tp_precision { TP_PREC_BF16 = 0, TP_PREC_FP16, TP_PREC_FP8, TP_PREC_FP32 };
 /* Whose bytes-per-parameter conventions: DeepSpeed/FSDP keep 16-bit gradients (2+2+12 = 16 B
    for AdamW); Megatron accumulates fp32 main gradients (2+4+12 = 18 B). */
 enum tp_framework {
-    TP_FW_DEEPSPEED = 0, TP_FW_FSDP, TP_FW_MEGATRON, TP_FW_AXOLOTL, TP_FW_TORCHTITAN
+    TP_FW_DEEPSPEED = 0, TP_FW_FSDP, TP_FW_MEGATRON, TP_FW_AXOLOTL, TP_FW_TORCHTITAN,
+    TP_FW_MEGATRON_DS, /* Megatron-DeepSpeed: Megatron-LM's TP/PP on DeepSpeed's engine */
+    TP_FW_COUNT
 };
+/* How a stack runs the routed experts of an MoE block (training-physics.md §5.5, docs/stacks.md).
+   DEFAULT: the stack's own (tp_stack_moe_impl).  EAGER: Hugging Face modeling code's Python
+   loop over the experts (one small GEMM chain per expert, a host sync to find its tokens,
+   gather and index_add_); GROUPED: one grouped GEMM over all local experts with fused
+   permute/unpermute (Megatron-Core/TE, MegaBlocks, torch._grouped_mm); DEEPSPEED: DeepSpeed-MoE
+   / Tutel (capacity-padded dispatch, a loop over the local experts, expert parallel). */
+enum tp_moe_impl { TP_MOE_DEFAULT = 0, TP_MOE_EAGER, TP_MOE_GROUPED, TP_MOE_DEEPSPEED };
 /* Attention kernel.  TP_ATTN_FLASH is the framework's default fused kernel: Megatron-Core/NeMo
    run Transformer Engine's (cuDNN fused attention: native to Hopper and Blackwell), the others
    FlashAttention-2 (flash-attn, PyTorch SDPA's flash backend).  FLASH2 / FLASH3 name the kernel
@@ -405,6 +414,9 @@ struct tp_job {
     bool tp_comm_overlap;      /* TP collectives overlapped with GEMMs (Transformer Engine
                                   userbuffers: Megatron-Core --tp-comm-overlap, NeMo's
                                   tp_comm_overlap; torchtitan async TP) */
+    enum tp_moe_impl moe_impl; /* TP_MOE_DEFAULT: the stack's */
+    bool z3_leaf;              /* ZeRO-3 fetches an MoE block's experts as one leaf module
+                                  (deepspeed.utils.set_z3_leaf_modules), not expert by expert */
     double moe_capacity;       /* token-dropping capacity factor; 0 = dropless */
     double moe_imbalance;      /* dropless: busiest expert's load over the mean (>= 1) */
     /* Framework overhead (explicit and overridable; training-physics.md §3.8 [heuristic]) */
@@ -439,6 +451,35 @@ void tp_job_init(struct tp_job *j);
    Megatron-Core/NeMo, whose Transformer Engine runs cuDNN fused attention); FlashAttention-2
    and eager attention are not. */
 bool tp_attn_native(const struct tp_job *j);
+
+/* A software stack (--framework) as a first-class part of the model: what it can run and which
+   kernels it runs (docs/stacks.md; each capability with the source it comes from). */
+struct tp_stack {
+    enum tp_framework fw;
+    const char *key;        /* "megatron", "axolotl", ... */
+    const char *aliases;    /* other names, comma-separated ("hf,trl" for axolotl) */
+    const char *label;
+    const char *source;     /* where the capabilities come from */
+    bool tp, pp, vpp, cp, ep, sp, uneven_pp, offload;
+    unsigned zero_mask;     /* bit z: ZeRO stage / FSDP sharding z the stack runs */
+    bool ep_zero3;          /* expert parallel together with ZeRO-3 / full sharding */
+    bool eager_modules;     /* Hugging Face modeling code op by op (no fused norms/rotary/GLU
+                               unless a fused loss / Liger is on) */
+    enum tp_moe_impl moe_impl; /* its MoE implementation (DEEPSPEED stacks: EAGER at ep 1) */
+    bool fp32_grad_reduce;  /* reduces gradients in fp32 (Megatron main grads, FSDP2 default) */
+};
+size_t tp_stack_count(void);
+const struct tp_stack *tp_stack_get(enum tp_framework fw);
+/* By key or alias, case-insensitive; TP_ENOTFOUND lists the keys. */
+enum tp_status tp_stack_find(const char *name, const struct tp_stack **out, struct tp_error *err);
+/* The MoE implementation a job runs: its own, else its stack's (DeepSpeed-MoE where the
+   stack runs expert parallel through it and ep > 1). */
+enum tp_moe_impl tp_job_moe_impl(const struct tp_job *j, const struct tp_layout *l);
+const char *tp_moe_impl_name(enum tp_moe_impl impl);
+/* Whether the job's stack can run the layout; TP_EINVAL names the first thing it cannot
+   ("axolotl runs no tensor parallelism (tp 4)"), for search and for layouts a user gives. */
+enum tp_status tp_stack_check(const struct tp_model *m, const struct tp_job *j,
+                              const struct tp_layout *l, struct tp_error *err);
 /* dp = tp = pp = vpp = ep = cp = mbs = gas = 1 (0 for etp: = tp), zero 0, no recompute. */
 void tp_layout_init(struct tp_layout *l);
 
@@ -513,6 +554,8 @@ struct tp_run {
     struct tp_job job;
     struct tp_layout layout;
     double tokens_per_s_per_gpu, step_time_s, tflops_per_gpu, mfu, hfu;
+    double samples_per_s;   /* sequences per second, all GPUs (NaN: not given) */
+    double wall_clock_h, total_tokens; /* a whole run: hours and tokens (NaN: not given) */
     char tflops_convention[24]; /* how tflops_per_gpu / mfu count FLOPs (runs README) */
     double global_batch;    /* sequences per step as mapped (mbs * gas * dp) */
     double mem_gib;         /* measured peak memory per GPU (GiB as the source prints it) */
@@ -606,6 +649,10 @@ struct tp_calib {
                                  (Megatron/TE, torch.compile) */
     /* host-side overheads */
     double layer_overhead_s;  /* per block per micro-batch, forward + backward (launches) */
+    double eager_op_s;        /* host time of one eager PyTorch op (dispatch + launch) */
+    double host_sync_s;       /* one device-to-host sync with the GPU drained (torch.where) */
+    double moe_eager_ops;     /* ops per expert forward in Hugging Face's expert loop */
+    double z3_fetch_s;        /* one on-demand ZeRO-3 parameter fetch (hook, gather, wait) */
     double step_overhead_s;   /* per optimizer step (logging, scheduler, data, syncs) */
     /* network: achieved bus bandwidth over line rate, and NCCL latency terms */
     double eff_intra, eff_inter, eff_pcie;
@@ -681,6 +728,20 @@ struct tp_time {
 /* Time per step of a checked layout (tp_layout_check) with `cal`.  Pure and allocation-free. */
 void tp_time_step(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
                   const struct tp_layout *l, const struct tp_calib *cal, struct tp_time *out);
+
+/* An 80% range on a throughput estimate: measured / predicted tokens/s of held-out runs of the
+   same class (stack kind, GPU vendor, dense or MoE), widened outside the calibrated domain
+   (src/range.c, docs/accuracy.md).  tokens/s low = predicted * lo, high = predicted * hi; a step
+   time or a wall-clock divides by them. */
+struct tp_range {
+    double lo, hi;
+    char cls[32];          /* "fused/nvidia/dense", "hf/other/moe", ... */
+    uint32_t rows;         /* held-out runs behind it (0: borrowed from a nearer class) */
+    const char *basis;     /* where the range comes from, in words */
+    bool widened;          /* outside the calibrated domain (TP_DOMAIN_* given) */
+};
+void tp_time_range(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
+                   const struct tp_layout *l, unsigned domain, struct tp_range *out);
 
 /* Collective times (seconds) for `bytes` over n ranks, `per_node` of them in each node, with the
    cluster's links and the calibration's efficiencies (training-physics.md §4.1-4.3). */

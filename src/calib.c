@@ -51,6 +51,10 @@ void tp_calib_prior(struct tp_calib *c)
     c->mem_eff = 0.60;
     c->fused_elementwise = 0.80;
     c->layer_overhead_s = 0.0;
+    c->eager_op_s = 12e-6;
+    c->host_sync_s = 50e-6;
+    c->moe_eager_ops = 12;
+    c->z3_fetch_s = 150e-6;
     c->step_overhead_s = 0.05;
     c->eff_intra = 0.80;
     c->eff_inter = 0.90;
@@ -96,7 +100,9 @@ static const struct field FIELDS[] = {
     I(tile_m, 8, 1024),          I(tile_n, 8, 1024),         R(attn_eff, 0.01, 1),
     R(attn_bwd_ratio, 1, 10),    R(fa2_ratio, 0.05, 1),      R(mem_eff, 0.01, 1),
     R(fused_elementwise, 0, 1),
-    R(layer_overhead_s, 0, 1),   R(step_overhead_s, 0, 3600), R(eff_intra, 0.01, 2),
+    R(layer_overhead_s, 0, 1),   R(eager_op_s, 0, 0.01),     R(host_sync_s, 0, 0.1),
+    R(moe_eager_ops, 0, 1000),   R(z3_fetch_s, 0, 0.1),
+    R(step_overhead_s, 0, 3600), R(eff_intra, 0.01, 2),
     R(eff_inter, 0.01, 2),       R(eff_pcie, 0.01, 2),       R(lat_base_s, 0, 1),
     R(lat_intra_s, 0, 1),        R(lat_inter_s, 0, 1),       R(dp_overlap, 0, 1),
     R(fsdp_overlap, 0, 1),       R(tp_overlap, 0, 1),        R(ep_overlap, 0, 1),

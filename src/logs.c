@@ -1546,8 +1546,6 @@ static void fmt_num(char *buf, size_t len, double v)
 
 size_t tp_log_runs_csv(const struct tp_log_row *r, bool header, char *buf, size_t len)
 {
-    static const char *const FW_KEY[] = {"deepspeed", "fsdp", "megatron", "axolotl",
-                                         "torchtitan"};
     static const char *const TASK[] = {"pretrain", "sft", "dpo", "lora", "qlora"};
     static const char *const PREC[] = {"bf16", "fp16", "fp8", "fp32"};
     static const char *const RC[] = {"none", "selective", "full"};
@@ -1579,7 +1577,7 @@ size_t tp_log_runs_csv(const struct tp_log_row *r, bool header, char *buf, size_
     bool flops = isfinite(st->tflops_per_gpu) || isfinite(st->mfu);
 
     char framework[96], derived[256], notes[1024], zbuf[8];
-    snprintf(framework, sizeof framework, "%s (from a %s log)%s%s", FW_KEY[j->framework],
+    snprintf(framework, sizeof framework, "%s (from a %s log)%s%s", tp_stack_get(j->framework)->key,
              tp_log_format_name(f),
              j->optimizer == TP_OPT_ADAMW_8BIT ? "; optimizer=adamw-8bit" : "",
              j->fused_loss ? "; fused loss (as Liger)" : "");
@@ -1665,7 +1663,7 @@ size_t tp_log_runs_csv(const struct tp_log_row *r, bool header, char *buf, size_
     SETU(51, m->n_experts ? m->moe_first_dense : m->n_layers);
     if (m->attn != TP_ATTN_MLA)
         SETU(52, m->head_dim);
-    SETS(53, FW_KEY[j->framework]);
+    SETS(53, tp_stack_get(j->framework)->key);
     SETS(54, TASK[j->task]);
     if (l->shard_group)
         SETU(57, l->shard_group);

@@ -180,7 +180,7 @@ static void add_states(const struct tp_job *j, double extra_o, uint32_t zero, do
     double k = master + optimizer_state_bytes(j->optimizer) + extra_o;
     double w = half, g = half, wn = 0, gn = 0, on = k;       /* unsharded / sharded parts */
     double o = 0;
-    if (j->framework == TP_FW_MEGATRON) {
+    if (j->framework == TP_FW_MEGATRON || j->framework == TP_FW_MEGATRON_DS) {
         g = j->precision == TP_PREC_FP16 ? 2 : 4;
         if (j->precision == TP_PREC_FP16)
             on += 4;
@@ -406,7 +406,8 @@ void tp_memory_stage(const struct tp_model *m, const struct tp_cluster *c, const
         out->logits_bytes = logits(m, j, l);
     /* DeepSpeed's reduce and all-gather buckets ("auto" = hidden^2 elements, 16-bit), and the
        MoE all-to-all send/receive buffers */
-    if ((j->framework == TP_FW_DEEPSPEED || j->framework == TP_FW_AXOLOTL) && l->dp * l->cp > 1)
+    if ((j->framework == TP_FW_DEEPSPEED || j->framework == TP_FW_AXOLOTL ||
+         j->framework == TP_FW_MEGATRON_DS) && l->dp * l->cp > 1)
         out->comm_bytes += 2.0 * m->hidden * m->hidden * 2;
     if (l->ep > 1)
         out->comm_bytes += 2.0 * l->mbs * (double)j->seq / l->cp * m->top_k * m->hidden * 2;

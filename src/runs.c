@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct row {
     const char *const *cols;
@@ -175,7 +176,7 @@ static enum tp_status map_framework(const struct row *r, struct tp_job *j)
     static const struct {
         const char *key;
         enum tp_framework fw;
-    } fws[] = {{"megatron", TP_FW_MEGATRON},    {"megatron-deepspeed", TP_FW_MEGATRON},
+    } fws[] = {{"megatron", TP_FW_MEGATRON},    {"megatron-deepspeed", TP_FW_MEGATRON_DS},
                {"nemo", TP_FW_MEGATRON},        {"deepspeed", TP_FW_DEEPSPEED},
                {"fsdp", TP_FW_FSDP},            {"torchtitan", TP_FW_TORCHTITAN},
                {"llm-foundry", TP_FW_FSDP},     {"axolotl", TP_FW_AXOLOTL},
@@ -190,6 +191,54 @@ static enum tp_status map_framework(const struct row *r, struct tp_job *j)
         }
     j->framework = TP_FW_FSDP;
     assume(r->run, "framework conventions of FSDP");
+    return TP_OK;
+}
+
+/* The stack columns (optimizer, fused_loss, moe_impl, attention): a cell that is given decides;
+   an empty one keeps what the free-text hints and defaults gave. */
+static enum tp_status map_stack_columns(const struct row *r, struct tp_job *j)
+{
+    static const struct {
+        const char *name;
+        int value;
+    } OPTS[] = {{"adamw", TP_OPT_ADAMW},           {"adam", TP_OPT_ADAMW},
+                {"adamw-8bit", TP_OPT_ADAMW_8BIT}, {"adamw_8bit", TP_OPT_ADAMW_8BIT},
+                {"adamw_bnb_8bit", TP_OPT_ADAMW_8BIT}, {"paged_adamw_8bit", TP_OPT_ADAMW_8BIT},
+                {"adamw-4bit", TP_OPT_ADAMW_4BIT}, {"adamw_4bit", TP_OPT_ADAMW_4BIT},
+                {"adafactor", TP_OPT_ADAFACTOR},   {"sgd", TP_OPT_SGD}},
+      MOE[] = {{"eager", TP_MOE_EAGER},         {"hf", TP_MOE_EAGER},
+               {"grouped", TP_MOE_GROUPED},     {"megablocks", TP_MOE_GROUPED},
+               {"deepspeed", TP_MOE_DEEPSPEED}, {"tutel", TP_MOE_DEEPSPEED}},
+      ATTN[] = {{"flash", TP_ATTN_FLASH},  {"flash2", TP_ATTN_FLASH2}, {"fa2", TP_ATTN_FLASH2},
+                {"flash3", TP_ATTN_FLASH3}, {"fa3", TP_ATTN_FLASH3},  {"cudnn", TP_ATTN_FLASH3},
+                {"eager", TP_ATTN_EAGER},  {"fused-softmax", TP_ATTN_EAGER},
+                {"math", TP_ATTN_EAGER}};
+    const struct {
+        const char *col;
+        const void *table;
+        size_t n;
+        int *dst;
+    } cols[] = {{"optimizer", OPTS, sizeof OPTS / sizeof OPTS[0], (int *)&j->optimizer},
+                {"moe_impl", MOE, sizeof MOE / sizeof MOE[0], (int *)&j->moe_impl},
+                {"attention", ATTN, sizeof ATTN / sizeof ATTN[0], (int *)&j->attn_impl}};
+    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
+        const char *v = cell(r, cols[c].col);
+        if (!*v)
+            continue;
+        const struct {
+            const char *name;
+            int value;
+        } *t = cols[c].table;
+        size_t i = 0;
+        while (i < cols[c].n && strcasecmp(t[i].name, v) != 0)
+            i++;
+        if (i == cols[c].n)
+            return tp_fail(r->err, TP_EINVAL, "%s \"%s\" is not a known value", cols[c].col, v);
+        *cols[c].dst = t[i].value;
+    }
+    const char *fl = cell(r, "fused_loss");
+    if (*fl)
+        j->fused_loss = strcmp(fl, "1") == 0 || strcasecmp(fl, "true") == 0;
     return TP_OK;
 }
 
@@ -229,7 +278,7 @@ static enum tp_status map_job(const struct row *r, const struct tp_model *m, str
     } else if (strcmp(r->run->framework_key, "megatron-deepspeed") == 0) {
         j->attn_impl = TP_ATTN_FLASH2; /* Megatron-DeepSpeed calls flash-attn, not TE */
     }
-    return TP_OK;
+    return map_stack_columns(r, j);
 }
 
 static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
@@ -322,12 +371,16 @@ enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells
     out->duplicate = *cell(&r, "dup_of") != '\0';
     out->tokens_per_s_per_gpu = out->step_time_s = out->tflops_per_gpu = NAN;
     out->mfu = out->hfu = out->mem_gib = NAN;
+    out->samples_per_s = out->wall_clock_h = out->total_tokens = NAN;
     TRY(num_real(&r, "tokens_per_s_per_gpu", &out->tokens_per_s_per_gpu));
     TRY(num_real(&r, "step_time_s", &out->step_time_s));
     TRY(num_real(&r, "tflops_per_gpu", &out->tflops_per_gpu));
     TRY(num_real(&r, "mfu", &out->mfu));
     TRY(num_real(&r, "hfu", &out->hfu));
     TRY(num_real(&r, "mem_per_gpu_gib", &out->mem_gib));
+    TRY(num_real(&r, "samples_per_s", &out->samples_per_s));
+    TRY(num_real(&r, "wall_clock_h", &out->wall_clock_h));
+    TRY(num_real(&r, "total_tokens", &out->total_tokens));
     out->oom = strcmp(cell(&r, "oom"), "1") == 0;
     snprintf(out->tflops_convention, sizeof out->tflops_convention, "%s",
              cell(&r, "tflops_convention"));
@@ -349,6 +402,10 @@ enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells
         out->cluster.gpus_per_node = g->gpus_per_node;
         assume(out, "NVLink domain of the catalog as the node");
     }
+    double nic = NAN;
+    TRY(num_real(&r, "nic_gbps_per_node", &nic));
+    if (isfinite(nic) && nic > 0) /* the measured network: Gb/s per node over its GPUs */
+        out->cluster.gpu.inter_bw = nic / 8 * 1e9 / out->cluster.gpus_per_node;
     struct tp_layout *l = &out->layout;
     TRY(resolve_split(&r, out));
     /* Transformer Engine's TP communication overlap: stated in the notes ("--tp-comm-overlap",
@@ -429,6 +486,17 @@ double tp_run_measured_tokens_per_s(const struct tp_run *run, const char **how)
     if (isfinite(run->step_time_s) && run->step_time_s > 0 && run->global_batch > 0 && n > 0) {
         *how = "step time";
         return run->global_batch * seq / run->step_time_s / n;
+    }
+    if (isfinite(run->samples_per_s) && run->samples_per_s > 0 && n > 0) {
+        *how = "samples/s";
+        return run->samples_per_s * seq / n;
+    }
+    /* a whole run's tokens over its wall-clock: start-up, evaluation and checkpoints included,
+       so a lower bound on the steady state */
+    if (isfinite(run->wall_clock_h) && run->wall_clock_h > 0 && isfinite(run->total_tokens) &&
+        run->total_tokens > 0 && n > 0) {
+        *how = "wall-clock";
+        return run->total_tokens / (run->wall_clock_h * 3600) / n;
     }
     double per_token = tp_convention_flops_per_token(&run->model, run->job.seq,
                                                      run->tflops_convention);

@@ -96,29 +96,21 @@ void tp_search_stats_add(struct tp_search_stats *sum, const struct tp_search_sta
     sum->faster_than_probe += part->faster_than_probe;
 }
 
-/* Which ZeRO stages / sharding modes a framework runs. */
+/* Which ZeRO stages / sharding modes a framework runs (struct tp_stack). */
 static unsigned framework_zero(enum tp_framework fw)
 {
-    switch (fw) {
-    case TP_FW_MEGATRON: return 1u << 0 | 1u << 1 | 1u << 3; /* DDP, distopt, Megatron-FSDP */
-    case TP_FW_FSDP:
-    case TP_FW_TORCHTITAN: return 1u << 0 | 1u << 2 | 1u << 3; /* DDP, SHARD_GRAD_OP, FULL */
-    case TP_FW_DEEPSPEED:
-    case TP_FW_AXOLOTL: return 0xf;
-    }
-    return 0xf;
+    return tp_stack_get(fw)->zero_mask;
 }
 
-/* Model parallelism beyond data parallel: Megatron runs tp, pp, vpp, cp, ep; DeepSpeed and
-   Axolotl (HF Trainer) run data parallel (and DeepSpeed MoE's ep); FSDP/torchtitan add tp, pp,
-   cp, ep (torchtitan's 2D/3D/4D). */
-static bool framework_allows(enum tp_framework fw, const struct tp_layout *l)
+/* Whether the stack runs the model-parallel part of a layout (tp_stack_check without the ZeRO
+   stage, which the search tries separately). */
+static bool framework_allows(const struct tp_model *m, const struct tp_job *j,
+                             const struct tp_layout *l)
 {
-    if (fw == TP_FW_DEEPSPEED || fw == TP_FW_AXOLOTL)
-        return l->tp == 1 && l->pp == 1 && l->cp == 1;
-    if (fw == TP_FW_FSDP)
-        return l->pp == 1 && l->vpp == 1;
-    return true;
+    struct tp_layout probe = *l;
+    unsigned mask = tp_stack_get(j->framework)->zero_mask;
+    probe.zero = mask & 1u ? 0 : mask & 2u ? 1 : mask & 4u ? 2 : 3;
+    return tp_stack_check(m, j, &probe, NULL) == TP_OK;
 }
 
 struct ctx {
@@ -378,9 +370,10 @@ enum tp_reject tp_search_check(const struct tp_model *m, const struct tp_cluster
         ((uint64_t)l->dp * l->cp) % l->ep)
         return TP_REJECT_EP_EXPERTS;
     l->etp = l->tp;
-    l->sp = l->tp > 1 && j->framework == TP_FW_MEGATRON;
-    if (!framework_allows(j->framework, l) ||
-        !(o->zero_mask & framework_zero(j->framework) & (1u << l->zero)))
+    l->sp = l->tp > 1 && tp_stack_get(j->framework)->sp;
+    if (!framework_allows(m, j, l) ||
+        !(o->zero_mask & framework_zero(j->framework) & (1u << l->zero)) ||
+        tp_stack_check(m, j, l, NULL) != TP_OK)
         return TP_REJECT_FRAMEWORK;
     if (o->gbs % ((uint64_t)l->mbs * l->dp))
         return TP_REJECT_BATCH;
@@ -515,8 +508,8 @@ enum tp_status tp_search(const struct tp_model *m, const struct tp_cluster *c,
                             l.dp = dp;
                             l.ep = ep;
                             l.etp = tp;
-                            l.sp = tp > 1 && j->framework == TP_FW_MEGATRON;
-                            if (!framework_allows(j->framework, &l)) {
+                            l.sp = tp > 1 && tp_stack_get(j->framework)->sp;
+                            if (!framework_allows(m, j, &l)) {
                                 reject(&x, TP_REJECT_FRAMEWORK, inner);
                                 continue;
                             }
@@ -526,12 +519,13 @@ enum tp_status tp_search(const struct tp_model *m, const struct tp_cluster *c,
                                 x.max_blocks = b > x.max_blocks ? b : x.max_blocks;
                             }
                             for (uint32_t zero = 0; zero <= 3; zero++) {
-                                if (!(zmask & (1u << zero))) {
+                                l.zero = zero;
+                                if (!(zmask & (1u << zero)) ||
+                                    tp_stack_check(m, j, &l, NULL) != TP_OK) {
                                     reject(&x, TP_REJECT_FRAMEWORK,
                                            (uint64_t)modes * o->max_mbs);
                                     continue;
                                 }
-                                l.zero = zero;
                                 for (uint32_t mbs = 1; mbs <= o->max_mbs; mbs++) {
                                     uint64_t per = (uint64_t)mbs * dp;
                                     if (o->gbs % per) {

@@ -43,6 +43,7 @@ struct cost {
     double tp_fwd, tp_bwd;   /* TP/SP collectives (not yet reduced by overlap) */
     double cp_fwd, cp_bwd;   /* context-parallel KV exchange, exposed part */
     double ep_fwd, ep_bwd;   /* MoE all-to-all */
+    double host_fwd, host_bwd; /* host-bound time of eager loops (launches, syncs) */
 };
 
 static double ceil_div(double a, double b)
@@ -199,6 +200,8 @@ struct ctx {
     double seqs;     /* sequences of one micro-batch (DPO: chosen + rejected) */
     double seq_local;/* tokens of one sequence on this rank */
     bool frozen;     /* LoRA/QLoRA: base weights get no gradient */
+    bool eager;      /* Hugging Face modules op by op (no fused kernels, no fused loss) */
+    enum tp_moe_impl moe_impl;
     uint32_t g_tp, g_cp, g_ep;
 };
 
@@ -221,7 +224,7 @@ static void elementwise(const struct ctx *x, bool moe, double *replicated, doubl
        fused traffic), rotary builds rotate_half copies (about 5x), SwiGLU runs act and mul
        separately (10 element-reads/writes instead of 6 per output: 5/3x) [derived from the
        modeling_llama.py op sequence]. */
-    bool eager = x->j->framework == TP_FW_AXOLOTL && !x->j->fused_loss;
+    bool eager = x->eager;
     double f_norm = eager ? 9 : 1, f_rope = eager ? 5 : 1, f_glu = eager ? 5.0 / 3 : 1;
     /* norms read and write H; two residual adds read 2H and write H; dropout writes a mask */
     *replicated = f_norm * m->norms_per_block * 2 * H + 2 * 3 * H +
@@ -283,6 +286,43 @@ static double tp_collective(const struct ctx *x)
     return tp_time_allreduce(x->c, x->cal, bytes, l->tp, x->g_tp);
 }
 
+/* The routed experts of one block run one expert after another (Hugging Face's Python loop, or
+   DeepSpeed-MoE's loop over its local experts): `n_local` separate GEMM chains of `rows` tokens
+   each, and a host-bound part per expert.  Hugging Face's loop (modeling_qwen3_moe.py,
+   modeling_mixtral.py: for each expert, torch.where on its mask, index the hidden states, the
+   gated MLP, scale by the routing weight, index_add_) costs about moe_eager_ops launches and one
+   device-to-host sync (torch.where) per expert forward, twice the launches backward, with the GPU
+   idle behind each sync.  DeepSpeed-MoE (moe/experts.py) pads every expert to its capacity
+   (capacity factor 1.0 by default) and loops over chunks without a sync. */
+static void expert_loop(const struct ctx *x, double n_local, double mean_rows, struct cost *c)
+{
+    const struct tp_model *m = x->m;
+    const struct tp_job *j = x->j;
+    const struct tp_calib *cal = x->cal;
+    bool eager = x->moe_impl == TP_MOE_EAGER;
+    double rows = mean_rows;
+    if (!eager)
+        rows = ceil(mean_rows * (j->moe_capacity > 0 ? j->moe_capacity : 1.0));
+    double up = m->mlp == TP_MLP_GLU ? 2 : 1, etp = x->l->etp, H = m->hidden;
+    bool lora = j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA;
+    uint32_t lt = j->lora_targets;
+    struct linear a = {up * m->moe_ffn / etp, H, 1, rows, x->frozen, j->task == TP_TASK_QLORA,
+                       lora && (lt & (TP_LORA_GATE | TP_LORA_UP)) != 0};
+    struct linear b = {H, m->moe_ffn / etp, 1, rows, x->frozen, j->task == TP_TASK_QLORA,
+                       lora && (lt & TP_LORA_DOWN) != 0};
+    struct cost one;
+    memset(&one, 0, sizeof one);
+    add_linear(&x->h, j, &a, &one);
+    add_linear(&x->h, j, &b, &one);
+    c->fwd_gemm += n_local * one.fwd_gemm;
+    c->bwd_gemm += n_local * one.bwd_gemm;
+    c->fwd_mem += n_local * one.fwd_mem;
+    c->bwd_mem += n_local * one.bwd_mem;
+    double ops = eager ? cal->moe_eager_ops : cal->moe_eager_ops / 2;
+    c->host_fwd += n_local * (ops * cal->eager_op_s + (eager ? cal->host_sync_s : 0));
+    c->host_bwd += n_local * 2 * ops * cal->eager_op_s;
+}
+
 static void block_cost(const struct ctx *x, uint32_t layer, struct cost *c)
 {
     const struct tp_model *m = x->m;
@@ -337,8 +377,12 @@ static void block_cost(const struct ctx *x, uint32_t layer, struct cost *c)
            `imb` times the mean (dropless) or at most the capacity factor */
         double per_expert = T * k * ep / E * imb;
         LIN(E, H, 1, T, 0); /* router */
-        LIN(up * m->moe_ffn / etp, H, E / ep, per_expert, TP_LORA_GATE | TP_LORA_UP);
-        LIN(H, m->moe_ffn / etp, E / ep, per_expert, TP_LORA_DOWN);
+        if (x->moe_impl == TP_MOE_GROUPED) {
+            LIN(up * m->moe_ffn / etp, H, E / ep, per_expert, TP_LORA_GATE | TP_LORA_UP);
+            LIN(H, m->moe_ffn / etp, E / ep, per_expert, TP_LORA_DOWN);
+        } else {
+            expert_loop(x, E / ep, T * k * ep / E, c);
+        }
         if (m->shared_ffn) {
             LIN(up * m->shared_ffn / tp, H, 1, T, TP_LORA_GATE | TP_LORA_UP);
             LIN(H, m->shared_ffn / tp, 1, T, TP_LORA_DOWN);
@@ -355,7 +399,7 @@ static void block_cost(const struct ctx *x, uint32_t layer, struct cost *c)
     elementwise(x, moe, &rep, &split, &expert);
     bool sp = l->sp && l->tp > 1;
     double bytes = T * ((sp ? rep / tp : rep) + split / tp + expert / l->etp) * x->h.act_bytes;
-    if (!(x->j->framework == TP_FW_AXOLOTL && !x->j->fused_loss))
+    if (!x->eager)
         bytes *= 1 - x->cal->fused_elementwise;
     c->fwd_mem += bytes / x->h.mem_bw;
     c->bwd_mem += 2 * bytes / x->h.mem_bw;
@@ -445,6 +489,7 @@ struct stage_time {
     double tp, cp, ep, pp;           /* exposed communication */
     double overhead;
     double total;                    /* everything one micro-batch costs this stage */
+    uint32_t moe_blocks;             /* blocks with routed experts on this stage */
 };
 
 static void add_cost(struct cost *sum, const struct cost *c, double k)
@@ -461,6 +506,8 @@ static void add_cost(struct cost *sum, const struct cost *c, double k)
     sum->cp_bwd += k * c->cp_bwd;
     sum->ep_fwd += k * c->ep_fwd;
     sum->ep_bwd += k * c->ep_bwd;
+    sum->host_fwd += k * c->host_fwd;
+    sum->host_bwd += k * c->host_bwd;
 }
 
 /* Block kinds: blocks with the same MoE flag and attention reach cost the same. */
@@ -496,6 +543,7 @@ static void stage_time(const struct ctx *x, const struct cost kinds[KINDS], uint
             rc.fwd_attn += c->fwd_attn;
         }
         n++;
+        st->moe_blocks += m->layer_moe[layer] != 0;
     }
     struct cost outer;
     outer_cost(x, stage == 0, stage == l->pp - 1, &outer);
@@ -524,7 +572,8 @@ static void stage_time(const struct ctx *x, const struct cost kinds[KINDS], uint
         double one = latency(cal, 1, inter) + bytes / bw;
         st->pp = 2 * l->vpp * one * (1 + ref / 2) * (1 - cal->pp_overlap);
     }
-    st->overhead = cal->layer_overhead_s * n * (1 + ref / 2);
+    st->overhead = cal->layer_overhead_s * n * (1 + ref / 2) +
+                   sum.host_fwd * (1 + ref) + sum.host_bwd + rc.host_fwd;
     st->total = st->fwd + st->bwd + st->recompute + st->tp + st->cp + st->ep + st->pp +
                 st->overhead;
 }
@@ -562,7 +611,7 @@ static void dp_group_comm(const struct ctx *x, double params, double trainable, 
     double bp = x->h.act_bytes; /* 16-bit parameters */
     /* gradient reduction dtype: Megatron reduces fp32 main grads, torchtitan's FSDP2 default
        reduce dtype is fp32; DeepSpeed and FSDP reduce in the 16-bit type */
-    double bg = j->framework == TP_FW_MEGATRON || j->framework == TP_FW_TORCHTITAN ? 4 : bp;
+    double bg = tp_stack_get(j->framework)->fp32_grad_reduce ? 4 : bp;
     uint32_t shard = l->shard_group && l->shard_group < n ? l->shard_group : n;
     uint32_t g = per_node(shard, stride, gpn);
     const struct tp_cluster *c = x->c;
@@ -580,7 +629,8 @@ static void dp_group_comm(const struct ctx *x, double params, double trainable, 
         d->step_reduce += tp_time_allreduce(c, cal, grads / shard, reps,
                                             per_node(reps, stride * shard, gpn));
     }
-    bool ds = j->framework == TP_FW_DEEPSPEED || j->framework == TP_FW_AXOLOTL;
+    bool ds = j->framework == TP_FW_DEEPSPEED || j->framework == TP_FW_AXOLOTL ||
+              j->framework == TP_FW_MEGATRON_DS;
     if (l->zero == 1) {
         d->step_reduce += rs;
         d->step_gather += trainable < params ? ag * trainable / params : ag;
@@ -600,6 +650,24 @@ static void dp_group_comm(const struct ctx *x, double params, double trainable, 
     }
 }
 
+/* DeepSpeed ZeRO-3 gathers a module's parameters in a pre-forward / pre-backward hook and
+   prefetches along the module order it traced on the first step.  Experts run in the loop only
+   when tokens reach them, so the trace changes every step, prefetch is abandoned ("Invalidate
+   trace cache") and every expert's tensors are fetched on demand, each an exposed hook, gather
+   and wait (z3_fetch_s), in the forward, the backward and a recompute.  A leaf MoE block
+   (set_z3_leaf_modules) fetches them with the block, behind prefetch. */
+static double z3_expert_fetch(const struct ctx *x, const struct stage_time *st)
+{
+    const struct tp_layout *l = x->l;
+    const struct tp_job *j = x->j;
+    bool ds = j->framework == TP_FW_DEEPSPEED || j->framework == TP_FW_AXOLOTL;
+    if (l->zero != 3 || !ds || j->z3_leaf || x->moe_impl != TP_MOE_EAGER || st->moe_blocks == 0)
+        return 0;
+    double tensors = (x->m->mlp == TP_MLP_GLU ? 3.0 : 2.0) * x->m->n_experts / l->ep;
+    double passes = 2 + (l->recompute == TP_RECOMPUTE_FULL);
+    return st->moe_blocks * tensors * passes * x->cal->z3_fetch_s;
+}
+
 void tp_time_step(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
                   const struct tp_layout *l, const struct tp_calib *cal, struct tp_time *out)
 {
@@ -617,6 +685,8 @@ void tp_time_step(const struct tp_model *m, const struct tp_cluster *c, const st
     x.seq_local = (double)j->seq / l->cp;
     x.tokens = x.seqs * x.seq_local;
     x.frozen = j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA;
+    x.eager = tp_stack_get(j->framework)->eager_modules && !j->fused_loss;
+    x.moe_impl = tp_job_moe_impl(j, l);
     uint32_t gpn = c->gpus_per_node;
     x.g_tp = per_node(l->tp, 1, gpn);
     x.g_cp = per_node(l->cp, l->tp, gpn);
@@ -662,6 +732,7 @@ void tp_time_step(const struct tp_model *m, const struct tp_cluster *c, const st
         double e_fwd = d.mb_fwd - cal->fsdp_overlap * fwd_w;
         double e_bwd = d.mb_bwd - cal->fsdp_overlap * bwd_w;
         double exposed = gas * ((e_fwd > 0 ? e_fwd : 0) + (e_bwd > 0 ? e_bwd : 0));
+        exposed += gas * z3_expert_fetch(&x, &st);
         double e_red = d.step_reduce - cal->dp_overlap * bwd_w;
         double e_gat = d.step_gather - cal->dp_overlap * fwd_w;
         exposed += (e_red > 0 ? e_red : 0) + (e_gat > 0 ? e_gat : 0);

@@ -491,10 +491,22 @@ static void test_framework_limits(void **state)
     assert_true(n > 0);
     for (size_t i = 0; i < n; i++) {
         const struct tp_layout *l = &hits[i].layout;
-        assert_true(l->tp == 1 && l->pp == 1 && l->cp == 1);
+        /* DeepSpeed: no TP or CP; its pipeline engine runs ZeRO 0/1 only
+           (deepspeed/runtime/pipe/engine.py) */
+        assert_true(l->tp == 1 && l->cp == 1);
+        assert_false(l->pp > 1 && l->zero > 1);
         assert_false(l->ep > 1 && l->zero == 3); /* DeepSpeed MoE does not run under ZeRO-3 */
     }
     assert_true(st.rejected[TP_REJECT_FRAMEWORK] > 0);
+    /* Axolotl / HF Trainer: data parallel (and DeepSpeed-MoE ep), never tp or pp */
+    setup(&w, "mixtral-8x7b", "mi300x", 8, TP_FW_AXOLOTL, 64, 4096);
+    n = search(&w, hits, &st);
+    assert_true(n > 0);
+    for (size_t i = 0; i < n; i++) {
+        const struct tp_layout *l = &hits[i].layout;
+        assert_true(l->tp == 1 && l->pp == 1);
+        assert_false(l->ep > 1 && l->zero == 3);
+    }
     setup(&w, "llama-3.1-8b", "h100-sxm", 16, TP_FW_FSDP, 128, 4096);
     n = search(&w, hits, &st);
     for (size_t i = 0; i < n; i++)
