@@ -340,6 +340,11 @@ struct tp_gpu {
        Blackwell): kernels written for Ampere's mma.sync, such as FlashAttention-2, reach only
        part of the peak there (struct tp_calib fa2_ratio). */
     bool async_mma;
+    /* Scale-up links of a point-to-point mesh (AMD Infinity Fabric / xGMI: 7 links per GPU in
+       an 8-GPU node; Gaudi's RoCE all-to-all): a group of g ranks in a node uses g - 1 of them,
+       so it reaches (g - 1) / links of intra_bw.  0 = a switch (NVSwitch): any group gets it
+       all. */
+    uint32_t mesh_links;
 };
 
 size_t tp_gpu_count(void);

@@ -58,41 +58,41 @@ static const struct tp_gpu GPUS[] = {
        the Megatron-LM 2019/2020 runs; host PCIe Gen3 x16; 80 SMs. */
     {"v100-32gb", "NVIDIA V100 SXM2 32GB",
      "NVIDIA V100 datasheet via [MLE]; training-physics.md §5.5",
-     PEAK(15.7, 0, 125, 0, 0), 32 * GIB, 0.9 * TB, 150 * GB, 16, 6.25 * GB, PCIE3, 80, 0, 0, false},
+     PEAK(15.7, 0, 125, 0, 0), 32 * GIB, 0.9 * TB, 150 * GB, 16, 6.25 * GB, PCIE3, 80, 0, 0, false, 0},
     /* ---- NVIDIA Ampere.  A100 SXM datasheet: 19.5 TF FP32, 156 TF TF32, 312 TF BF16, no FP8;
        40 GB HBM2 1.555 TB/s or 80 GB HBM2e 2.039 TB/s; NVLink3 600 GB/s total = 300 uni; PCIe
        Gen4; 108 SMs.  NIC: A100 pods are typically 8 x 200 Gb/s HDR = 25 GB/s per GPU. */
     {"a100-40gb", "NVIDIA A100 SXM4 40GB",
      "NVIDIA A100 datasheet via [MLE]; training-physics.md §5.5 and §4.3",
-     PEAK(19.5, 156, 312, 0, 0), 40 * GIB, 1.555 * TB, 300 * GB, 8, 25 * GB, PCIE4, 108, 0.869, 0, false},
+     PEAK(19.5, 156, 312, 0, 0), 40 * GIB, 1.555 * TB, 300 * GB, 8, 25 * GB, PCIE4, 108, 0.869, 0, false, 0},
     {"a100-80gb", "NVIDIA A100 SXM4 80GB",
      "NVIDIA A100 datasheet via [MLE]; training-physics.md §5.5 (PCIe card: 1.935 TB/s)",
-     PEAK(19.5, 156, 312, 0, 0), 80 * GIB, 2.039 * TB, 300 * GB, 8, 25 * GB, PCIE4, 108, 0.869, 0, false},
+     PEAK(19.5, 156, 312, 0, 0), 80 * GIB, 2.039 * TB, 300 * GB, 8, 25 * GB, PCIE4, 108, 0.869, 0, false, 0},
     /* A800: the export variant of the A100 80GB with NVLink cut to 400 GB/s total (200 uni);
        compute and memory as A100 80GB.  NVLink figure from the NVIDIA A800 datasheet,
        unverified here. */
     {"a800-80gb", "NVIDIA A800 SXM4 80GB",
      "NVIDIA A800 datasheet (NVLink 400 GB/s; unverified); A100 80GB figures otherwise",
-     PEAK(19.5, 156, 312, 0, 0), 80 * GIB, 2.039 * TB, 200 * GB, 8, 25 * GB, PCIE4, 108, 0.869, 0, false},
+     PEAK(19.5, 156, 312, 0, 0), 80 * GIB, 2.039 * TB, 200 * GB, 8, 25 * GB, PCIE4, 108, 0.869, 0, false, 0},
     /* RTX A6000 (GA102, Ampere whitepaper): 38.7 TF FP32, 77.4 TF TF32 (unverified), 154.8 TF
        BF16/FP16 with FP32 accumulate (professional parts run it at full rate), 48 GB GDDR6
        768 GB/s, 84 SMs.  The NVLink bridge (112.5 GB/s bidirectional) joins only pairs, so the
        node-wide link is PCIe Gen4.  NIC: [heuristic] 100 Gb/s per GPU, no reference platform. */
     {"a6000", "NVIDIA RTX A6000 48GB",
      "NVIDIA RTX A6000 datasheet / Ampere GA102 whitepaper; training-physics.md §5.5",
-     PEAK(38.7, 77.4, 154.8, 0, 0), 48 * GIB, 0.768 * TB, PCIE4, 8, 12.5 * GB, PCIE4, 84, 0, 0, false},
+     PEAK(38.7, 77.4, 154.8, 0, 0), 48 * GIB, 0.768 * TB, PCIE4, 8, 12.5 * GB, PCIE4, 84, 0, 0, false, 0},
     /* ---- NVIDIA Ada.  L40S datasheet: 91.6 TF FP32, 183 TF TF32, 362 TF BF16, 733 TF FP8,
        48 GB GDDR6 864 GB/s, PCIe Gen4 x16, no NVLink; 142 SMs.  NIC: [heuristic] 200 Gb/s
        per GPU. */
     {"l40s", "NVIDIA L40S 48GB",
      "NVIDIA L40S datasheet via [MLE] and [TT]; training-physics.md §5.5",
-     PEAK(91.6, 183, 362, 733, 0), 48 * GIB, 0.864 * TB, PCIE4, 8, 25 * GB, PCIE4, 142, 0, 0, false},
+     PEAK(91.6, 183, 362, 733, 0), 48 * GIB, 0.864 * TB, PCIE4, 8, 25 * GB, PCIE4, 142, 0, 0, false, 0},
     /* RTX 4090 (Ada whitepaper): 82.6 TF FP32 and TF32, 165.2 TF FP16/BF16 with FP32
        accumulate (330.3 with FP16 accumulate), FP8 330.3 with FP32 accumulate (unverified),
        24 GB GDDR6X 1.008 TB/s, 128 SMs, PCIe Gen4 x16, no NVLink.  NIC: [heuristic]. */
     {"rtx4090", "NVIDIA GeForce RTX 4090 24GB",
      "NVIDIA Ada (AD102) whitepaper; training-physics.md §5.5 (FP8 unverified)",
-     PEAK(82.6, 82.6, 165.2, 330.3, 0), 24 * GIB, 1.008 * TB, PCIE4, 8, 12.5 * GB, PCIE4, 128, 0, 0, false},
+     PEAK(82.6, 82.6, 165.2, 330.3, 0), 24 * GIB, 1.008 * TB, PCIE4, 8, 12.5 * GB, PCIE4, 128, 0, 0, false, 0},
     /* ---- NVIDIA Blackwell (GeForce).  RTX 5090: 104.8 TF FP32, 209.5 TF BF16/FP16 with FP32
        accumulate (838.4 = FP16-accumulate sparse), 32 GB GDDR7 1.792 TB/s, 170 SMs, PCIe Gen5
        x16 (spec pages: 170 SMs, 838.4 FP16 sparse, 3352 FP4 sparse "AI TOPS").  TF32 = FP32
@@ -100,20 +100,20 @@ static const struct tp_gpu GPUS[] = {
        with the 4090) and FP4 1676 (3352 / 2 sparsity) are unverified. */
     {"rtx5090", "NVIDIA GeForce RTX 5090 32GB",
      "NVIDIA RTX 5090 specifications; training-physics.md §5.5 (TF32/FP8/FP4 unverified)",
-     PEAK(104.8, 104.8, 209.5, 419, 1676), 32 * GIB, 1.792 * TB, PCIE5, 8, 12.5 * GB, PCIE5, 170, 0, 0, false},
+     PEAK(104.8, 104.8, 209.5, 419, 1676), 32 * GIB, 1.792 * TB, PCIE5, 8, 12.5 * GB, PCIE5, 170, 0, 0, false, 0},
     /* ---- NVIDIA Hopper.  H100 SXM datasheet: 67 TF FP32, 494.5 TF TF32, 989 TF BF16 (989.4 at
        the boost clock; the datasheet and [TT] use 989), 1979 TF FP8; 80 GB HBM3 3.35 TB/s;
        NVLink4 900 GB/s total = 450 uni; PCIe Gen5; 132 SMs.  DGX/HGX H100: 8 x 400 Gb/s NDR
        = 50 GB/s per GPU ([MLE-net]). */
     {"h100-sxm", "NVIDIA H100 SXM5 80GB",
      "NVIDIA H100 datasheet via [MLE] and [TT]; training-physics.md §5.5 and §4.3",
-     PEAK(67, 494.5, 989, 1979, 0), 80 * GIB, 3.35 * TB, 450 * GB, 8, 50 * GB, PCIE5, 132, 0.803, 0.709, true},
+     PEAK(67, 494.5, 989, 1979, 0), 80 * GIB, 3.35 * TB, 450 * GB, 8, 50 * GB, PCIE5, 132, 0.803, 0.709, true, 0},
     /* H100 PCIe datasheet: 51 TF FP32, 378 TF TF32, 756 TF BF16, 1513 TF FP8; 80 GB HBM2e
        2.0 TB/s; 114 SMs.  Its NVLink bridge (600 GB/s bidirectional, unverified) joins only
        pairs, so the node-wide link is PCIe Gen5.  NIC: [heuristic] 200 Gb/s per GPU. */
     {"h100-pcie", "NVIDIA H100 PCIe 80GB",
      "NVIDIA H100 datasheet via [MLE] and [TT]; training-physics.md §5.5",
-     PEAK(51, 378, 756, 1513, 0), 80 * GIB, 2.0 * TB, PCIE5, 8, 25 * GB, PCIE5, 114, 0, 0, true},
+     PEAK(51, 378, 756, 1513, 0), 80 * GIB, 2.0 * TB, PCIE5, 8, 25 * GB, PCIE5, 114, 0, 0, true, 0},
     /* H100 HBM2e 94-96 GB variant (Meta Grand Teton, torchtitan's benchmark fleet): 96 GB
        HBM2e at 2.4 TB/s, 8 GPUs fully connected with NVLink, 400 Gb/s per GPU, 500 W default
        power limit.  torchtitan: "actual peak TFLOPs should be between SXM and NVL, and we don't
@@ -121,12 +121,12 @@ static const struct tp_gpu GPUS[] = {
        for this part, as is the SM count (SXM5 132 assumed). */
     {"h100-96gb", "NVIDIA H100 96GB HBM2e (Grand Teton, 500 W)",
      "torchtitan docs (Grand Teton: 96GB HBM2e, 2.4 TB/s, 400 Gb/s/GPU, 500 W); arXiv:2410.06511",
-     PEAK(67, 494.5, 989, 1979, 0), 96 * GIB, 2.4 * TB, 450 * GB, 8, 50 * GB, PCIE5, 132, 0.803, 0.709, true},
+     PEAK(67, 494.5, 989, 1979, 0), 96 * GIB, 2.4 * TB, 450 * GB, 8, 50 * GB, PCIE5, 132, 0.803, 0.709, true, 0},
     /* H200 SXM datasheet: H100 compute (989 TF BF16) with 141 GB HBM3e 4.8 TB/s; NVLink4 450 uni;
        8 x 400 Gb/s NDR per HGX node; 132 SMs. */
     {"h200", "NVIDIA H200 SXM 141GB",
      "NVIDIA H200 datasheet via [MLE] and [TT]; training-physics.md §5.5",
-     PEAK(67, 494.5, 989, 1979, 0), 141 * GIB, 4.8 * TB, 450 * GB, 8, 50 * GB, PCIE5, 132, 0.803, 0.734, true},
+     PEAK(67, 494.5, 989, 1979, 0), 141 * GIB, 4.8 * TB, 450 * GB, 8, 50 * GB, PCIE5, 132, 0.803, 0.734, true, 0},
     /* ---- NVIDIA Blackwell.  B200 (HGX): 80 TF FP32, 1125 TF TF32, 2250 TF BF16, 4500 TF FP8,
        9000 TF FP4 dense ([MLE], [TT]); 180 GB HBM3e 7.7 TB/s per the current HGX B200 datasheet
        (launch spec: 192 GB / 8 TB/s); NVLink5 1.8 TB/s total = 900 uni; 148 SMs.  NIC: HGX/DGX
@@ -134,7 +134,7 @@ static const struct tp_gpu GPUS[] = {
        host PCIe Gen5. */
     {"b200", "NVIDIA B200 (HGX) 180GB",
      "NVIDIA HGX B200 datasheet via [MLE]/[TT]; training-physics.md §5.5 (alt. 192 GB, 8 TB/s)",
-     PEAK(80, 1125, 2250, 4500, 9000), 180 * GIB, 7.7 * TB, 900 * GB, 8, 50 * GB, PCIE5, 148, 0.776, 0.763, true},
+     PEAK(80, 1125, 2250, 4500, 9000), 180 * GIB, 7.7 * TB, 900 * GB, 8, 50 * GB, PCIE5, 148, 0.776, 0.763, true, 0},
     /* B300 / Blackwell Ultra (HGX B300): per GPU = HGX figures / 8: FP32 600/8 = 75 TF, TF32
        18 PF sparse -> 1125, BF16 36 PF sparse -> 2250, FP8 72 PF sparse -> 4500, FP4 108 PF
        dense -> 13500 (one transcription gives 13125); 288 GB HBM3e (2.3 TB per node), 8 TB/s;
@@ -142,7 +142,7 @@ static const struct tp_gpu GPUS[] = {
        device queries report ("B300 SXM6 AC, 148 SMs"); unverified against a datasheet. */
     {"b300", "NVIDIA B300 / Blackwell Ultra (HGX) 288GB",
      "NVIDIA HGX B300 specifications (per GPU = node / 8); glennklockwood.com/garden B300",
-     PEAK(75, 1125, 2250, 4500, 13500), 288 * GIB, 8.0 * TB, 900 * GB, 8, 100 * GB, PCIE6, 148, 0.786, 0, true},
+     PEAK(75, 1125, 2250, 4500, 13500), 288 * GIB, 8.0 * TB, 900 * GB, 8, 100 * GB, PCIE6, 148, 0.786, 0, true, 0},
     /* GB200 NVL72, per GPU: 80 TF FP32, 1250 TF TF32, 2500 TF BF16, 5000 TF FP8, 10000 TF FP4
        ([MLE]); 186 GB HBM3e 8.0 TB/s (MLPerf system descriptions list "GB200 186GB");
        NVLink5 900 uni across the 72-GPU NVLink domain (gpus_per_node = the domain; a compute
@@ -151,7 +151,7 @@ static const struct tp_gpu GPUS[] = {
        (225 GB/s per direction) is unverified.  148 SMs assumed as B200 (unverified). */
     {"gb200", "NVIDIA GB200 NVL72 (per GPU) 186GB",
      "NVIDIA GB200 NVL72 specifications via [MLE]; training-physics.md §5.5; NVIDIA MNNVL guide",
-     PEAK(80, 1250, 2500, 5000, 10000), 186 * GIB, 8.0 * TB, 900 * GB, 72, 50 * GB, 225 * GB, 148, 0.729, 0, true},
+     PEAK(80, 1250, 2500, 5000, 10000), 186 * GIB, 8.0 * TB, 900 * GB, 72, 50 * GB, 225 * GB, 148, 0.729, 0, true, 0},
     /* GB300 NVL72, per GPU = rack / 72: FP32 6 PF -> 83.3 TF, TF32 180 PF sparse -> 1250, BF16
        360 PF sparse -> 2500, FP8 720 PF sparse -> 5000, FP4 1080 PF dense -> 15000; 288 GB
        HBM3e (about 20 TB per rack), 576 TB/s / 72 = 8 TB/s; NVLink5 900 uni over 72 GPUs;
@@ -160,7 +160,7 @@ static const struct tp_gpu GPUS[] = {
     {"gb300", "NVIDIA GB300 NVL72 (per GPU) 288GB",
      "NVIDIA GB300 NVL72 specifications (per GPU = rack / 72); glennklockwood.com/garden B300",
      PEAK(83.3, 1250, 2500, 5000, 15000), 288 * GIB, 8.0 * TB, 900 * GB, 72, 100 * GB, 225 * GB,
-     148, 0, 0, true},
+     148, 0, 0, true, 0},
     /* ---- AMD CDNA 2.  mi250x is ONE GCD, the device torch/ROCm sees and num_gpus counts: an
        MI250X card is 2 GCDs (383 TF BF16, 47.9 TF FP32, 128 GB, 3.2768 TB/s per card; [MLE],
        [TT] 191.5 per GCD).  Per GCD: 23.95 TF FP32, no TF32 or FP8, 191.5 TF BF16, 64 GB
@@ -171,17 +171,17 @@ static const struct tp_gpu GPUS[] = {
        GCD. */
     {"mi250x", "AMD Instinct MI250X, one GCD (half a card)",
      "AMD MI250X spec via [MLE]/[TT]; ROCm mi250.md; OLCF Frontier user guide",
-     PEAK(23.95, 0, 191.5, 0, 0), 64 * GIB, 1.6384 * TB, 50 * GB, 8, 12.5 * GB, 36 * GB, 110, 0, 0, false},
+     PEAK(23.95, 0, 191.5, 0, 0), 64 * GIB, 1.6384 * TB, 50 * GB, 8, 12.5 * GB, 36 * GB, 110, 0, 0, false, 0},
     /* ---- AMD CDNA 3.  MI300X: 163.4 TF FP32, 653.7 TF TF32, 1307.4 TF BF16, 2614.9 TF FP8;
        192 GB HBM3 5.3 TB/s; xGMI 7 peers x 64 GB/s = 448 uni; 304 CUs; PCIe Gen5 x16 host
        ([ROCm] mi300.md).  NIC: 400 Gb/s per GPU = 50 GB/s. */
     {"mi300x", "AMD Instinct MI300X 192GB",
      "AMD MI300X datasheet; ROCm mi300.md; [MLE]; training-physics.md §5.5",
-     PEAK(163.4, 653.7, 1307.4, 2614.9, 0), 192 * GIB, 5.3 * TB, 448 * GB, 8, 50 * GB, PCIE5, 304, 0.511, 0, false},
+     PEAK(163.4, 653.7, 1307.4, 2614.9, 0), 192 * GIB, 5.3 * TB, 448 * GB, 8, 50 * GB, PCIE5, 304, 0.511, 0, false, 7},
     /* MI325X: MI300X compute with 256 GB HBM3e 6.0 TB/s; same xGMI, CUs and host link. */
     {"mi325x", "AMD Instinct MI325X 256GB",
      "AMD MI325X datasheet via [MLE]/[TT]; training-physics.md §5.5",
-     PEAK(163.4, 653.7, 1307.4, 2614.9, 0), 256 * GIB, 6.0 * TB, 448 * GB, 8, 50 * GB, PCIE5, 304, 0.601, 0, false},
+     PEAK(163.4, 653.7, 1307.4, 2614.9, 0), 256 * GIB, 6.0 * TB, 448 * GB, 8, 50 * GB, PCIE5, 304, 0.601, 0, false, 7},
     /* ---- AMD CDNA 4.  MI355X: 2500 TF BF16, 5000 TF FP8, 10000 TF FP4 (MXFP4) per AMD's spec
        ([MLE] lists 2300 / 4600 / 9200 as theoretical); 288 GB HBM3e 8.0 TB/s; xGMI 7 x 76.5 =
        535.5 uni; 256 CUs (8 XCDs x 32); 8 x Pollara 400 NICs per node = 50 GB/s per GPU (ROCm
@@ -189,7 +189,7 @@ static const struct tp_gpu GPUS[] = {
        unverified). */
     {"mi355x", "AMD Instinct MI355X 288GB",
      "AMD MI355X spec; training-physics.md §5.5 (alt. [MLE] 2300 TF); ROCm MI355X guides",
-     PEAK(157.3, 0, 2500, 5000, 10000), 288 * GIB, 8.0 * TB, 535.5 * GB, 8, 50 * GB, PCIE5, 256, 0.626, 0, false},
+     PEAK(157.3, 0, 2500, 5000, 10000), 288 * GIB, 8.0 * TB, 535.5 * GB, 8, 50 * GB, PCIE5, 256, 0.626, 0, false, 7},
     /* ---- Intel Data Center GPU Max 1550 (Ponte Vecchio): 2 stacks (tiles) per card, each 64 GB
        HBM2e at 1.6384 TB/s; 512 BF16 and 256 TF32 FLOP/clk/EU.  max1550-tile is one stack as
        Aurora runs it, the unit Aurora counts as a GPU: 448 active EUs at 1.3 GHz ->
@@ -201,14 +201,14 @@ static const struct tp_gpu GPUS[] = {
     {"max1550-tile", "Intel Data Center GPU Max 1550, one tile/stack (Aurora: 448 EU, 1.3 GHz)",
      "torchtitan get_peak_flops (PVC); ALCF Aurora machine overview; training-physics.md §5.5",
      PEAK(18.6, 149.1, 298.2, 0, 0), 64 * GIB, 1.6384 * TB, 31.5 * GB, 12, 200 * GB / 12,
-     31.5 * GB, 56, 0, 0, false},
+     31.5 * GB, 56, 0, 0, false, 0},
     /* max1550 is the whole card at the datasheet clock: 1024 EUs (128 Xe cores) at 1.6 GHz ->
        838.9 TF BF16, 419.4 TF TF32, 52.4 TF FP32; no FP8; 128 GB HBM2e 3.2768 TB/s; PCIe Gen5
        x16.  Aurora: 6 cards per node, 33.3 GB/s NIC per card.  Xe Link placeholder as above
        (unverified). */
     {"max1550", "Intel Data Center GPU Max 1550, full card (2 tiles, 1.6 GHz)",
      "Intel Max 1550 product spec (1024 EU, 1.6 GHz) via training-physics.md §5.5; ALCF Aurora",
-     PEAK(52.4, 419.4, 838.9, 0, 0), 128 * GIB, 3.2768 * TB, PCIE5, 6, 200 * GB / 6, PCIE5, 128, 0, 0, false},
+     PEAK(52.4, 419.4, 838.9, 0, 0), 128 * GIB, 3.2768 * TB, PCIE5, 6, 200 * GB / 6, PCIE5, 128, 0, 0, false, 0},
     /* ---- Intel Gaudi.  Gaudi 2: 432 TF BF16, 865 TF FP8 (MME; [MLE]); FP32/TF32 MME rates are
        not published (0 here means "no figure", not "no mode"); 96 GB HBM2e 2.46 TB/s; 24 x
        100 GbE on-die RoCE: 21 ports (3 per peer) inside an 8-card HLS-2 box = 262.5 GB/s uni,
@@ -216,7 +216,7 @@ static const struct tp_gpu GPUS[] = {
        (unverified for Gaudi 2); PCIe Gen4 x16 host; no SMs (24 TPCs + 2 MMEs). */
     {"gaudi2", "Intel Gaudi 2 96GB",
      "Intel Gaudi 2 spec via [MLE]; training-physics.md §5.5 (port split unverified)",
-     PEAK(0, 0, 432, 865, 0), 96 * GIB, 2.46 * TB, 262.5 * GB, 8, 37.5 * GB, PCIE4, 0, 0.969, 0, false},
+     PEAK(0, 0, 432, 865, 0), 96 * GIB, 2.46 * TB, 262.5 * GB, 8, 37.5 * GB, PCIE4, 0, 0.969, 0, false, 7},
     /* Gaudi 3: 1835 TF BF16 and FP8 per the Intel white paper (1750 MHz MME clock; [MLE] gives
        1677 at the shipping 1600 MHz); FP32 229 and TF32 459 TF ([MLE]; clock basis
        unverified); 128 GB HBM2e 3.67 TB/s; 24 x 200 GbE: 21 scale-up ports = 525 GB/s uni,
@@ -224,7 +224,7 @@ static const struct tp_gpu GPUS[] = {
        x16 host; no SMs (64 TPCs + 8 MMEs). */
     {"gaudi3", "Intel Gaudi 3 128GB",
      "Intel Gaudi 3 white paper via [MLE] (alt. 1677 TF); docs.habana.ai network configuration",
-     PEAK(229, 459, 1835, 1835, 0), 128 * GIB, 3.67 * TB, 525 * GB, 8, 75 * GB, PCIE5, 0, 0.677, 0, false},
+     PEAK(229, 459, 1835, 1835, 0), 128 * GIB, 3.67 * TB, 525 * GB, 8, 75 * GB, PCIE5, 0, 0.677, 0, false, 7},
 };
 
 #define N_GPUS (sizeof GPUS / sizeof GPUS[0])

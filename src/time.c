@@ -124,12 +124,23 @@ static bool pcie_only(const struct tp_cluster *c)
     return c->gpu.intra_bw <= c->gpu.host_bw;
 }
 
+/* Achieved scale-up bandwidth per rank for a group with g ranks in a node: on a switch all of
+   it; on a point-to-point mesh (xGMI) the g - 1 links that reach the group's peers. */
+static double intra_bw(const struct tp_cluster *c, const struct tp_calib *cal, uint32_t g)
+{
+    double bw = c->gpu.intra_bw * (pcie_only(c) ? cal->eff_pcie : cal->eff_intra);
+    uint32_t links = c->gpu.mesh_links;
+    if (links > 0 && g >= 1 && g - 1 < links)
+        bw *= (g > 1 ? g - 1.0 : 1.0) / links;
+    return bw;
+}
+
 /* Achieved per-rank bus bandwidth of a group spanning `nodes` nodes with g ranks in each
    (training-physics.md §4.3). */
 static double bus_bw(const struct tp_cluster *c, const struct tp_calib *cal, uint32_t g,
                      uint32_t nodes)
 {
-    double intra = c->gpu.intra_bw * (pcie_only(c) ? cal->eff_pcie : cal->eff_intra);
+    double intra = intra_bw(c, cal, g);
     if (nodes <= 1)
         return intra;
     double inter = cal->eff_inter * g * c->gpu.inter_bw;
@@ -174,7 +185,7 @@ double tp_time_alltoall(const struct tp_cluster *c, const struct tp_calib *cal, 
     if (n <= 1 || bytes <= 0)
         return 0;
     uint32_t nodes = nodes_of(n, g);
-    double intra = c->gpu.intra_bw * (pcie_only(c) ? cal->eff_pcie : cal->eff_intra);
+    double intra = intra_bw(c, cal, g);
     double t_intra = bytes * (g - 1) / n / intra;
     double t_inter = nodes > 1 ? bytes * (n - g) / n / (cal->eff_inter * c->gpu.inter_bw) : 0;
     return latency(cal, n - 1.0, nodes - 1.0) + (t_intra > t_inter ? t_intra : t_inter);
@@ -567,8 +578,7 @@ static void stage_time(const struct ctx *x, const struct cost kinds[KINDS], uint
         double bytes = x->tokens * m->hidden * x->h.act_bytes / l->tp;
         uint64_t stride = (uint64_t)l->tp * l->cp * l->dp;
         bool inter = stride >= x->c->gpus_per_node;
-        double bw = inter ? cal->eff_inter * x->c->gpu.inter_bw
-                          : x->c->gpu.intra_bw * (pcie_only(x->c) ? cal->eff_pcie : cal->eff_intra);
+        double bw = inter ? cal->eff_inter * x->c->gpu.inter_bw : intra_bw(x->c, cal, 2);
         double one = latency(cal, 1, inter) + bytes / bw;
         st->pp = 2 * l->vpp * one * (1 + ref / 2) * (1 - cal->pp_overlap);
     }
