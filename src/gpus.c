@@ -108,6 +108,14 @@ static const struct tp_gpu GPUS[] = {
     {"h100-sxm", "NVIDIA H100 SXM5 80GB",
      "NVIDIA H100 datasheet via [MLE] and [TT]; training-physics.md §5.5 and §4.3",
      PEAK(67, 494.5, 989, 1979, 0), 80 * GIB, 3.35 * TB, 450 * GB, 8, 50 * GB, PCIE5, 132, 0.803, 0.709, true, 0},
+    /* H800 SXM5: the export variant of the H100 SXM5 with NVLink cut to 400 GB/s total (200
+       uni); compute, memory and SM count as H100 SXM5 (same GH100 die, so the H100 MAMF
+       figures).  NVLink figure from the NVIDIA H800 datasheet, unverified here; DeepSeek-V3
+       (arXiv:2412.19437 §3.2.2) measures about 160 GB/s of NVLink and 50 GB/s of InfiniBand
+       per GPU on its H800 cluster (400 Gb/s NIC, the catalog's H100 default). */
+    {"h800", "NVIDIA H800 SXM5 80GB",
+     "NVIDIA H800 datasheet (NVLink 400 GB/s; unverified); H100 SXM5 figures otherwise; arXiv:2412.19437",
+     PEAK(67, 494.5, 989, 1979, 0), 80 * GIB, 3.35 * TB, 200 * GB, 8, 50 * GB, PCIE5, 132, 0.803, 0.709, true, 0},
     /* H100 PCIe datasheet: 51 TF FP32, 378 TF TF32, 756 TF BF16, 1513 TF FP8; 80 GB HBM2e
        2.0 TB/s; 114 SMs.  Its NVLink bridge (600 GB/s bidirectional, unverified) joins only
        pairs, so the node-wide link is PCIe Gen5.  NIC: [heuristic] 200 Gb/s per GPU. */
@@ -242,6 +250,7 @@ static const struct {
     {"rtx-5090", "rtx5090"},        {"5090", "rtx5090"},
     {"h100", "h100-sxm"},           {"h100-sxm5", "h100-sxm"},
     {"h100-80gb", "h100-sxm"},      {"h100-95gb", "h100-96gb"},
+    {"h800-sxm", "h800"},
     {"h200-sxm", "h200"},           {"b200-sxm", "b200"},
     {"b300-sxm", "b300"},           {"gb200-nvl72", "gb200"},
     {"gb300-nvl72", "gb300"},       {"mi250x-gcd", "mi250x"},

@@ -167,6 +167,15 @@ static void test_published_values(void **state)
     near("mi300x xgmi", g->intra_bw, 448e9);
     assert_int_equal(g->sms, 304);
 
+    /* H800 SXM5: H100 SXM5 compute and memory with NVLink cut to 400 GB/s total (NVIDIA H800
+       datasheet), i.e. 200 GB/s per direction; the runs of Pai-Megatron-Patch issues #643 and
+       #658 (data/runs/public_hf_stacks.csv) were measured on it */
+    g = find("h800");
+    near("h800 bf16", g->peak_flops[TP_BF16], 989e12);
+    near("h800 hbm", g->hbm_bytes, 80 * 1073741824.0);
+    near("h800 nvlink", g->intra_bw, 200e9);
+    assert_string_equal(find("H800-SXM")->key, "h800");
+
     /* H200: 141 GB HBM3e, 4.8 TB/s, H100 compute */
     g = find("h200");
     near("h200 hbm", g->hbm_bytes, 141 * 1073741824.0);
