@@ -24,6 +24,15 @@
  *     0.80 of HBM bandwidth (§5.3);
  *     CPU Adam 20 GB/s of host memory per GPU [heuristic]; 0.05 s per step of host overhead
  *     (logging, scheduler, data, synchronisation) [heuristic].
+ *   eager stacks (src/time.c expert_loop, z3_expert_fetch): 12 us of host time per eager
+ *     PyTorch op (Python, dispatcher and launch; the per-op overhead CUDA graphs exist to remove)
+ *     [heuristic]; 50 us per device-to-host sync with the queue drained (torch.where in Hugging
+ *     Face's expert loop) [heuristic]; 12 ops per expert forward (modeling_qwen3_moe.py: where,
+ *     index, gate, up, act, mul, down, weight index and mul, index_add_, casts) [derived];
+ *     500 us per on-demand ZeRO-3 fetch of one Linear's weight: the pre- and post-forward
+ *     hooks' Python (fetch_sub_module, release), a small all-gather (~30 us on 8 NVLink GPUs)
+ *     and the wait that drains the launch queue [derived estimate; held-out check: ms-swift's
+ *     Qwen1.5-MoE-A2.7B ZeRO-2 vs ZeRO-3 benchmark, data/runs/public_hf_stacks.csv].
  * The built-in defaults are these priors with the parameters `trainplan calibrate --base prior`
  * fitted over ../shared/validation/runs (data/calibration.json; `make calibration` regenerates
  * it, `make check-calibration` fails when it is stale).
@@ -54,7 +63,7 @@ void tp_calib_prior(struct tp_calib *c)
     c->eager_op_s = 12e-6;
     c->host_sync_s = 50e-6;
     c->moe_eager_ops = 12;
-    c->z3_fetch_s = 150e-6;
+    c->z3_fetch_s = 500e-6;
     c->step_overhead_s = 0.05;
     c->eff_intra = 0.80;
     c->eff_inter = 0.90;

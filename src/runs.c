@@ -264,7 +264,10 @@ static enum tp_status map_job(const struct row *r, const struct tp_model *m, str
     const char *fw = cell(r, "framework"), *notes = cell(r, "notes");
     if (strstr(fw, "8bit") || strstr(fw, "8-bit"))
         j->optimizer = TP_OPT_ADAMW_8BIT;
-    if (strstr(fw, "Liger") || strstr(notes, "Liger"))
+    /* a loss that never holds the full fp32 logits: Liger's fused linear cross-entropy, TRL's
+       chunked_nll, Apple's cut cross-entropy */
+    if (strstr(fw, "Liger") || strstr(notes, "Liger") || strstr(notes, "chunked_nll") ||
+        strstr(notes, "cut_cross_entropy"))
         j->fused_loss = true;
     /* Megatron-Bridge MoE benchmarks force-balance the routing (the source's footnote) */
     if (strstr(notes, "force-balance"))
