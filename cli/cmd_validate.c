@@ -94,6 +94,20 @@ static void memory_stats(const struct report *r, struct tp_err_stats *st, size_t
     tp_err_stats(r->err, n, r->scratch, st);
 }
 
+/* Rows with a measured throughput, and those inside their prediction's 80% range. */
+static size_t in_range(const struct report *r, size_t *measured)
+{
+    size_t n = 0;
+    *measured = 0;
+    for (size_t i = 0; i < r->runs->n; i++) {
+        if (!isfinite(r->ev[i].err))
+            continue;
+        (*measured)++;
+        n += r->ev[i].in_range;
+    }
+    return n;
+}
+
 static size_t outside_domain(const struct report *r)
 {
     size_t n = 0;
@@ -159,6 +173,9 @@ static void print_table(const struct report *r, const char *calibration, bool su
     if (oom)
         printf("; %zu OOM rows, %zu predicted not to fit", oom, oom_right);
     printf("\n");
+    size_t measured, inside = in_range(r, &measured);
+    printf("measured inside the prediction's 80%% range: %zu of %zu (%.0f%%)\n", inside, measured,
+           measured ? 100.0 * (double)inside / (double)measured : 0.0);
     printf("rows outside the calibrated domain: %zu\n", outside_domain(r));
     printf("rows not compared: %zu could not be mapped, %zu duplicates, %zu with nothing "
            "measured\n", runs->n_skipped, runs->duplicates, runs->unmeasured);
@@ -214,6 +231,13 @@ static int print_json(const struct report *r, const char *calibration)
             num_or_null(e->measured_mem_gib), "memory_error", num_or_null(e->mem_err),
             "measured_oom", e->measured_oom, "predicted_fits", e->predicted_fits,
             "outside_domain", e->domain ? json_string(e->domain_note) : json_null());
+        json_object_set_new(o, "range_class", json_string(e->range.cls));
+        json_object_set_new(o, "predicted_tokens_per_s_per_gpu_low",
+                            num_or_null(e->predicted_tokens_per_s_per_gpu * e->range.lo));
+        json_object_set_new(o, "predicted_tokens_per_s_per_gpu_high",
+                            num_or_null(e->predicted_tokens_per_s_per_gpu * e->range.hi));
+        json_object_set_new(o, "in_range", isfinite(e->err) ? json_boolean(e->in_range)
+                                                             : json_null());
         json_array_append_new(rows, o);
     }
     for (size_t i = 0; i < runs->n_skipped; i++)
@@ -231,6 +255,9 @@ static int print_json(const struct report *r, const char *calibration)
         (json_int_t)oom_right, "outside_domain", (json_int_t)outside_domain(r), "skipped",
         (json_int_t)runs->n_skipped, "duplicates", (json_int_t)runs->duplicates, "unmeasured",
         (json_int_t)runs->unmeasured);
+    size_t measured, inside = in_range(r, &measured);
+    json_object_set_new(summary, "in_range", json_integer((json_int_t)inside));
+    json_object_set_new(summary, "in_range_of", json_integer((json_int_t)measured));
     json_t *doc = json_pack("{s:i, s:s, s:s, s:o, s:o}", "schema_version", TP_SCHEMA_VERSION,
                             "calibration", calibration ? calibration : "built-in defaults",
                             "error_definition", "predicted / measured - 1", "rows", rows,

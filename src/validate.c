@@ -57,6 +57,9 @@ void tp_run_evaluate(const struct tp_run *run, const struct tp_calib *cal,
                                              : NAN;
     out->domain = tp_calib_domain_check(cal, &run->model, &run->cluster, &run->job,
                                         out->domain_note, sizeof out->domain_note);
+    tp_time_range(&run->model, &run->cluster, &run->job, &run->layout, out->domain, &out->range);
+    double m = out->measured_tokens_per_s_per_gpu, p = out->predicted_tokens_per_s_per_gpu;
+    out->in_range = m > 0 && m >= p * out->range.lo && m <= p * out->range.hi;
 }
 
 static int by_value(const void *a, const void *b)
