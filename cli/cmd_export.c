@@ -122,13 +122,38 @@ static int best_layout(const struct cli_args *a, struct run *r, uint64_t gbs)
     return EXIT_OK;
 }
 
-/* Writes every file into `dir` (created when missing). */
-static int write_files(const char *dir, const struct tp_export *x)
+/* mkdir -p: `dir` and its missing parents. */
+static int make_dirs(const char *dir)
 {
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        cli_error("cannot create directory %s: %s", dir, strerror(errno));
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
+        cli_error("-o %s: path too long", dir);
         return EXIT_USAGE;
     }
+    for (char *p = path + 1;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char c = *p;
+        *p = '\0';
+        struct stat sb;
+        if (mkdir(path, 0777) != 0 && (errno != EEXIST || stat(path, &sb) != 0 ||
+                                       !S_ISDIR(sb.st_mode))) {
+            cli_error("cannot create directory %s: %s", path,
+                      errno == EEXIST ? "a file is in the way" : strerror(errno));
+            return EXIT_USAGE;
+        }
+        *p = c;
+        if (c == '\0')
+            return EXIT_OK;
+    }
+}
+
+/* Writes every file into `dir` (created with its parents when missing). */
+static int write_files(const char *dir, const struct tp_export *x)
+{
+    int rc = make_dirs(dir);
+    if (rc != EXIT_OK)
+        return rc;
     for (size_t i = 0; i < x->n_files; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, x->files[i].name);
@@ -236,15 +261,6 @@ int cmd_export(int argc, char **argv)
         return rc;
     if (a.best && (rc = best_layout(&a, &r, (uint64_t)a.gbs)) != EXIT_OK)
         return rc;
-    struct tp_memory mem;
-    tp_memory_worst(&r.m, &r.c, &r.j, &r.l, &mem);
-    if (!mem.fits && !a.force) {
-        fprintf(stderr, "trainplan: the layout does not fit: the worst pipeline stage needs "
-                        "%.2f GB of %.2f GB per GPU (trainplan memory lists the changes that make "
-                        "it fit; --force exports it anyway)\n",
-                mem.total_bytes / 1e9, mem.capacity_bytes / 1e9);
-        return EXIT_NO;
-    }
     struct tp_export_opts o;
     tp_export_opts_init(&o);
     o.base_model = a.base_model;
@@ -253,6 +269,17 @@ int cmd_export(int argc, char **argv)
     if (tp_export_build(fmt, &r.m, &r.c, &r.j, &r.l, &o, &x, &err) != TP_OK) {
         cli_error("--to %s: %s", a.to, err.msg);
         return EXIT_USAGE;
+    }
+    /* after the build: a plan the framework cannot express is an input error (2) first */
+    struct tp_memory mem;
+    tp_memory_worst(&r.m, &r.c, &r.j, &r.l, &mem);
+    if (!mem.fits && !a.force) {
+        fprintf(stderr, "trainplan: the layout does not fit: the worst pipeline stage needs "
+                        "%.2f GB of %.2f GB per GPU (trainplan memory lists the changes that make "
+                        "it fit; --force exports it anyway)\n",
+                mem.total_bytes / 1e9, mem.capacity_bytes / 1e9);
+        tp_export_free(&x);
+        return EXIT_NO;
     }
     uint32_t nodes = r.c.n_gpus > r.c.gpus_per_node
                          ? (r.c.n_gpus + r.c.gpus_per_node - 1) / r.c.gpus_per_node : 1;
