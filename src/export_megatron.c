@@ -13,6 +13,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { MAX_ARGS = 96 };
@@ -337,42 +338,44 @@ static enum tp_status render(const struct tp_export_plan *p, const struct args *
     return tp_export_add_sbuf(p->out, TP_EXPORT_MEGATRON_FILE, &b, err);
 }
 
+static enum tp_status build_lm(const struct tp_export_plan *p, struct args *a,
+                               struct tp_error *err)
+{
+    if (p->j->precision == TP_PREC_FP32)
+        tp_export_note(p->out, "fp32: Megatron-LM trains in fp32 without --bf16/--fp16");
+    shape_lm(p, a);
+    moe_lm(p, a);
+    TRY(layout_lm(p, a, err));
+    recompute(p, a, false);
+    return job_lm(p, a, err);
+}
+
 enum tp_status tp_export_megatron(const struct tp_export_plan *p, bool deepspeed,
                                   struct tp_error *err)
 {
-    static struct args a; /* ~15 KiB: off the stack */
-    memset(&a, 0, sizeof a);
     const struct tp_job *j = p->j;
     if (j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA || j->task == TP_TASK_DPO)
         return tp_fail(err, TP_EUNSUPPORTED, "pretrain_gpt.py trains every weight on next-token "
                                              "loss: %s is not a Megatron pretraining run (use "
                                              "--to axolotl)",
                        j->task == TP_TASK_DPO ? "DPO" : "LoRA/QLoRA");
+    struct args *a = calloc(1, sizeof *a); /* ~15 KiB: off the stack */
+    if (!a)
+        return tp_fail(err, TP_ENOMEM, "out of memory");
     json_t *ds = NULL;
+    enum tp_status st = TP_OK;
     if (deepspeed) {
-        enum tp_status st;
         ds = tp_export_deepspeed_doc(p, false, true, &st, err);
-        if (!ds)
-            return st != TP_OK ? st : tp_fail(err, TP_ENOMEM, "out of memory");
-        st = build_ds(p, &a, err);
-        if (st != TP_OK) {
-            json_decref(ds);
-            return st;
-        }
+        if (!ds && st == TP_OK)
+            st = tp_fail(err, TP_ENOMEM, "out of memory");
+        if (st == TP_OK)
+            st = build_ds(p, a, err);
     } else {
-        if (j->precision == TP_PREC_FP32)
-            tp_export_note(p->out, "fp32: Megatron-LM trains in fp32 without --bf16/--fp16");
-        shape_lm(p, &a);
-        moe_lm(p, &a);
-        enum tp_status st = layout_lm(p, &a, err);
-        if (st == TP_OK)
-            recompute(p, &a, false);
-        if (st == TP_OK)
-            st = job_lm(p, &a, err);
-        if (st != TP_OK)
-            return st;
+        st = build_lm(p, a, err);
     }
-    enum tp_status st = render(p, &a, deepspeed, err);
+    if (st == TP_OK)
+        st = render(p, a, deepspeed, err);
+    free(a);
     if (st != TP_OK) {
         json_decref(ds);
         return st;
