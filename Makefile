@@ -9,7 +9,7 @@ SAN     ?= 0
 WERROR  ?= 0
 BUILD   ?= $(if $(filter 1,$(SAN)),build-san,build)
 
-PKGS     := jansson gsl
+PKGS     := jansson gsl yaml-0.1
 WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
             -Wformat=2 -Wvla
 CFLAGS   ?= -O2 -g
@@ -25,7 +25,7 @@ CFLAGS   += -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit
 LDFLAGS  += -fsanitize=address,undefined
 endif
 DEP_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-DEP_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ljansson -lgsl -lgslcblas) -lcsv
+DEP_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ljansson -lgsl -lgslcblas -lyaml) -lcsv
 TEST_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 LIB_SRC  := $(wildcard src/*.c)

@@ -36,11 +36,13 @@ struct opt {
 
 #define F(field) offsetof(struct cli_args, field)
 #define S(field) offsetof(struct cli_args, shape.field)
-#define SHAPE_CMDS (CMD_PARAMS | CMD_MEMORY | CMD_ESTIMATE | CMD_SEARCH | CMD_LOGS)
+#define SHAPE_CMDS (CMD_PARAMS | CMD_MEMORY | CMD_ESTIMATE | CMD_SEARCH | CMD_LOGS | CMD_EXPORT)
 /* logs takes the run options to describe the measured run (its runs-file row) */
-#define RUN_CMDS (CMD_MEMORY | CMD_ESTIMATE | CMD_LOGS)
+#define RUN_CMDS (CMD_MEMORY | CMD_ESTIMATE | CMD_LOGS | CMD_EXPORT)
 /* options that describe the job and the cluster, not the layout: search takes these */
 #define JOB_CMDS (RUN_CMDS | CMD_SEARCH)
+/* search's knobs: export --best runs the search */
+#define SEARCH_CMDS (CMD_SEARCH | CMD_EXPORT)
 
 static const int MLP_VALUES[] = {TP_MLP_GELU, TP_MLP_GLU, TP_MLP_GLU};
 static const int NORM_VALUES[] = {TP_NORM_LAYER, TP_NORM_RMS};
@@ -99,15 +101,27 @@ static const struct opt OPTS[] = {
      "host link (PCIe) per GPU per direction in GB/s, overriding the catalog"},
     /* time and cost */
     {"calibration", NULL, OPT_STR, F(calibration), 0, 0, NULL, NULL,
-     CMD_ESTIMATE | CMD_SEARCH | CMD_VALIDATE | CMD_LOGS, "FILE",
+     CMD_ESTIMATE | SEARCH_CMDS | CMD_VALIDATE | CMD_LOGS, "FILE",
      "efficiency parameters (JSON, as `trainplan calibrate` writes) instead of the built-in "
      "defaults"},
     /* validate and calibrate */
     {"base", NULL, OPT_STR, F(base), 0, 0, NULL, NULL, CMD_CALIBRATE, "FILE|prior",
      "start from and regularise toward this calibration (default: the built-in defaults; "
      "\"prior\": the uncalibrated physics priors, how data/calibration.json is made)"},
-    {"output", "o", OPT_STR, F(output), 0, 0, NULL, NULL, CMD_CALIBRATE, "FILE",
-     "write the fitted calibration here (JSON)"},
+    {"output", "o", OPT_STR, F(output), 0, 0, NULL, NULL, CMD_CALIBRATE | CMD_EXPORT, "FILE",
+     "calibrate: write the fitted calibration here (JSON); export: the directory to write every "
+     "file into (created if missing)"},
+    /* export */
+    {"to", NULL, OPT_STR, F(to), 0, 0, NULL, NULL, CMD_EXPORT, "FORMAT",
+     "deepspeed, axolotl, megatron, megatron-deepspeed, torchrun or slurm"},
+    {"best", NULL, OPT_CONST, F(best), 1, 1, NULL, NULL, CMD_EXPORT, NULL,
+     "run the search (with --gbs and the search options) and export its fastest layout"},
+    {"force", NULL, OPT_CONST, F(force), 1, 1, NULL, NULL, CMD_EXPORT, NULL,
+     "export a layout that does not fit in memory"},
+    {"base-model", NULL, OPT_STR, F(base_model), 0, 0, NULL, NULL, CMD_EXPORT, "ID",
+     "Axolotl base_model (default: the preset's Hugging Face id or the config's directory)"},
+    {"job-name", NULL, OPT_STR, F(job_name), 0, 0, NULL, NULL, CMD_EXPORT, "NAME",
+     "Slurm job name (default trainplan)"},
     {"no-cv", NULL, OPT_CONST, F(no_cv), 1, 1, NULL, NULL, CMD_CALIBRATE, NULL,
      "skip the leave-one-source-out cross-validation (one fit per source)"},
     {"no-per-gpu", NULL, OPT_CONST, F(no_per_gpu), 1, 1, NULL, NULL, CMD_CALIBRATE, NULL,
@@ -130,29 +144,29 @@ static const struct opt OPTS[] = {
     /* search */
     {"top", NULL, OPT_INT, F(top), 1, 1000, NULL, NULL, CMD_SEARCH, "K",
      "layouts to list (default 5)"},
-    {"max-tp", NULL, OPT_INT, F(max_tp), 1, 1024, NULL, NULL, CMD_SEARCH, "N",
+    {"max-tp", NULL, OPT_INT, F(max_tp), 1, 1024, NULL, NULL, SEARCH_CMDS, "N",
      "largest tensor-parallel size tried (default: GPUs per node)"},
-    {"max-pp", NULL, OPT_INT, F(max_pp), 1, 1024, NULL, NULL, CMD_SEARCH, "N",
+    {"max-pp", NULL, OPT_INT, F(max_pp), 1, 1024, NULL, NULL, SEARCH_CMDS, "N",
      "largest pipeline size tried (default: the layers)"},
-    {"max-cp", NULL, OPT_INT, F(max_cp), 1, 1024, NULL, NULL, CMD_SEARCH, "N",
+    {"max-cp", NULL, OPT_INT, F(max_cp), 1, 1024, NULL, NULL, SEARCH_CMDS, "N",
      "largest context-parallel size tried (default 1)"},
-    {"max-ep", NULL, OPT_INT, F(max_ep), 1, 4096, NULL, NULL, CMD_SEARCH, "N",
+    {"max-ep", NULL, OPT_INT, F(max_ep), 1, 4096, NULL, NULL, SEARCH_CMDS, "N",
      "largest expert-parallel size tried (default: no limit)"},
-    {"max-mbs", NULL, OPT_INT, F(max_mbs), 1, 4096, NULL, NULL, CMD_SEARCH, "N",
+    {"max-mbs", NULL, OPT_INT, F(max_mbs), 1, 4096, NULL, NULL, SEARCH_CMDS, "N",
      "largest micro-batch tried (default 16)"},
-    {"mem-headroom", NULL, OPT_REAL, F(mem_headroom), 0, 0.9, NULL, NULL, CMD_SEARCH, "F",
+    {"mem-headroom", NULL, OPT_REAL, F(mem_headroom), 0, 0.9, NULL, NULL, SEARCH_CMDS, "F",
      "fraction of GPU memory to keep free (default 0)"},
     {"explain", NULL, OPT_STR, F(explain), 0, 0, NULL, NULL, CMD_SEARCH, "\"K=V ...\"",
      "why this layout ranks where it does or fails, e.g. \"tp=8 pp=4 mbs=2\" (keys tp pp vpp cp "
      "ep zero mbs recompute offload; the rest as the best layout)"},
-    {"no-offload", NULL, OPT_CONST, F(no_offload), 1, 1, NULL, NULL, CMD_SEARCH, NULL,
+    {"no-offload", NULL, OPT_CONST, F(no_offload), 1, 1, NULL, NULL, SEARCH_CMDS, NULL,
      "never offload the optimizer to the CPU"},
-    {"recompute-modes", NULL, OPT_STR, F(recompute_modes), 0, 0, NULL, NULL, CMD_SEARCH, "LIST",
+    {"recompute-modes", NULL, OPT_STR, F(recompute_modes), 0, 0, NULL, NULL, SEARCH_CMDS, "LIST",
      "recompute modes to try: a comma list of none, selective, full, partial (full on N blocks "
      "per stage; needs full); default all four"},
-    {"even-pp", NULL, OPT_CONST, F(even_pp), 1, 1, NULL, NULL, CMD_SEARCH, NULL,
+    {"even-pp", NULL, OPT_CONST, F(even_pp), 1, 1, NULL, NULL, SEARCH_CMDS, NULL,
      "only even pipeline splits (no stages shortened for the embedding and the head)"},
-    {"threads", NULL, OPT_INT, F(threads), 1, 256, NULL, NULL, CMD_SEARCH, "N",
+    {"threads", NULL, OPT_INT, F(threads), 1, 256, NULL, NULL, SEARCH_CMDS, "N",
      "worker threads (default: the online CPUs); the result does not depend on it"},
     {"gpu-hour-price", NULL, OPT_REAL, F(price), 0, 1000000, NULL, NULL,
      CMD_ESTIMATE | CMD_SEARCH | CMD_LOGS, "P",
@@ -426,6 +440,7 @@ static const char *cmd_name(unsigned cmd)
            : cmd == CMD_VALIDATE ? "validate"
            : cmd == CMD_CALIBRATE ? "calibrate"
            : cmd == CMD_LOGS ? "logs"
+           : cmd == CMD_EXPORT ? "export"
                                : "?";
 }
 

@@ -28,6 +28,7 @@ enum {
     CMD_VALIDATE = 1u << 6,
     CMD_CALIBRATE = 1u << 7,
     CMD_LOGS = 1u << 8,
+    CMD_EXPORT = 1u << 9,
 };
 /* Commands whose positional arguments are files (cli_args.files), not MODEL. */
 #define FILES_CMDS (CMD_VALIDATE | CMD_CALIBRATE | CMD_LOGS)
@@ -85,6 +86,12 @@ struct cli_args {
     int64_t skip_warmup;     /* TP_UNSET = the default warm-up rule */
     int log_format;          /* enum tp_log_format; 0 = detect */
     const char *row_out;     /* --row-out FILE: runs-file rows */
+    /* export */
+    const char *to;          /* --to FORMAT */
+    const char *base_model;  /* --base-model: Axolotl base_model */
+    const char *job_name;    /* --job-name: Slurm job name */
+    int best, force;         /* --best: export the search's top layout; --force: even if it does
+                                not fit */
 };
 
 /* Everything a run needs, resolved and checked. */
@@ -173,6 +180,7 @@ int cli_load_runs(const char *const *files, size_t n_files, struct cli_runs *out
 void cli_free_runs(struct cli_runs *r);
 int cmd_calibrate(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* Prints `doc` (consumed; NULL means a failed build) as indented JSON with its key order kept,
    reals with `digits` significant digits (0 = jansson's shortest round-trip form).  Returns

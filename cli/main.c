@@ -29,6 +29,8 @@ static void usage(FILE *out)
             "  logs FILE...    training logs (Megatron, HF/Axolotl/TRL, torchtitan, nanoGPT,\n"
             "                  llm.c, JSON run logs): steady-state step time, tokens/s, MFU,\n"
             "                  time for a token budget, and runs-file rows for calibrate\n"
+            "  export MODEL --to FORMAT   the planned layout as the framework's files:\n"
+            "                  DeepSpeed JSON, Axolotl YAML, Megatron arguments, torchrun/Slurm\n"
             "  models          the built-in presets with their sources\n"
             "  gpus            the accelerator catalog\n"
             "\n"
@@ -45,7 +47,7 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        cli_error("no command given (commands: params, memory, estimate, search, validate, calibrate, logs, models, gpus; see trainplan "
+        cli_error("no command given (commands: params, memory, estimate, search, validate, calibrate, logs, export, models, gpus; see trainplan "
                   "--help)");
         return EXIT_USAGE;
     }
@@ -76,7 +78,9 @@ int main(int argc, char **argv)
         return cmd_gpus(argc - 2, argv + 2);
     if (strcmp(cmd, "logs") == 0)
         return cmd_logs(argc - 2, argv + 2);
-    cli_error("unknown command \"%s\" (commands: params, memory, estimate, search, validate, calibrate, logs, models, gpus; see trainplan "
+    if (strcmp(cmd, "export") == 0)
+        return cmd_export(argc - 2, argv + 2);
+    cli_error("unknown command \"%s\" (commands: params, memory, estimate, search, validate, calibrate, logs, export, models, gpus; see trainplan "
               "--help)", cmd);
     return EXIT_USAGE;
 }

@@ -2,7 +2,7 @@
 # Checks the build dependencies (Debian packages) and installs the missing ones when run as
 # root; otherwise prints the one command to run.  Called by `make run` and `make test`.
 set -u
-pkgs="make pkg-config libjansson-dev libcmocka-dev libcsv-dev libgsl-dev"
+pkgs="make pkg-config libjansson-dev libcmocka-dev libcsv-dev libgsl-dev libyaml-dev"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -1,0 +1,311 @@
+/*
+ * cmd_export.c - `trainplan export --to FORMAT MODEL ...`: the planned layout as the files the
+ * user's framework runs (DeepSpeed JSON, Axolotl YAML, Megatron arguments, torchrun/Slurm
+ * launch scripts).  The library builds the texts (src/export*.c); this file resolves the plan
+ * (the flags of estimate, or the search's best layout with --best), refuses a layout that does
+ * not fit, and prints or writes the files.
+ *
+ * Exit status 0 exported; 1 the layout does not fit (without --force) or --best finds none;
+ * 2 usage, input or I/O error, or a plan the target framework cannot express.
+ */
+#include "cli.h"
+#include "par_search.h"
+#include "trainplan_export.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void help(void)
+{
+    printf("usage: trainplan export --to FORMAT MODEL --gpu NAME --gpus N [layout and job options]\n"
+           "                        [--best --gbs B [search options]] [--force] [-o DIR]\n\n"
+           "Writes the planned run as the files its framework reads, with every batch, parallel\n"
+           "and precision value the plan's (train_batch_size = micro-batch x accumulation x dp):\n"
+           "  deepspeed            DeepSpeed config JSON (ZeRO stage, offload, buckets sized for\n"
+           "                       the model, bf16/fp16, clipping)\n"
+           "  axolotl              Axolotl YAML (+ the DeepSpeed JSON it points at, or an FSDP2\n"
+           "                       block with --framework fsdp)\n"
+           "  megatron             Megatron-LM arguments as a bash array for pretrain_gpt.py;\n"
+           "                       Megatron-DeepSpeed's with --framework megatron-deepspeed\n"
+           "  megatron-deepspeed   Megatron-DeepSpeed arguments + its DeepSpeed JSON\n"
+           "  torchrun, slurm      launch script for the planned nodes (+ the --framework stack's\n"
+           "                       config files)\n"
+           "Without -o the format's own file goes to stdout; with -o DIR every file it needs\n"
+           "(configs and a launch script) is written there and the names are printed.  What the\n"
+           "target cannot say exactly as planned is printed as notes on stderr.  Key and flag\n"
+           "names are checked against the frameworks' sources: see docs/export.md.\n\n"
+           "--best runs `trainplan search` with the same flags (--gbs needed) and exports its\n"
+           "fastest layout.  A layout that does not fit is refused unless --force.\n\n"
+           "JSON keys: schema_version, command, to, model, gpus, nodes, layout{...},\n"
+           "global_batch, fits, memory_bytes, notes, files[] (name, path, content).\n\n"
+           "options:\n");
+    cli_print_options(stdout, CMD_EXPORT);
+    printf("\nexit status: 0 exported; 1 does not fit (without --force) or no layout fits;\n"
+           "2 usage, input or I/O error, or a plan the framework cannot express.\n");
+}
+
+/* --recompute-modes none,selective,full,partial -> TP_SEARCH_RC_* (as trainplan search). */
+static int parse_modes(const char *text, unsigned *mask)
+{
+    static const char *const names[] = {"none", "selective", "full", "partial"};
+    static const unsigned bits[] = {TP_SEARCH_RC_NONE, TP_SEARCH_RC_SELECTIVE, TP_SEARCH_RC_FULL,
+                                    TP_SEARCH_RC_PARTIAL};
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", text);
+    *mask = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        size_t k = 0;
+        while (k < 4 && strcmp(tok, names[k]) != 0)
+            k++;
+        if (k == 4 || strlen(text) >= sizeof buf) {
+            cli_error("--recompute-modes %s: expected a comma list of none, selective, full, "
+                      "partial", text);
+            return EXIT_USAGE;
+        }
+        *mask |= bits[k];
+    }
+    if (!*mask || ((*mask & TP_SEARCH_RC_PARTIAL) && !(*mask & TP_SEARCH_RC_FULL))) {
+        cli_error("--recompute-modes %s: give at least one mode; partial needs full", text);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+/* --best: the search's fastest layout replaces r->l.  EXIT_NO when none fits. */
+static int best_layout(const struct cli_args *a, struct run *r, uint64_t gbs)
+{
+    static struct tp_calib cal;
+    tp_calib_init(&cal);
+    struct tp_error err = {{0}};
+    int rc;
+    if (a->calibration && tp_calib_from_file(a->calibration, &cal, &err) != TP_OK) {
+        cli_error("%s", err.msg);
+        return EXIT_USAGE;
+    }
+    struct tp_search_opts o;
+    tp_search_opts_init(&o);
+    o.gbs = gbs;
+    const struct {
+        int64_t v;
+        uint32_t *dst;
+    } lim[] = {{a->max_tp, &o.max_tp}, {a->max_pp, &o.max_pp}, {a->max_cp, &o.max_cp},
+               {a->max_ep, &o.max_ep}, {a->max_mbs, &o.max_mbs}};
+    for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++)
+        if (lim[i].v != TP_UNSET)
+            *lim[i].dst = (uint32_t)lim[i].v;
+    o.mem_headroom = a->mem_headroom;
+    o.offload = !a->no_offload;
+    o.uneven_pp = !a->even_pp;
+    if (a->recompute_modes && (rc = parse_modes(a->recompute_modes, &o.recompute_mask)) != EXIT_OK)
+        return rc;
+    unsigned threads = a->threads != TP_UNSET ? (unsigned)a->threads : par_cpus();
+    struct tp_search_hit hit[1];
+    size_t n = 0;
+    struct tp_search_stats st;
+    if (par_search(&r->m, &r->c, &r->j, &o, &cal, threads, false, hit, 1, &n, &st, &err) !=
+        TP_OK) {
+        cli_error("%s", err.msg);
+        return EXIT_USAGE;
+    }
+    if (n == 0) {
+        fprintf(stderr, "trainplan: no layout of the %llu evaluated fits (see trainplan search "
+                        "for the constraints that reject them)\n",
+                (unsigned long long)st.evaluated);
+        return EXIT_NO;
+    }
+    r->l = hit[0].layout;
+    return EXIT_OK;
+}
+
+/* mkdir -p: `dir` and its missing parents. */
+static int make_dirs(const char *dir)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
+        cli_error("-o %s: path too long", dir);
+        return EXIT_USAGE;
+    }
+    for (char *p = path + 1;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char c = *p;
+        *p = '\0';
+        struct stat sb;
+        if (mkdir(path, 0777) != 0 && (errno != EEXIST || stat(path, &sb) != 0 ||
+                                       !S_ISDIR(sb.st_mode))) {
+            cli_error("cannot create directory %s: %s", path,
+                      errno == EEXIST ? "a file is in the way" : strerror(errno));
+            return EXIT_USAGE;
+        }
+        *p = c;
+        if (c == '\0')
+            return EXIT_OK;
+    }
+}
+
+/* Writes every file into `dir` (created with its parents when missing). */
+static int write_files(const char *dir, const struct tp_export *x)
+{
+    int rc = make_dirs(dir);
+    if (rc != EXIT_OK)
+        return rc;
+    for (size_t i = 0; i < x->n_files; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, x->files[i].name);
+        FILE *f = fopen(path, "w");
+        size_t len = strlen(x->files[i].text);
+        bool ok = f && fwrite(x->files[i].text, 1, len, f) == len;
+        if (f && fclose(f) != 0)
+            ok = false;
+        if (!ok) {
+            cli_error("cannot write %s: %s", path, strerror(errno));
+            return EXIT_USAGE;
+        }
+        size_t n = strlen(path);
+        if ((n > 3 && strcmp(path + n - 3, ".sh") == 0) ||
+            (n > 7 && strcmp(path + n - 7, ".sbatch") == 0))
+            chmod(path, 0755);
+    }
+    return EXIT_OK;
+}
+
+static int print_json(const struct cli_args *a, const struct run *r, const struct tp_export *x,
+                      const struct tp_memory *mem, uint32_t nodes)
+{
+    json_t *files = json_array();
+    for (size_t i = 0; i < x->n_files; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", a->output ? a->output : ".", x->files[i].name);
+        json_array_append_new(files, json_pack("{s:s, s:o, s:s}", "name", x->files[i].name,
+                                               "path", a->output ? json_string(path) : json_null(),
+                                               "content", x->files[i].text));
+    }
+    const struct tp_layout *l = &r->l;
+    json_t *doc = json_pack(
+        "{s:i, s:s, s:s, s:{s:s, s:s}, s:s, s:I, s:I, s:o, s:I, s:b, s:f, s:s, s:o}",
+        "schema_version", TP_SCHEMA_VERSION, "command", "export", "to", a->to, "model", "name",
+        r->m.name, "family", r->m.family, "gpu", r->c.gpu.key, "gpus", (json_int_t)r->c.n_gpus,
+        "nodes", (json_int_t)nodes, "layout", report_layout_json(l), "global_batch",
+        (json_int_t)((uint64_t)l->mbs * l->gas * l->dp), "fits", (int)mem->fits,
+        "memory_bytes", mem->total_bytes, "notes", x->notes, "files", files);
+    return cli_print_json(doc, 12);
+}
+
+static void print_csv(const struct cli_args *a, const struct run *r, const struct tp_export *x)
+{
+    const struct tp_layout *l = &r->l;
+    printf("file,bytes,to,gpus,dp,tp,pp,vpp,cp,ep,zero,mbs,gas,global_batch\n");
+    for (size_t i = 0; i < x->n_files; i++)
+        printf("%s,%zu,%s,%u,%u,%u,%u,%u,%u,%u,%u,%u,%u,%llu\n", x->files[i].name,
+               strlen(x->files[i].text), a->to, r->c.n_gpus, l->dp, l->tp, l->pp, l->vpp, l->cp,
+               l->ep, l->zero, l->mbs, l->gas,
+               (unsigned long long)((uint64_t)l->mbs * l->gas * l->dp));
+}
+
+/* --best with layout flags: the search chooses those. */
+static int check_best_flags(const struct cli_args *a)
+{
+    const struct {
+        bool given;
+        const char *name;
+    } dims[] = {{a->dp != TP_UNSET, "dp"},       {a->tp != TP_UNSET, "tp"},
+                {a->pp != TP_UNSET, "pp"},       {a->vpp != TP_UNSET, "vpp"},
+                {a->ep != TP_UNSET, "ep"},       {a->cp != TP_UNSET, "cp"},
+                {a->mbs != TP_UNSET, "mbs"},     {a->gas != TP_UNSET, "gas"},
+                {a->zero != TP_UNSET, "zero"},   {a->recompute != 0, "recompute"},
+                {a->offload != 0, "offload"},    {a->pp_first != TP_UNSET, "pp-first"},
+                {a->pp_last != TP_UNSET, "pp-last"}};
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
+        if (dims[i].given) {
+            cli_error("--best searches the layout: drop --%s (or drop --best to export the "
+                      "layout given)", dims[i].name);
+            return EXIT_USAGE;
+        }
+    if (a->gbs == TP_UNSET) {
+        cli_error("--best needs the global batch (--gbs, in sequences)");
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+int cmd_export(int argc, char **argv)
+{
+    struct cli_args a;
+    int rc = cli_begin(argc, argv, CMD_EXPORT, &a, help);
+    if (rc >= 0)
+        return rc;
+    enum tp_export_format fmt;
+    struct tp_error err = {{0}};
+    if (!a.to) {
+        cli_error("export needs --to FORMAT (deepspeed, axolotl, megatron, megatron-deepspeed, "
+                  "torchrun, slurm)");
+        return EXIT_USAGE;
+    }
+    if (tp_export_format_find(a.to, &fmt, &err) != TP_OK) {
+        cli_error("--to %s", err.msg);
+        return EXIT_USAGE;
+    }
+    if (a.best && (rc = check_best_flags(&a)) != EXIT_OK)
+        return rc;
+    static struct run r;
+    memset(&r, 0, sizeof r);
+    struct cli_args resolve = a;
+    /* without --framework the stack is the target's (cli_args.framework is enum + 1) */
+    if (!resolve.framework && (fmt == TP_EXPORT_DEEPSPEED || fmt == TP_EXPORT_AXOLOTL ||
+                               fmt == TP_EXPORT_MEGATRON || fmt == TP_EXPORT_MEGATRON_DS))
+        resolve.framework = 1 + (fmt == TP_EXPORT_DEEPSPEED ? TP_FW_DEEPSPEED
+                                 : fmt == TP_EXPORT_AXOLOTL ? TP_FW_AXOLOTL
+                                 : fmt == TP_EXPORT_MEGATRON ? TP_FW_MEGATRON
+                                                             : TP_FW_MEGATRON_DS);
+    if (a.best)
+        resolve.gbs = TP_UNSET; /* the search keeps the global batch; the default layout may not */
+    if ((rc = cli_resolve_run(&resolve, &r)) != EXIT_OK)
+        return rc;
+    if (a.best && (rc = best_layout(&a, &r, (uint64_t)a.gbs)) != EXIT_OK)
+        return rc;
+    struct tp_export_opts o;
+    tp_export_opts_init(&o);
+    o.base_model = a.base_model;
+    o.job_name = a.job_name;
+    static struct tp_export x;
+    if (tp_export_build(fmt, &r.m, &r.c, &r.j, &r.l, &o, &x, &err) != TP_OK) {
+        cli_error("--to %s: %s", a.to, err.msg);
+        return EXIT_USAGE;
+    }
+    /* after the build: a plan the framework cannot express is an input error (2) first */
+    struct tp_memory mem;
+    tp_memory_worst(&r.m, &r.c, &r.j, &r.l, &mem);
+    if (!mem.fits && !a.force) {
+        fprintf(stderr, "trainplan: the layout does not fit: the worst pipeline stage needs "
+                        "%.2f GB of %.2f GB per GPU (trainplan memory lists the changes that make "
+                        "it fit; --force exports it anyway)\n",
+                mem.total_bytes / 1e9, mem.capacity_bytes / 1e9);
+        tp_export_free(&x);
+        return EXIT_NO;
+    }
+    uint32_t nodes = r.c.n_gpus > r.c.gpus_per_node
+                         ? (r.c.n_gpus + r.c.gpus_per_node - 1) / r.c.gpus_per_node : 1;
+    if (a.output && (rc = write_files(a.output, &x)) != EXIT_OK) {
+        tp_export_free(&x);
+        return rc;
+    }
+    if (a.format == FMT_JSON) {
+        rc = print_json(&a, &r, &x, &mem, nodes);
+    } else if (a.format == FMT_CSV) {
+        print_csv(&a, &r, &x);
+    } else if (a.output) {
+        for (size_t i = 0; i < x.n_files; i++)
+            printf("wrote %s/%s\n", a.output, x.files[i].name);
+    } else {
+        fputs(x.files[0].text, stdout);
+    }
+    if (x.notes[0] && a.format != FMT_JSON)
+        fprintf(stderr, "trainplan: note: %s\n", x.notes);
+    tp_export_free(&x);
+    return rc != EXIT_OK ? rc : cli_finish(EXIT_OK);
+}

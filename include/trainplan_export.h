@@ -1,0 +1,79 @@
+/*
+ * trainplan_export.h - from a plan to the files a training framework runs (trainplan export).
+ *
+ * A checked plan (model, cluster, job, layout) becomes the framework's own files: a DeepSpeed
+ * config JSON (built with jansson), an Axolotl YAML (libyaml's emitter), Megatron-LM or
+ * Megatron-DeepSpeed arguments, and a torchrun or Slurm launch script.  Every key and flag is
+ * one the target's own parser or schema knows (docs/export.md names the versions; test_export
+ * pins each name with the file it comes from).  The library builds the texts in memory and
+ * never writes a file: the CLI does.
+ */
+#ifndef TRAINPLAN_EXPORT_H
+#define TRAINPLAN_EXPORT_H
+
+#include "trainplan.h"
+
+#include <stddef.h>
+
+enum tp_export_format {
+    TP_EXPORT_DEEPSPEED = 0, /* DeepSpeed config JSON (ds_config.json) */
+    TP_EXPORT_AXOLOTL,       /* Axolotl YAML (+ the DeepSpeed JSON it points at) */
+    TP_EXPORT_MEGATRON,      /* Megatron-LM arguments (Megatron-DeepSpeed's with --framework
+                                megatron-deepspeed) as a bash array */
+    TP_EXPORT_MEGATRON_DS,   /* Megatron-DeepSpeed arguments + its DeepSpeed JSON */
+    TP_EXPORT_TORCHRUN,      /* torchrun launch script (+ the stack's config files) */
+    TP_EXPORT_SLURM,         /* sbatch script running torchrun on every node (+ configs) */
+    TP_EXPORT_FORMAT_COUNT
+};
+
+/* "deepspeed", "axolotl", "megatron", "megatron-deepspeed", "torchrun", "slurm". */
+const char *tp_export_format_name(enum tp_export_format f);
+/* A format by name; TP_ENOTFOUND lists the names. */
+enum tp_status tp_export_format_find(const char *name, enum tp_export_format *out,
+                                     struct tp_error *err);
+
+/* File names the exports use and refer to each other by. */
+#define TP_EXPORT_DS_FILE "ds_config.json"
+#define TP_EXPORT_AXOLOTL_FILE "axolotl.yaml"
+#define TP_EXPORT_MEGATRON_FILE "megatron_args.sh"
+#define TP_EXPORT_TORCHRUN_FILE "launch.sh"
+#define TP_EXPORT_SLURM_FILE "train.sbatch"
+
+enum { TP_EXPORT_MAX_FILES = 4 };
+
+struct tp_export_file {
+    char name[32]; /* file name, no directory */
+    char *text;    /* NUL-terminated contents (malloc'd; tp_export_free) */
+};
+
+struct tp_export_opts {
+    const char *base_model; /* Axolotl base_model (HF id or path); NULL = tp_export_base_model */
+    const char *job_name;   /* Slurm job name; NULL = "trainplan" */
+};
+void tp_export_opts_init(struct tp_export_opts *o);
+
+struct tp_export {
+    /* files[0] is the file the format names; the others are what it refers to (the DeepSpeed
+       JSON an Axolotl YAML points at, the launcher's configs) and a launch script */
+    struct tp_export_file files[TP_EXPORT_MAX_FILES];
+    size_t n_files;
+    /* what the target cannot say as the plan has it, '; '-separated (empty: nothing) */
+    char notes[1024];
+};
+
+/* Builds the files of format `f` for a checked layout (tp_layout_check).  TP_EUNSUPPORTED,
+   with the reason, when the target cannot run the layout as planned (e.g. tensor parallelism
+   under Axolotl + DeepSpeed, ZeRO-3 under Megatron-DeepSpeed's pipeline); TP_ENOMEM.  On
+   failure `out` holds no file. */
+enum tp_status tp_export_build(enum tp_export_format f, const struct tp_model *m,
+                               const struct tp_cluster *c, const struct tp_job *j,
+                               const struct tp_layout *l, const struct tp_export_opts *o,
+                               struct tp_export *out, struct tp_error *err);
+void tp_export_free(struct tp_export *x);
+
+/* The Hugging Face id (or local directory) of the model: "meta-llama/Llama-3.3-70B-Instruct"
+   from a preset's source, "zai-org/GLM-4.5-Air" from a hub-cache path
+   (.../models--zai-org--GLM-4.5-Air/snapshots/...), else the config's directory. */
+void tp_export_base_model(const struct tp_model *m, char *buf, size_t len);
+
+#endif

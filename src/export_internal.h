@@ -1,0 +1,77 @@
+/*
+ * export_internal.h - what the exporters (export*.c) share; not public.
+ */
+#ifndef TP_EXPORT_INTERNAL_H
+#define TP_EXPORT_INTERNAL_H
+
+#include "internal.h"
+#include "trainplan_export.h"
+
+#include <jansson.h>
+
+/* A growing NUL-terminated string; `failed` latches an allocation failure. */
+struct tp_sbuf {
+    char *s;
+    size_t len, cap;
+    bool failed;
+};
+void tp_sbuf_printf(struct tp_sbuf *b, const char *fmt, ...) TP_PRINTF(2, 3);
+void tp_sbuf_append(struct tp_sbuf *b, const char *text, size_t n);
+
+/* The plan an exporter writes: the inputs plus the figures every format repeats. */
+struct tp_export_plan {
+    const struct tp_model *m;
+    const struct tp_cluster *c;
+    const struct tp_job *j;
+    const struct tp_layout *l;
+    const struct tp_export_opts *o;
+    uint64_t gbs;   /* mbs * gas * dp: sequences per optimizer step */
+    uint32_t nodes; /* n_gpus / gpus_per_node, rounded up */
+    uint32_t gpus_per_node; /* GPUs each node runs (n_gpus when it is one node) */
+    struct tp_export *out;
+};
+
+/* Appends "; note" to out->notes. */
+void tp_export_note(struct tp_export *x, const char *fmt, ...) TP_PRINTF(2, 3);
+/* Adds a file (takes `text`, malloc'd); TP_ENOMEM when text is NULL. */
+enum tp_status tp_export_add(struct tp_export *x, const char *name, char *text,
+                             struct tp_error *err);
+/* Adds a file from a tp_sbuf (consumed). */
+enum tp_status tp_export_add_sbuf(struct tp_export *x, const char *name, struct tp_sbuf *b,
+                                  struct tp_error *err);
+
+/* The DeepSpeed config document (export.c).  `hf`: read by the Hugging Face Trainer
+   (Axolotl), whose integration fills "auto" values; `megatron`: Megatron-DeepSpeed's.
+   NULL on allocation failure or, with *st set and err filled, when DeepSpeed cannot express
+   the plan. */
+json_t *tp_export_deepspeed_doc(const struct tp_export_plan *p, bool hf, bool megatron,
+                                enum tp_status *st, struct tp_error *err);
+/* DeepSpeed JSON text of `doc` (consumed) as a file named TP_EXPORT_DS_FILE. */
+enum tp_status tp_export_add_json(struct tp_export *x, json_t *doc, struct tp_error *err);
+
+/* Axolotl YAML + its DeepSpeed JSON (export_axolotl.c). */
+enum tp_status tp_export_axolotl(const struct tp_export_plan *p, struct tp_error *err);
+/* Megatron-LM / Megatron-DeepSpeed argument files (export_megatron.c). */
+enum tp_status tp_export_megatron(const struct tp_export_plan *p, bool deepspeed,
+                                  struct tp_error *err);
+/* What the launch script runs. */
+enum tp_export_stack {
+    TP_STACK_MEGATRON,    /* pretrain_gpt.py with megatron_args.sh */
+    TP_STACK_MEGATRON_DS, /* the same, Megatron-DeepSpeed, + ds_config.json */
+    TP_STACK_AXOLOTL,     /* python -m axolotl.cli.train axolotl.yaml */
+    TP_STACK_DEEPSPEED,   /* the user's script with --deepspeed_config ds_config.json */
+    TP_STACK_SCRIPT       /* the user's script (FSDP, torchtitan) */
+};
+/* The stack the plan's --framework names (export_launch.c). */
+enum tp_export_stack tp_export_stack_of(const struct tp_export_plan *p);
+/* torchrun / Slurm script first, then the stack's configs (export_launch.c). */
+enum tp_status tp_export_launch(const struct tp_export_plan *p, bool slurm,
+                                struct tp_error *err);
+/* Appends the launch script (torchrun, or sbatch with `slurm`) of `stack` (export_launch.c). */
+enum tp_status tp_export_add_launcher(const struct tp_export_plan *p, bool slurm,
+                                      enum tp_export_stack stack, struct tp_error *err);
+
+/* A header comment line: "trainplan VERSION: MODEL on N x GPU; dp .. tp .. pp ..". */
+void tp_export_summary(const struct tp_export_plan *p, char *buf, size_t len);
+
+#endif
