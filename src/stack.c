@@ -36,7 +36,7 @@ static const struct tp_stack STACKS[] = {
     {TP_FW_DEEPSPEED, "deepspeed", "zero", "DeepSpeed",
      "DeepSpeed runtime/engine.py, pipe/engine.py, moe/layer.py",
      false, true, false, false, true, false, false, true, Z(0) | Z(1) | Z(2) | Z(3), false,
-     true, TP_MOE_EAGER, false},
+     false, TP_MOE_EAGER, false},
     {TP_FW_FSDP, "fsdp", "fsdp2", "PyTorch FSDP / FSDP2",
      "torch.distributed.fsdp (ShardingStrategy), torch.distributed.tensor.parallel",
      true, false, false, true, true, false, false, true, Z(0) | Z(2) | Z(3), true,
