@@ -28,6 +28,7 @@ enum {
     CMD_VALIDATE = 1u << 6,
     CMD_CALIBRATE = 1u << 7,
     CMD_LOGS = 1u << 8,
+    CMD_SIZE = 1u << 9,
 };
 /* Commands whose positional arguments are files (cli_args.files), not MODEL. */
 #define FILES_CMDS (CMD_VALIDATE | CMD_CALIBRATE | CMD_LOGS)
@@ -84,6 +85,9 @@ struct cli_args {
     int64_t skip_warmup;     /* TP_UNSET = the default warm-up rule */
     int log_format;          /* enum tp_log_format; 0 = detect */
     const char *row_out;     /* --row-out FILE: runs-file rows */
+    /* size */
+    double flops, days, gpu_hours;
+    const char *fit, *family;
 };
 
 /* Everything a run needs, resolved and checked. */
@@ -98,6 +102,9 @@ struct run {
 /* Resolves model, cluster, job and layout from the arguments; prints the error and returns
    EXIT_USAGE on failure. */
 int cli_resolve_run(const struct cli_args *a, struct run *r);
+/* The cluster, job and layout part of cli_resolve_run, for a model already in r->m (zeroed:
+   the sequence defaults to 4096). */
+int cli_resolve_cluster_job(const struct cli_args *a, struct run *r);
 
 /* Parses argv (after the command name) for command `cmd`.  On error prints one line to stderr
    and returns EXIT_USAGE; otherwise EXIT_OK. */
@@ -172,6 +179,7 @@ int cli_load_runs(const char *const *files, size_t n_files, struct cli_runs *out
 void cli_free_runs(struct cli_runs *r);
 int cmd_calibrate(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
+int cmd_size(int argc, char **argv);
 
 /* Prints `doc` (consumed; NULL means a failed build) as indented JSON with its key order kept,
    reals with `digits` significant digits (0 = jansson's shortest round-trip form).  Returns
