@@ -124,7 +124,7 @@ static const struct opt OPTS[] = {
     {"dataset-tokens", NULL, OPT_REAL, F(dataset_tokens), 1, 1e17, NULL, NULL,
      CMD_ESTIMATE, "N", "tokens in one epoch of the dataset (with --epochs)"},
     /* size */
-    {"flops", NULL, OPT_REAL, F(flops), 1e6, 1e35, NULL, NULL, CMD_SIZE, "C",
+    {"flops", NULL, OPT_REAL, F(flops), 1e15, 1e32, NULL, NULL, CMD_SIZE, "C",
      "training compute budget in FLOPs (model FLOPs: exact, causal)"},
     {"days", NULL, OPT_REAL, F(days), 1e-4, 36500, NULL, NULL, CMD_SIZE, "D",
      "with --gpu and --gpus: wall-clock days of training (the budget comes from the cluster)"},

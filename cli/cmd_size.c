@@ -160,6 +160,8 @@ static json_t *shape_json(const struct size_job *s, const struct tp_size_shape *
                           (int)sh->tied, "params", (json_int_t)sh->params, "flops_per_token",
                           sh->flops_per_token, "tokens", sh->tokens, "tokens_per_param",
                           sh->tokens / sh->params, "loss", sh->loss);
+    if (o && rank == 0)
+        json_object_set_new(o, "rank", json_null()); /* an alternative outside the list */
     if (s->cluster && o) {
         const struct tp_time *t = &sh->best.time;
         json_object_set_new(o, "days", json_real(days_of(sh)));
