@@ -137,7 +137,7 @@ static const struct opt OPTS[] = {
      "architecture family of the grid: llama3 (default), qwen3, gpt"},
     /* search */
     {"top", NULL, OPT_INT, F(top), 1, 1000, NULL, NULL, CMD_SEARCH | CMD_SIZE, "K",
-     "layouts to list (default 5)"},
+     "layouts (search) or shapes (size) to list (default 5)"},
     {"max-tp", NULL, OPT_INT, F(max_tp), 1, 1024, NULL, NULL, CMD_SEARCH, "N",
      "largest tensor-parallel size tried (default: GPUs per node)"},
     {"max-pp", NULL, OPT_INT, F(max_pp), 1, 1024, NULL, NULL, CMD_SEARCH, "N",

@@ -275,7 +275,7 @@ static void print_row(const struct size_job *s, const struct tp_size_shape *sh, 
            sh->layers, sh->hidden, sh->heads, sh->kv_heads, sh->ffn, p,
            sh->flops_per_token / 1e9, d, sh->tokens / sh->params, sh->loss);
     if (s->cluster) {
-        char lay[80];
+        char lay[160];
         layout_text(&sh->best.layout, lay, sizeof lay);
         printf(" %7.2f %10.0f %5.1f%%  %s", days_of(sh), gpu_hours_of(s, sh),
                100 * sh->best.time.mfu, lay);
@@ -316,7 +316,7 @@ static void print_table(const struct size_job *s, const struct size_state *st,
         printf(" %7s %10s %6s  %s", "days", "GPU-hours", "MFU", "layout");
     printf("\n");
     for (long i = 0; i < res->n_top; i++) {
-        char rank[16];
+        char rank[24];
         snprintf(rank, sizeof rank, "%ld", i + 1);
         print_row(s, &st->shapes[res->top[i]], rank, mark_of(res, res->top[i]));
     }
@@ -377,6 +377,12 @@ static int print_json(const struct size_job *s, const struct size_state *st,
         s->a.flops > 0 ? json_real(s->a.flops) : json_null(), "cluster", cluster, "grid",
         "shapes", (json_int_t)st->n, "searched", (json_int_t)st->searched, "shapes", shapes,
         "alternatives", alts);
+    /* DeepSeek's optimum is M, FLOPs per token, not parameters */
+    if (doc)
+        json_object_set_new(doc, "params_opt_unit",
+                            json_string(s->fit->n_kind == TP_SCALING_N_DEEPSEEK_M
+                                            ? "non-embedding FLOPs per token (M)"
+                                            : "parameters"));
     return cli_print_json(doc, 8);
 }
 
@@ -410,7 +416,7 @@ int cmd_size(int argc, char **argv)
     static struct size_state st;
     static struct size_result res;
     if ((rc = size_prepare(&s.ctx, &st)) == EXIT_OK)
-        rc = rank_shapes(&s, &st, s.a.top != TP_UNSET ? (size_t)s.a.top : 10, &res);
+        rc = rank_shapes(&s, &st, s.a.top != TP_UNSET ? (size_t)s.a.top : 5, &res);
     if (rc == EXIT_OK) {
         if (s.a.format == FMT_JSON)
             rc = print_json(&s, &st, &res);
