@@ -71,6 +71,48 @@ static uint64_t default_gbs(double flops, uint64_t seq, uint32_t gpus)
     return (uint64_t)gpus << (int)(k < 16 ? k : 16);
 }
 
+/* The grid's extreme shapes bound the budgets it can answer: a budget whose compute-optimal
+   model (by the loss fit) lies outside them would only rank the grid's edge. */
+static int check_budget(const struct size_job *s)
+{
+    if (s->cluster && s->r.c.n_gpus > 65536) {
+        cli_error("--gpus %u: size searches a layout per shape and stops at 65,536 GPUs",
+                  s->r.c.n_gpus);
+        return EXIT_USAGE;
+    }
+    struct tp_size_shape edge[2];
+    struct tp_size_grid g = s->g;
+    memset(edge, 0, sizeof edge);
+    edge[0].layers = 2;
+    edge[0].hidden = (g.hidden_min + 127) / 128 * 128;
+    edge[1].layers = g.layers_max;
+    edge[1].hidden = g.hidden_max / 128 * 128;
+    struct tp_scaling_opt o;
+    struct tp_error err = {{0}};
+    if (tp_scaling_optimum(s->loss_fit, s->nominal, &o, &err) != TP_OK) {
+        cli_error("%s", err.msg);
+        return EXIT_USAGE;
+    }
+    for (int i = 0; i < 2; i++) {
+        tp_size_enumerate_one(&g, &edge[i]);
+        if (tp_size_count(&g, s->loss_fit, 0, &edge[i], &err) != TP_OK) {
+            cli_error("%s", err.msg);
+            return EXIT_USAGE;
+        }
+    }
+    if (o.n_opt < edge[0].fit_n || o.n_opt > edge[1].fit_n) {
+        char n[16], lo[16], hi[16];
+        fmt_si(n, sizeof n, o.n_opt);
+        fmt_si(lo, sizeof lo, edge[0].fit_n);
+        fmt_si(hi, sizeof hi, edge[1].fit_n);
+        cli_error("a budget of %.3g FLOPs wants a %s-parameter model (%s), outside the %s grid's "
+                  "%s..%s", s->nominal, n, s->loss_fit->key, tp_size_family_name(g.family), lo,
+                  hi);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
 static int resolve(int argc, char **argv, struct size_job *s)
 {
     struct cli_args *a = &s->a;
@@ -120,6 +162,8 @@ static int resolve(int argc, char **argv, struct size_job *s)
     /* the fits' optima: the budget, or the cluster's peak at 50% MFU over the deadline */
     s->nominal = a->flops > 0 ? a->flops
                               : 0.5 * s->r.c.gpu.peak_flops[TP_BF16] * s->r.c.n_gpus * s->seconds;
+    if ((rc = check_budget(s)) != EXIT_OK)
+        return rc;
     tp_search_opts_init(&s->o);
     s->o.gbs = a->gbs != TP_UNSET ? (uint64_t)a->gbs
                                   : default_gbs(s->nominal, s->g.seq, s->r.c.n_gpus);

@@ -1124,6 +1124,8 @@ struct tp_size_shape {
 /* Enumerates the family's shapes (hidden, layers) of the grid into `out` (NULL: counts);
    returns how many there are. */
 size_t tp_size_enumerate(const struct tp_size_grid *g, struct tp_size_shape *out, size_t cap);
+/* Fills the family's shape for s->layers and s->hidden (the rest of `s` is reset). */
+void tp_size_enumerate_one(const struct tp_size_grid *g, struct tp_size_shape *s);
 /* Builds the finalized model of a shape. */
 enum tp_status tp_size_model(const struct tp_size_grid *g, const struct tp_size_shape *s,
                              struct tp_model *m, struct tp_error *err);

@@ -99,6 +99,16 @@ static void family_shape(const struct tp_size_grid *g, struct tp_size_shape *s)
         s->vocab = g->vocab;
 }
 
+void tp_size_enumerate_one(const struct tp_size_grid *g, struct tp_size_shape *s)
+{
+    uint32_t layers = s->layers, hidden = s->hidden;
+    memset(s, 0, sizeof *s);
+    s->layers = layers;
+    s->hidden = hidden;
+    family_shape(g, s);
+    s->loss = NAN;
+}
+
 size_t tp_size_enumerate(const struct tp_size_grid *g, struct tp_size_shape *out, size_t cap)
 {
     size_t n = 0;
@@ -112,12 +122,9 @@ size_t tp_size_enumerate(const struct tp_size_grid *g, struct tp_size_shape *out
         for (double l = lmin; l <= lmax; l++, n++) {
             if (!out || n >= cap)
                 continue;
-            struct tp_size_shape *s = &out[n];
-            memset(s, 0, sizeof *s);
-            s->layers = (uint32_t)l;
-            s->hidden = h;
-            family_shape(g, s);
-            s->loss = NAN;
+            out[n].layers = (uint32_t)l;
+            out[n].hidden = h;
+            tp_size_enumerate_one(g, &out[n]);
         }
     }
     return n;
