@@ -40,7 +40,7 @@ struct opt {
 /* logs takes the run options to describe the measured run (its runs-file row) */
 #define RUN_CMDS (CMD_MEMORY | CMD_ESTIMATE | CMD_LOGS | CMD_EXPORT)
 /* options that describe the job and the cluster, not the layout: search takes these */
-#define JOB_CMDS (RUN_CMDS | CMD_SEARCH)
+#define JOB_CMDS (RUN_CMDS | CMD_SEARCH | CMD_SIZE)
 /* search's knobs: export --best runs the search */
 #define SEARCH_CMDS (CMD_SEARCH | CMD_EXPORT)
 
@@ -101,7 +101,7 @@ static const struct opt OPTS[] = {
      "host link (PCIe) per GPU per direction in GB/s, overriding the catalog"},
     /* time and cost */
     {"calibration", NULL, OPT_STR, F(calibration), 0, 0, NULL, NULL,
-     CMD_ESTIMATE | SEARCH_CMDS | CMD_VALIDATE | CMD_LOGS, "FILE",
+     CMD_ESTIMATE | SEARCH_CMDS | CMD_VALIDATE | CMD_LOGS | CMD_SIZE, "FILE",
      "efficiency parameters (JSON, as `trainplan calibrate` writes) instead of the built-in "
      "defaults"},
     /* validate and calibrate */
@@ -141,9 +141,21 @@ static const struct opt OPTS[] = {
      "epochs over --dataset-tokens (instead of --tokens)"},
     {"dataset-tokens", NULL, OPT_REAL, F(dataset_tokens), 1, 1e17, NULL, NULL,
      CMD_ESTIMATE, "N", "tokens in one epoch of the dataset (with --epochs)"},
+    /* size */
+    {"flops", NULL, OPT_REAL, F(flops), 1e15, 1e32, NULL, NULL, CMD_SIZE, "C",
+     "training compute budget in FLOPs (model FLOPs: exact, causal)"},
+    {"days", NULL, OPT_REAL, F(days), 1e-4, 36500, NULL, NULL, CMD_SIZE, "D",
+     "with --gpu and --gpus: wall-clock days of training (the budget comes from the cluster)"},
+    {"gpu-hours", NULL, OPT_REAL, F(gpu_hours), 1e-3, 1e12, NULL, NULL, CMD_SIZE, "H",
+     "with --gpu and --gpus: GPU-hours of training (days = H / 24 / GPUs)"},
+    {"fit", NULL, OPT_STR, F(fit), 0, 0, NULL, NULL, CMD_SIZE, "NAME",
+     "scaling-law fit: hoffmann-3 (default), besiroglu, kaplan (loss laws), hoffmann-1, "
+     "hoffmann-2, deepseek, llama3 (optimum only; shapes' loss then from hoffmann-3)"},
+    {"family", NULL, OPT_STR, F(family), 0, 0, NULL, NULL, CMD_SIZE, "NAME",
+     "architecture family of the grid: llama3 (default), qwen3, gpt"},
     /* search */
-    {"top", NULL, OPT_INT, F(top), 1, 1000, NULL, NULL, CMD_SEARCH, "K",
-     "layouts to list (default 5)"},
+    {"top", NULL, OPT_INT, F(top), 1, 1000, NULL, NULL, CMD_SEARCH | CMD_SIZE, "K",
+     "layouts (search) or shapes (size) to list (default 5)"},
     {"max-tp", NULL, OPT_INT, F(max_tp), 1, 1024, NULL, NULL, SEARCH_CMDS, "N",
      "largest tensor-parallel size tried (default: GPUs per node)"},
     {"max-pp", NULL, OPT_INT, F(max_pp), 1, 1024, NULL, NULL, SEARCH_CMDS, "N",
@@ -166,10 +178,10 @@ static const struct opt OPTS[] = {
      "per stage; needs full); default all four"},
     {"even-pp", NULL, OPT_CONST, F(even_pp), 1, 1, NULL, NULL, SEARCH_CMDS, NULL,
      "only even pipeline splits (no stages shortened for the embedding and the head)"},
-    {"threads", NULL, OPT_INT, F(threads), 1, 256, NULL, NULL, SEARCH_CMDS, "N",
+    {"threads", NULL, OPT_INT, F(threads), 1, 256, NULL, NULL, SEARCH_CMDS | CMD_SIZE, "N",
      "worker threads (default: the online CPUs); the result does not depend on it"},
     {"gpu-hour-price", NULL, OPT_REAL, F(price), 0, 1000000, NULL, NULL,
-     CMD_ESTIMATE | CMD_SEARCH | CMD_LOGS, "P",
+     CMD_ESTIMATE | CMD_SEARCH | CMD_LOGS | CMD_SIZE, "P",
      "price of one GPU-hour, for the cost"},
     /* layout */
     {"dp", NULL, OPT_INT, F(dp), 1, 1 << 20, NULL, NULL, RUN_CMDS, "N",
@@ -272,7 +284,7 @@ static const struct opt OPTS[] = {
      "head dimension (default hidden/heads)"},
     {"ffn", "intermediate-size", OPT_INT, S(ffn), 1, 1 << 22, NULL, NULL, SHAPE_CMDS, "N",
      "dense MLP width (default 4H for gelu, 256*ceil(8H/3/256) for swiglu)"},
-    {"vocab", "vocab-size", OPT_INT, S(vocab), 1, 1 << 24, NULL, NULL, SHAPE_CMDS, "N",
+    {"vocab", "vocab-size", OPT_INT, S(vocab), 1, 1 << 24, NULL, NULL, SHAPE_CMDS | CMD_SIZE, "N",
      "vocabulary (embedding rows)"},
     {"max-positions", NULL, OPT_INT, S(max_positions), 1, 1 << 24, NULL, NULL, SHAPE_CMDS, "N",
      "rows of a learned position table (--pos learned)"},
@@ -441,6 +453,7 @@ static const char *cmd_name(unsigned cmd)
            : cmd == CMD_CALIBRATE ? "calibrate"
            : cmd == CMD_LOGS ? "logs"
            : cmd == CMD_EXPORT ? "export"
+           : cmd == CMD_SIZE ? "size"
                                : "?";
 }
 

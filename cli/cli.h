@@ -29,6 +29,7 @@ enum {
     CMD_CALIBRATE = 1u << 7,
     CMD_LOGS = 1u << 8,
     CMD_EXPORT = 1u << 9,
+    CMD_SIZE = 1u << 10,
 };
 /* Commands whose positional arguments are files (cli_args.files), not MODEL. */
 #define FILES_CMDS (CMD_VALIDATE | CMD_CALIBRATE | CMD_LOGS)
@@ -92,6 +93,9 @@ struct cli_args {
     const char *job_name;    /* --job-name: Slurm job name */
     int best, force;         /* --best: export the search's top layout; --force: even if it does
                                 not fit */
+    /* size */
+    double flops, days, gpu_hours;
+    const char *fit, *family;
 };
 
 /* Everything a run needs, resolved and checked. */
@@ -106,6 +110,9 @@ struct run {
 /* Resolves model, cluster, job and layout from the arguments; prints the error and returns
    EXIT_USAGE on failure. */
 int cli_resolve_run(const struct cli_args *a, struct run *r);
+/* The cluster, job and layout part of cli_resolve_run, for a model already in r->m (zeroed:
+   the sequence defaults to 4096). */
+int cli_resolve_cluster_job(const struct cli_args *a, struct run *r);
 
 /* Parses argv (after the command name) for command `cmd`.  On error prints one line to stderr
    and returns EXIT_USAGE; otherwise EXIT_OK. */
@@ -181,6 +188,7 @@ void cli_free_runs(struct cli_runs *r);
 int cmd_calibrate(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_size(int argc, char **argv);
 
 /* Prints `doc` (consumed; NULL means a failed build) as indented JSON with its key order kept,
    reals with `digits` significant digits (0 = jansson's shortest round-trip form).  Returns

@@ -209,6 +209,12 @@ int cli_resolve_run(const struct cli_args *a, struct run *r)
     int rc = cli_resolve_model(a, &r->m, r->notes, sizeof r->notes);
     if (rc != EXIT_OK)
         return rc;
+    return cli_resolve_cluster_job(a, r);
+}
+
+int cli_resolve_cluster_job(const struct cli_args *a, struct run *r)
+{
+    int rc;
     struct tp_error err = {{0}};
     if (tp_cluster_init(&r->c, a->gpu ? a->gpu : "h100-sxm", 0, &err) != TP_OK) {
         cli_error("%s", err.msg);
@@ -270,12 +276,14 @@ int cli_resolve_run(const struct cli_args *a, struct run *r)
         r->c.n_gpus = r->c.gpus_per_node;
     if (!a->framework && (l->tp > 1 || l->pp > 1 || l->cp > 1 || l->vpp > 1 || l->sp))
         r->j.framework = TP_FW_MEGATRON; /* the stack that runs every layout */
-    if (tp_layout_check(&r->m, &r->c, &r->j, l, &err) != TP_OK ||
-        (a->cmd != CMD_LOGS && tp_stack_check(&r->m, &r->j, l, &err) != TP_OK)) {
+    /* size has no model yet: each shape's layouts come from the search */
+    if (r->m.n_layers &&
+        (tp_layout_check(&r->m, &r->c, &r->j, l, &err) != TP_OK ||
+         (a->cmd != CMD_LOGS && tp_stack_check(&r->m, &r->j, l, &err) != TP_OK))) {
         cli_error("%s", err.msg);
         return EXIT_USAGE;
     }
-    if (a->gbs != TP_UNSET && a->cmd != CMD_SEARCH) {
+    if (a->gbs != TP_UNSET && a->cmd != CMD_SEARCH && a->cmd != CMD_SIZE) {
         uint64_t per = (uint64_t)l->mbs * l->dp;
         if ((uint64_t)a->gbs % per != 0) {
             cli_error("--gbs %lld is not a multiple of mbs*dp = %u*%u = %llu", (long long)a->gbs,

@@ -26,6 +26,8 @@ static void usage(FILE *out)
             "                  errors by source, GPU and framework\n"
             "  calibrate RUNS.csv...  fits the time model's efficiencies to measured runs\n"
             "                  and writes a calibration file\n"
+            "  size            the model to train for a FLOP budget, or for a cluster and a\n"
+            "                  deadline: scaling-law optima and ranked concrete shapes\n"
             "  logs FILE...    training logs (Megatron, HF/Axolotl/TRL, torchtitan, nanoGPT,\n"
             "                  llm.c, JSON run logs): steady-state step time, tokens/s, MFU,\n"
             "                  time for a token budget, and runs-file rows for calibrate\n"
@@ -47,7 +49,7 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        cli_error("no command given (commands: params, memory, estimate, search, validate, calibrate, logs, export, models, gpus; see trainplan "
+        cli_error("no command given (commands: params, memory, estimate, search, validate, calibrate, logs, export, size, models, gpus; see trainplan "
                   "--help)");
         return EXIT_USAGE;
     }
@@ -80,7 +82,9 @@ int main(int argc, char **argv)
         return cmd_logs(argc - 2, argv + 2);
     if (strcmp(cmd, "export") == 0)
         return cmd_export(argc - 2, argv + 2);
-    cli_error("unknown command \"%s\" (commands: params, memory, estimate, search, validate, calibrate, logs, export, models, gpus; see trainplan "
+    if (strcmp(cmd, "size") == 0)
+        return cmd_size(argc - 2, argv + 2);
+    cli_error("unknown command \"%s\" (commands: params, memory, estimate, search, validate, calibrate, logs, export, size, models, gpus; see trainplan "
               "--help)", cmd);
     return EXIT_USAGE;
 }

@@ -1097,6 +1097,119 @@ struct tp_log_row {
    length needed, like snprintf. */
 size_t tp_log_runs_csv(const struct tp_log_row *r, bool header, char *buf, size_t len);
 
+/* ----------------------------------------------------------------------------------------- */
+/* Model sizing for a compute budget (trainplan size)                                         */
+/* ----------------------------------------------------------------------------------------- */
+
+/* What a scaling-law fit calls N (its parameter or model-scale convention). */
+enum tp_scaling_n {
+    TP_SCALING_N_TOTAL = 0,   /* every parameter, embedding and head included (Hoffmann 2022) */
+    TP_SCALING_N_NONEMB,      /* excluding the token/position embedding and the LM head
+                                 (Kaplan 2020) */
+    TP_SCALING_N_DEEPSEEK_M   /* not parameters: M, non-embedding training FLOPs per token,
+                                 attention included (DeepSeek LLM 2024) */
+};
+
+/* The form of a fit's compute-optimal allocation. */
+enum tp_scaling_form {
+    TP_SCALING_PARAMETRIC = 0, /* L(N, D) = E + A / N^alpha + B / D^beta; optimum in closed form
+                                  under C = flops_per_nd * N * D (Hoffmann 2022 eq. 4) */
+    TP_SCALING_KAPLAN,         /* L(N, D) = [(Nc/N)^(aN/aD) + Dc/D]^aD; N_opt = n_coef *
+                                  C_pfday^n_exp, D_opt = C / (flops_per_nd * N_opt) */
+    TP_SCALING_POWER           /* N_opt = n_coef * (C / c_ref)^n_exp and D_opt = d_coef *
+                                  (C / c_ref)^d_exp; no loss law */
+};
+
+/* One published scaling-law fit, as data (src/scaling.c cites each). */
+struct tp_scaling_fit {
+    const char *key;          /* "hoffmann-3", "besiroglu", "kaplan", ... */
+    const char *label;
+    const char *source;       /* citation: paper, equation or table */
+    const char *conventions;  /* what N, D and C mean in this fit, one line */
+    enum tp_scaling_form form;
+    enum tp_scaling_n n_kind;
+    double flops_per_nd;      /* the fit's C / (N * D): 6 for 6ND; 1 for M * D */
+    double E, A, B, alpha, beta;       /* PARAMETRIC; KAPLAN: Nc = A, Dc = B, aN = alpha,
+                                          aD = beta */
+    double n_coef, n_exp, d_coef, d_exp, c_ref; /* POWER (KAPLAN: n_coef, n_exp, c_ref) */
+};
+
+size_t tp_scaling_fit_count(void);
+const struct tp_scaling_fit *tp_scaling_fit_get(size_t i);
+/* A fit by key (case-insensitive); TP_ENOTFOUND lists the keys. */
+enum tp_status tp_scaling_fit_find(const char *name, const struct tp_scaling_fit **out,
+                                   struct tp_error *err);
+
+/* A fit's compute-optimal allocation of `flops` (its own C convention). */
+struct tp_scaling_opt {
+    double flops;
+    double n_opt;             /* in the fit's N convention (M in FLOPs/token for DeepSeek) */
+    double d_opt;             /* training tokens */
+    double loss_opt;          /* L(N_opt, D_opt); NaN when the fit has no loss law */
+    double tokens_per_n;      /* d_opt / n_opt (NaN for DeepSeek's M) */
+};
+/* TP_EINVAL for a budget that is not a positive finite number. */
+enum tp_status tp_scaling_optimum(const struct tp_scaling_fit *f, double flops,
+                                  struct tp_scaling_opt *out, struct tp_error *err);
+/* The fit's predicted loss at (n, d) in its conventions; NaN when it has no loss law. */
+double tp_scaling_loss(const struct tp_scaling_fit *f, double n, double d);
+/* The fit's N for a finalized model at sequence length `seq`: total parameters, parameters
+   without embedding and head, or M = model FLOPs per token (causal) less the LM head's. */
+double tp_scaling_n_of(const struct tp_scaling_fit *f, const struct tp_model *m, uint64_t seq);
+
+/* Architecture families the size grid builds. */
+enum tp_size_family { TP_FAMILY_LLAMA3 = 0, TP_FAMILY_QWEN3, TP_FAMILY_GPT, TP_FAMILY_COUNT };
+const char *tp_size_family_name(enum tp_size_family f);
+enum tp_status tp_size_family_find(const char *name, enum tp_size_family *out,
+                                   struct tp_error *err);
+
+struct tp_size_grid {
+    enum tp_size_family family;
+    uint32_t vocab;               /* 0 = the family's tokenizer */
+    uint64_t seq;                 /* tokens per sequence (FLOPs per token, the cluster's job) */
+    double aspect_min, aspect_max;/* hidden / layers kept (default 20..200) */
+    uint32_t hidden_min, hidden_max; /* default 256..16384, multiples of 128 */
+    uint32_t layers_max;          /* default 160 (deepest released dense LLMs: 126-118) */
+};
+void tp_size_grid_init(struct tp_size_grid *g);
+
+/* One concrete shape of the family and what it gets from the budget. */
+struct tp_size_shape {
+    uint32_t layers, hidden, heads, kv_heads, ffn, vocab;
+    bool tied;
+    double params;                /* total, counted by tp_count_params */
+    double fit_n;                 /* in the loss fit's convention */
+    double flops_per_token;       /* exact model FLOPs (causal) at the grid's sequence length */
+    double tokens;                /* D = budget / flops_per_token */
+    double budget_flops;          /* model FLOPs spent: the budget, or rate x time x FLOPs */
+    double loss;                  /* predicted by the loss fit (NaN: none) */
+    /* with a cluster (has_layout) */
+    bool has_layout;
+    struct tp_search_hit best;    /* the search's fastest layout */
+    double seconds;               /* training time for `tokens` */
+};
+
+/* Enumerates the family's shapes (hidden, layers) of the grid into `out` (NULL: counts);
+   returns how many there are. */
+size_t tp_size_enumerate(const struct tp_size_grid *g, struct tp_size_shape *out, size_t cap);
+/* Fills the family's shape for s->layers and s->hidden (the rest of `s` is reset). */
+void tp_size_enumerate_one(const struct tp_size_grid *g, struct tp_size_shape *s);
+/* Builds the finalized model of a shape. */
+enum tp_status tp_size_model(const struct tp_size_grid *g, const struct tp_size_shape *s,
+                             struct tp_model *m, struct tp_error *err);
+/* Counts the shape (params, fit_n, flops_per_token) for loss fit `f`, then, for a FLOP budget
+   `flops` > 0, tokens = flops / flops_per_token and the loss. */
+enum tp_status tp_size_count(const struct tp_size_grid *g, const struct tp_scaling_fit *f,
+                             double flops, struct tp_size_shape *s, struct tp_error *err);
+/* With a cluster: the search's fastest layout for the shape (`o->gbs` set), then tokens from
+   `seconds` of training (flops == 0) or seconds from the budget (flops > 0), and the loss.
+   TP_OK with has_layout false when no layout fits. */
+enum tp_status tp_size_on_cluster(const struct tp_size_grid *g, const struct tp_scaling_fit *f,
+                                  const struct tp_cluster *c, const struct tp_job *j,
+                                  const struct tp_search_opts *o, const struct tp_calib *cal,
+                                  double flops, double seconds, struct tp_size_shape *s,
+                                  struct tp_error *err);
+
 #ifdef __cplusplus
 }
 #endif
