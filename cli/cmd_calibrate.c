@@ -247,6 +247,18 @@ int cmd_calibrate(int argc, char **argv)
         printf("  %-36s %7.1f%% %7.1f%% %8s\n", ptr[i]->source, 100 * b.median_abs,
                100 * f.median_abs, held);
     }
+    /* a fit cannot fix what the model lacks: say so where the error stays large */
+    for (size_t i = 0; i < n; i++) {
+        bool first = true;
+        for (size_t j = 0; j < i && first; j++)
+            first = strcmp(ptr[j]->source, ptr[i]->source) != 0;
+        struct tp_err_stats f;
+        stats_of(ptr, n, e.after, ptr[i]->source, e.pick, e.scratch, &f);
+        if (first && f.median_abs > 0.25)
+            printf("warning: %s is still off by a median %.0f%% after the fit: the model lacks "
+                   "something these runs do (stack, kernels, or the runs' own figures)\n",
+                   ptr[i]->source, 100 * f.median_abs);
+    }
     if (a.output)
         printf("\nwrote %s (use it with --calibration)\n", a.output);
     else

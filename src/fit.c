@@ -167,9 +167,18 @@ static double data_term(struct problem *p)
     return used ? sum / used : 0;
 }
 
+/* Physical bounds a fit may not cross: a training GEMM never beats the MAMF sweep's best shape
+   (gemm_scale <= 1), and nothing exceeds the peak (per-GPU MAMF <= 1, set_gpu). */
+static double physical(size_t k, double v)
+{
+    if (strcmp(GLOBALS[k].name, "gemm_scale") == 0 && v > 1.0)
+        return 1.0;
+    return v;
+}
+
 static void set_global(struct problem *p, size_t k, double u)
 {
-    *field(&p->cal, GLOBALS[k].off) = from_u(GLOBALS[k].x, u);
+    *field(&p->cal, GLOBALS[k].off) = physical(k, from_u(GLOBALS[k].x, u));
 }
 
 static struct tp_calib_gpu *calib_entry(struct tp_calib *c, const char *key)
@@ -188,8 +197,8 @@ static void set_gpu(struct problem *p, uint32_t g, double u)
     struct tp_calib_gpu *e = calib_entry(&p->cal, p->gpu[g].key);
     if (!e)
         return;
-    e->mamf_bf16 = p->gpu[g].mamf * exp(u);
-    e->mamf_fp8 = p->gpu[g].mamf8 * exp(u);
+    e->mamf_bf16 = fmin(1.0, p->gpu[g].mamf * exp(u));
+    e->mamf_fp8 = fmin(1.0, p->gpu[g].mamf8 * exp(u));
 }
 
 static double global_f(const gsl_vector *v, void *arg)
