@@ -28,9 +28,10 @@ enum {
     CMD_VALIDATE = 1u << 6,
     CMD_CALIBRATE = 1u << 7,
     CMD_LOGS = 1u << 8,
+    CMD_CHECKPOINT = 1u << 9,
 };
 /* Commands whose positional arguments are files (cli_args.files), not MODEL. */
-#define FILES_CMDS (CMD_VALIDATE | CMD_CALIBRATE | CMD_LOGS)
+#define FILES_CMDS (CMD_VALIDATE | CMD_CALIBRATE | CMD_LOGS | CMD_CHECKPOINT)
 #define CLI_MAX_FILES 64
 
 struct cli_args {
@@ -84,6 +85,9 @@ struct cli_args {
     int64_t skip_warmup;     /* TP_UNSET = the default warm-up rule */
     int log_format;          /* enum tp_log_format; 0 = detect */
     const char *row_out;     /* --row-out FILE: runs-file rows */
+    /* checkpoint */
+    const char *config;      /* --config config.json: the model to compare with */
+    double storage_gbps;     /* checkpoint write bandwidth, GB/s in total (0 = not given) */
 };
 
 /* Everything a run needs, resolved and checked. */
@@ -172,6 +176,10 @@ int cli_load_runs(const char *const *files, size_t n_files, struct cli_runs *out
 void cli_free_runs(struct cli_runs *r);
 int cmd_calibrate(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
+int cmd_checkpoint(int argc, char **argv);
+/* The checkpoint plan of a run (cmd_checkpoint.c): a table section, or a JSON object. */
+void report_checkpoint_plan(const struct tp_ckpt_plan *p, double storage_gbps);
+json_t *report_checkpoint_plan_json(const struct tp_ckpt_plan *p);
 
 /* Prints `doc` (consumed; NULL means a failed build) as indented JSON with its key order kept,
    reals with `digits` significant digits (0 = jansson's shortest round-trip form).  Returns

@@ -29,6 +29,9 @@ static void usage(FILE *out)
             "  logs FILE...    training logs (Megatron, HF/Axolotl/TRL, torchtitan, nanoGPT,\n"
             "                  llm.c, JSON run logs): steady-state step time, tokens/s, MFU,\n"
             "                  time for a token budget, and runs-file rows for calibrate\n"
+            "  checkpoint PATH [MODEL]   safetensors files, shard index, DeepSpeed ZeRO\n"
+            "                  folder: tensors, faults (stubs, missing shards, duplicates,\n"
+            "                  truncation), match with the model, and the saves' sizes\n"
             "  models          the built-in presets with their sources\n"
             "  gpus            the accelerator catalog\n"
             "\n"
@@ -45,7 +48,7 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        cli_error("no command given (commands: params, memory, estimate, search, validate, calibrate, logs, models, gpus; see trainplan "
+        cli_error("no command given (commands: params, memory, estimate, search, validate, calibrate, logs, checkpoint, models, gpus; see trainplan "
                   "--help)");
         return EXIT_USAGE;
     }
@@ -76,7 +79,9 @@ int main(int argc, char **argv)
         return cmd_gpus(argc - 2, argv + 2);
     if (strcmp(cmd, "logs") == 0)
         return cmd_logs(argc - 2, argv + 2);
-    cli_error("unknown command \"%s\" (commands: params, memory, estimate, search, validate, calibrate, logs, models, gpus; see trainplan "
+    if (strcmp(cmd, "checkpoint") == 0)
+        return cmd_checkpoint(argc - 2, argv + 2);
+    cli_error("unknown command \"%s\" (commands: params, memory, estimate, search, validate, calibrate, logs, checkpoint, models, gpus; see trainplan "
               "--help)", cmd);
     return EXIT_USAGE;
 }
