@@ -86,6 +86,13 @@ static int resolve_model(const struct cli_args *a, struct ctx *x)
         snprintf(x->model_source, sizeof x->model_source, "%s", given);
         return EXIT_OK;
     }
+    /* one shard of a sharded save is not the model: compare it only when asked */
+    const char *base = strrchr(x->path, '/') ? strrchr(x->path, '/') + 1 : x->path;
+    if (strstr(base, "-of-") && strstr(base, ".safetensors")) {
+        snprintf(x->model_note, sizeof x->model_note,
+                 "one shard of a sharded save: give its folder or index to compare the model");
+        return EXIT_OK;
+    }
     char cfg[600];
     beside(x->path, cfg, sizeof cfg);
     struct stat st;
@@ -93,7 +100,8 @@ static int resolve_model(const struct cli_args *a, struct ctx *x)
         return EXIT_OK;
     struct tp_error err = {{0}};
     if (tp_model_from_hf_config(cfg, &x->m, &err) != TP_OK) {
-        snprintf(x->model_note, sizeof x->model_note, "%s", err.msg);
+        snprintf(x->model_note, sizeof x->model_note, "config.json beside it not used: %s",
+                 err.msg);
         return EXIT_OK;
     }
     x->have_model = true;
@@ -146,7 +154,8 @@ void report_checkpoint_plan(const struct tp_ckpt_plan *p, double storage_gbps)
 {
     char a[32], b[32], c[32];
     gib(a, sizeof a, p->save_bytes);
-    printf("  %-34s %s (%.3g parameters)\n", "one save", a, p->params);
+    fmt_si(b, sizeof b, p->params);
+    printf("  %-34s %s (%s parameters)\n", "one save", a, b);
     gib(a, sizeof a, p->weights_bytes);
     gib(b, sizeof b, p->master_bytes);
     gib(c, sizeof c, p->moments_bytes);
@@ -255,7 +264,7 @@ static void print_table(const struct ctx *x)
            c->has_index ? " (with a shard index)" : "");
     if (!x->have_model)
         printf("model    none (no comparison: give MODEL or --config)%s%s\n",
-               x->model_note[0] ? "; config.json beside it not used: " : "", x->model_note);
+               x->model_note[0] ? "; " : "", x->model_note);
     if (c->n_files > 0)
         print_files(c);
     if (c->compared)

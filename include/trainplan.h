@@ -1174,6 +1174,10 @@ struct tp_ckpt {
     struct tp_ckpt_tensor *tensors;
     size_t n_problems;
     struct tp_ckpt_problem *problems;
+    size_t n_lost;
+    char **lost;                   /* tensors the index maps to shards that are not there,
+                                      sorted (their missing-tensor lines are left out: the
+                                      missing-shard line says it) */
     uint64_t total_params;         /* elements of every tensor, counted once */
     uint64_t total_bytes;          /* the safetensors files' sizes */
     uint64_t by_comp[TP_COMP_COUNT + 1]; /* by the component its name says; [TP_COMP_COUNT] =

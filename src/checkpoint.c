@@ -334,6 +334,9 @@ void tp_ckpt_free(struct tp_ckpt *c)
     free(c->files);
     free(c->problems);
     free(c->zero.files);
+    for (size_t i = 0; i < c->n_lost; i++)
+        free(c->lost[i]);
+    free(c->lost);
     free(c);
 }
 
@@ -437,6 +440,24 @@ static const char **load_map(struct tp_ckpt *c, const char *path, json_t **doc, 
     return pairs;
 }
 
+/* Records the tensors the index maps to `shard` (not on disk) in c->lost, sorted. */
+static bool lose(struct tp_ckpt *c, const char **pairs, size_t n, const char *shard)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (strcmp(pairs[2 * k + 1], shard) != 0)
+            continue;
+        char **v = realloc(c->lost, (c->n_lost + 1) * sizeof *v);
+        if (!v)
+            return false;
+        c->lost = v;
+        if (!(v[c->n_lost] = strdup(pairs[2 * k])))
+            return false;
+        c->n_lost++;
+    }
+    qsort(c->lost, c->n_lost, sizeof *c->lost, cmp_str);
+    return true;
+}
+
 /* Reads the shards named by the index that are not read yet (when `read_shards`), reports the
    missing ones, then checks every mapping both ways. */
 static enum tp_status index_shards(struct tp_ckpt *c, const char *dir, const char **pairs,
@@ -456,6 +477,8 @@ static enum tp_status index_shards(struct tp_ckpt *c, const char *dir, const cha
         size_t count = 0;
         for (size_t k = 0; k < n; k++)
             count += strcmp(pairs[2 * k + 1], shard) == 0;
+        if (!lose(c, pairs, n, shard))
+            return tp_fail(err, TP_ENOMEM, "out of memory");
         struct tp_ckpt_file *f = add_file(c, path);
         if (!f || !tp_ck_problem(c, TP_CK_MISSING_SHARD, path, pairs[2 * i],
                                  "named by the index for %zu tensor%s; not on disk", count,

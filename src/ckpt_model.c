@@ -43,7 +43,10 @@ enum tp_component tp_ckpt_component(const char *n)
         return TP_COMP_EMBEDDING;
     if (strstr(n, "embed_positions") || strstr(n, "wpe."))
         return TP_COMP_POSITION;
-    if (strstr(n, "attn") || strstr(n, "attention"))
+    bool in_attn = strstr(n, "attn.") || strstr(n, "attention.");
+    if ((strstr(n, "norm") || strstr(n, "ln_")) && !in_attn)
+        return TP_COMP_NORMS; /* block and final norms; q/k norms belong to attention */
+    if (in_attn)
         return TP_COMP_ATTENTION;
     if (strstr(n, "shared_expert"))
         return TP_COMP_SHARED;
@@ -168,6 +171,16 @@ static bool match_one(struct tp_ckpt *c, const struct want *w, const struct tp_c
                          "checkpoint %s, model %s", have, need);
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool is_lost(const struct tp_ckpt *c, const char *name)
+{
+    return c->n_lost && bsearch(&name, c->lost, c->n_lost, sizeof *c->lost, cmp_name) != NULL;
+}
+
 /* Merges the sorted wants with the checkpoint's sorted (unique first) tensors. */
 static bool merge(struct tp_ckpt *c, const struct tp_model *m, const struct wants *w)
 {
@@ -181,6 +194,9 @@ static bool merge(struct tp_ckpt *c, const struct tp_model *m, const struct want
         int r = i == w->n ? 1 : k == c->n_tensors ? -1 : strcmp(w->v[i].name, c->tensors[k].name);
         if (r == 0) {
             ok = match_one(c, &w->v[i++], &c->tensors[k++]);
+        } else if (r < 0 && is_lost(c, w->v[i].name)) {
+            c->missing++; /* its shard's line says it */
+            i++;
         } else if (r < 0) {
             c->missing++;
             bool head = strcmp(w->v[i].name, "lm_head.weight") == 0;
