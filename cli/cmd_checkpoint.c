@@ -162,7 +162,7 @@ void report_checkpoint_plan(const struct tp_ckpt_plan *p, double storage_gbps)
     printf("  %-34s %s weights + %s fp32 master + %s optimizer states\n", "  of which", a, b, c);
     gib(a, sizeof a, p->model_file_bytes);
     gib(b, sizeof b, p->optim_file_bytes);
-    printf("  %-34s %u x %s model files, %u x %s optimizer files\n", "per rank", p->model_files,
+    printf("  %-34s %u x %s model files, %u x %s optimizer files\n", "files", p->model_files,
            a, p->optim_files, b);
     gib(a, sizeof a, p->consolidated_fp32_bytes);
     gib(b, sizeof b, p->consolidated_bf16_bytes);
