@@ -166,7 +166,8 @@ static int by_name(const void *a, const void *b)
    totals the parameters of each name once. */
 static bool dedupe(struct tp_ckpt *c)
 {
-    qsort(c->tensors, c->n_tensors, sizeof *c->tensors, by_name);
+    if (c->n_tensors > 0)
+        qsort(c->tensors, c->n_tensors, sizeof *c->tensors, by_name);
     struct pair {
         uint32_t a, b;
         size_t count;

@@ -232,7 +232,7 @@ enum tp_status tp_ck_compare(struct tp_ckpt *c, const struct tp_model *m, struct
         c->names_compared = true;
         struct wants w = {0};
         ok = want_model(&w, m);
-        if (ok) {
+        if (ok && w.n > 0) {
             qsort(w.v, w.n, sizeof *w.v, want_cmp);
             ok = merge(c, m, &w);
         }

@@ -209,7 +209,7 @@ static void find_tags(struct tp_ckpt_zero *z, const char *dir)
         if (strncmp(e->d_name, "global_step", 11) == 0 && strlen(e->d_name) < 64) {
             z->n_tags++;
             if (n < 64)
-                snprintf(all[n++], 64, "%s", e->d_name);
+                memcpy(all[n++], e->d_name, strlen(e->d_name) + 1);
         }
     if (d)
         closedir(d);
