@@ -287,13 +287,27 @@ static void print_table(const struct ctx *x)
 
 /* ---- JSON and CSV ------------------------------------------------------------------------ */
 
+/* A JSON string; bytes that are not UTF-8 (a file name can hold any) become '?'. */
+static json_t *jstr(const char *s)
+{
+    json_t *v = json_string(s);
+    if (v)
+        return v;
+    char buf[1024];
+    size_t i = 0;
+    for (; s[i] && i < sizeof buf - 1; i++)
+        buf[i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
+    buf[i] = '\0';
+    return json_string(buf);
+}
+
 static json_t *files_json(const struct tp_ckpt *c)
 {
     json_t *v = json_array();
     for (size_t i = 0; i < c->n_files; i++) {
         const struct tp_ckpt_file *f = &c->files[i];
         json_array_append_new(
-            v, json_pack("{s:s, s:I, s:I, s:I, s:I, s:s, s:b, s:b}", "path", f->path, "bytes",
+            v, json_pack("{s:o, s:I, s:I, s:I, s:I, s:s, s:b, s:b}", "path", jstr(f->path), "bytes",
                          (json_int_t)f->bytes, "tensors", (json_int_t)f->tensors, "params",
                          (json_int_t)f->params, "header_bytes", (json_int_t)f->header_bytes,
                          "dtypes", f->dtypes, "stub", f->stub, "missing", f->missing));
@@ -306,9 +320,9 @@ static json_t *problems_json(const struct tp_ckpt *c)
     json_t *v = json_array();
     for (size_t i = 0; i < c->n_problems; i++) {
         const struct tp_ckpt_problem *p = &c->problems[i];
-        json_array_append_new(v, json_pack("{s:s, s:s, s:s, s:s}", "kind",
-                                           tp_ckpt_problem_name(p->kind), "file", p->file,
-                                           "tensor", p->tensor, "detail", p->detail));
+        json_array_append_new(v, json_pack("{s:s, s:o, s:o, s:o}", "kind",
+                                           tp_ckpt_problem_name(p->kind), "file", jstr(p->file),
+                                           "tensor", jstr(p->tensor), "detail", jstr(p->detail)));
     }
     return v;
 }
@@ -331,15 +345,15 @@ static json_t *zero_json(const struct tp_ckpt_zero *z)
     for (size_t i = 0; i < z->n_files; i++) {
         const struct tp_zero_file *f = &z->files[i];
         json_array_append_new(
-            files, json_pack("{s:s, s:I, s:b, s:o, s:o, s:o}", "name", f->name, "bytes",
+            files, json_pack("{s:o, s:I, s:b, s:o, s:o, s:o}", "name", jstr(f->name), "bytes",
                              (json_int_t)f->bytes, "optim", f->optim, "dp_rank",
                              f->zero_rank ? json_integer(f->dp_rank) : json_null(), "mp_rank",
                              f->mp_rank != UINT32_MAX ? json_integer(f->mp_rank) : json_null(),
                              "planned_bytes",
                              f->planned_bytes > 0 ? json_real(f->planned_bytes) : json_null()));
     }
-    return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "folder", z->tag_dir,
-                     "latest", z->latest, "tags", (json_int_t)z->n_tags, "dp_ranks",
+    return json_pack("{s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "folder", jstr(z->tag_dir),
+                     "latest", jstr(z->latest), "tags", (json_int_t)z->n_tags, "dp_ranks",
                      (json_int_t)z->dp_ranks, "mp_ranks", (json_int_t)z->mp_ranks, "stage_hint",
                      (json_int_t)z->stage_hint, "model_bytes", (json_int_t)z->model_bytes,
                      "optim_bytes", (json_int_t)z->optim_bytes, "files", files);
@@ -348,8 +362,8 @@ static json_t *zero_json(const struct tp_ckpt_zero *z)
 static int print_json(const struct ctx *x)
 {
     const struct tp_ckpt *c = x->ck;
-    json_t *doc = json_pack("{s:i, s:s, s:s, s:b, s:o, s:I, s:I, s:o, s:o}", "schema_version",
-                            TP_SCHEMA_VERSION, "command", "checkpoint", "path", c->path,
+    json_t *doc = json_pack("{s:i, s:s, s:o, s:b, s:o, s:I, s:I, s:o, s:o}", "schema_version",
+                            TP_SCHEMA_VERSION, "command", "checkpoint", "path", jstr(c->path),
                             "has_index", c->has_index, "files", files_json(c), "total_params",
                             (json_int_t)c->total_params, "total_bytes", (json_int_t)c->total_bytes,
                             "by_component", counts_json(c), "problems", problems_json(c));
@@ -361,8 +375,8 @@ static int print_json(const struct ctx *x)
                         c->compared ? json_boolean(c->matches_config) : json_null());
     json_t *cmp = json_null();
     if (c->compared)
-        cmp = json_pack("{s:s, s:s, s:s, s:I, s:b, s:I, s:I, s:I, s:I, s:b, s:b}", "model",
-                        x->m.name, "family", x->m.family, "source", x->model_source,
+        cmp = json_pack("{s:s, s:s, s:o, s:I, s:b, s:I, s:I, s:I, s:I, s:b, s:b}", "model",
+                        x->m.name, "family", x->m.family, "source", jstr(x->model_source),
                         "expected_params", (json_int_t)c->expected_params, "names_compared",
                         c->names_compared, "matched", (json_int_t)c->matched, "missing",
                         (json_int_t)c->missing, "unexpected", (json_int_t)c->unexpected,
@@ -377,7 +391,7 @@ static int print_json(const struct ctx *x)
         json_object_set_new(pl, "zero", json_integer(x->plan_zero));
     }
     json_object_set_new(doc, "plan", pl);
-    json_object_set_new(doc, "model_note", json_string(x->model_note));
+    json_object_set_new(doc, "model_note", jstr(x->model_note));
     return cli_print_json(doc, 0);
 }
 

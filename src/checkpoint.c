@@ -37,6 +37,12 @@ bool tp_ck_problem(struct tp_ckpt *c, enum tp_ckpt_kind kind, const char *file,
     va_start(ap, fmt);
     vsnprintf(p->detail, sizeof p->detail, fmt, ap);
     va_end(ap);
+    /* names come from the files: a newline in one must not split the problem's line */
+    char *fields[3] = {p->file, p->tensor, p->detail};
+    for (int i = 0; i < 3; i++)
+        for (char *ch = fields[i]; *ch; ch++)
+            if ((unsigned char)*ch < 0x20 || *ch == 0x7f)
+                *ch = '?';
     return true;
 }
 
@@ -91,10 +97,13 @@ static void dtype_list(const struct tp_st_header *h, char *buf, size_t len)
 static enum tp_status read_header(const char *path, uint64_t *size, struct tp_st_header *h,
                                   struct tp_error *err)
 {
+    struct stat st;
+    /* stat first: opening a FIFO or a device would block or never end */
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return tp_fail(err, TP_EIO, "%s: not a regular file", path);
     FILE *f = fopen(path, "rb");
     if (!f)
         return tp_fail(err, TP_EIO, "%s: cannot open", path);
-    struct stat st;
     if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
         fclose(f);
         return tp_fail(err, TP_EIO, "%s: not a regular file", path);
@@ -234,6 +243,16 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Whether dir/name is a regular file (a FIFO, device or folder named *.safetensors is not
+   read). */
+static bool regular(const char *dir, const char *name)
+{
+    char path[1024];
+    struct stat st;
+    int k = snprintf(path, sizeof path, "%s/%s", dir, name);
+    return k > 0 && (size_t)k < sizeof path && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 /* The *.safetensors files (and the first *.safetensors.index.json) of folder `dir`, sorted. */
 static enum tp_status list_dir(const char *dir, char ***names, size_t *n, char *index,
                                size_t index_len, struct tp_error *err)
@@ -247,12 +266,12 @@ static enum tp_status list_dir(const char *dir, char ***names, size_t *n, char *
     struct dirent *e;
     enum tp_status st = TP_OK;
     while (st == TP_OK && (e = readdir(d)) != NULL) {
-        if (name_ends(e->d_name, ".safetensors.index.json")) {
+        if (name_ends(e->d_name, ".safetensors.index.json") && regular(dir, e->d_name)) {
             if (!index[0] || strcmp(e->d_name, index) < 0)
                 snprintf(index, index_len, "%s", e->d_name);
             continue;
         }
-        if (!name_ends(e->d_name, ".safetensors"))
+        if (!name_ends(e->d_name, ".safetensors") || !regular(dir, e->d_name))
             continue;
         char **v = *n % 64 == 0 ? realloc(*names, (*n + 64) * sizeof *v) : *names;
         char *copy = v ? strdup(e->d_name) : NULL;
@@ -358,6 +377,9 @@ enum tp_status tp_ckpt_inspect(const char *path, const struct tp_model *m,
         s = read_dir(c, path, err);
         if (s == TP_OK)
             s = tp_ck_zero_scan(c, path, m, j, n_gpus, err);
+    } else if (name_ends(path, ".json") && !name_ends(path, ".index.json")) {
+        s = tp_fail(err, TP_EINVAL, "%s: not a checkpoint (give its folder, a .safetensors file "
+                    "or a *.safetensors.index.json)", path);
     } else if (name_ends(path, ".json")) {
         s = read_index_path(c, path, err);
     } else {
@@ -404,7 +426,7 @@ static const char **load_map(struct tp_ckpt *c, const char *path, json_t **doc, 
     *oom = false;
     *doc = NULL;
     struct stat st;
-    if (stat(path, &st) != 0 || st.st_size > (off_t)TP_ST_MAX_HEADER) {
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)TP_ST_MAX_HEADER) {
         *oom = !tp_ck_problem(c, TP_CK_BAD_INDEX, path, "", "larger than %u bytes or unreadable",
                               TP_ST_MAX_HEADER);
         return NULL;
@@ -471,7 +493,7 @@ static enum tp_status index_shards(struct tp_ckpt *c, const char *dir, const cha
             continue;
         TRY(join(path, sizeof path, dir, shard, err));
         struct stat st;
-        if (read_shards && stat(path, &st) == 0) {
+        if (read_shards && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
             TRY(tp_ck_read_file(c, path, err));
             continue;
         }

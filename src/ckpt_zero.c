@@ -193,7 +193,8 @@ static void find_tags(struct tp_ckpt_zero *z, const char *dir)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/latest", dir);
-    FILE *f = fopen(path, "rb");
+    struct stat sb;
+    FILE *f = stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? fopen(path, "rb") : NULL;
     if (f) {
         size_t n = fread(z->latest, 1, sizeof z->latest - 1, f);
         fclose(f);
