@@ -210,6 +210,13 @@ static void print_files(const struct tp_ckpt *c)
     printf("  %-42s %15s %8s %16s\n", "total (stubs and duplicates once)", b, t, p);
     if (c->total_params == 0)
         return;
+    printf("\nby dtype     %33s   share\n", "params");
+    for (unsigned d = 0; d < TP_ST_DTYPE_COUNT; d++)
+        if (c->by_dtype[d]) {
+            fmt_count(p, sizeof p, c->by_dtype[d]);
+            printf("  %-26s %18s %6.2f%%\n", tp_st_dtype_name((enum tp_st_dtype)d), p,
+                   100.0 * (double)c->by_dtype[d] / (double)c->total_params);
+        }
     printf("\nby component %33s   share\n", "params");
     for (unsigned k = 0; k <= TP_COMP_COUNT; k++) {
         if (!c->by_comp[k])
@@ -244,8 +251,11 @@ static void print_compare(const struct ctx *x)
 
 static void print_zero(const struct tp_ckpt_zero *z)
 {
-    printf("\nDeepSpeed ZeRO     %s (latest: %s; %zu global_step folder%s)\n", z->tag_dir,
-           z->latest[0] ? z->latest : "none", z->n_tags, z->n_tags == 1 ? "" : "s");
+    printf("\nDeepSpeed ZeRO     %s (latest: %s)\n", z->tag_dir, z->latest[0] ? z->latest : "none");
+    printf("  tags             %zu:", z->n_tags);
+    for (size_t i = 0; i < z->n_tags && i < 8; i++)
+        printf(" %s", z->tags[i]);
+    printf("%s\n", z->n_tags > 8 ? " (the last 8)" : "");
     printf("  ranks            %u data-parallel x %u model-parallel; %s\n", z->dp_ranks,
            z->mp_ranks, z->stage_hint == 3 ? "stage 3 (per-rank module files)" : "stage 0-2");
     for (size_t i = 0; i < z->n_files; i++) {
@@ -337,10 +347,23 @@ static json_t *counts_json(const struct tp_ckpt *c)
     return o;
 }
 
+static json_t *dtypes_json(const struct tp_ckpt *c)
+{
+    json_t *o = json_object();
+    for (unsigned d = 0; d < TP_ST_DTYPE_COUNT; d++)
+        if (c->by_dtype[d])
+            json_object_set_new(o, tp_st_dtype_name((enum tp_st_dtype)d),
+                                json_integer((json_int_t)c->by_dtype[d]));
+    return o;
+}
+
 static json_t *zero_json(const struct tp_ckpt_zero *z)
 {
     if (!z->present)
         return json_null();
+    json_t *tags = json_array();
+    for (size_t i = 0; i < z->n_tags && i < 8; i++)
+        json_array_append_new(tags, jstr(z->tags[i]));
     json_t *files = json_array();
     for (size_t i = 0; i < z->n_files; i++) {
         const struct tp_zero_file *f = &z->files[i];
@@ -352,11 +375,12 @@ static json_t *zero_json(const struct tp_ckpt_zero *z)
                              "planned_bytes",
                              f->planned_bytes > 0 ? json_real(f->planned_bytes) : json_null()));
     }
-    return json_pack("{s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "folder", jstr(z->tag_dir),
-                     "latest", jstr(z->latest), "tags", (json_int_t)z->n_tags, "dp_ranks",
+    return json_pack("{s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}", "folder",
+                     jstr(z->tag_dir),
+                     "latest", jstr(z->latest), "n_tags", (json_int_t)z->n_tags, "dp_ranks",
                      (json_int_t)z->dp_ranks, "mp_ranks", (json_int_t)z->mp_ranks, "stage_hint",
                      (json_int_t)z->stage_hint, "model_bytes", (json_int_t)z->model_bytes,
-                     "optim_bytes", (json_int_t)z->optim_bytes, "files", files);
+                     "optim_bytes", (json_int_t)z->optim_bytes, "files", files, "tags", tags);
 }
 
 static int print_json(const struct ctx *x)
@@ -371,6 +395,7 @@ static int print_json(const struct ctx *x)
         cli_error("out of memory");
         return EXIT_USAGE;
     }
+    json_object_set_new(doc, "by_dtype", dtypes_json(c));
     json_object_set_new(doc, "matches_config",
                         c->compared ? json_boolean(c->matches_config) : json_null());
     json_t *cmp = json_null();
