@@ -9,6 +9,7 @@
  */
 #include "cli.h"
 
+#include <dirent.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,6 +268,38 @@ static void print_zero(const struct tp_ckpt_zero *z)
     }
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+/* user-notes 001: the stub sits in the output folder; the real weights are in its
+   checkpoint-N/ folders.  Names up to four of them. */
+static void print_step_folders(const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return;
+    struct dirent *e;
+    char names[4][64];
+    size_t n = 0, all = 0;
+    while ((e = readdir(d)) != NULL)
+        if (strncmp(e->d_name, "checkpoint-", 11) == 0) {
+            if (n < 4)
+                snprintf(names[n++], sizeof names[0], "%.63s", e->d_name);
+            all++;
+        }
+    closedir(d);
+    if (all == 0)
+        return;
+    qsort(names, n, sizeof names[0], cmp_name);
+    printf("\nnote     the stub's folder holds %zu checkpoint-N folder%s (", all, all == 1 ? "" : "s");
+    for (size_t i = 0; i < n; i++)
+        printf("%s%s", i ? ", " : "", names[i]);
+    printf("%s): point loaders at one of them, or consolidate and replace the stub\n",
+           all > n ? ", ..." : "");
+}
+
 static void print_table(const struct ctx *x)
 {
     const struct tp_ckpt *c = x->ck;
@@ -286,6 +319,11 @@ static void print_table(const struct ctx *x)
                x->plan_zero, optimizer_names[x->j.optimizer], precision_names[x->j.precision]);
         report_checkpoint_plan(&x->plan, x->storage_gbps);
     }
+    bool stub = false;
+    for (size_t i = 0; i < c->n_problems; i++)
+        stub = stub || c->problems[i].kind == TP_CK_STUB;
+    if (stub)
+        print_step_folders(c->path);
     printf("\nproblems           %zu\n", c->n_problems);
     for (size_t i = 0; i < c->n_problems; i++) {
         const struct tp_ckpt_problem *p = &c->problems[i];
