@@ -18,7 +18,8 @@
 static void help(void)
 {
     printf("usage: trainplan checkpoint PATH [MODEL | --config config.json] [--gpus N]\n"
-           "                            [--zero 0-3] [--storage-gbps X] [--format table|json|csv]\n\n"
+           "                            [--zero 0-3] [--storage-gbps X]\n"
+           "                            [--format table|json|csv]\n\n"
            "Inspects a checkpoint without reading its tensor data: PATH is a .safetensors file,\n"
            "a model.safetensors.index.json, or a folder (its *.safetensors, the index, and any\n"
            "DeepSpeed `latest` / global_stepN / *_states.pt).  Reports tensors, dtypes, bytes and\n"
@@ -293,7 +294,8 @@ static void print_step_folders(const char *path)
     if (all == 0)
         return;
     qsort(names, n, sizeof names[0], cmp_name);
-    printf("\nnote     the stub's folder holds %zu checkpoint-N folder%s (", all, all == 1 ? "" : "s");
+    printf("\nnote     the stub's folder holds %zu checkpoint-N folder%s (", all,
+           all == 1 ? "" : "s");
     for (size_t i = 0; i < n; i++)
         printf("%s%s", i ? ", " : "", names[i]);
     printf("%s): point loaders at one of them, or consolidate and replace the stub\n",

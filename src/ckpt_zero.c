@@ -323,12 +323,13 @@ enum tp_status tp_ck_zero_scan(struct tp_ckpt *c, const char *dir, const struct 
 {
     struct tp_ckpt_zero *z = &c->zero;
     find_tags(z, dir);
-    const char *tag = z->latest[0] ? z->latest : z->n_tags ? z->tags[z->n_tags > 8 ? 7 : z->n_tags - 1] : "";
-    if (tag[0] && (strchr(tag, '/') || strcmp(tag, "..") == 0 || strcmp(tag, ".") == 0))
-        tag = "";
+    size_t last = z->n_tags > 8 ? 7 : z->n_tags ? z->n_tags - 1 : 0; /* the highest 8 kept */
+    const char *tag = z->latest[0] ? z->latest : z->n_tags ? z->tags[last] : "";
+    /* a tag is a folder name here, never a path elsewhere */
+    bool plain = !strchr(tag, '/') && strcmp(tag, "..") != 0 && strcmp(tag, ".") != 0;
     snprintf(z->tag_dir, sizeof z->tag_dir, "%s%s%s", dir, tag[0] ? "/" : "", tag);
     struct stat sb;
-    if (z->latest[0] && (stat(z->tag_dir, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
+    if (z->latest[0] && (!plain || stat(z->tag_dir, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
         char path[1024];
         snprintf(path, sizeof path, "%s/latest", dir);
         if (!tp_ck_problem(c, TP_CK_MISSING_TAG, path, "", "names \"%s\", which is not a folder "
@@ -340,6 +341,9 @@ enum tp_status tp_ck_zero_scan(struct tp_ckpt *c, const char *dir, const struct 
     z->present = z->present || z->n_files > 0;
     if (!z->present)
         return TP_OK;
+    if (z->n_files == 0 && !tp_ck_problem(c, TP_CK_MISSING_RANK, z->tag_dir, "",
+                                          "no *_model_states.pt or *_optim_states.pt here"))
+        return tp_fail(err, TP_ENOMEM, "out of memory");
     z->stage_hint = 2;
     tally(z);
     uint32_t dp_want = z->dp_ranks;

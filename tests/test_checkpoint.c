@@ -582,6 +582,28 @@ static void test_zero(void **state)
     rmtree(fx.dir);
 }
 
+/* `latest` naming a path elsewhere, then an empty tag folder: one line each, nothing read
+   outside the folder. */
+static void test_zero_tags(void **state)
+{
+    (void)state;
+    char dir[64] = "/tmp/tp-ckpt-XXXXXX", path[512];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/global_step3", dir);
+    assert_int_equal(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/latest", dir);
+    write_text(path, "../global_step3\n");
+    struct tp_ckpt *c = inspect(dir, NULL);
+    assert_one(c, TP_CK_MISSING_TAG, "/latest", "");
+    tp_ckpt_free(c);
+    write_text(path, "global_step3\n");
+    c = inspect(dir, NULL);
+    assert_one(c, TP_CK_MISSING_RANK, "/global_step3", "");
+    assert_string_equal(c->zero.latest, "global_step3");
+    tp_ckpt_free(c);
+    rmtree(dir);
+}
+
 /* Llama 3.1 8B, bf16 AdamW: ZeRO [Rajbhandari 2020] §3.1: 2 B fp16 weights + 12 B optimizer
    states (fp32 weights, momentum, variance) per parameter; the consolidated bf16 model is the
    Hub's 16,060,522,496 B (meta-llama/Llama-3.1-8B index total_size = 2 x 8,030,261,248). */
@@ -639,6 +661,7 @@ int main(void)
         cmocka_unit_test(test_duplicate), cmocka_unit_test(test_bad_header),
         cmocka_unit_test(test_parser),    cmocka_unit_test(test_presets),
         cmocka_unit_test(test_mismatch),  cmocka_unit_test(test_zero),
+        cmocka_unit_test(test_zero_tags),
         cmocka_unit_test(test_plan),      cmocka_unit_test(test_missing_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
