@@ -117,7 +117,7 @@ static enum tp_status read_header(const char *path, uint64_t *size, struct tp_st
         for (int i = 7; i >= 0; i--)
             n = n << 8 | prefix[i];
         /* allocate only for a length the limit and the file's size allow */
-        if (n <= TP_ST_MAX_HEADER && n <= *size - 8) {
+        if (n <= TP_ST_MAX_HEADER && *size >= 8 && n <= *size - 8) {
             buf = malloc((size_t)n + 8);
             if (!buf) {
                 fclose(f);
@@ -171,6 +171,12 @@ static int by_name(const void *a, const void *b)
     return r ? r : (x->file > y->file) - (x->file < y->file);
 }
 
+/* *sum += v, saturating (hostile shapes may hold up to 2^64 - 1 elements each). */
+static void add_sat(uint64_t *sum, uint64_t v)
+{
+    *sum = v > UINT64_MAX - *sum ? UINT64_MAX : *sum + v;
+}
+
 /* Sorts the tensors, reports tensors held by two files (one line per pair of files), and
    totals the parameters of each name once. */
 static bool dedupe(struct tp_ckpt *c)
@@ -182,7 +188,7 @@ static bool dedupe(struct tp_ckpt *c)
         size_t count;
         const char *first;
     } pairs[32];
-    size_t n_pairs = 0;
+    size_t n_pairs = 0, more = 0;
     c->total_params = 0;
     memset(c->by_comp, 0, sizeof c->by_comp);
     memset(c->by_dtype, 0, sizeof c->by_dtype);
@@ -197,18 +203,22 @@ static bool dedupe(struct tp_ckpt *c)
                 pairs[n_pairs++] = (struct pair){a, b, 0, t->name};
             if (k < n_pairs)
                 pairs[k].count++;
+            else
+                more++;
             continue;
         }
-        c->total_params += t->elements == UINT64_MAX ? 0 : t->elements;
-        enum tp_component comp = tp_ckpt_component(t->name);
-        c->by_comp[comp] += t->elements == UINT64_MAX ? 0 : t->elements;
-        c->by_dtype[t->dtype] += t->elements == UINT64_MAX ? 0 : t->elements;
+        add_sat(&c->total_params, t->elements);
+        add_sat(&c->by_comp[tp_ckpt_component(t->name)], t->elements);
+        add_sat(&c->by_dtype[t->dtype], t->elements);
     }
     for (size_t k = 0; k < n_pairs; k++)
         if (!tp_ck_problem(c, TP_CK_DUPLICATE, c->files[pairs[k].b].path, pairs[k].first,
                            "%zu tensor%s also in %s", pairs[k].count,
                            pairs[k].count == 1 ? "" : "s", c->files[pairs[k].a].path))
             return false;
+    if (more && !tp_ck_problem(c, TP_CK_DUPLICATE, "", "",
+                               "%zu more tensors held twice by other pairs of files", more))
+        return false;
     return true;
 }
 
