@@ -41,7 +41,8 @@ static void usage(FILE *out)
             "  trainplan <command> --help   options of a command\n"
             "  trainplan --version          version\n"
             "\n"
-            "exit status: 0 success; 1 the answer is no (does not fit, no feasible layout);\n"
+            "exit status: 0 success; 1 the answer is no (does not fit, no feasible layout,\n"
+            "problems found in a checkpoint);\n"
             "2 usage, input or I/O error.\n");
 }
 
