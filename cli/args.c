@@ -43,6 +43,9 @@ struct opt {
 #define JOB_CMDS (RUN_CMDS | CMD_SEARCH | CMD_SIZE)
 /* search's knobs: export --best runs the search */
 #define SEARCH_CMDS (CMD_SEARCH | CMD_EXPORT)
+/* the job options the checkpoint plan uses */
+#define CK_JOB_CMDS (JOB_CMDS | CMD_CHECKPOINT)
+#define CK_RUN_CMDS (RUN_CMDS | CMD_CHECKPOINT)
 
 static const int MLP_VALUES[] = {TP_MLP_GELU, TP_MLP_GLU, TP_MLP_GLU};
 static const int NORM_VALUES[] = {TP_NORM_LAYER, TP_NORM_RMS};
@@ -74,6 +77,13 @@ static const struct opt OPTS[] = {
     {"row-out", NULL, OPT_STR, F(row_out), 0, 0, NULL, NULL, CMD_LOGS, "FILE",
      "write a runs-file row per log (validation/runs format: for validate, calibrate); needs "
      "--model and --gpu"},
+    /* checkpoint */
+    {"config", NULL, OPT_STR, F(config), 0, 0, NULL, NULL, CMD_CHECKPOINT, "FILE",
+     "the model's config.json to compare with (default: MODEL, else the config.json beside the "
+     "checkpoint)"},
+    {"storage-gbps", NULL, OPT_REAL, F(storage_gbps), 0.001, 1e6, NULL, NULL,
+     CMD_ESTIMATE | CMD_CHECKPOINT, "X",
+     "checkpoint write bandwidth in GB/s, all ranks together: the time per save"},
     {"seq", "seq-len", OPT_INT, F(seq), 1, 1 << 24, NULL, NULL, CMD_PARAMS | JOB_CMDS, "N",
      "sequence length (default: the model's, else 4096)"},
     {"recompute", NULL, OPT_ENUM, F(recompute), 0, 0, "none|selective|full", NULL,
@@ -81,7 +91,7 @@ static const struct opt OPTS[] = {
     /* cluster */
     {"gpu", NULL, OPT_STR, F(gpu), 0, 0, NULL, NULL, JOB_CMDS, "NAME",
      "accelerator from the catalog (trainplan gpus); default h100-sxm"},
-    {"gpus", "num-gpus", OPT_INT, F(gpus), 1, 1 << 20, NULL, NULL, JOB_CMDS, "N",
+    {"gpus", "num-gpus", OPT_INT, F(gpus), 1, 1 << 20, NULL, NULL, CK_JOB_CMDS, "N",
      "GPUs in the job (default: tp*pp*cp*dp, else 8); search also takes a list (8,16,32) or a "
      "range (8..512: doubling)"},
     {"gpus-per-node", NULL, OPT_INT, F(gpus_per_node), 1, 1024, NULL, NULL, JOB_CMDS, "K",
@@ -196,7 +206,7 @@ static const struct opt OPTS[] = {
     {"cp", NULL, OPT_INT, F(cp), 1, 1024, NULL, NULL, RUN_CMDS, "N", "context-parallel ranks"},
     {"sp", NULL, OPT_CONST, F(sp), 1, 1, NULL, NULL, RUN_CMDS, NULL,
      "Megatron sequence parallelism (with --tp)"},
-    {"zero", NULL, OPT_INT, F(zero), 0, 3, NULL, NULL, RUN_CMDS, "0-3",
+    {"zero", NULL, OPT_INT, F(zero), 0, 3, NULL, NULL, CK_RUN_CMDS, "0-3",
      "ZeRO stage: 1 optimizer, 2 + gradients, 3 + parameters sharded"},
     {"fsdp", NULL, OPT_ENUM, F(fsdp), 0, 0, "no_shard|shard_grad_op|full_shard|hybrid_shard",
      FSDP_VALUES, RUN_CMDS, "MODE", "FSDP strategy (= --zero 0|2|3|3 with --shard-group)"},
@@ -222,16 +232,16 @@ static const struct opt OPTS[] = {
     {"schedule", NULL, OPT_ENUM, F(schedule), 0, 0, "1f1b|interleaved|gpipe", NULL, RUN_CMDS,
      "S", "pipeline schedule (default 1f1b; interleaved with --vpp)"},
     /* job */
-    {"task", NULL, OPT_ENUM, F(task), 0, 0, "pretrain|sft|dpo|lora|qlora", NULL, JOB_CMDS, "T",
+    {"task", NULL, OPT_ENUM, F(task), 0, 0, "pretrain|sft|dpo|lora|qlora", NULL, CK_JOB_CMDS, "T",
      "what is trained (default pretrain)"},
-    {"lora-rank", NULL, OPT_INT, F(lora_rank), 1, 65536, NULL, NULL, JOB_CMDS, "R",
+    {"lora-rank", NULL, OPT_INT, F(lora_rank), 1, 65536, NULL, NULL, CK_JOB_CMDS, "R",
      "LoRA / QLoRA adapter rank (default 16)"},
     {"lora-targets", NULL, OPT_STR, F(lora_targets), 0, 0, NULL, NULL, JOB_CMDS, "LIST",
      "adapted modules: all, or a comma list of q,k,v,o,gate,up,down (default all)"},
     {"optimizer", NULL, OPT_ENUM, F(optimizer), 0, 0,
-     "adamw|adamw-8bit|adamw-4bit|adafactor|sgd|sgd-momentum", NULL, JOB_CMDS, "OPT",
+     "adamw|adamw-8bit|adamw-4bit|adafactor|sgd|sgd-momentum", NULL, CK_JOB_CMDS, "OPT",
      "optimizer (default adamw)"},
-    {"precision", NULL, OPT_ENUM, F(precision), 0, 0, "bf16|fp16|fp8|fp32", NULL, JOB_CMDS, "P",
+    {"precision", NULL, OPT_ENUM, F(precision), 0, 0, "bf16|fp16|fp8|fp32", NULL, CK_JOB_CMDS, "P",
      "training precision (default bf16, fp32 master weights)"},
     {"framework", NULL, OPT_ENUM, F(framework), 0, 0,
      "deepspeed|fsdp|megatron|axolotl|hf|torchtitan|megatron-deepspeed|nemo", FW_VALUES,
@@ -454,6 +464,7 @@ static const char *cmd_name(unsigned cmd)
            : cmd == CMD_LOGS ? "logs"
            : cmd == CMD_EXPORT ? "export"
            : cmd == CMD_SIZE ? "size"
+           : cmd == CMD_CHECKPOINT ? "checkpoint"
                                : "?";
 }
 

@@ -30,9 +30,10 @@ enum {
     CMD_LOGS = 1u << 8,
     CMD_EXPORT = 1u << 9,
     CMD_SIZE = 1u << 10,
+    CMD_CHECKPOINT = 1u << 11,
 };
 /* Commands whose positional arguments are files (cli_args.files), not MODEL. */
-#define FILES_CMDS (CMD_VALIDATE | CMD_CALIBRATE | CMD_LOGS)
+#define FILES_CMDS (CMD_VALIDATE | CMD_CALIBRATE | CMD_LOGS | CMD_CHECKPOINT)
 #define CLI_MAX_FILES 64
 
 struct cli_args {
@@ -96,6 +97,9 @@ struct cli_args {
     /* size */
     double flops, days, gpu_hours;
     const char *fit, *family;
+    /* checkpoint */
+    const char *config;      /* --config config.json: the model to compare with */
+    double storage_gbps;     /* checkpoint write bandwidth, GB/s in total (0 = not given) */
 };
 
 /* Everything a run needs, resolved and checked. */
@@ -189,6 +193,10 @@ int cmd_calibrate(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_size(int argc, char **argv);
+int cmd_checkpoint(int argc, char **argv);
+/* The checkpoint plan of a run (cmd_checkpoint.c): a table section, or a JSON object. */
+void report_checkpoint_plan(const struct tp_ckpt_plan *p, double storage_gbps);
+json_t *report_checkpoint_plan_json(const struct tp_ckpt_plan *p);
 
 /* Prints `doc` (consumed; NULL means a failed build) as indented JSON with its key order kept,
    reals with `digits` significant digits (0 = jansson's shortest round-trip form).  Returns

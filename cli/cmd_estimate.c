@@ -27,7 +27,8 @@ static void help(void)
            "2025); MFU and HFU against the dense 16-bit peak (fp32 runs: the fp32 peak), also\n"
            "for fp8 runs.\n\n"
            "JSON keys: schema_version, step_time_s, tokens_per_s_per_gpu, model_tflops_per_gpu,\n"
-           "mfu, hw_tflops_per_gpu, hfu, train_time_s, time (breakdown), memory, ...\n\n"
+           "mfu, hw_tflops_per_gpu, hfu, train_time_s, time (breakdown), memory, checkpoint\n"
+           "(bytes per save, per rank, consolidated; save_s with --storage-gbps), ...\n\n"
            "options:\n");
     cli_print_options(stdout, CMD_ESTIMATE);
     printf("\nexit status: 0 fits; 1 does not fit in memory (time still reported); 2 usage or "
@@ -174,7 +175,7 @@ static json_t *range_json(const struct tp_range *rg)
 
 static int print_json(const struct run *r, const struct tp_memory *mem, const struct tp_time *t,
                       const struct budget *b, const char *calibration, const char *outside,
-                      const struct tp_range *rg)
+                      const struct tp_range *rg, const struct tp_ckpt_plan *ck)
 {
     json_t *doc = json_pack(
         "{s:i, s:s, s:{s:s, s:s}, s:{s:s, s:I, s:I}, s:{s:s, s:s, s:s, s:s, s:I, s:b}, s:o,"
@@ -210,6 +211,7 @@ static int print_json(const struct run *r, const struct tp_memory *mem, const st
                                     "against the dense 16-bit peak"));
     json_object_set_new(doc, "time", time_json(t));
     json_object_set_new(doc, "memory", report_memory_json(mem));
+    json_object_set_new(doc, "checkpoint", report_checkpoint_plan_json(ck));
     if (b->tokens > 0) {
         json_object_set_new(doc, "train_tokens", json_real(b->tokens));
         json_object_set_new(doc, "train_steps", json_real(b->steps));
@@ -277,8 +279,10 @@ int cmd_estimate(int argc, char **argv)
     unsigned domain = tp_calib_domain_check(&cal, &r.m, &r.c, &r.j, outside, sizeof outside);
     struct tp_range rg;
     tp_time_range(&r.m, &r.c, &r.j, &r.l, domain, &rg);
+    struct tp_ckpt_plan ck;
+    tp_ckpt_plan(&r.m, &r.c, &r.j, &r.l, a.storage_gbps * 1e9, &ck);
     if (a.format == FMT_JSON) {
-        if ((rc = print_json(&r, &mem, &t, &b, a.calibration, outside, &rg)) != EXIT_OK)
+        if ((rc = print_json(&r, &mem, &t, &b, a.calibration, outside, &rg, &ck)) != EXIT_OK)
             return rc;
     } else if (a.format == FMT_CSV) {
         print_csv(&r, &mem, &t, &b);
@@ -289,6 +293,9 @@ int cmd_estimate(int argc, char **argv)
                mem.fits ? "fits" : "DOES NOT FIT (see `trainplan memory` for the changes that "
                                    "make it fit)");
         print_time(&r, &t, &b, a.calibration, &rg);
+        printf("\ncheckpoint   (DeepSpeed's files: ZeRO %u on %u GPUs; trainplan checkpoint "
+               "checks a saved one)\n", r.l.zero, r.c.n_gpus);
+        report_checkpoint_plan(&ck, a.storage_gbps);
         if (outside[0])
             printf("warning      outside what the calibration was fitted on: %s\n", outside);
     }

@@ -33,6 +33,9 @@ static void usage(FILE *out)
             "                  time for a token budget, and runs-file rows for calibrate\n"
             "  export MODEL --to FORMAT   the planned layout as the framework's files:\n"
             "                  DeepSpeed JSON, Axolotl YAML, Megatron arguments, torchrun/Slurm\n"
+            "  checkpoint PATH [MODEL]   safetensors files, shard index, DeepSpeed ZeRO\n"
+            "                  folder: tensors, faults (stubs, missing shards, duplicates,\n"
+            "                  truncation), match with the model, and the saves' sizes\n"
             "  models          the built-in presets with their sources\n"
             "  gpus            the accelerator catalog\n"
             "\n"
@@ -42,14 +45,15 @@ static void usage(FILE *out)
             "  trainplan <command> --help   options of a command\n"
             "  trainplan --version          version\n"
             "\n"
-            "exit status: 0 success; 1 the answer is no (does not fit, no feasible layout);\n"
+            "exit status: 0 success; 1 the answer is no (does not fit, no feasible layout,\n"
+            "problems found in a checkpoint);\n"
             "2 usage, input or I/O error.\n");
 }
 
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        cli_error("no command given (commands: params, memory, estimate, search, validate, calibrate, logs, export, size, models, gpus; see trainplan "
+        cli_error("no command given (commands: params, memory, estimate, search, validate, calibrate, logs, export, size, checkpoint, models, gpus; see trainplan "
                   "--help)");
         return EXIT_USAGE;
     }
@@ -84,7 +88,9 @@ int main(int argc, char **argv)
         return cmd_export(argc - 2, argv + 2);
     if (strcmp(cmd, "size") == 0)
         return cmd_size(argc - 2, argv + 2);
-    cli_error("unknown command \"%s\" (commands: params, memory, estimate, search, validate, calibrate, logs, export, size, models, gpus; see trainplan "
+    if (strcmp(cmd, "checkpoint") == 0)
+        return cmd_checkpoint(argc - 2, argv + 2);
+    cli_error("unknown command \"%s\" (commands: params, memory, estimate, search, validate, calibrate, logs, export, size, checkpoint, models, gpus; see trainplan "
               "--help)", cmd);
     return EXIT_USAGE;
 }

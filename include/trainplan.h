@@ -1210,6 +1210,204 @@ enum tp_status tp_size_on_cluster(const struct tp_size_grid *g, const struct tp_
                                   double flops, double seconds, struct tp_size_shape *s,
                                   struct tp_error *err);
 
+/* ----------------------------------------------------------------------------------------- */
+/* Checkpoints (trainplan checkpoint): safetensors files, shard indexes, DeepSpeed ZeRO       */
+/* folders, and the size of the checkpoints a run will save                                  */
+/* ----------------------------------------------------------------------------------------- */
+
+/* The largest safetensors header accepted (safetensors crate MAX_HEADER_SIZE, 100,000,000). */
+#define TP_ST_MAX_HEADER 100000000u
+/* Most dimensions one tensor may have. */
+#define TP_ST_MAX_DIMS 8
+
+/* safetensors dtypes (huggingface/safetensors src/tensor.rs `Dtype`); append only. */
+enum tp_st_dtype {
+    TP_ST_UNKNOWN = 0, TP_ST_BOOL, TP_ST_U8, TP_ST_I8, TP_ST_F8_E5M2, TP_ST_F8_E4M3,
+    TP_ST_F8_E8M0, TP_ST_F4, TP_ST_F6_E2M3, TP_ST_F6_E3M2, TP_ST_I16, TP_ST_U16, TP_ST_F16,
+    TP_ST_BF16, TP_ST_I32, TP_ST_U32, TP_ST_F32, TP_ST_C64, TP_ST_F64, TP_ST_I64, TP_ST_U64,
+    TP_ST_DTYPE_COUNT
+};
+/* The name as a header writes it ("BF16"); "?" for TP_ST_UNKNOWN. */
+const char *tp_st_dtype_name(enum tp_st_dtype d);
+/* Bits per element (4 for F4, 6 for F6_*, 8 for F8_*, 128 for C64...); 0 when unknown. */
+unsigned tp_st_dtype_bits(enum tp_st_dtype d);
+
+/* What can be wrong with a checkpoint; append only.  Names (tp_ckpt_problem_name) are the
+   JSON `kind` values. */
+enum tp_ckpt_kind {
+    TP_CK_BAD_HEADER = 0, /* "bad-header": no 8-byte length, a length past the limit, not JSON,
+                             not an object, a tensor entry without dtype/shape/data_offsets */
+    TP_CK_STUB,           /* "stub": a zero-length file, or every tensor has zero elements */
+    TP_CK_TRUNCATED,      /* "truncated": the data section is shorter than the header says */
+    TP_CK_OVERLAP,        /* "overlap": two tensors' byte ranges overlap */
+    TP_CK_OUT_OF_BOUNDS,  /* "out-of-bounds": a tensor's range ends past the file */
+    TP_CK_GAP,            /* "gap": bytes no tensor covers (the format has none) */
+    TP_CK_SIZE_MISMATCH,  /* "size-mismatch": byte range != shape x dtype size */
+    TP_CK_UNKNOWN_DTYPE,  /* "unknown-dtype" */
+    TP_CK_BAD_INDEX,      /* "bad-index": model.safetensors.index.json unreadable or malformed */
+    TP_CK_MISSING_SHARD,  /* "missing-shard": the index names a file that is not there */
+    TP_CK_NOT_IN_SHARD,   /* "not-in-shard": the index maps a tensor to a file without it */
+    TP_CK_NOT_IN_INDEX,   /* "not-in-index": a shard holds a tensor the index does not list */
+    TP_CK_DUPLICATE,      /* "duplicate": two files hold the same tensor */
+    TP_CK_MISSING_TENSOR, /* "missing-tensor": the model has it, the checkpoint does not */
+    TP_CK_UNEXPECTED_TENSOR, /* "unexpected-tensor": the checkpoint has it, the model does not */
+    TP_CK_SHAPE_MISMATCH, /* "shape-mismatch" */
+    TP_CK_PARAM_MISMATCH, /* "param-mismatch": total parameters differ from the model's */
+    TP_CK_MISSING_TAG,    /* "missing-tag": `latest` names a folder that is not there */
+    TP_CK_MISSING_RANK,   /* "missing-rank": a ZeRO rank file is absent */
+    TP_CK_SMALL_RANK,     /* "small-rank-file": a ZeRO rank file under half its planned size */
+    TP_CK_KIND_COUNT
+};
+const char *tp_ckpt_problem_name(enum tp_ckpt_kind k);
+
+struct tp_ckpt_problem {
+    enum tp_ckpt_kind kind;
+    char file[256];    /* path of the file concerned ("" when none) */
+    char tensor[192];  /* tensor name ("" when the problem is the file's) */
+    char detail[256];  /* one line */
+};
+
+/* One tensor entry of a safetensors header. */
+struct tp_st_tensor {
+    char *name;                      /* owned by the header */
+    enum tp_st_dtype dtype;
+    uint32_t ndim;
+    uint64_t shape[TP_ST_MAX_DIMS];
+    uint64_t elements;               /* product of the shape (UINT64_MAX when it overflows) */
+    uint64_t begin, end;             /* data_offsets, relative to the data section */
+};
+
+/* A parsed safetensors header and what is wrong with it. */
+struct tp_st_header {
+    uint64_t header_bytes;           /* N, the header length the first 8 bytes give */
+    uint64_t data_bytes;             /* bytes of the file after 8 + N (0 when the file is
+                                        shorter) */
+    uint64_t params;                 /* sum of elements (saturating) */
+    size_t n_tensors;
+    struct tp_st_tensor *tensors;    /* in header order */
+    size_t n_problems;
+    struct tp_ckpt_problem *problems; /* `file` left empty: the caller knows the file */
+};
+
+/* Parses the header of a safetensors file from its first `len` bytes (`buf`), the file being
+   `file_bytes` long; tensor data is never looked at.  Pure and bounded: the length prefix is
+   checked against TP_ST_MAX_HEADER, `len` and `file_bytes` before anything is allocated, and
+   offsets are checked, never trusted.  Faults are problems in `h`, not errors: TP_OK whenever
+   the header could be examined; TP_ENOMEM only.  Free `h` with tp_st_header_free. */
+enum tp_status tp_st_parse(const unsigned char *buf, size_t len, uint64_t file_bytes,
+                           struct tp_st_header *h, struct tp_error *err);
+void tp_st_header_free(struct tp_st_header *h);
+
+/* One file of a checkpoint. */
+struct tp_ckpt_file {
+    char path[512];
+    uint64_t bytes;        /* size on disk (0 when missing) */
+    uint64_t header_bytes;
+    size_t tensors;
+    uint64_t params;       /* elements of its tensors */
+    char dtypes[64];       /* the dtypes it holds, comma-separated ("BF16", "BF16,F32") */
+    bool missing;          /* named by the index, not on disk */
+    bool stub;             /* zero-length, or every tensor has zero elements */
+};
+
+/* One tensor of the checkpoint (stub files excluded), sorted by name. */
+struct tp_ckpt_tensor {
+    char *name;
+    uint32_t file;         /* index into files */
+    enum tp_st_dtype dtype;
+    uint32_t ndim;
+    uint64_t shape[TP_ST_MAX_DIMS];
+    uint64_t elements;
+};
+
+/* A DeepSpeed ZeRO checkpoint file (`*_model_states.pt`, `*_optim_states.pt`): name and size
+   only, the pickles are not opened. */
+struct tp_zero_file {
+    char name[128];
+    uint64_t bytes;
+    bool optim;            /* *_optim_states.pt, else *_model_states.pt */
+    bool zero_rank;        /* zero_pp_rank_R_...: one per data-parallel rank */
+    uint32_t dp_rank, mp_rank;
+    double planned_bytes;  /* from tp_ckpt_plan when a model was given, else 0 */
+};
+
+struct tp_ckpt_zero {
+    bool present;
+    char latest[64];       /* the tag `latest` names ("" when no such file) */
+    char tag_dir[512];     /* the folder inspected (global_stepN) */
+    size_t n_tags;         /* global_step* folders beside it */
+    char tags[8][64];      /* up to 8 of them, in name order */
+    size_t n_files;
+    struct tp_zero_file *files;
+    uint32_t dp_ranks, mp_ranks; /* 1 + the largest rank numbers seen */
+    uint32_t stage_hint;   /* 3 when per-rank model states exist, else 2 (stage 0-2 save
+                              alike) */
+    uint64_t model_bytes, optim_bytes;
+};
+
+/* An inspected checkpoint. */
+struct tp_ckpt {
+    char path[512];
+    bool has_index;
+    size_t n_files;
+    struct tp_ckpt_file *files;
+    size_t n_tensors;
+    struct tp_ckpt_tensor *tensors;
+    size_t n_problems;
+    struct tp_ckpt_problem *problems;
+    size_t n_lost;
+    char **lost;                   /* tensors the index maps to shards that are not there,
+                                      sorted (their missing-tensor lines are left out: the
+                                      missing-shard line says it) */
+    uint64_t total_params;         /* elements of every tensor, counted once */
+    uint64_t total_bytes;          /* the safetensors files' sizes */
+    uint64_t by_comp[TP_COMP_COUNT + 1]; /* by the component its name says; [TP_COMP_COUNT] =
+                                            other (buffers, unknown names) */
+    uint64_t by_dtype[TP_ST_DTYPE_COUNT]; /* parameters per dtype */
+    /* against the model (compared = a model was given) */
+    bool compared;
+    bool names_compared;           /* the family's checkpoint names follow the params core */
+    bool matches_config;
+    uint64_t expected_params;      /* the model's params_checkpoint */
+    size_t matched, missing, unexpected, shape_mismatches;
+    bool head_in_checkpoint;       /* lm_head.weight is stored */
+    struct tp_ckpt_zero zero;
+};
+
+/* Inspects `path`: a .safetensors file, a model.safetensors.index.json, or a folder (its
+   *.safetensors files and index, and any DeepSpeed `latest` / global_stepN / *_states.pt).
+   Only headers are read.  With `m` (may be NULL) compares the tensors with the model's and
+   plans the ZeRO files' sizes for `n_gpus` ranks (0 = the ranks found) under job `j` (NULL:
+   tp_job_init's).  TP_ENOTFOUND / TP_EIO when `path` cannot be read; every fault in the files
+   is a problem in the result.  Free with tp_ckpt_free (NULL is fine). */
+enum tp_status tp_ckpt_inspect(const char *path, const struct tp_model *m,
+                               const struct tp_job *j, uint32_t n_gpus, struct tp_ckpt **out,
+                               struct tp_error *err);
+void tp_ckpt_free(struct tp_ckpt *c);
+/* The component a Hugging Face tensor name belongs to (TP_COMP_COUNT: none of them). */
+enum tp_component tp_ckpt_component(const char *name);
+
+/* The checkpoints a run saves (docs/checkpoint.md), in bytes. */
+struct tp_ckpt_plan {
+    double params;                 /* parameters saved: params_checkpoint (LoRA: adapters) */
+    double weights_bytes;          /* the model in the training precision (16-bit, fp32) */
+    double master_bytes;           /* the fp32 master copy (0 when training in fp32) */
+    double moments_bytes;          /* optimizer states (AdamW: fp32 m and v) */
+    double save_bytes;             /* one save: weights + master + moments */
+    uint32_t model_files;          /* files holding the weights (one per model-parallel rank;
+                                      every rank under ZeRO-3) */
+    uint32_t optim_files;          /* files holding master + moments */
+    double model_file_bytes, optim_file_bytes; /* each */
+    double consolidated_fp32_bytes, consolidated_bf16_bytes; /* one model file after merging */
+    double zero_to_fp32_ram_bytes; /* host RAM zero_to_fp32 peaks at */
+    double zero_to_fp32_disk_bytes;/* free disk it writes */
+    double save_s;                 /* one save at storage_bps (0 when not given) */
+};
+/* Plans the checkpoint of a checked run; `storage_bps` (bytes/s, 0 = not given) is the
+   aggregate write bandwidth. */
+void tp_ckpt_plan(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
+                  const struct tp_layout *l, double storage_bps, struct tp_ckpt_plan *out);
+
 #ifdef __cplusplus
 }
 #endif

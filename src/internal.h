@@ -10,6 +10,10 @@
 #define TP_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
 #define TP_PRINTF(a, b)
+/* Optimizer-state bytes per parameter beside the fp32 master copy: fp32 m and v for AdamW,
+   ... (memory.c; the checkpoint plan uses it too). */
+double tp_optimizer_state_bytes(const struct tp_model *m, enum tp_optimizer o);
+
 #endif
 
 /* Writes a formatted one-line message into err (if not NULL) and returns st. */
@@ -58,5 +62,9 @@ enum tp_status tp_layout_check_split(const struct tp_model *m, const struct tp_l
 /* The parameters of stage `stage`; `first`/`count` receive its block range (memory.c). */
 void tp_stage_params(const struct tp_model *m, const struct tp_job *j, const struct tp_layout *l,
                      uint32_t stage, struct tp_shard_params *s, uint32_t *first, uint32_t *count);
+
+/* Optimizer-state bytes per parameter beside the fp32 master copy: fp32 m and v for AdamW,
+   ... (memory.c; the checkpoint plan uses it too). */
+double tp_optimizer_state_bytes(const struct tp_model *m, enum tp_optimizer o);
 
 #endif

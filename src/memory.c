@@ -160,6 +160,11 @@ static double optimizer_state_bytes(enum tp_optimizer o)
     return 8;
 }
 
+double tp_optimizer_state_bytes(const struct tp_model *m, enum tp_optimizer o)
+{
+    return optimizer_state_bytes(o) + (o == TP_OPT_ADAFACTOR ? 8.0 / (double)m->hidden : 0);
+}
+
 struct states {
     double w, g, o;
 };
