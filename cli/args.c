@@ -84,6 +84,14 @@ static const struct opt OPTS[] = {
     {"storage-gbps", NULL, OPT_REAL, F(storage_gbps), 0.001, 1e6, NULL, NULL,
      CMD_ESTIMATE | CMD_CHECKPOINT, "X",
      "checkpoint write bandwidth in GB/s, all ranks together: the time per save"},
+    {"ckpt-every", NULL, OPT_INT, F(ckpt_every), 1, 1e12, NULL, NULL, CMD_ESTIMATE, "STEPS",
+     "a checkpoint every STEPS optimizer steps: saves in the wall-clock (needs --storage-gbps)"},
+    {"eval-every", NULL, OPT_INT, F(eval_every), 1, 1e12, NULL, NULL, CMD_ESTIMATE, "STEPS",
+     "an evaluation pass every STEPS optimizer steps (with --eval-tokens)"},
+    {"eval-tokens", NULL, OPT_REAL, F(eval_tokens), 1, 1e15, NULL, NULL, CMD_ESTIMATE, "N",
+     "tokens of one evaluation pass (forward only)"},
+    {"startup-min", NULL, OPT_REAL, F(startup_min), 0, 1e5, NULL, NULL, CMD_ESTIMATE, "M",
+     "minutes of launch, NCCL and ZeRO initialisation before the first step"},
     {"seq", "seq-len", OPT_INT, F(seq), 1, 1 << 24, NULL, NULL, CMD_PARAMS | JOB_CMDS, "N",
      "sequence length (default: the model's, else 4096)"},
     {"recompute", NULL, OPT_ENUM, F(recompute), 0, 0, "none|selective|full", NULL,
@@ -483,6 +491,7 @@ int cli_parse(int argc, char **argv, unsigned cmd, struct cli_args *a)
     a->skip_warmup = TP_UNSET;
     a->top = a->max_tp = a->max_pp = a->max_cp = a->max_ep = a->max_mbs = TP_UNSET;
     a->threads = a->pp_first = a->pp_last = TP_UNSET;
+    a->ckpt_every = a->eval_every = TP_UNSET;
     tp_shape_init(&a->shape);
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];

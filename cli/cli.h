@@ -100,6 +100,9 @@ struct cli_args {
     /* checkpoint */
     const char *config;      /* --config config.json: the model to compare with */
     double storage_gbps;     /* checkpoint write bandwidth, GB/s in total (0 = not given) */
+    /* estimate: the wall-clock beyond the steps */
+    int64_t ckpt_every, eval_every; /* TP_UNSET = none */
+    double eval_tokens, startup_min;  /* 0 = none */
 };
 
 /* Everything a run needs, resolved and checked. */

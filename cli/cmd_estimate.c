@@ -40,7 +40,44 @@ struct budget {
     double tokens;     /* 0 = no budget given */
     double steps, train_s, gpu_hours, cost;
     bool priced;
+    struct tp_wallclock w; /* steps plus start-up, weight load, saves, evaluations */
+    bool extras;           /* any of those was asked for */
 };
+
+/* The wall-clock beyond the steps; GPU-hours and cost follow the whole wall-clock. */
+static int resolve_wallclock(const struct cli_args *a, const struct run *r,
+                             const struct tp_time *t, const struct tp_ckpt_plan *ck,
+                             struct budget *b)
+{
+    struct tp_wallclock_opts o;
+    tp_wallclock_opts_init(&o);
+    b->extras = a->ckpt_every != TP_UNSET || a->eval_every != TP_UNSET || a->eval_tokens > 0 ||
+                a->startup_min > 0;
+    if (b->extras && b->tokens == 0) {
+        cli_error("--ckpt-every, --eval-every/--eval-tokens and --startup-min need a token "
+                  "budget (--tokens, or --epochs with --dataset-tokens)");
+        return EXIT_USAGE;
+    }
+    if (a->ckpt_every != TP_UNSET && !(a->storage_gbps > 0)) {
+        cli_error("--ckpt-every needs --storage-gbps (the time of one save)");
+        return EXIT_USAGE;
+    }
+    if ((a->eval_every != TP_UNSET) != (a->eval_tokens > 0)) {
+        cli_error("--eval-every and --eval-tokens go together");
+        return EXIT_USAGE;
+    }
+    o.startup_s = a->startup_min * 60;
+    o.storage_bps = a->storage_gbps > 0 ? a->storage_gbps * 1e9 : 0;
+    o.ckpt_every = a->ckpt_every != TP_UNSET ? (uint64_t)a->ckpt_every : 0;
+    o.eval_every = a->eval_every != TP_UNSET ? (uint64_t)a->eval_every : 0;
+    o.eval_tokens = a->eval_tokens;
+    tp_wallclock(t, ck, b->tokens, &o, &b->w);
+    if (b->tokens > 0) {
+        b->gpu_hours = b->w.total_s / 3600 * r->c.n_gpus;
+        b->cost = b->priced ? b->gpu_hours * a->price : 0;
+    }
+    return EXIT_OK;
+}
 
 static int resolve_budget(const struct cli_args *a, const struct run *r, const struct tp_time *t,
                           struct budget *b)
@@ -76,6 +113,19 @@ static void row(const char *label, double s, double step)
     if (s <= 0)
         return;
     printf("  %-42s %10.4f s  %5.1f%%\n", label, s, 100 * s / step);
+}
+
+static void print_wallclock(const struct tp_wallclock *w)
+{
+    char s[5][32];
+    fmt_duration(s[0], sizeof s[0], w->train_s);
+    fmt_duration(s[1], sizeof s[1], w->startup_s);
+    fmt_duration(s[2], sizeof s[2], w->load_s);
+    fmt_duration(s[3], sizeof s[3], w->ckpt_s);
+    fmt_duration(s[4], sizeof s[4], w->eval_s);
+    printf("  = %s of steps + %s start-up + %s reading the weights + %s for %.0f saves + %s for "
+           "%.0f evaluations (goodput %.1f%%)\n",
+           s[0], s[1], s[2], s[3], w->saves, s[4], w->evals, 100 * w->goodput);
 }
 
 static void print_time(const struct run *r, const struct tp_time *t, const struct budget *b,
@@ -137,11 +187,19 @@ static void print_time(const struct run *r, const struct tp_time *t, const struc
         char wlo[32], whi[32];
         fmt_duration(wlo, sizeof wlo, b->train_s / rg->hi);
         fmt_duration(whi, sizeof whi, b->train_s / rg->lo);
+        if (b->extras) {
+            double other = b->w.total_s - b->train_s;
+            fmt_duration(wall, sizeof wall, b->w.total_s);
+            fmt_duration(wlo, sizeof wlo, other + b->train_s / rg->hi);
+            fmt_duration(whi, sizeof whi, other + b->train_s / rg->lo);
+        }
         printf("\nto train %s tokens: %.0f steps, %s wall-clock (80%% range %s - %s), %.1f "
                "GPU-hours", tk, b->steps, wall, wlo, whi, b->gpu_hours);
         if (b->priced)
             printf(", cost %.2f", b->cost);
         printf("\n");
+        if (b->extras)
+            print_wallclock(&b->w);
     }
     printf("\ncalibration  %s\n", calibration ? calibration : "built-in defaults");
 }
@@ -218,6 +276,17 @@ static int print_json(const struct run *r, const struct tp_memory *mem, const st
         json_object_set_new(doc, "train_time_s", json_real(b->train_s));
         json_object_set_new(doc, "train_time_s_low", json_real(b->train_s / rg->hi));
         json_object_set_new(doc, "train_time_s_high", json_real(b->train_s / rg->lo));
+        double other = b->w.total_s - b->train_s;
+        json_object_set_new(doc, "wall_clock_s", json_real(b->w.total_s));
+        json_object_set_new(doc, "wall_clock_s_low", json_real(other + b->train_s / rg->hi));
+        json_object_set_new(doc, "wall_clock_s_high", json_real(other + b->train_s / rg->lo));
+        json_object_set_new(doc, "goodput", json_real(b->w.goodput));
+        json_object_set_new(
+            doc, "wall_clock",
+            json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "steps_s", b->w.train_s,
+                      "startup_s", b->w.startup_s, "load_weights_s", b->w.load_s,
+                      "checkpoints_s", b->w.ckpt_s, "saves", b->w.saves, "evaluation_s",
+                      b->w.eval_s, "evaluations", b->w.evals));
         json_object_set_new(doc, "gpu_hours", json_real(b->gpu_hours));
         json_object_set_new(doc, "cost", b->priced ? json_real(b->cost) : json_null());
     } else {
@@ -281,6 +350,8 @@ int cmd_estimate(int argc, char **argv)
     tp_time_range(&r.m, &r.c, &r.j, &r.l, domain, &rg);
     struct tp_ckpt_plan ck;
     tp_ckpt_plan(&r.m, &r.c, &r.j, &r.l, a.storage_gbps * 1e9, &ck);
+    if ((rc = resolve_wallclock(&a, &r, &t, &ck, &b)) != EXIT_OK)
+        return rc;
     if (a.format == FMT_JSON) {
         if ((rc = print_json(&r, &mem, &t, &b, a.calibration, outside, &rg, &ck)) != EXIT_OK)
             return rc;

@@ -1408,6 +1408,30 @@ struct tp_ckpt_plan {
 void tp_ckpt_plan(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
                   const struct tp_layout *l, double storage_bps, struct tp_ckpt_plan *out);
 
+/* ----------------------------------------------------------------------------------------- */
+/* Wall-clock as users measure it (src/wallclock.c)                                            */
+/* ----------------------------------------------------------------------------------------- */
+
+struct tp_wallclock_opts {
+    double startup_s;     /* launch, NCCL and ZeRO initialisation (given; 0 = left out) */
+    double storage_bps;   /* aggregate storage bandwidth: reading the weights, writing saves */
+    uint64_t ckpt_every;  /* optimizer steps between saves (0 = no saves) */
+    uint64_t eval_every;  /* optimizer steps between evaluations (0 = none) */
+    double eval_tokens;   /* tokens of one evaluation pass */
+};
+struct tp_wallclock {
+    double steps, train_s;  /* optimizer steps for the tokens and their time */
+    double startup_s, load_s, ckpt_s, eval_s;
+    double saves, evals;
+    double total_s;
+    double goodput;         /* train_s / total_s */
+};
+void tp_wallclock_opts_init(struct tp_wallclock_opts *o);
+/* The wall-clock of training `tokens` with the step time `t`; `ck` (may be NULL) gives the
+   bytes of the weights and of one save (tp_ckpt_plan with o->storage_bps). */
+void tp_wallclock(const struct tp_time *t, const struct tp_ckpt_plan *ck, double tokens,
+                  const struct tp_wallclock_opts *o, struct tp_wallclock *out);
+
 #ifdef __cplusplus
 }
 #endif
