@@ -25,7 +25,9 @@ static bool fits(const struct tp_model *m, const struct tp_cluster *c, struct ca
                  double *total)
 {
     struct tp_error err;
-    if (tp_layout_check(m, c, &k->j, &k->l, &err) != TP_OK)
+    /* never a change the job's stack cannot run (no --tp to an Axolotl user) */
+    if (tp_layout_check(m, c, &k->j, &k->l, &err) != TP_OK ||
+        tp_stack_check(m, &k->j, &k->l, &err) != TP_OK)
         return false;
     struct tp_memory mem;
     tp_memory_worst(m, c, &k->j, &k->l, &mem);
