@@ -600,10 +600,15 @@ static void dp_group_comm(const struct ctx *x, double params, double trainable, 
     }
 }
 
-void tp_time_step(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
-                  const struct tp_layout *l, const struct tp_calib *cal, struct tp_time *out)
+enum tp_status tp_time_step(const struct tp_model *m, const struct tp_cluster *c,
+                            const struct tp_job *j, const struct tp_layout *l,
+                            const struct tp_calib *cal, struct tp_time *out)
 {
     memset(out, 0, sizeof *out);
+    if (tp_run_check(m, c, j, l, cal, NULL) != TP_OK) {
+        out->step_s = out->tokens_per_s = out->tokens_per_s_per_gpu = out->mfu = NAN;
+        return TP_EINVAL;
+    }
     struct ctx x;
     memset(&x, 0, sizeof x);
     x.m = m;
@@ -727,7 +732,7 @@ void tp_time_step(const struct tp_model *m, const struct tp_cluster *c, const st
 
     struct tp_flops f;
     if (tp_flops_model(m, j->seq, l->recompute, &f) != TP_OK)
-        return;
+        return TP_EINVAL;
     double model = f.model;
     if (x.frozen) /* no weight-gradient GEMMs for the frozen base */
         model = f.fwd + f.fwd_dense / 2 + 2 * f.fwd_attn;
@@ -745,8 +750,7 @@ void tp_time_step(const struct tp_model *m, const struct tp_cluster *c, const st
     }
     out->model_flops_per_token = model;
     out->hw_flops_per_token = model + rc;
-    out->peak_flops = j->precision == TP_PREC_FP32 ? c->gpu.peak_flops[TP_FP32]
-                                                   : c->gpu.peak_flops[TP_BF16];
+    out->peak_flops = tp_job_peak_flops(c, j); /* the rate the GEMMs were priced at */
     double tps = out->tokens_per_s_per_gpu;
     out->model_tflops_per_gpu = model * tps / 1e12;
     out->hw_tflops_per_gpu = out->hw_flops_per_token * tps / 1e12;
@@ -757,4 +761,7 @@ void tp_time_step(const struct tp_model *m, const struct tp_cluster *c, const st
     double ckpt = l->recompute == TP_RECOMPUTE_FULL ? 4 : 3;
     double ds = 24 * ckpt * L * h * h * (1 + s / (6 * h) + V / (16 * L * h));
     out->deepspeed_tflops_per_gpu = ds * tps / 1e12;
+    /* physically possible: a finite positive time and no more FLOPs than the peak allows */
+    bool sane = isfinite(out->step_s) && out->step_s > 0 && isfinite(out->mfu) && out->mfu <= 1;
+    return sane ? TP_OK : TP_EINVAL;
 }

@@ -15,10 +15,18 @@
 
 #define GIB 1073741824.0
 
-void tp_run_evaluate(const struct tp_run *run, const struct tp_calib *cal,
-                     struct tp_run_eval *out)
+enum tp_status tp_run_evaluate(const struct tp_run *run, const struct tp_calib *cal,
+                               struct tp_run_eval *out)
 {
     memset(out, 0, sizeof *out);
+    if (!run || tp_run_check(&run->model, &run->cluster, &run->job, &run->layout, cal, NULL)) {
+        out->predicted_tokens_per_s_per_gpu = out->predicted_step_s = NAN;
+        out->measured_tokens_per_s_per_gpu = out->err = out->predicted_mem_gib = NAN;
+        out->predicted_native = out->measured_native = out->measured_mem_gib = NAN;
+        out->mem_err = NAN;
+        out->measured_from = out->native_unit = "";
+        return TP_EINVAL;
+    }
     tp_time_step(&run->model, &run->cluster, &run->job, &run->layout, cal, &out->time);
     const struct tp_time *t = &out->time;
     out->predicted_tokens_per_s_per_gpu = t->tokens_per_s_per_gpu;
@@ -57,6 +65,7 @@ void tp_run_evaluate(const struct tp_run *run, const struct tp_calib *cal,
                                              : NAN;
     out->domain = tp_calib_domain_check(cal, &run->model, &run->cluster, &run->job,
                                         out->domain_note, sizeof out->domain_note);
+    return TP_OK;
 }
 
 static int by_value(const void *a, const void *b)
