@@ -605,7 +605,7 @@ enum tp_status tp_time_step(const struct tp_model *m, const struct tp_cluster *c
                             const struct tp_calib *cal, struct tp_time *out)
 {
     memset(out, 0, sizeof *out);
-    if (tp_run_check(m, c, j, l, cal, NULL) != TP_OK) {
+    if (!cal || tp_run_check(m, c, j, l, cal, NULL) != TP_OK) {
         out->step_s = out->tokens_per_s = out->tokens_per_s_per_gpu = out->mfu = NAN;
         return TP_EINVAL;
     }

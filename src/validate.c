@@ -19,7 +19,8 @@ enum tp_status tp_run_evaluate(const struct tp_run *run, const struct tp_calib *
                                struct tp_run_eval *out)
 {
     memset(out, 0, sizeof *out);
-    if (!run || tp_run_check(&run->model, &run->cluster, &run->job, &run->layout, cal, NULL)) {
+    if (!run || !cal ||
+        tp_run_check(&run->model, &run->cluster, &run->job, &run->layout, cal, NULL) != TP_OK) {
         out->predicted_tokens_per_s_per_gpu = out->predicted_step_s = NAN;
         out->measured_tokens_per_s_per_gpu = out->err = out->predicted_mem_gib = NAN;
         out->predicted_native = out->measured_native = out->measured_mem_gib = NAN;
