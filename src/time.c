@@ -761,7 +761,10 @@ enum tp_status tp_time_step(const struct tp_model *m, const struct tp_cluster *c
     double ckpt = l->recompute == TP_RECOMPUTE_FULL ? 4 : 3;
     double ds = 24 * ckpt * L * h * h * (1 + s / (6 * h) + V / (16 * L * h));
     out->deepspeed_tflops_per_gpu = ds * tps / 1e12;
-    /* physically possible: a finite positive time and no more FLOPs than the peak allows */
-    bool sane = isfinite(out->step_s) && out->step_s > 0 && isfinite(out->mfu) && out->mfu <= 1;
+    /* physically possible: a finite positive time and no more FLOPs than the peak the GEMMs
+       run at (fp8: the fp8 peak; MFU itself stays against the 16-bit one) */
+    double ceiling = x.h.fp8 ? c->gpu.peak_flops[TP_FP8] : out->peak_flops;
+    bool sane = isfinite(out->step_s) && out->step_s > 0 && isfinite(out->mfu) &&
+                out->hw_flops_per_token * tps <= ceiling;
     return sane ? TP_OK : TP_EINVAL;
 }
