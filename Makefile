@@ -5,6 +5,7 @@
 #   make WERROR=1      warnings are errors (CI)
 #   make bench         the benchmarks, with their figures
 #   make fuzz          the libFuzzer targets (clang), FUZZ_SECONDS each (docs/fuzzing.md)
+#   make valgrind      the unit tests under valgrind
 CC      ?= cc
 SAN     ?= 0
 WERROR  ?= 0
@@ -57,7 +58,7 @@ REPLAYS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
 FUZZERS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 
 .PHONY: all deps run test unit cli-test bench-smoke bench clean calibration check-calibration \
-        fuzz-replay fuzz fuzzers
+        fuzz-replay fuzz fuzzers valgrind
 .SECONDARY:
 all: $(BIN) $(TESTS) $(BENCHES) $(REPLAYS)
 
@@ -128,7 +129,9 @@ FUZZ_SECONDS ?= 300
 FUZZ_FLAGS   ?= -timeout=5 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1
 fuzzers:
 	@$(MAKE) --no-print-directory SAN=fuzz CC=clang $(FUZZ_NAMES:%=build-fuzz/fuzz/fuzz_%)
-fuzz: deps fuzzers
+fuzz:
+	@sh scripts/deps.sh clang
+	@$(MAKE) --no-print-directory fuzzers
 	@set -e; for n in $(FUZZ_NAMES); do \
 	    mkdir -p build-fuzz/corpus/$$n build-fuzz/findings/$$n; \
 	    echo "== fuzz_$$n, $(FUZZ_SECONDS) s"; \
@@ -137,6 +140,14 @@ fuzz: deps fuzzers
 	        $$(ls -d fuzz/corpus/$$n tests/fuzz-regressions/$$n 2>/dev/null) \
 	        2>build-fuzz/fuzz_$$n.log || { tail -40 build-fuzz/fuzz_$$n.log; exit 1; }; \
 	    grep -E '^stat::number_of_executed_units|^Done' build-fuzz/fuzz_$$n.log || true; done
+
+# The unit tests under valgrind (CI), the property test on a smaller sample.
+valgrind:
+	@sh scripts/deps.sh valgrind
+	@$(MAKE) --no-print-directory $(TESTS)
+	@set -e; for t in $(TESTS); do \
+	    TP_PROPS_N=20000 valgrind -q --error-exitcode=1 --leak-check=full ./$$t >/dev/null; \
+	    echo "valgrind $$t: clean"; done
 
 bench: $(BENCHES)
 	@set -e; for b in $(BENCHES); do ./$$b; done

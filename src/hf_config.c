@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 
 /* A config is at most a few KB; anything past this is not a config.json. */
-#define MAX_CONFIG_BYTES (16u << 20)
+#define MAX_CONFIG_BYTES (1u << 20) /* published config.json files are a few KB */
 
 struct cfg {
     const json_t *root; /* the whole file */
