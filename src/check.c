@@ -70,9 +70,9 @@ enum tp_status tp_cluster_check(const struct tp_cluster *c, const struct tp_job 
     return TP_OK;
 }
 
-static enum tp_status check_model_shape(const struct tp_model *m, struct tp_error *err)
+enum tp_status tp_model_shape_check(const struct tp_model *m, struct tp_error *err)
 {
-    if (m->n_layers == 0 || m->n_layers > TP_MAX_LAYERS || m->hidden == 0 || m->n_heads == 0 ||
+    if (!m || m->n_layers == 0 || m->n_layers > TP_MAX_LAYERS || m->hidden == 0 || m->n_heads == 0 ||
         m->n_kv_heads == 0 || m->head_dim == 0 || m->vocab == 0)
         return tp_fail(err, TP_EINVAL, "the model is not finalized (layers, hidden, heads, "
                                        "head_dim and vocab must be set: tp_model_finalize)");
@@ -104,7 +104,7 @@ enum tp_status tp_run_check(const struct tp_model *m, const struct tp_cluster *c
 {
     if (!m || !c || !j || !l)
         return tp_fail(err, TP_EINVAL, "a model, cluster, job and layout are needed");
-    TRY(check_model_shape(m, err));
+    TRY(tp_model_shape_check(m, err));
     TRY(tp_cluster_check(c, j, err));
     TRY(check_layout_sizes(m, c, j, l, err));
     if (!cal)

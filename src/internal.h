@@ -44,6 +44,9 @@ static inline uint32_t tp_mul_u32_sat(uint32_t a, uint32_t b)
     return p > UINT32_MAX ? UINT32_MAX : (uint32_t)p;
 }
 
+/* check.c: the model has been finalized (layers, hidden, heads, head_dim, vocab set). */
+enum tp_status tp_model_shape_check(const struct tp_model *m, struct tp_error *err);
+
 /* Case-insensitive ASCII string equality. */
 bool tp_streq_ci(const char *a, const char *b);
 

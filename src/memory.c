@@ -79,6 +79,8 @@ uint32_t tp_stage_ranges(const struct tp_model *m, const struct tp_layout *l, ui
 
 uint32_t tp_stage_blocks(const struct tp_model *m, const struct tp_layout *l, uint32_t stage)
 {
+    if (l->pp == 0 || stage >= l->pp || l->vpp == 0) /* not a checked layout */
+        return 0;
     if (l->vpp > 1)
         return m->n_layers / (l->pp * l->vpp) * l->vpp;
     uint32_t lo, hi;

@@ -152,6 +152,8 @@ double tp_time_allreduce(const struct tp_cluster *c, const struct tp_calib *cal,
 {
     if (n <= 1 || bytes <= 0)
         return 0;
+    if (!c || !cal || g == 0) /* no ranks per node: no network to price */
+        return NAN;
     uint32_t nodes = nodes_of(n, g);
     return latency(cal, 2.0 * (n - 1), 2.0 * (nodes - 1)) +
            2.0 * (n - 1) / n * bytes / bus_bw(c, cal, g, nodes);
@@ -162,6 +164,8 @@ double tp_time_allgather(const struct tp_cluster *c, const struct tp_calib *cal,
 {
     if (n <= 1 || bytes <= 0)
         return 0;
+    if (!c || !cal || g == 0) /* no ranks per node: no network to price */
+        return NAN;
     uint32_t nodes = nodes_of(n, g);
     return latency(cal, n - 1.0, nodes - 1.0) +
            (double)(n - 1) / n * bytes / bus_bw(c, cal, g, nodes);
@@ -172,6 +176,8 @@ double tp_time_alltoall(const struct tp_cluster *c, const struct tp_calib *cal, 
 {
     if (n <= 1 || bytes <= 0)
         return 0;
+    if (!c || !cal || g == 0) /* no ranks per node: no network to price */
+        return NAN;
     uint32_t nodes = nodes_of(n, g);
     double intra = c->gpu.intra_bw * (pcie_only(c) ? cal->eff_pcie : cal->eff_intra);
     double t_intra = bytes * (g - 1) / n / intra;

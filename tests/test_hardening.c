@@ -103,6 +103,35 @@ static void test_time_step_rejects_unchecked_inputs(void **state)
     free(cal);
 }
 
+/* Zeroed structs into the other public entry points: once a SIGSEGV (FLOPs of an unfinalized
+   model) and SIGFPEs (stage blocks with pp 0, collectives with 0 ranks per node). */
+static void test_public_entry_points_zeroed(void **state)
+{
+    (void)state;
+    static struct tp_model m;
+    static struct tp_cluster c;
+    static struct tp_job j;
+    static struct tp_layout l;
+    static struct tp_calib cal;
+    struct tp_flops f;
+    struct tp_error err;
+    memset(&m, 0, sizeof m);
+    assert_int_equal(tp_flops_per_token(&m, 2048, TP_ATTN_CAUSAL, TP_RECOMPUTE_NONE, 0, &f, &err),
+                     TP_EINVAL);
+    assert_int_equal(tp_stage_blocks(&m, &l, 0), 0);
+    assert_true(isnan(tp_time_allgather(&c, &cal, 1e9, 8, 0)));
+    assert_true(isnan(tp_time_alltoall(&c, &cal, 1e9, 8, 0)));
+    struct tp_search_opts o;
+    tp_search_opts_init(&o);
+    o.gbs = 64;
+    c.n_gpus = 8;
+    struct tp_search_hit hits[4];
+    struct tp_search_stats st;
+    size_t n = 99;
+    assert_int_equal(tp_search(&m, &c, &j, &o, &cal, hits, 4, &n, &st, &err), TP_EINVAL);
+    assert_int_equal(n, 0);
+}
+
 /* Checks the layout of llama-3.1-8b on 8 `gpu` at `prec`; returns the status, *t the time. */
 static enum tp_status precision_on(const char *gpu, enum tp_precision prec, struct tp_time *t,
                                    struct tp_error *err)
@@ -226,6 +255,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_runs_zero_and_wrapping_counts),
         cmocka_unit_test(test_time_step_rejects_unchecked_inputs),
+        cmocka_unit_test(test_public_entry_points_zeroed),
         cmocka_unit_test(test_precision_needs_the_unit),
         cmocka_unit_test(test_config_numbers_in_range_before_use),
         cmocka_unit_test(test_logs_implausible_figures_dropped),
