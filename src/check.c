@@ -72,8 +72,8 @@ enum tp_status tp_cluster_check(const struct tp_cluster *c, const struct tp_job 
 
 enum tp_status tp_model_shape_check(const struct tp_model *m, struct tp_error *err)
 {
-    if (!m || m->n_layers == 0 || m->n_layers > TP_MAX_LAYERS || m->hidden == 0 || m->n_heads == 0 ||
-        m->n_kv_heads == 0 || m->head_dim == 0 || m->vocab == 0)
+    if (!m || m->n_layers == 0 || m->n_layers > TP_MAX_LAYERS || m->hidden == 0 ||
+        m->n_heads == 0 || m->n_kv_heads == 0 || m->head_dim == 0 || m->vocab == 0)
         return tp_fail(err, TP_EINVAL, "the model is not finalized (layers, hidden, heads, "
                                        "head_dim and vocab must be set: tp_model_finalize)");
     return TP_OK;
