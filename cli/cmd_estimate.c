@@ -24,8 +24,8 @@ static void help(void)
            "model TFLOP/s and MFU, hardware TFLOP/s and HFU, and the TFLOP/s Megatron-LM and\n"
            "Megatron-DeepSpeed would log.  With a token budget: steps, wall-clock, GPU-hours and\n"
            "cost.  FLOP convention: exact matmul counting with causal attention (Megatron-LM\n"
-           "2025); MFU and HFU against the dense 16-bit peak (fp32 runs: the fp32 peak), also\n"
-           "for fp8 runs.\n\n"
+           "2025); MFU and HFU against the dense 16-bit peak, also for fp8 runs (fp32 runs: the\n"
+           "tf32 tensor-core peak their GEMMs run at).\n\n"
            "JSON keys: schema_version, step_time_s, tokens_per_s_per_gpu, model_tflops_per_gpu,\n"
            "mfu, hw_tflops_per_gpu, hfu, train_time_s, time (breakdown), memory, checkpoint\n"
            "(bytes per save, per rank, consolidated; save_s with --storage-gbps), ...\n\n"
@@ -177,7 +177,10 @@ static void print_time(const struct run *r, const struct tp_time *t, const struc
            "HFU %.1f%%\n",
            t->hw_flops_per_token / 1e9, t->hw_tflops_per_gpu, 100 * t->hfu);
     printf("             (MFU/HFU against the dense %s peak, %.0f TFLOP/s)\n",
-           r->j.precision == TP_PREC_FP32 ? "fp32" : "16-bit", t->peak_flops / 1e12);
+           r->j.precision != TP_PREC_FP32                    ? "16-bit"
+           : r->c.gpu.peak_flops[TP_TF32] == t->peak_flops ? "tf32 tensor-core"
+                                                           : "fp32",
+           t->peak_flops / 1e12);
     printf("logs         Megatron-LM would print %.1f TFLOP/s/GPU; Megatron-DeepSpeed %.1f\n",
            t->megatron_tflops_per_gpu, t->deepspeed_tflops_per_gpu);
     if (b->tokens > 0) {

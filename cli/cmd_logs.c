@@ -230,6 +230,12 @@ static int evaluate(const struct cli_args *a, const struct tp_calib *cal, struct
     const struct tp_log_steady *s = &r->st;
     r->steps = r->train_s = r->gpu_hours = r->cost = NAN;
     if (a->tokens > 0) {
+        if (!isfinite(s->tokens_per_s) && r->info.n_implausible) {
+            cli_error("%s: --tokens needs the throughput in tokens/s, and the log's step times "
+                      "or rates are implausible (%zu negative, zero, non-finite or impossible "
+                      "figures dropped)", r->path, r->info.n_implausible);
+            return EXIT_USAGE;
+        }
         if (!isfinite(s->tokens_per_s)) {
             cli_error("%s: --tokens needs the throughput in tokens/s, which this log does not "
                       "give: add --gbs and --seq (tokens per step) or --gpus", r->path);
@@ -341,6 +347,10 @@ static void print_one(const struct cli_args *a, const struct result *r)
                s->n_outliers == 1 ? "" : "s", s->n_used, (unsigned long long)s->first_step,
                (unsigned long long)s->last_step);
     }
+    if (in->n_implausible)
+        printf("implausible  %zu figure%s dropped before the steady state: negative, zero or "
+               "non-finite\n             times or rates, MFU above 100%%, TFLOP/s or memory "
+               "beyond any catalog GPU\n", in->n_implausible, in->n_implausible == 1 ? "" : "s");
     const char *split = strstr(s->rule, "; outliers:");
     if (split)
         printf("rule         %.*s;\n             %s\n", (int)(split - s->rule), s->rule, split + 2);
@@ -473,6 +483,7 @@ static json_t *result_json(const struct cli_args *a, const struct result *r)
                                             : json_null());
     json_object_set_new(o, "warmup_skipped", json_integer((json_int_t)s->n_warmup));
     json_object_set_new(o, "outliers", json_integer((json_int_t)s->n_outliers));
+    json_object_set_new(o, "implausible_dropped", json_integer((json_int_t)in->n_implausible));
     json_object_set_new(o, "steps_used", json_integer((json_int_t)s->n_used));
     json_object_set_new(o, "outlier_basis", s->basis[0] ? json_string(s->basis) : json_null());
     json_object_set_new(o, "outlier_median", jreal(s->basis_median));

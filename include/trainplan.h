@@ -492,6 +492,22 @@ void tp_layout_init(struct tp_layout *l);
    0 and etp when 0.  Messages say what does not divide what, with a hint. */
 enum tp_status tp_layout_check(const struct tp_model *m, const struct tp_cluster *c,
                                const struct tp_job *j, struct tp_layout *l, struct tp_error *err);
+/* Checks the cluster's figures against the job: GPUs per node, finite non-negative peaks,
+   bandwidths, and a tensor-core rate for the job's precision (fp8 on a GPU without FP8 units,
+   or fp32 on one without fp32/tf32 rates, is TP_EINVAL, not a silent or infinite answer).
+   tp_layout_check() calls it. */
+enum tp_status tp_cluster_check(const struct tp_cluster *c, const struct tp_job *j,
+                                struct tp_error *err);
+/* Checks a run as the functions that take a checked layout need it (finalized model, cluster,
+   job, layout sizes and world size, calibration unless NULL), without changing anything: what
+   tp_time_step(), tp_memory_stage() and tp_run_evaluate() run first. */
+struct tp_calib;
+enum tp_status tp_run_check(const struct tp_model *m, const struct tp_cluster *c,
+                            const struct tp_job *j, const struct tp_layout *l,
+                            const struct tp_calib *cal, struct tp_error *err);
+/* The dense peak the job's GEMMs run at and MFU is measured against: the 16-bit peak, or for
+   fp32 jobs the TF32 tensor-core peak where the GPU has one (else its FP32 peak). */
+double tp_job_peak_flops(const struct tp_cluster *c, const struct tp_job *j);
 /* Transformer blocks pipeline stage `stage` (0..pp-1) of a checked layout holds (all its
    interleaved chunks together).  Without pp_first/pp_last, stage s holds blocks
    [s L / pp, (s+1) L / pp): an uneven depth spreads its remainder over the later stages. */
@@ -522,8 +538,9 @@ struct tp_memory {
     double host_bytes_per_node;/* CPU RAM the offload needs per node */
 };
 
-/* Memory of pipeline stage `stage` (0..pp-1) for a checked layout. Pure, allocation-free. */
-void tp_memory_stage(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
+/* Memory of pipeline stage `stage` (0..pp-1) for a checked layout. Pure, allocation-free.
+   TP_EINVAL (NaN totals, fits false) when tp_run_check() rejects the inputs or stage >= pp. */
+enum tp_status tp_memory_stage(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
                      const struct tp_layout *l, uint32_t stage, struct tp_memory *out);
 /* A change that makes a run fit. */
 struct tp_fix {
@@ -539,9 +556,11 @@ size_t tp_memory_suggest(const struct tp_model *m, const struct tp_cluster *c,
                          const struct tp_job *j, const struct tp_layout *l, struct tp_fix *out,
                          size_t cap);
 
-/* The stage with the largest total (the one that decides the fit). */
-void tp_memory_worst(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
-                     const struct tp_layout *l, struct tp_memory *out);
+/* The stage with the largest total (the one that decides the fit); TP_EINVAL as
+   tp_memory_stage(). */
+enum tp_status tp_memory_worst(const struct tp_model *m, const struct tp_cluster *c,
+                               const struct tp_job *j, const struct tp_layout *l,
+                               struct tp_memory *out);
 
 /* ----------------------------------------------------------------------------------------- */
 /* Measured runs (the runs-file format of validation/runs/README.md)                          */
@@ -723,15 +742,16 @@ struct tp_time {
     /* FLOPs per token (task-aware: frozen weights have no weight gradients; DPO adds the
        reference forward) and the rates they give */
     double model_flops_per_token, hw_flops_per_token;
-    double peak_flops;      /* the MFU basis: dense 16-bit peak (fp32 runs: fp32 peak) */
+    double peak_flops;      /* the MFU basis: tp_job_peak_flops (fp32 runs: the TF32 peak) */
     double model_tflops_per_gpu, mfu, hw_tflops_per_gpu, hfu;
     double megatron_tflops_per_gpu;  /* what Megatron-LM logs: causal model FLOPs */
     double deepspeed_tflops_per_gpu; /* Megatron-DeepSpeed's throughput formula (GPT shape,
                                         x4/3 with full recompute) */
 };
 
-/* Time per step of a checked layout (tp_layout_check) with `cal`.  Pure and allocation-free. */
-void tp_time_step(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
+/* Time per step of a checked layout (tp_layout_check) with `cal`.  Pure and allocation-free.
+   TP_EINVAL (and NaN figures) when tp_run_check() rejects the inputs. */
+enum tp_status tp_time_step(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
                   const struct tp_layout *l, const struct tp_calib *cal, struct tp_time *out);
 
 /* An 80% range on a throughput estimate: measured / predicted tokens/s of held-out runs of the
@@ -786,8 +806,9 @@ struct tp_run_eval {
     struct tp_time time;
 };
 
-/* Predicts one mapped run (tp_run_from_row) with `cal` and pairs it with what was measured. */
-void tp_run_evaluate(const struct tp_run *run, const struct tp_calib *cal,
+/* Predicts one mapped run (tp_run_from_row) with `cal` and pairs it with what was measured.
+   TP_EINVAL (NaN predictions) when tp_run_check() rejects the run. */
+enum tp_status tp_run_evaluate(const struct tp_run *run, const struct tp_calib *cal,
                      struct tp_run_eval *out);
 
 /* Error statistics of relative errors (predicted / measured - 1). */
@@ -1018,6 +1039,10 @@ struct tp_log_info {
     /* the Hugging Face Trainer's end-of-training summary (whole run, warm-up included) */
     double train_runtime_s, train_samples_per_s, train_steps_per_s, train_loss;
     double train_tokens_per_s_per_gpu; /* "train_tokens_per_second": per device */
+    size_t n_implausible;        /* figures dropped as physically impossible (negative, zero or
+                                    non-finite times and rates, MFU above 1, TFLOP/s above the
+                                    fastest catalog GPU's peak, memory above twice the largest
+                                    HBM): the steady state never sees them */
 };
 
 /* Parses a training log held in memory (text, or a JSON document).  With `hint` ==

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Checks the build dependencies (Debian packages) and installs the missing ones when run as
-# root; otherwise prints the one command to run.  Called by `make run` and `make test`.
+# root; otherwise prints the one command to run.  Called by `make run` and `make test`; the
+# targets that need more name it: `make fuzz` (clang: libFuzzer), `make valgrind` (valgrind).
 set -u
-pkgs="make pkg-config libjansson-dev libcmocka-dev libcsv-dev libgsl-dev libyaml-dev"
+pkgs="make pkg-config libjansson-dev libcmocka-dev libcsv-dev libgsl-dev libyaml-dev $*"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

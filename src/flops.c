@@ -140,6 +140,9 @@ enum tp_status tp_flops_per_token(const struct tp_model *m, uint64_t seq,
                                   enum tp_attn_convention conv, enum tp_recompute rc,
                                   uint32_t mtp, struct tp_flops *f, struct tp_error *err)
 {
+    if (!f)
+        return tp_fail(err, TP_EINVAL, "no output given");
+    TRY(tp_model_shape_check(m, err));
     return flops(m, seq, conv, rc, mtp, true, f, err);
 }
 

@@ -11,13 +11,14 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 /* A config is at most a few KB; anything past this is not a config.json. */
-#define MAX_CONFIG_BYTES (16u << 20)
+#define MAX_CONFIG_BYTES (1u << 20) /* published config.json files are a few KB */
 
 struct cfg {
     const json_t *root; /* the whole file */
@@ -59,10 +60,16 @@ static enum tp_status get_u32(const struct cfg *c, const char *key, bool require
         return TP_OK;
     }
     json_int_t i;
+    double r = json_is_real(v) ? json_real_value(v) : 0;
     if (json_is_integer(v)) {
         i = json_integer_value(v);
-    } else if (json_is_real(v) && json_real_value(v) == (double)(json_int_t)json_real_value(v)) {
-        i = (json_int_t)json_real_value(v); /* 4096.0 is written by some exporters */
+    } else if (json_is_real(v) && (r < 0 || r > UINT32_MAX) && r == floor(r)) {
+        /* range-checked as a double: converting 1.5e38 to an integer first is undefined */
+        char what[96];
+        snprintf(what, sizeof what, "is %g, out of range", r);
+        return field_error(c, key, what);
+    } else if (json_is_real(v) && r == floor(r)) {
+        i = (json_int_t)r; /* 4096.0 is written by some exporters */
     } else {
         char what[96];
         snprintf(what, sizeof what, "must be an integer (found %s)", type_name(v));
@@ -383,7 +390,7 @@ static enum tp_status fam_deepseek(const struct cfg *c, struct tp_model *m, bool
         TRY(get_u32(c, "num_experts_per_tok", true, 0, &m->top_k));
         TRY(get_u32(c, "moe_intermediate_size", true, 0, &m->moe_ffn));
         TRY(get_u32(c, "n_shared_experts", false, 0, &m->n_shared_experts));
-        m->shared_ffn = m->n_shared_experts * m->moe_ffn; /* one fused shared MLP */
+        m->shared_ffn = tp_mul_u32_sat(m->n_shared_experts, m->moe_ffn); /* one fused shared MLP */
         TRY(get_u32(c, "first_k_dense_replace", false, 0, &m->moe_first_dense));
         TRY(get_u32(c, "moe_layer_freq", false, 1, &m->moe_step));
         m->moe_phase = 0;
@@ -404,7 +411,7 @@ static enum tp_status fam_glm4_moe(const struct cfg *c, struct tp_model *m)
     TRY(get_u32(c, "num_experts_per_tok", true, 0, &m->top_k));
     TRY(get_u32(c, "moe_intermediate_size", true, 0, &m->moe_ffn));
     TRY(get_u32(c, "n_shared_experts", false, 0, &m->n_shared_experts));
-    m->shared_ffn = m->n_shared_experts * m->moe_ffn;
+    m->shared_ffn = tp_mul_u32_sat(m->n_shared_experts, m->moe_ffn);
     TRY(get_u32(c, "first_k_dense_replace", false, 0, &m->moe_first_dense));
     m->router_score_bias = true; /* Glm4MoeTopkRouter.e_score_correction_bias */
     return get_u32(c, "num_nextn_predict_layers", false, 0, &m->mtp_layers);
@@ -500,7 +507,7 @@ static enum tp_status fam_bailing_moe(const struct cfg *c, struct tp_model *m)
     TRY(get_u32(c, "num_shared_experts", false, 0, &m->n_shared_experts));
     uint32_t shared_width;
     TRY(get_u32(c, "moe_shared_expert_intermediate_size", false, m->moe_ffn, &shared_width));
-    m->shared_ffn = m->n_shared_experts * shared_width;
+    m->shared_ffn = tp_mul_u32_sat(m->n_shared_experts, shared_width);
     TRY(get_u32(c, "first_k_dense_replace", false, 0, &m->moe_first_dense));
     TRY(get_bool(c, "moe_router_enable_expert_bias", false, &m->router_score_bias));
     return get_u32(c, "num_nextn_predict_layers", false, 0, &m->mtp_layers);

@@ -27,6 +27,30 @@ enum tp_status tp_fail(struct tp_error *err, enum tp_status st, const char *fmt,
             return st_;                                                                           \
     } while (0)
 
+/* a * b into *out unless it wraps 64 bits (then false, *out untouched). */
+static inline bool tp_mul_u64(uint64_t a, uint64_t b, uint64_t *out)
+{
+    if (b && a > UINT64_MAX / b)
+        return false;
+    *out = a * b;
+    return true;
+}
+
+/* Drops (sets NaN) and counts the physically impossible figures of parsed log steps and of the
+   log's run facts; returns how many, also added to info->n_implausible. */
+size_t tp_log_drop_implausible(struct tp_log_step *steps, size_t n, struct tp_log_info *info);
+
+/* a * b, or UINT32_MAX when it does not fit: a width computed from two counts then fails the
+   range check instead of wrapping to a small (or zero) number. */
+static inline uint32_t tp_mul_u32_sat(uint32_t a, uint32_t b)
+{
+    uint64_t p = (uint64_t)a * b;
+    return p > UINT32_MAX ? UINT32_MAX : (uint32_t)p;
+}
+
+/* check.c: the model has been finalized (layers, hidden, heads, head_dim, vocab set). */
+enum tp_status tp_model_shape_check(const struct tp_model *m, struct tp_error *err);
+
 /* Case-insensitive ASCII string equality. */
 bool tp_streq_ci(const char *a, const char *b);
 

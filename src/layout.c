@@ -90,6 +90,9 @@ static enum tp_status check_world(const struct tp_cluster *c, struct tp_layout *
     uint64_t mp = (uint64_t)l->tp * l->pp * l->cp;
     if (c->n_gpus == 0)
         return tp_fail(err, TP_EINVAL, "--gpus must be positive");
+    if (mp > c->n_gpus || l->dp > c->n_gpus) /* before mp * dp, which could wrap 64 bits */
+        return tp_fail(err, TP_EINVAL, "tp*pp*cp = %llu and dp = %u cannot exceed --gpus %u",
+                       (unsigned long long)mp, l->dp, c->n_gpus);
     if (l->dp == 0) {
         if (c->n_gpus % mp != 0)
             return tp_fail(err, TP_EINVAL,
@@ -220,6 +223,7 @@ enum tp_status tp_layout_check(const struct tp_model *m, const struct tp_cluster
                        (unsigned long long)j->seq);
     if (c->gpu.hbm_bytes <= 0)
         return tp_fail(err, TP_EINVAL, "GPU memory capacity must be positive");
+    TRY(tp_cluster_check(c, j, err));
     TRY(check_sizes(l, err));
     TRY(check_world(c, l, err));
     TRY(check_model(m, j, l, err));

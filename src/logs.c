@@ -1128,13 +1128,24 @@ static void info_finish(struct tp_log_info *info)
     if (!info->global_batch && info->seq && info->tokens_per_step > 0 &&
         fmod(info->tokens_per_step, (double)info->seq) == 0)
         info->global_batch = (uint64_t)(info->tokens_per_step / (double)info->seq);
-    if (!info->gpus && info->tp && info->pp && info->dp)
-        info->gpus = info->tp * info->pp * info->dp * (info->cp ? info->cp : 1);
-    if (!info->gpus && info->format == TP_LOG_HF && info->global_batch && info->micro_batch) {
-        uint64_t per = info->micro_batch * (info->grad_accum ? info->grad_accum : 1);
-        if (info->global_batch % per == 0 && info->global_batch / per <= UINT32_MAX)
-            info->gpus = (uint32_t)(info->global_batch / per);
-    }
+    uint64_t world = 0, per = 0;
+    if (!info->gpus && info->tp && info->pp && info->dp &&
+        tp_mul_u64((uint64_t)info->tp * info->pp, info->dp, &world) &&
+        tp_mul_u64(world, info->cp ? info->cp : 1, &world) && world <= UINT32_MAX)
+        info->gpus = (uint32_t)world;
+    /* micro-batch x accumulation in 64 bits without wrapping (a wrap to 0 divided by zero) */
+    if (!info->gpus && info->format == TP_LOG_HF && info->global_batch && info->micro_batch &&
+        tp_mul_u64(info->micro_batch, info->grad_accum ? info->grad_accum : 1, &per) && per &&
+        info->global_batch % per == 0 && info->global_batch / per <= UINT32_MAX)
+        info->gpus = (uint32_t)(info->global_batch / per);
+}
+
+/* info_finish, then the physically impossible figures dropped (plausible.c). */
+static void finish(struct parser *p)
+{
+    info_finish(p->info);
+    size_t n = p->info->n_steps < p->cap ? p->info->n_steps : p->cap;
+    tp_log_drop_implausible(p->steps, n, p->info);
 }
 
 enum tp_status tp_log_parse(const char *text, size_t len, enum tp_log_format hint,
@@ -1159,7 +1170,7 @@ enum tp_status tp_log_parse(const char *text, size_t len, enum tp_log_format hin
     if (hint == TP_LOG_JSON || ((hint == TP_LOG_UNKNOWN || hint == TP_LOG_HF) && braced)) {
         enum tp_status st = parse_json(&p, text, len, hint == TP_LOG_JSON, err);
         if (st == TP_OK) {
-            info_finish(info);
+            finish(&p);
             if (info->format == TP_LOG_HF && info->n_steps == 0 &&
                 !isfinite(info->train_runtime_s))
                 return tp_fail(err, TP_EINVAL, "the trainer_state.json has no training steps "
@@ -1193,7 +1204,7 @@ enum tp_status tp_log_parse(const char *text, size_t len, enum tp_log_format hin
         parse_text(&p, f, text, len, buf);
         if (f == TP_LOG_MEGATRON || f == TP_LOG_MEGATRON_DS)
             info->format = p.ds ? TP_LOG_MEGATRON_DS : TP_LOG_MEGATRON;
-        info_finish(info);
+        finish(&p);
         if (info->n_steps == 0 && !isfinite(info->train_runtime_s))
             st = tp_fail(err, TP_EINVAL, "no %s step lines found (%s)", tp_log_format_name(f),
                          tp_log_format_label(f));

@@ -11,6 +11,7 @@
  */
 #include "internal.h"
 
+#include <math.h>
 #include <string.h>
 
 static void add_tensors(const struct tp_tensor *t, size_t n, const struct tp_layout *l,
@@ -78,6 +79,8 @@ uint32_t tp_stage_ranges(const struct tp_model *m, const struct tp_layout *l, ui
 
 uint32_t tp_stage_blocks(const struct tp_model *m, const struct tp_layout *l, uint32_t stage)
 {
+    if (l->pp == 0 || stage >= l->pp || l->vpp == 0) /* not a checked layout */
+        return 0;
     if (l->vpp > 1)
         return m->n_layers / (l->pp * l->vpp) * l->vpp;
     uint32_t lo, hi;
@@ -337,10 +340,15 @@ static double communicators(const struct tp_layout *l)
     return (l->tp > 1) + (l->pp > 1) + (l->dp * l->cp > 1) + (l->ep > 1) + (l->cp > 1);
 }
 
-void tp_memory_stage(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
-                     const struct tp_layout *l, uint32_t stage, struct tp_memory *out)
+enum tp_status tp_memory_stage(const struct tp_model *m, const struct tp_cluster *c,
+                               const struct tp_job *j, const struct tp_layout *l, uint32_t stage,
+                               struct tp_memory *out)
 {
     memset(out, 0, sizeof *out);
+    if (tp_run_check(m, c, j, l, NULL, NULL) != TP_OK || stage >= l->pp) {
+        out->total_bytes = out->headroom_bytes = NAN;
+        return TP_EINVAL;
+    }
     struct tp_shard_params sp;
     tp_stage_params(m, j, l, stage, &sp, &out->first_layer, &out->n_layers);
     out->stage = stage;
@@ -423,16 +431,19 @@ void tp_memory_stage(const struct tp_model *m, const struct tp_cluster *c, const
     out->capacity_bytes = c->gpu.hbm_bytes;
     out->headroom_bytes = out->capacity_bytes - out->total_bytes;
     out->fits = out->headroom_bytes >= 0;
+    return TP_OK;
 }
 
-void tp_memory_worst(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
-                     const struct tp_layout *l, struct tp_memory *out)
+enum tp_status tp_memory_worst(const struct tp_model *m, const struct tp_cluster *c,
+                               const struct tp_job *j, const struct tp_layout *l,
+                               struct tp_memory *out)
 {
     struct tp_memory cur;
-    tp_memory_stage(m, c, j, l, 0, out);
+    TRY(tp_memory_stage(m, c, j, l, 0, out));
     for (uint32_t s = 1; s < l->pp; s++) {
         tp_memory_stage(m, c, j, l, s, &cur);
         if (cur.total_bytes > out->total_bytes)
             *out = cur;
     }
+    return TP_OK;
 }

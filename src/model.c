@@ -95,7 +95,7 @@ static enum tp_status check_moe(struct tp_model *m, struct tp_error *err)
     if (m->n_shared_experts > MAX_EXPERTS)
         return check_range("shared experts", m->n_shared_experts, 0, MAX_EXPERTS, err);
     if (m->shared_ffn == 0)
-        m->shared_ffn = m->n_shared_experts * m->moe_ffn;
+        m->shared_ffn = tp_mul_u32_sat(m->n_shared_experts, m->moe_ffn);
     if (m->n_shared_experts == 0 && m->shared_ffn > 0)
         m->n_shared_experts = 1;
     if (m->shared_ffn > MAX_FFN)
@@ -107,6 +107,22 @@ static enum tp_status check_moe(struct tp_model *m, struct tp_error *err)
     if (m->moe_first_dense > m->n_layers)
         return tp_fail(err, TP_EINVAL, "dense_layers=%u exceeds num_hidden_layers=%u",
                        m->moe_first_dense, m->n_layers);
+    return TP_OK;
+}
+
+/* Each field in range can still multiply out past what a count should hold: 4096 experts of
+   width 2^22 in 1024 blocks of hidden 2^18 is 3 * 2^62 parameters, which prints negative as a
+   signed 64-bit integer (JSON).  The sum is taken in double, so it cannot wrap; 10^15 is 500
+   times the largest published model (Kimi K2, DeepSeek-V3: about 10^12). */
+static enum tp_status check_total(const struct tp_model *m, struct tp_error *err)
+{
+    double total = 2.0 * m->vocab * m->hidden;
+    for (uint32_t l = 0; l < m->n_layers; l++)
+        total += (double)tp_block_params(m, l, false);
+    if (total > 1e15)
+        return tp_fail(err, TP_EINVAL, "the shape gives %.3g parameters, beyond 1e15 (check "
+                                       "hidden_size, intermediate sizes, experts and layers)",
+                       total);
     return TP_OK;
 }
 
@@ -169,7 +185,7 @@ enum tp_status tp_model_finalize(struct tp_model *m, struct tp_error *err)
     }
     if (has_dense || m->ffn > 0)
         CHECK("intermediate_size (dense MLP width)", m->ffn, 1, MAX_FFN);
-    return TP_OK;
+    return check_total(m, err);
 }
 
 void tp_shape_init(struct tp_shape *s)

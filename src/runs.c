@@ -27,7 +27,7 @@ struct row {
 static const char *cell(const struct row *r, const char *name)
 {
     for (size_t i = 0; i < r->n; i++)
-        if (strcmp(r->cols[i], name) == 0)
+        if (r->cols[i] && strcmp(r->cols[i], name) == 0)
             return r->cells[i] ? r->cells[i] : "";
     return "";
 }
@@ -339,14 +339,23 @@ static enum tp_status resolve_split(const struct row *r, struct tp_run *run)
     struct tp_layout *l = &run->layout;
     if (l->tp && l->pp)
         return TP_OK;
-    uint32_t n = run->cluster.n_gpus, per_rank = l->dp * l->cp;
+    uint32_t n = run->cluster.n_gpus, gpn = run->cluster.gpus_per_node;
     if (!l->dp)
         return tp_fail(r->err, TP_EINVAL, "the layout is unknown (tp%s%s and dp are empty)",
                        l->tp ? "" : ", pp", l->pp ? "" : (l->tp ? ", tp" : ""));
+    /* dp*cp in 64 bits (two 32-bit cells can wrap it to 0) and every divisor nonzero */
+    uint64_t per_rank = (uint64_t)l->dp * l->cp;
+    if (n == 0 || gpn == 0 || l->cp == 0)
+        return tp_fail(r->err, TP_EINVAL, "%s is 0", n == 0     ? "num_gpus"
+                                                     : gpn == 0 ? "gpus_per_node"
+                                                                : "cp");
+    if (per_rank > n)
+        return tp_fail(r->err, TP_EINVAL, "dp * cp = %u * %u exceeds num_gpus = %u", l->dp, l->cp,
+                       n);
     if (n % per_rank != 0)
         return tp_fail(r->err, TP_EINVAL, "tp and pp are empty and dp = %u does not divide "
                        "num_gpus = %u", l->dp, n);
-    uint32_t mp = n / per_rank, gpn = run->cluster.gpus_per_node;
+    uint32_t mp = (uint32_t)(n / per_rank);
     if (!l->tp && !l->pp) {
         l->tp = mp < gpn ? mp : gpn;
         while (mp % l->tp)
@@ -366,6 +375,8 @@ static enum tp_status resolve_split(const struct row *r, struct tp_run *run)
 enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells, size_t n,
                                struct tp_run *out, struct tp_error *err)
 {
+    if (!out || (n && (!cols || !cells)))
+        return tp_fail(err, TP_EINVAL, "no row given (columns, cells or the output are NULL)");
     memset(out, 0, sizeof *out);
     struct row r = {cols, cells, n, err, out};
     snprintf(out->row_id, sizeof out->row_id, "%s", cell(&r, "row_id"));

@@ -21,6 +21,7 @@ struct reader {
     size_t n_cells;
     size_t line;
     bool in_header, stop, too_wide, oom;
+    const char *missing; /* a required column the header does not name: not a runs file */
     const char *path;
     tp_run_fn fn;
     void *ctx;
@@ -61,6 +62,18 @@ static void on_record(int c, void *data)
         r->n_header = r->n_cells;
         r->n_cells = 0;
         r->in_header = false;
+        /* a file without the columns every row needs is not a runs file: one error, not an
+           "arch is empty" for each of its lines */
+        static const char *const need[] = {"arch", "gpu_type", "num_gpus"};
+        for (size_t k = 0; k < 3 && !r->missing; k++) {
+            bool found = false;
+            for (size_t i = 0; i < r->n_header && !found; i++)
+                found = strcmp(r->header[i], need[k]) == 0;
+            if (!found) {
+                r->missing = need[k];
+                r->stop = true;
+            }
+        }
         return;
     }
     if (!r->stop && !r->oom && !r->too_wide) {
@@ -104,6 +117,9 @@ enum tp_status tp_runs_read(const char *path, tp_run_fn fn, void *ctx, struct tp
         st = tp_fail(err, TP_EIO, "%s: read error", path);
     if (st == TP_OK)
         csv_fini(&p, on_field, on_record, rd);
+    if (st == TP_OK && rd->missing)
+        st = tp_fail(err, TP_EINVAL, "%s: not a runs file: the header names no %s column "
+                     "(docs/runs-file.md)", path, rd->missing);
     if (st == TP_OK && rd->too_wide)
         st = tp_fail(err, TP_EINVAL, "%s: more than %d columns", path, MAX_COLS);
     if (st == TP_OK && rd->oom)

@@ -427,10 +427,15 @@ enum tp_status tp_search(const struct tp_model *m, const struct tp_cluster *c,
                          const struct tp_calib *cal, struct tp_search_hit *hits, size_t cap,
                          size_t *n_hits, struct tp_search_stats *st, struct tp_error *err)
 {
+    if (!m || !c || !j || !o || !cal || !hits || !n_hits || !st)
+        return tp_fail(err, TP_EINVAL, "search needs a model, cluster, job, options, "
+                                       "calibration and outputs");
     memset(st, 0, sizeof *st);
     *n_hits = 0;
     if (c->n_gpus == 0 || o->gbs == 0 || cap == 0)
         return tp_fail(err, TP_EINVAL, "search needs GPUs, a global batch and room for results");
+    TRY(tp_model_shape_check(m, err));
+    TRY(tp_cluster_check(c, j, err));
     if (o->n_shards > 1 && o->shard >= o->n_shards)
         return tp_fail(err, TP_EINVAL, "search shard %u is out of range (0..%u)", o->shard,
                        o->n_shards - 1);

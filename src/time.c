@@ -164,6 +164,8 @@ double tp_time_allreduce(const struct tp_cluster *c, const struct tp_calib *cal,
 {
     if (n <= 1 || bytes <= 0)
         return 0;
+    if (!c || !cal || g == 0) /* no ranks per node: no network to price */
+        return NAN;
     uint32_t nodes = nodes_of(n, g);
     return latency(cal, 2.0 * (n - 1), 2.0 * (nodes - 1)) +
            2.0 * (n - 1) / n * bytes / bus_bw(c, cal, g, nodes);
@@ -174,6 +176,8 @@ double tp_time_allgather(const struct tp_cluster *c, const struct tp_calib *cal,
 {
     if (n <= 1 || bytes <= 0)
         return 0;
+    if (!c || !cal || g == 0) /* no ranks per node: no network to price */
+        return NAN;
     uint32_t nodes = nodes_of(n, g);
     return latency(cal, n - 1.0, nodes - 1.0) +
            (double)(n - 1) / n * bytes / bus_bw(c, cal, g, nodes);
@@ -184,6 +188,8 @@ double tp_time_alltoall(const struct tp_cluster *c, const struct tp_calib *cal, 
 {
     if (n <= 1 || bytes <= 0)
         return 0;
+    if (!c || !cal || g == 0) /* no ranks per node: no network to price */
+        return NAN;
     uint32_t nodes = nodes_of(n, g);
     double intra = intra_bw(c, cal, g);
     double t_intra = bytes * (g - 1) / n / intra;
@@ -683,10 +689,15 @@ static double z3_expert_fetch(const struct ctx *x, const struct stage_time *st)
     return st->moe_blocks * tensors * passes * x->cal->z3_fetch_s;
 }
 
-void tp_time_step(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
-                  const struct tp_layout *l, const struct tp_calib *cal, struct tp_time *out)
+enum tp_status tp_time_step(const struct tp_model *m, const struct tp_cluster *c,
+                            const struct tp_job *j, const struct tp_layout *l,
+                            const struct tp_calib *cal, struct tp_time *out)
 {
     memset(out, 0, sizeof *out);
+    if (!cal || tp_run_check(m, c, j, l, cal, NULL) != TP_OK) {
+        out->step_s = out->tokens_per_s = out->tokens_per_s_per_gpu = out->mfu = NAN;
+        return TP_EINVAL;
+    }
     struct ctx x;
     memset(&x, 0, sizeof x);
     x.m = m;
@@ -813,7 +824,7 @@ void tp_time_step(const struct tp_model *m, const struct tp_cluster *c, const st
 
     struct tp_flops f;
     if (tp_flops_model(m, j->seq, l->recompute, &f) != TP_OK)
-        return;
+        return TP_EINVAL;
     double model = f.model;
     if (x.frozen) /* no weight-gradient GEMMs for the frozen base */
         model = f.fwd + f.fwd_dense / 2 + 2 * f.fwd_attn;
@@ -831,8 +842,7 @@ void tp_time_step(const struct tp_model *m, const struct tp_cluster *c, const st
     }
     out->model_flops_per_token = model;
     out->hw_flops_per_token = model + rc;
-    out->peak_flops = j->precision == TP_PREC_FP32 ? c->gpu.peak_flops[TP_FP32]
-                                                   : c->gpu.peak_flops[TP_BF16];
+    out->peak_flops = tp_job_peak_flops(c, j); /* the rate the GEMMs were priced at */
     double tps = out->tokens_per_s_per_gpu;
     out->model_tflops_per_gpu = model * tps / 1e12;
     out->hw_tflops_per_gpu = out->hw_flops_per_token * tps / 1e12;
@@ -843,4 +853,10 @@ void tp_time_step(const struct tp_model *m, const struct tp_cluster *c, const st
     double ckpt = l->recompute == TP_RECOMPUTE_FULL ? 4 : 3;
     double ds = 24 * ckpt * L * h * h * (1 + s / (6 * h) + V / (16 * L * h));
     out->deepspeed_tflops_per_gpu = ds * tps / 1e12;
+    /* physically possible: a finite positive time and no more FLOPs than the peak the GEMMs
+       run at (fp8: the fp8 peak; MFU itself stays against the 16-bit one) */
+    double ceiling = x.h.fp8 ? c->gpu.peak_flops[TP_FP8] : out->peak_flops;
+    bool sane = isfinite(out->step_s) && out->step_s > 0 && isfinite(out->mfu) &&
+                out->hw_flops_per_token * tps <= ceiling;
+    return sane ? TP_OK : TP_EINVAL;
 }

@@ -15,10 +15,19 @@
 
 #define GIB 1073741824.0
 
-void tp_run_evaluate(const struct tp_run *run, const struct tp_calib *cal,
-                     struct tp_run_eval *out)
+enum tp_status tp_run_evaluate(const struct tp_run *run, const struct tp_calib *cal,
+                               struct tp_run_eval *out)
 {
     memset(out, 0, sizeof *out);
+    if (!run || !cal ||
+        tp_run_check(&run->model, &run->cluster, &run->job, &run->layout, cal, NULL) != TP_OK) {
+        out->predicted_tokens_per_s_per_gpu = out->predicted_step_s = NAN;
+        out->measured_tokens_per_s_per_gpu = out->err = out->predicted_mem_gib = NAN;
+        out->predicted_native = out->measured_native = out->measured_mem_gib = NAN;
+        out->mem_err = NAN;
+        out->measured_from = out->native_unit = "";
+        return TP_EINVAL;
+    }
     tp_time_step(&run->model, &run->cluster, &run->job, &run->layout, cal, &out->time);
     const struct tp_time *t = &out->time;
     out->predicted_tokens_per_s_per_gpu = t->tokens_per_s_per_gpu;
@@ -60,6 +69,7 @@ void tp_run_evaluate(const struct tp_run *run, const struct tp_calib *cal,
     tp_time_range(&run->model, &run->cluster, &run->job, &run->layout, out->domain, &out->range);
     double m = out->measured_tokens_per_s_per_gpu, p = out->predicted_tokens_per_s_per_gpu;
     out->in_range = m > 0 && m >= p * out->range.lo && m <= p * out->range.hi;
+    return TP_OK;
 }
 
 static int by_value(const void *a, const void *b)

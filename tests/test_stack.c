@@ -226,6 +226,29 @@ static void test_zero3_moe_fetch_ratio(void **state)
         fail_msg("ZeRO-3 / ZeRO-2 step %.2f, measured %.2f", ratio, measured);
 }
 
+/* MI300X's Infinity Fabric is a full mesh of 7 links of 64 GB/s per direction (AMD MI300X
+   datasheet: 896 GB/s aggregate bidirectional): two ranks talk over one link, eight over all
+   seven.  H100's NVSwitch gives any pair the full 450 GB/s. */
+static void test_mesh_links(void **state)
+{
+    (void)state;
+    struct tp_calib cal;
+    tp_calib_prior(&cal);
+    struct tp_cluster mi, h;
+    struct tp_error err = {{0}};
+    assert_int_equal(tp_cluster_init(&mi, "mi300x", 8, &err), TP_OK);
+    assert_int_equal(tp_cluster_init(&h, "h100-sxm", 8, &err), TP_OK);
+    cal.lat_base_s = cal.lat_intra_s = cal.lat_inter_s = 0; /* bandwidth terms only */
+    double bytes = 1e9;
+    /* all-to-all: each rank sends (n-1)/n of its bytes, over its links to the group */
+    double t2 = tp_time_alltoall(&mi, &cal, bytes, 2, 2);
+    double t8 = tp_time_alltoall(&mi, &cal, bytes, 8, 8);
+    assert_true(fabs(t2 - bytes / 2 / (64e9 * cal.eff_intra)) < 1e-9 * t2);
+    assert_true(fabs(t8 - bytes * 7 / 8 / (448e9 * cal.eff_intra)) < 1e-9 * t8);
+    double h2 = tp_time_alltoall(&h, &cal, bytes, 2, 2);
+    assert_true(fabs(h2 - bytes / 2 / (450e9 * cal.eff_intra)) < 1e-9 * h2);
+}
+
 /* Range classes: what the held-out residuals say, widened outside the domain. */
 static void test_ranges(void **state)
 {
@@ -253,6 +276,7 @@ int main(void)
         cmocka_unit_test(test_megatron_everything),
         cmocka_unit_test(test_zero2_ep_beats_zero3),
         cmocka_unit_test(test_zero3_moe_fetch_ratio),
+        cmocka_unit_test(test_mesh_links),
         cmocka_unit_test(test_ranges),
     };
     return cmocka_run_group_tests_name("stack", tests, NULL, NULL);
