@@ -163,6 +163,8 @@ void report_header(const struct run *r, const char *what);
 void report_memory_stage(const struct run *r, const struct tp_memory *mem, bool worst);
 json_t *report_memory_json(const struct tp_memory *m);
 json_t *report_layout_json(const struct tp_layout *l);
+/* One CSV cell on stdout through libcsv's writer: quoted, quotes doubled (RFC 4180). */
+void report_csv_cell(const char *s);
 /* Blocks per pipeline stage: "20+2x21+19" (first, middle stages, last), "48+46" with pp 2. */
 void report_split(const struct tp_model *m, const struct tp_layout *l, char *buf, size_t len);
 /* The recompute mode: "none", "selective", "full", or "full(N)" for N blocks per stage. */

@@ -460,18 +460,6 @@ static int print_json(const struct ctx *x)
     return cli_print_json(doc, 0);
 }
 
-/* A CSV cell: quoted, quotes doubled (RFC 4180). */
-static void cell(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"')
-            putchar('"');
-        putchar(*s);
-    }
-    putchar('"');
-}
-
 /* One table: a row per file, a total row, a row per problem. */
 static void print_csv(const struct tp_ckpt *c)
 {
@@ -479,25 +467,25 @@ static void print_csv(const struct tp_ckpt *c)
     for (size_t i = 0; i < c->n_files; i++) {
         const struct tp_ckpt_file *f = &c->files[i];
         printf("file,%s,", f->missing ? "missing" : f->stub ? "stub" : "safetensors");
-        cell(f->path);
+        report_csv_cell(f->path);
         printf(",,%llu,%zu,%llu,", (unsigned long long)f->bytes, f->tensors,
                (unsigned long long)f->params);
-        cell(f->dtypes);
+        report_csv_cell(f->dtypes);
         putchar('\n');
     }
     printf("total,,");
-    cell(c->path);
+    report_csv_cell(c->path);
     printf(",,%llu,%zu,%llu,", (unsigned long long)c->total_bytes, c->n_tensors,
            (unsigned long long)c->total_params);
     printf("%s\n", !c->compared ? "" : c->matches_config ? "matches_config" : "does_not_match");
     for (size_t i = 0; i < c->n_problems; i++) {
         const struct tp_ckpt_problem *p = &c->problems[i];
         printf("problem,%s,", tp_ckpt_problem_name(p->kind));
-        cell(p->file);
+        report_csv_cell(p->file);
         putchar(',');
-        cell(p->tensor);
+        report_csv_cell(p->tensor);
         printf(",,,,");
-        cell(p->detail);
+        report_csv_cell(p->detail);
         putchar('\n');
     }
 }

@@ -241,17 +241,6 @@ static json_t *report_json(const struct report *r)
 
 /* ---- CSV --------------------------------------------------------------------------------- */
 
-static void csv_field(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"')
-            putchar('"');
-        putchar(*s);
-    }
-    putchar('"');
-}
-
 static void print_csv(const struct report *r)
 {
     const struct tp_params *p = &r->p;
@@ -260,9 +249,9 @@ static void print_csv(const struct report *r)
     for (int c = 0; c < TP_COMP_COUNT; c++)
         printf(",component_%s", tp_component_name((enum tp_component)c));
     printf(",seq,attention_convention,recompute,flops_per_token,hw_flops_per_token\n");
-    csv_field(r->m.name);
+    report_csv_cell(r->m.name);
     putchar(',');
-    csv_field(r->m.family);
+    report_csv_cell(r->m.family);
     printf(",%llu,%llu,%llu,%llu", (unsigned long long)p->total, (unsigned long long)p->active,
            (unsigned long long)p->embedding, (unsigned long long)p->nonembedding);
     for (int c = 0; c < TP_COMP_COUNT; c++)

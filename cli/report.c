@@ -4,6 +4,8 @@
  */
 #include "cli.h"
 
+#include <csv.h>
+
 #include <jansson.h>
 #include <string.h>
 
@@ -157,3 +159,7 @@ json_t *report_layout_json(const struct tp_layout *l)
                      "offload", offload_names[l->offload], "schedule", schedule_names[l->schedule]);
 }
 
+void report_csv_cell(const char *s)
+{
+    csv_fwrite(stdout, s, strlen(s)); /* always quoted, quotes doubled (RFC 4180) */
+}
