@@ -48,6 +48,21 @@ static inline uint32_t tp_mul_u32_sat(uint32_t a, uint32_t b)
     return p > UINT32_MAX ? UINT32_MAX : (uint32_t)p;
 }
 
+/* comm.c: the network primitives time.c composes. */
+/* Ranks of a group of n with stride `stride` that share a node of gpn. */
+uint32_t tp_comm_per_node(uint32_t n, uint64_t stride, uint32_t gpn);
+/* The node's scale-up link is no faster than its host link (PCIe only). */
+bool tp_comm_pcie_only(const struct tp_cluster *c);
+/* Achieved scale-up bandwidth per rank for a group with g ranks in a node (mesh-aware). */
+double tp_comm_intra_bw(const struct tp_cluster *c, const struct tp_calib *cal, uint32_t g);
+/* Achieved per-rank bus bandwidth of a group over `nodes` nodes with g ranks in each. */
+double tp_comm_bus_bw(const struct tp_cluster *c, const struct tp_calib *cal, uint32_t g,
+                      uint32_t nodes);
+/* NCCL ring latency: a base plus a per-step cost, inter-node steps costing more. */
+double tp_comm_latency(const struct tp_calib *cal, double steps, double inter_steps);
+/* Nodes a group of n spans with g ranks in each. */
+uint32_t tp_comm_nodes_of(uint32_t n, uint32_t g);
+
 /* check.c: the model has been finalized (layers, hidden, heads, head_dim, vocab set). */
 enum tp_status tp_model_shape_check(const struct tp_model *m, struct tp_error *err);
 

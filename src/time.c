@@ -108,102 +108,6 @@ static void add_linear(const struct hw *h, const struct tp_job *j, const struct 
     }
 }
 
-/* ---- collectives ---------------------------------------------------------------------- */
-
-/* Ranks of a group of n with stride `stride` that share a node. */
-static uint32_t per_node(uint32_t n, uint64_t stride, uint32_t gpn)
-{
-    if (n <= 1)
-        return 1;
-    uint64_t k = stride >= gpn ? 1 : gpn / stride;
-    return k > n ? n : (uint32_t)k;
-}
-
-static bool pcie_only(const struct tp_cluster *c)
-{
-    return c->gpu.intra_bw <= c->gpu.host_bw;
-}
-
-/* Achieved scale-up bandwidth per rank for a group with g ranks in a node: on a switch all of
-   it; on a point-to-point mesh (xGMI) the g - 1 links that reach the group's peers. */
-static double intra_bw(const struct tp_cluster *c, const struct tp_calib *cal, uint32_t g)
-{
-    double bw = c->gpu.intra_bw * (pcie_only(c) ? cal->eff_pcie : cal->eff_intra);
-    uint32_t links = c->gpu.mesh_links;
-    if (links > 0 && g >= 1 && g - 1 < links)
-        bw *= (g > 1 ? g - 1.0 : 1.0) / links;
-    return bw;
-}
-
-/* Achieved per-rank bus bandwidth of a group spanning `nodes` nodes with g ranks in each
-   (training-physics.md §4.3). */
-static double bus_bw(const struct tp_cluster *c, const struct tp_calib *cal, uint32_t g,
-                     uint32_t nodes)
-{
-    double intra = intra_bw(c, cal, g);
-    if (nodes <= 1)
-        return intra;
-    double inter = cal->eff_inter * g * c->gpu.inter_bw;
-    return g > 1 && intra < inter ? intra : inter;
-}
-
-/* NCCL ring latency: a base plus a per-step cost, inter-node steps costing more. */
-static double latency(const struct tp_calib *cal, double steps, double inter_steps)
-{
-    return cal->lat_base_s + (steps - inter_steps) * cal->lat_intra_s +
-           inter_steps * cal->lat_inter_s;
-}
-
-static uint32_t nodes_of(uint32_t n, uint32_t g)
-{
-    return (n + g - 1) / g;
-}
-
-double tp_time_allreduce(const struct tp_cluster *c, const struct tp_calib *cal, double bytes,
-                         uint32_t n, uint32_t g)
-{
-    if (n <= 1 || bytes <= 0)
-        return 0;
-    if (!c || !cal || g == 0) /* no ranks per node: no network to price */
-        return NAN;
-    uint32_t nodes = nodes_of(n, g);
-    return latency(cal, 2.0 * (n - 1), 2.0 * (nodes - 1)) +
-           2.0 * (n - 1) / n * bytes / bus_bw(c, cal, g, nodes);
-}
-
-double tp_time_allgather(const struct tp_cluster *c, const struct tp_calib *cal, double bytes,
-                         uint32_t n, uint32_t g)
-{
-    if (n <= 1 || bytes <= 0)
-        return 0;
-    if (!c || !cal || g == 0) /* no ranks per node: no network to price */
-        return NAN;
-    uint32_t nodes = nodes_of(n, g);
-    return latency(cal, n - 1.0, nodes - 1.0) +
-           (double)(n - 1) / n * bytes / bus_bw(c, cal, g, nodes);
-}
-
-double tp_time_alltoall(const struct tp_cluster *c, const struct tp_calib *cal, double bytes,
-                        uint32_t n, uint32_t g)
-{
-    if (n <= 1 || bytes <= 0)
-        return 0;
-    if (!c || !cal || g == 0) /* no ranks per node: no network to price */
-        return NAN;
-    uint32_t nodes = nodes_of(n, g);
-    double intra = intra_bw(c, cal, g);
-    double t_intra = bytes * (g - 1) / n / intra;
-    double t_inter = nodes > 1 ? bytes * (n - g) / n / (cal->eff_inter * c->gpu.inter_bw) : 0;
-    return latency(cal, n - 1.0, nodes - 1.0) + (t_intra > t_inter ? t_intra : t_inter);
-}
-
-double tp_bubble_fraction(uint32_t pp, uint32_t vpp, uint32_t micro_batches)
-{
-    if (pp <= 1 || micro_batches == 0)
-        return 0;
-    return (double)(pp - 1) / ((double)(vpp ? vpp : 1) * micro_batches);
-}
-
 /* ---- one block ----------------------------------------------------------------------- */
 
 struct ctx {
@@ -437,9 +341,9 @@ static void block_cost(const struct ctx *x, uint32_t layer, struct cost *c)
                                                                     m->qk_rope_dim + m->v_head_dim)
                                            : 2.0 * m->n_kv_heads * m->head_dim;
         double bytes_kv = (l->cp - 1.0) * T * kv / tp * x->h.act_bytes;
-        uint32_t nodes = nodes_of(l->cp, x->g_cp);
-        double t = bytes_kv / bus_bw(x->c, x->cal, x->g_cp, nodes) +
-                   (l->cp - 1.0) * latency(x->cal, 1, nodes > 1);
+        uint32_t nodes = tp_comm_nodes_of(l->cp, x->g_cp);
+        double t = bytes_kv / tp_comm_bus_bw(x->c, x->cal, x->g_cp, nodes) +
+                   (l->cp - 1.0) * tp_comm_latency(x->cal, 1, nodes > 1);
         double fwd = t - c->fwd_attn, bwd = 2 * t - c->bwd_attn;
         c->cp_fwd = fwd > 0 ? fwd : 0;
         c->cp_bwd = bwd > 0 ? bwd : 0;
@@ -589,8 +493,8 @@ static void stage_time(const struct ctx *x, const struct cost kinds[KINDS], uint
         double bytes = x->tokens * m->hidden * x->h.act_bytes / l->tp;
         uint64_t stride = (uint64_t)l->tp * l->cp * l->dp;
         bool inter = stride >= x->c->gpus_per_node;
-        double bw = inter ? cal->eff_inter * x->c->gpu.inter_bw : intra_bw(x->c, cal, 2);
-        double one = latency(cal, 1, inter) + bytes / bw;
+        double bw = inter ? cal->eff_inter * x->c->gpu.inter_bw : tp_comm_intra_bw(x->c, cal, 2);
+        double one = tp_comm_latency(cal, 1, inter) + bytes / bw;
         st->pp = 2 * l->vpp * one * (1 + ref / 2) * (1 - cal->pp_overlap);
     }
     st->overhead = cal->layer_overhead_s * n * (1 + ref / 2) +
@@ -634,12 +538,12 @@ static void dp_group_comm(const struct ctx *x, double params, double trainable, 
        reduce dtype is fp32; DeepSpeed and FSDP reduce in the 16-bit type */
     double bg = tp_stack_get(j->framework)->fp32_grad_reduce ? 4 : bp;
     uint32_t shard = l->shard_group && l->shard_group < n ? l->shard_group : n;
-    uint32_t g = per_node(shard, stride, gpn);
+    uint32_t g = tp_comm_per_node(shard, stride, gpn);
     const struct tp_cluster *c = x->c;
     const struct tp_calib *cal = x->cal;
     double grads = trainable * bg;
     if (l->zero == 0) {
-        d->step_reduce += tp_time_allreduce(c, cal, grads, n, per_node(n, stride, gpn));
+        d->step_reduce += tp_time_allreduce(c, cal, grads, n, tp_comm_per_node(n, stride, gpn));
         return;
     }
     double rs = tp_time_allgather(c, cal, grads, shard, g); /* reduce-scatter: same volume */
@@ -648,7 +552,7 @@ static void dp_group_comm(const struct ctx *x, double params, double trainable, 
         /* HSDP: shards are replicated across n/shard groups: all-reduce the reduced shard */
         uint32_t reps = n / shard;
         d->step_reduce += tp_time_allreduce(c, cal, grads / shard, reps,
-                                            per_node(reps, stride * shard, gpn));
+                                            tp_comm_per_node(reps, stride * shard, gpn));
     }
     bool ds = j->framework == TP_FW_DEEPSPEED || j->framework == TP_FW_AXOLOTL ||
               j->framework == TP_FW_MEGATRON_DS;
@@ -714,9 +618,9 @@ enum tp_status tp_time_step(const struct tp_model *m, const struct tp_cluster *c
     x.eager = tp_stack_get(j->framework)->eager_modules && !j->fused_loss;
     x.moe_impl = tp_job_moe_impl(j, l);
     uint32_t gpn = c->gpus_per_node;
-    x.g_tp = per_node(l->tp, 1, gpn);
-    x.g_cp = per_node(l->cp, l->tp, gpn);
-    x.g_ep = per_node(l->ep, l->etp, gpn);
+    x.g_tp = tp_comm_per_node(l->tp, 1, gpn);
+    x.g_cp = tp_comm_per_node(l->cp, l->tp, gpn);
+    x.g_ep = tp_comm_per_node(l->ep, l->etp, gpn);
 
     struct cost kinds[KINDS];
     bool seen[KINDS] = {false};
