@@ -76,37 +76,36 @@ static double quantile(const double *sorted, size_t n, double p)
 static void range_table(const struct state *s, const double *held)
 {
     static double ratio[MAX_ROWS];
+    static struct tp_range rg[MAX_ROWS]; /* each row's class, looked up once */
+    for (size_t i = 0; i < s->n; i++) {
+        const struct tp_run *r = &s->runs[i];
+        tp_time_range(&r->model, &r->cluster, &r->job, &r->layout, 0, &rg[i]);
+    }
     char seen[16][32];
     size_t n_seen = 0;
     printf("\n  80%% ranges by class (measured / held-out prediction):\n");
     printf("  %-22s %5s %8s %8s   %-17s %8s\n", "class", "rows", "p10", "p90", "built-in range",
            "coverage");
     for (size_t i = 0; i < s->n; i++) {
-        struct tp_range rg;
-        const struct tp_run *r = &s->runs[i];
-        tp_time_range(&r->model, &r->cluster, &r->job, &r->layout, 0, &rg);
         bool done = false;
         for (size_t k = 0; k < n_seen; k++)
-            done = done || strcmp(seen[k], rg.cls) == 0;
+            done = done || strcmp(seen[k], rg[i].cls) == 0;
         if (done || n_seen == 16)
             continue;
-        snprintf(seen[n_seen++], sizeof seen[0], "%s", rg.cls);
+        snprintf(seen[n_seen++], sizeof seen[0], "%s", rg[i].cls);
         size_t n = 0, inside = 0;
         for (size_t j = 0; j < s->n; j++) {
-            struct tp_range other;
-            const struct tp_run *q = &s->runs[j];
-            tp_time_range(&q->model, &q->cluster, &q->job, &q->layout, 0, &other);
-            if (strcmp(other.cls, rg.cls) != 0 || !isfinite(held[j]))
+            if (strcmp(rg[j].cls, rg[i].cls) != 0 || !isfinite(held[j]))
                 continue;
             ratio[n] = 1 / (1 + held[j]);
-            inside += ratio[n] >= rg.lo && ratio[n] <= rg.hi;
+            inside += ratio[n] >= rg[i].lo && ratio[n] <= rg[i].hi;
             n++;
         }
         if (n == 0)
             continue;
         qsort(ratio, n, sizeof ratio[0], cmp_double);
-        printf("  %-22s %5zu %8.3f %8.3f   %6.2f - %-8.2f %7.0f%%\n", rg.cls, n,
-               quantile(ratio, n, 0.1), quantile(ratio, n, 0.9), rg.lo, rg.hi,
+        printf("  %-22s %5zu %8.3f %8.3f   %6.2f - %-8.2f %7.0f%%\n", rg[i].cls, n,
+               quantile(ratio, n, 0.1), quantile(ratio, n, 0.9), rg[i].lo, rg[i].hi,
                100.0 * (double)inside / (double)n);
     }
 }

@@ -38,9 +38,9 @@ static void help(void)
 /* The token budget and what it costs. */
 struct budget {
     double tokens;     /* 0 = no budget given */
-    double steps, train_s, gpu_hours, cost;
+    double gpu_hours, cost;
     bool priced;
-    struct tp_wallclock w; /* steps plus start-up, weight load, saves, evaluations */
+    struct tp_wallclock w; /* the steps, plus start-up, weight load, saves, evaluations */
     bool extras;           /* any of those was asked for */
 };
 
@@ -67,7 +67,9 @@ static int resolve_wallclock(const struct cli_args *a, const struct run *r,
         return EXIT_USAGE;
     }
     o.startup_s = a->startup_min * 60;
-    o.storage_bps = a->storage_gbps > 0 ? a->storage_gbps * 1e9 : 0;
+    /* the weights are read in the wall-clock only when its extras are asked for: alone,
+       --storage-gbps prices the saves of the checkpoint block */
+    o.storage_bps = b->extras && a->storage_gbps > 0 ? a->storage_gbps * 1e9 : 0;
     o.ckpt_every = a->ckpt_every != TP_UNSET ? (uint64_t)a->ckpt_every : 0;
     o.eval_every = a->eval_every != TP_UNSET ? (uint64_t)a->eval_every : 0;
     o.eval_tokens = a->eval_tokens;
@@ -79,8 +81,7 @@ static int resolve_wallclock(const struct cli_args *a, const struct run *r,
     return EXIT_OK;
 }
 
-static int resolve_budget(const struct cli_args *a, const struct run *r, const struct tp_time *t,
-                          struct budget *b)
+static int resolve_budget(const struct cli_args *a, struct budget *b)
 {
     memset(b, 0, sizeof *b);
     bool epochs = a->epochs > 0, dataset = a->dataset_tokens > 0;
@@ -98,13 +99,7 @@ static int resolve_budget(const struct cli_args *a, const struct run *r, const s
                   "--dataset-tokens)");
         return EXIT_USAGE;
     }
-    if (b->tokens > 0) {
-        b->steps = ceil(b->tokens / t->tokens_per_step);
-        b->train_s = b->steps * t->step_s;
-        b->gpu_hours = b->train_s / 3600 * r->c.n_gpus;
-        b->priced = a->price >= 0;
-        b->cost = b->priced ? b->gpu_hours * a->price : 0;
-    }
+    b->priced = b->tokens > 0 && a->price >= 0;
     return EXIT_OK;
 }
 
@@ -186,18 +181,18 @@ static void print_time(const struct run *r, const struct tp_time *t, const struc
     if (b->tokens > 0) {
         char tk[32], wall[32];
         fmt_si(tk, sizeof tk, b->tokens);
-        fmt_duration(wall, sizeof wall, b->train_s);
+        fmt_duration(wall, sizeof wall, b->w.train_s);
         char wlo[32], whi[32];
-        fmt_duration(wlo, sizeof wlo, b->train_s / rg->hi);
-        fmt_duration(whi, sizeof whi, b->train_s / rg->lo);
+        fmt_duration(wlo, sizeof wlo, b->w.train_s / rg->hi);
+        fmt_duration(whi, sizeof whi, b->w.train_s / rg->lo);
         if (b->extras) {
-            double other = b->w.total_s - b->train_s;
+            double other = b->w.total_s - b->w.train_s;
             fmt_duration(wall, sizeof wall, b->w.total_s);
-            fmt_duration(wlo, sizeof wlo, other + b->train_s / rg->hi);
-            fmt_duration(whi, sizeof whi, other + b->train_s / rg->lo);
+            fmt_duration(wlo, sizeof wlo, other + b->w.train_s / rg->hi);
+            fmt_duration(whi, sizeof whi, other + b->w.train_s / rg->lo);
         }
         printf("\nto train %s tokens: %.0f steps, %s wall-clock (80%% range %s - %s), %.1f "
-               "GPU-hours", tk, b->steps, wall, wlo, whi, b->gpu_hours);
+               "GPU-hours", tk, b->w.steps, wall, wlo, whi, b->gpu_hours);
         if (b->priced)
             printf(", cost %.2f", b->cost);
         printf("\n");
@@ -275,14 +270,14 @@ static int print_json(const struct run *r, const struct tp_memory *mem, const st
     json_object_set_new(doc, "checkpoint", report_checkpoint_plan_json(ck));
     if (b->tokens > 0) {
         json_object_set_new(doc, "train_tokens", json_real(b->tokens));
-        json_object_set_new(doc, "train_steps", json_real(b->steps));
-        json_object_set_new(doc, "train_time_s", json_real(b->train_s));
-        json_object_set_new(doc, "train_time_s_low", json_real(b->train_s / rg->hi));
-        json_object_set_new(doc, "train_time_s_high", json_real(b->train_s / rg->lo));
-        double other = b->w.total_s - b->train_s;
+        json_object_set_new(doc, "train_steps", json_real(b->w.steps));
+        json_object_set_new(doc, "train_time_s", json_real(b->w.train_s));
+        json_object_set_new(doc, "train_time_s_low", json_real(b->w.train_s / rg->hi));
+        json_object_set_new(doc, "train_time_s_high", json_real(b->w.train_s / rg->lo));
+        double other = b->w.total_s - b->w.train_s;
         json_object_set_new(doc, "wall_clock_s", json_real(b->w.total_s));
-        json_object_set_new(doc, "wall_clock_s_low", json_real(other + b->train_s / rg->hi));
-        json_object_set_new(doc, "wall_clock_s_high", json_real(other + b->train_s / rg->lo));
+        json_object_set_new(doc, "wall_clock_s_low", json_real(other + b->w.train_s / rg->hi));
+        json_object_set_new(doc, "wall_clock_s_high", json_real(other + b->w.train_s / rg->lo));
         json_object_set_new(doc, "goodput", json_real(b->w.goodput));
         json_object_set_new(
             doc, "wall_clock",
@@ -316,7 +311,7 @@ static void print_csv(const struct run *r, const struct tp_memory *mem, const st
            t->tokens_per_s_per_gpu, t->tokens_per_s, t->model_tflops_per_gpu, t->mfu,
            t->hw_tflops_per_gpu, t->hfu, mem->total_bytes, mem->fits);
     if (b->tokens > 0)
-        printf("%.6g,%.6g,", b->train_s, b->gpu_hours);
+        printf("%.6g,%.6g,", b->w.train_s, b->gpu_hours);
     else
         printf(",,");
     if (b->priced)
@@ -345,7 +340,7 @@ int cmd_estimate(int argc, char **argv)
     struct tp_time t;
     tp_time_step(&r.m, &r.c, &r.j, &r.l, &cal, &t);
     struct budget b;
-    if ((rc = resolve_budget(&a, &r, &t, &b)) != EXIT_OK)
+    if ((rc = resolve_budget(&a, &b)) != EXIT_OK)
         return rc;
     char outside[192];
     unsigned domain = tp_calib_domain_check(&cal, &r.m, &r.c, &r.j, outside, sizeof outside);

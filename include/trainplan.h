@@ -472,6 +472,8 @@ struct tp_stack {
                                unless a fused loss / Liger is on) */
     enum tp_moe_impl moe_impl; /* its MoE implementation (DEEPSPEED stacks: EAGER at ep 1) */
     bool fp32_grad_reduce;  /* reduces gradients in fp32 (Megatron main grads, FSDP2 default) */
+    bool ds_zero;           /* its sharding is DeepSpeed's ZeRO (stage-2 per-micro-batch
+                               reduce-scatter, bucket buffers, ZeRO-3 hooks per module) */
 };
 size_t tp_stack_count(void);
 const struct tp_stack *tp_stack_get(enum tp_framework fw);

@@ -56,28 +56,30 @@ uint32_t tp_comm_nodes_of(uint32_t n, uint32_t g)
     return (n + g - 1) / g;
 }
 
-double tp_time_allreduce(const struct tp_cluster *c, const struct tp_calib *cal, double bytes,
-                         uint32_t n, uint32_t g)
+/* A ring collective of `passes` trips around n ranks (all-gather and reduce-scatter one,
+   all-reduce two): passes (n - 1) latency steps and passes (n - 1) / n of the bytes per rank. */
+static double ring(const struct tp_cluster *c, const struct tp_calib *cal, double bytes,
+                   uint32_t n, uint32_t g, double passes)
 {
     if (n <= 1 || bytes <= 0)
         return 0;
     if (!c || !cal || g == 0) /* no ranks per node: no network to price */
         return NAN;
     uint32_t nodes = tp_comm_nodes_of(n, g);
-    return tp_comm_latency(cal, 2.0 * (n - 1), 2.0 * (nodes - 1)) +
-           2.0 * (n - 1) / n * bytes / tp_comm_bus_bw(c, cal, g, nodes);
+    return tp_comm_latency(cal, passes * (n - 1.0), passes * (nodes - 1.0)) +
+           passes * (n - 1) / n * bytes / tp_comm_bus_bw(c, cal, g, nodes);
+}
+
+double tp_time_allreduce(const struct tp_cluster *c, const struct tp_calib *cal, double bytes,
+                         uint32_t n, uint32_t g)
+{
+    return ring(c, cal, bytes, n, g, 2);
 }
 
 double tp_time_allgather(const struct tp_cluster *c, const struct tp_calib *cal, double bytes,
                          uint32_t n, uint32_t g)
 {
-    if (n <= 1 || bytes <= 0)
-        return 0;
-    if (!c || !cal || g == 0) /* no ranks per node: no network to price */
-        return NAN;
-    uint32_t nodes = tp_comm_nodes_of(n, g);
-    return tp_comm_latency(cal, n - 1.0, nodes - 1.0) +
-           (double)(n - 1) / n * bytes / tp_comm_bus_bw(c, cal, g, nodes);
+    return ring(c, cal, bytes, n, g, 1);
 }
 
 double tp_time_alltoall(const struct tp_cluster *c, const struct tp_calib *cal, double bytes,

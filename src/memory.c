@@ -419,8 +419,7 @@ enum tp_status tp_memory_stage(const struct tp_model *m, const struct tp_cluster
         out->logits_bytes = logits(m, j, l);
     /* DeepSpeed's reduce and all-gather buckets ("auto" = hidden^2 elements, 16-bit), and the
        MoE all-to-all send/receive buffers */
-    if ((j->framework == TP_FW_DEEPSPEED || j->framework == TP_FW_AXOLOTL ||
-         j->framework == TP_FW_MEGATRON_DS) && l->dp * l->cp > 1)
+    if (tp_stack_get(j->framework)->ds_zero && l->dp * l->cp > 1)
         out->comm_bytes += 2.0 * m->hidden * m->hidden * 2;
     if (l->ep > 1)
         out->comm_bytes += 2.0 * l->mbs * (double)j->seq / l->cp * m->top_k * m->hidden * 2;

@@ -52,10 +52,7 @@ static const struct range_row {
 
 static const char *vendor(const struct tp_gpu *g)
 {
-    return strncmp(g->key, "mi", 2) == 0 || strncmp(g->key, "max", 3) == 0 ||
-                   strncmp(g->key, "gaudi", 5) == 0
-               ? "other"
-               : "nvidia";
+    return strncmp(g->label, "NVIDIA ", 7) == 0 ? "nvidia" : "other";
 }
 
 void tp_time_range(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,

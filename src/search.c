@@ -371,9 +371,7 @@ enum tp_reject tp_search_check(const struct tp_model *m, const struct tp_cluster
         return TP_REJECT_EP_EXPERTS;
     l->etp = l->tp;
     l->sp = l->tp > 1 && tp_stack_get(j->framework)->sp;
-    if (!framework_allows(m, j, l) ||
-        !(o->zero_mask & framework_zero(j->framework) & (1u << l->zero)) ||
-        tp_stack_check(m, j, l, NULL) != TP_OK)
+    if (!(o->zero_mask & (1u << l->zero)) || tp_stack_check(m, j, l, NULL) != TP_OK)
         return TP_REJECT_FRAMEWORK;
     if (o->gbs % ((uint64_t)l->mbs * l->dp))
         return TP_REJECT_BATCH;

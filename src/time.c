@@ -554,8 +554,7 @@ static void dp_group_comm(const struct ctx *x, double params, double trainable, 
         d->step_reduce += tp_time_allreduce(c, cal, grads / shard, reps,
                                             tp_comm_per_node(reps, stride * shard, gpn));
     }
-    bool ds = j->framework == TP_FW_DEEPSPEED || j->framework == TP_FW_AXOLOTL ||
-              j->framework == TP_FW_MEGATRON_DS;
+    bool ds = tp_stack_get(j->framework)->ds_zero;
     if (l->zero == 1) {
         d->step_reduce += rs;
         d->step_gather += trainable < params ? ag * trainable / params : ag;
@@ -585,7 +584,7 @@ static double z3_expert_fetch(const struct ctx *x, const struct stage_time *st)
 {
     const struct tp_layout *l = x->l;
     const struct tp_job *j = x->j;
-    bool ds = j->framework == TP_FW_DEEPSPEED || j->framework == TP_FW_AXOLOTL;
+    bool ds = tp_stack_get(j->framework)->ds_zero;
     if (l->zero != 3 || !ds || j->z3_leaf || x->moe_impl != TP_MOE_EAGER || st->moe_blocks == 0)
         return 0;
     double tensors = (x->m->mlp == TP_MLP_GLU ? 3.0 : 2.0) * x->m->n_experts / l->ep;
