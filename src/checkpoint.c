@@ -22,13 +22,11 @@
 bool tp_ck_problem(struct tp_ckpt *c, enum tp_ckpt_kind kind, const char *file,
                    const char *tensor, const char *fmt, ...)
 {
-    if (c->n_problems % 64 == 0) {
-        struct tp_ckpt_problem *p = realloc(c->problems, (c->n_problems + 64) * sizeof *p);
-        if (!p)
-            return false;
-        c->problems = p;
-    }
-    struct tp_ckpt_problem *p = &c->problems[c->n_problems++];
+    struct tp_ckpt_problem *p = tp_grow(c->problems, c->n_problems, sizeof *p);
+    if (!p)
+        return false;
+    c->problems = p;
+    p = &c->problems[c->n_problems++];
     memset(p, 0, sizeof *p);
     p->kind = kind;
     snprintf(p->file, sizeof p->file, "%s", file ? file : "");
@@ -48,13 +46,11 @@ bool tp_ck_problem(struct tp_ckpt *c, enum tp_ckpt_kind kind, const char *file,
 
 static struct tp_ckpt_file *add_file(struct tp_ckpt *c, const char *path)
 {
-    if (c->n_files % 16 == 0) {
-        struct tp_ckpt_file *f = realloc(c->files, (c->n_files + 16) * sizeof *f);
-        if (!f)
-            return NULL;
-        c->files = f;
-    }
-    struct tp_ckpt_file *f = &c->files[c->n_files++];
+    struct tp_ckpt_file *f = tp_grow(c->files, c->n_files, sizeof *f);
+    if (!f)
+        return NULL;
+    c->files = f;
+    f = &c->files[c->n_files++];
     memset(f, 0, sizeof *f);
     snprintf(f->path, sizeof f->path, "%s", path);
     return f;
@@ -62,12 +58,10 @@ static struct tp_ckpt_file *add_file(struct tp_ckpt *c, const char *path)
 
 static bool add_tensor(struct tp_ckpt *c, struct tp_st_tensor *t, uint32_t file)
 {
-    if (c->n_tensors % 256 == 0) {
-        struct tp_ckpt_tensor *v = realloc(c->tensors, (c->n_tensors + 256) * sizeof *v);
-        if (!v)
-            return false;
-        c->tensors = v;
-    }
+    struct tp_ckpt_tensor *v = tp_grow(c->tensors, c->n_tensors, sizeof *v);
+    if (!v)
+        return false;
+    c->tensors = v;
     struct tp_ckpt_tensor *d = &c->tensors[c->n_tensors++];
     d->name = t->name; /* ownership moves here */
     t->name = NULL;
@@ -283,7 +277,7 @@ static enum tp_status list_dir(const char *dir, char ***names, size_t *n, char *
         }
         if (!name_ends(e->d_name, ".safetensors") || !regular(dir, e->d_name))
             continue;
-        char **v = *n % 64 == 0 ? realloc(*names, (*n + 64) * sizeof *v) : *names;
+        char **v = tp_grow(*names, *n, sizeof *v);
         char *copy = v ? strdup(e->d_name) : NULL;
         if (v)
             *names = v;
@@ -479,7 +473,7 @@ static bool lose(struct tp_ckpt *c, const char **pairs, size_t n, const char *sh
     for (size_t k = 0; k < n; k++) {
         if (strcmp(pairs[2 * k + 1], shard) != 0)
             continue;
-        char **v = realloc(c->lost, (c->n_lost + 1) * sizeof *v);
+        char **v = tp_grow(c->lost, c->n_lost, sizeof *v);
         if (!v)
             return false;
         c->lost = v;

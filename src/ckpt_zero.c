@@ -159,14 +159,12 @@ static enum tp_status list_rank_files(struct tp_ckpt *c, struct tp_ckpt_zero *z,
         if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
             continue;
         f.bytes = (uint64_t)sb.st_size;
-        if (z->n_files % 32 == 0) {
-            struct tp_zero_file *v = realloc(z->files, (z->n_files + 32) * sizeof *v);
-            if (!v) {
-                st = tp_fail(err, TP_ENOMEM, "out of memory");
-                break;
-            }
-            z->files = v;
+        struct tp_zero_file *v = tp_grow(z->files, z->n_files, sizeof *v);
+        if (!v) {
+            st = tp_fail(err, TP_ENOMEM, "out of memory");
+            break;
         }
+        z->files = v;
         z->files[z->n_files++] = f;
         if (f.bytes == 0 && !tp_ck_problem(c, TP_CK_STUB, path, "", "zero-length rank file"))
             st = tp_fail(err, TP_ENOMEM, "out of memory");

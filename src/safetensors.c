@@ -75,11 +75,11 @@ static bool add_problem(struct tp_st_header *h, enum tp_ckpt_kind kind, const ch
 static bool add_problem(struct tp_st_header *h, enum tp_ckpt_kind kind, const char *tensor,
                         const char *fmt, ...)
 {
-    struct tp_ckpt_problem *p = realloc(h->problems, (h->n_problems + 1) * sizeof *p);
+    struct tp_ckpt_problem *p = tp_grow(h->problems, h->n_problems, sizeof *p);
     if (!p)
         return false;
     h->problems = p;
-    p = &p[h->n_problems++];
+    p = &h->problems[h->n_problems++];
     memset(p, 0, sizeof *p);
     p->kind = kind;
     snprintf(p->tensor, sizeof p->tensor, "%s", tensor ? tensor : "");

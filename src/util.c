@@ -5,7 +5,9 @@
 
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum tp_status tp_fail(struct tp_error *err, enum tp_status st, const char *fmt, ...)
@@ -50,4 +52,14 @@ unsigned tp_edit_distance(const char *a, const char *b)
         memcpy(prev, cur, sizeof(unsigned) * (lb + 1));
     }
     return prev[lb] > 99 ? 99 : prev[lb];
+}
+
+void *tp_grow(void *array, size_t n, size_t elem)
+{
+    if (n && (n & (n - 1)) != 0)
+        return array;
+    size_t cap = n ? 2 * n : 1;
+    if (elem == 0 || cap > SIZE_MAX / elem)
+        return NULL;
+    return realloc(array, cap * elem);
 }

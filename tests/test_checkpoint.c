@@ -478,6 +478,38 @@ static void test_parser(void **state)
     assert_kind(&h, TP_CK_TRUNCATED, "");
 }
 
+/* Thousands of faults in one header: every one recorded (the problem list grows by doubling;
+   it grew by one, copying the whole list each time, which took 9 s on a 9 MB header). */
+static void test_many_problems(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    static char json[N * 64];
+    size_t at = 0;
+    json[at++] = '{';
+    for (int i = 0; i < N; i++)
+        at += (size_t)snprintf(json + at, sizeof json - at,
+                               "%s\"t%04d\":{\"dtype\":\"F16\",\"shape\":[4],"
+                               "\"data_offsets\":[0,8]}", i ? "," : "", i);
+    json[at++] = '}';
+    size_t n = at;
+    unsigned char *buf = malloc(8 + n);
+    assert_non_null(buf);
+    for (int i = 0; i < 8; i++)
+        buf[i] = (unsigned char)(n >> (8 * i));
+    memcpy(buf + 8, json, n);
+    struct tp_st_header h;
+    struct tp_error err;
+    assert_int_equal(tp_st_parse(buf, 8 + n, 8 + n + 8, &h, &err), TP_OK);
+    assert_int_equal(h.n_tensors, N);
+    /* all share bytes 0..8: each tensor after the first overlaps */
+    assert_int_equal(h.n_problems, N - 1);
+    for (size_t i = 0; i < h.n_problems; i++)
+        assert_int_equal(h.problems[i].kind, TP_CK_OVERLAP);
+    tp_st_header_free(&h);
+    free(buf);
+}
+
 /* A header for every tensor of a preset over a sparse file of the right size: the total must
    be the published count and the params core's. */
 static void preset_case(const char *preset, const struct shape *m, uint64_t published)
@@ -659,7 +691,8 @@ int main(void)
         cmocka_unit_test(test_clean),     cmocka_unit_test(test_stub),
         cmocka_unit_test(test_missing_shard), cmocka_unit_test(test_truncated),
         cmocka_unit_test(test_duplicate), cmocka_unit_test(test_bad_header),
-        cmocka_unit_test(test_parser),    cmocka_unit_test(test_presets),
+        cmocka_unit_test(test_parser),    cmocka_unit_test(test_many_problems),
+        cmocka_unit_test(test_presets),
         cmocka_unit_test(test_mismatch),  cmocka_unit_test(test_zero),
         cmocka_unit_test(test_zero_tags),
         cmocka_unit_test(test_plan),      cmocka_unit_test(test_missing_path),
