@@ -390,8 +390,6 @@ enum tp_status tp_log_parse(const char *text, size_t len, enum tp_log_format hin
     char *buf = malloc(LINE_CAP);
     if (!buf)
         return tp_fail(err, TP_ENOMEM, "out of memory");
-    p.bar_ok = regcomp(&p.bar, "([0-9]+)/([0-9]+) \\[([0-9:]+)<[0-9:?]+, *([0-9.]+|\\?)(s/it|it/s)",
-                       REG_EXTENDED) == 0;
     enum tp_log_format f = hint, sig = TP_LOG_UNKNOWN;
     if (f == TP_LOG_UNKNOWN)
         f = detect(text, len, buf, &sig);
@@ -412,7 +410,7 @@ enum tp_status tp_log_parse(const char *text, size_t len, enum tp_log_format hin
             st = tp_fail(err, TP_EINVAL, "no %s step lines found (%s)", tp_log_format_name(f),
                          tp_log_format_label(f));
     }
-    if (p.bar_ok)
+    if (p.bar_state == 1)
         regfree(&p.bar);
     free(buf);
     return st;

@@ -111,8 +111,15 @@ bool tp_logs_hf_is_dict(const char *line)
 /* tqdm: "  5%|▌         | 60/1188 [06:42<2:06:02,  6.70s/it]" (or "1.52it/s", or "?it/s") */
 static bool hf_bar(struct parser *p, const char *line, uint64_t *n, uint64_t *total, double *s)
 {
+    /* a bar states a rate in s/it or it/s: lines without one are not matched against the
+       pattern (regexec allocates per call), and logs without bars never compile it */
+    if (!strstr(line, "s/it") && !strstr(line, "it/s"))
+        return false;
+    if (p->bar_state == 0)
+        p->bar_state = regcomp(&p->bar, "([0-9]+)/([0-9]+) \\[([0-9:]+)<[0-9:?]+, *"
+                                         "([0-9.]+|\\?)(s/it|it/s)", REG_EXTENDED) == 0 ? 1 : -1;
     regmatch_t m[6];
-    if (!p->bar_ok || regexec(&p->bar, line, 6, m, 0) != 0)
+    if (p->bar_state != 1 || regexec(&p->bar, line, 6, m, 0) != 0)
         return false;
     double a, b, r;
     if (!tp_logs_number(line + m[1].rm_so, false, &a) || !tp_logs_number(line + m[2].rm_so, false, &b) ||

@@ -25,8 +25,8 @@ struct parser {
     struct tp_log_step spare;   /* records beyond cap are built here (and counted) */
     struct tp_log_step *last;   /* the record being filled; NULL before the first */
     bool ds;                    /* Megatron lines carried Megatron-DeepSpeed fields */
-    regex_t bar;                /* the tqdm progress bar */
-    bool bar_ok;
+    regex_t bar;                /* the tqdm progress bar, compiled on first use */
+    int bar_state;              /* 0 not compiled yet, 1 compiled, -1 failed to compile */
     uint64_t bar_total;         /* total of the training bar (the most frequent one) */
     uint64_t bar_step;          /* its last position; 0 = none yet */
     bool last_from_bar;
