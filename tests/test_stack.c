@@ -83,14 +83,14 @@ static void test_axolotl_capabilities(void **state)
     lay.ep = 2;
     lay.zero = 2;
     assert_int_equal(check(NULL, 0), TP_OK); /* the users' zero2_moe.json runs (notes 001) */
-    assert_int_equal(tp_job_moe_impl(&job, &lay), TP_MOE_DEEPSPEED);
+    assert_int_equal(tp_job_moe_impl(NULL, &job, &lay), TP_MOE_DEEPSPEED);
     lay.zero = 3;
     assert_int_equal(check(msg, sizeof msg), TP_EINVAL);
     assert_non_null(strstr(msg, "ZeRO-3"));
     tp_layout_init(&lay);
     lay.zero = 3;
     assert_int_equal(check(NULL, 0), TP_OK);
-    assert_int_equal(tp_job_moe_impl(&job, &lay), TP_MOE_EAGER);
+    assert_int_equal(tp_job_moe_impl(NULL, &job, &lay), TP_MOE_EAGER);
     /* an explicit HF loop cannot run expert parallel */
     job.moe_impl = TP_MOE_EAGER;
     lay.zero = 2;
@@ -137,7 +137,7 @@ static void test_megatron_everything(void **state)
     lay.sp = true;
     lay.zero = 1;
     assert_int_equal(check(NULL, 0), TP_OK);
-    assert_int_equal(tp_job_moe_impl(&job, &lay), TP_MOE_GROUPED);
+    assert_int_equal(tp_job_moe_impl(NULL, &job, &lay), TP_MOE_GROUPED);
     lay.zero = 2;
     assert_int_equal(check(NULL, 0), TP_EINVAL);
 }
