@@ -244,6 +244,15 @@ static void expert_loop(const struct ctx *x, double n_local, double mean_rows, s
     c->bwd_gemm += n_local * one.bwd_gemm;
     c->fwd_mem += n_local * one.fwd_mem;
     c->bwd_mem += n_local * one.bwd_mem;
+    if (eager) {
+        /* the loop indexes the block's hidden states once per expert (hidden_states[None, top_x]);
+           autograd's backward of aten::index writes a zero tensor of the whole input and
+           scatters into it (derivatives.yaml: index_backward(grad.new_zeros(self.sizes()), ...)),
+           and the n_local full-size gradients are summed into one: per expert one write of
+           T x H for the zeros and a read-read-write for the sum */
+        double full = x->tokens * m->hidden * x->h.act_bytes;
+        c->bwd_mem += n_local * 4 * full / x->h.mem_bw;
+    }
     double ops = eager ? cal->moe_eager_ops : cal->moe_eager_ops / 2;
     c->host_fwd += n_local * (ops * cal->eager_op_s + (eager ? cal->host_sync_s : 0));
     c->host_bwd += n_local * 2 * ops * cal->eager_op_s;
