@@ -204,6 +204,17 @@ static bool on_row(void *ctx, const char *path, size_t line, const struct tp_run
     return true;
 }
 
+/* The two ms-swift rows from the public runs file (never used in a fit). */
+static struct swift *read_swift(void)
+{
+    static struct swift s;
+    struct tp_error err = {{0}};
+    if (tp_runs_read("data/runs/public_hf_stacks.csv", on_row, &s, &err) != TP_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(s.found, 3);
+    return &s;
+}
+
 /* ms-swift's published benchmark (docs: Megatron-SWIFT "Training Speed"; data/runs row
    swiftbench:4/5): Qwen1.5-MoE-A2.7B full SFT on 8 x A800 with the Transformers expert loop,
    6.02 s/it under ZeRO-2 and 24.30 s/it under ZeRO-3: 4.04x.  Without the on-demand expert
@@ -211,16 +222,12 @@ static bool on_row(void *ctx, const char *path, size_t line, const struct tp_run
 static void test_zero3_moe_fetch_ratio(void **state)
 {
     (void)state;
-    static struct swift s;
-    struct tp_error err = {{0}};
-    if (tp_runs_read("data/runs/public_hf_stacks.csv", on_row, &s, &err) != TP_OK)
-        fail_msg("%s", err.msg);
-    assert_int_equal(s.found, 3);
+    struct swift *s = read_swift();
     struct tp_calib cal;
     tp_calib_init(&cal);
     struct tp_run_eval e2, e3;
-    tp_run_evaluate(&s.z2, &cal, &e2);
-    tp_run_evaluate(&s.z3, &cal, &e3);
+    tp_run_evaluate(&s->z2, &cal, &e2);
+    tp_run_evaluate(&s->z3, &cal, &e3);
     double ratio = e3.predicted_step_s / e2.predicted_step_s, measured = 24.30 / 6.02;
     if (!(fabs(ratio / measured - 1) <= 0.25))
         fail_msg("ZeRO-3 / ZeRO-2 step %.2f, measured %.2f", ratio, measured);
@@ -234,15 +241,11 @@ static void test_zero3_moe_fetch_ratio(void **state)
 static void test_eager_loop_index_backward(void **state)
 {
     (void)state;
-    static struct swift s;
-    struct tp_error err = {{0}};
-    if (tp_runs_read("data/runs/public_hf_stacks.csv", on_row, &s, &err) != TP_OK)
-        fail_msg("%s", err.msg);
-    assert_int_equal(s.found, 3);
+    struct swift *s = read_swift();
     struct tp_calib cal;
     tp_calib_init(&cal);
     struct tp_run_eval e2;
-    tp_run_evaluate(&s.z2, &cal, &e2);
+    tp_run_evaluate(&s->z2, &cal, &e2);
     if (!(fabs(e2.predicted_step_s / 6.02 - 1) <= 0.20))
         fail_msg("ZeRO-2 step %.2f s, measured 6.02 s", e2.predicted_step_s);
 }
