@@ -55,8 +55,8 @@ static const int FSDP_VALUES[] = {1, 2, 3, 4}; /* cli_args.fsdp: 0 = not given *
 static const int FW_VALUES[] = {TP_FW_DEEPSPEED + 1,   TP_FW_FSDP + 1,   TP_FW_MEGATRON + 1,
                                 TP_FW_AXOLOTL + 1,     TP_FW_AXOLOTL + 1, TP_FW_TORCHTITAN + 1,
                                 TP_FW_MEGATRON_DS + 1, TP_FW_MEGATRON + 1};
-static const int MOE_VALUES[] = {TP_MOE_EAGER, TP_MOE_GROUPED, TP_MOE_DEEPSPEED, TP_MOE_DEEPSPEED,
-                                 TP_MOE_GROUPED};
+static const int MOE_VALUES[] = {TP_MOE_EAGER,     TP_MOE_GROUPED, TP_MOE_DEEPSPEED,
+                                 TP_MOE_DEEPSPEED, TP_MOE_GROUPED, TP_MOE_DENSE};
 static const int LOG_FORMAT_VALUES[] = {TP_LOG_MEGATRON, TP_LOG_MEGATRON_DS, TP_LOG_HF,
                                         TP_LOG_TORCHTITAN, TP_LOG_NANOGPT, TP_LOG_LLMC,
                                         TP_LOG_JSON};
@@ -256,10 +256,11 @@ static const struct opt OPTS[] = {
      JOB_CMDS, "STACK",
      "software stack: what it can run, its kernels and byte conventions (docs/stacks.md); "
      "default: megatron when the layout needs tp/pp/cp/sp, else deepspeed"},
-    {"moe-impl", NULL, OPT_ENUM, F(moe_impl), 0, 0, "eager|grouped|deepspeed|tutel|megablocks",
-     MOE_VALUES, JOB_CMDS, "IMPL",
+    {"moe-impl", NULL, OPT_ENUM, F(moe_impl), 0, 0,
+     "eager|grouped|deepspeed|tutel|megablocks|dense", MOE_VALUES, JOB_CMDS, "IMPL",
      "MoE experts: eager (Hugging Face loop), grouped (grouped GEMM: Megatron/TE, MegaBlocks), "
-     "deepspeed (DeepSpeed-MoE/Tutel); default: the stack's"},
+     "deepspeed (DeepSpeed-MoE/Tutel), dense (every expert over every token: HF Llama 4); "
+     "default: the stack's"},
     {"z3-leaf", NULL, OPT_CONST, F(z3_leaf), 1, 1, NULL, NULL, JOB_CMDS, NULL,
      "ZeRO-3 fetches each MoE block's experts at once (deepspeed.utils.set_z3_leaf_modules)"},
     {"attention", NULL, OPT_ENUM, F(attn_impl), 0, 0, "flash|eager|flash2|flash3", NULL, JOB_CMDS,

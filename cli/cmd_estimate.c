@@ -260,7 +260,7 @@ static int print_json(const struct run *r, const struct tp_memory *mem, const st
     json_object_set_new(doc, "step_time_s_high", json_real(t->step_s / rg->lo));
     json_object_set_new(doc, "range", range_json(rg));
     json_object_set_new(doc, "moe_impl", r->m.n_experts ? json_string(tp_moe_impl_name(
-                                              tp_job_moe_impl(&r->j, &r->l)))
+                                              tp_job_moe_impl(&r->m, &r->j, &r->l)))
                                                         : json_null());
     json_object_set_new(doc, "flop_convention",
                         json_string("exact matmuls, causal attention (Megatron-LM 2025); MFU/HFU "

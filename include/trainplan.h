@@ -389,8 +389,11 @@ enum tp_framework {
    loop over the experts (one small GEMM chain per expert, a host sync to find its tokens,
    gather and index_add_); GROUPED: one grouped GEMM over all local experts with fused
    permute/unpermute (Megatron-Core/TE, MegaBlocks, torch._grouped_mm); DEEPSPEED: DeepSpeed-MoE
-   / Tutel (capacity-padded dispatch, a loop over the local experts, expert parallel). */
-enum tp_moe_impl { TP_MOE_DEFAULT = 0, TP_MOE_EAGER, TP_MOE_GROUPED, TP_MOE_DEEPSPEED };
+   / Tutel (capacity-padded dispatch, a loop over the local experts, expert parallel).  DENSE:
+   every expert runs over every token, the unselected ones on zero-scaled input (transformers'
+   Llama4TextMoe: hidden_states.repeat(num_experts, 1); Axolotl's linearized Llama 4 experts);
+   a Hugging Face stack's default for the llama4 family. */
+enum tp_moe_impl { TP_MOE_DEFAULT = 0, TP_MOE_EAGER, TP_MOE_GROUPED, TP_MOE_DEEPSPEED, TP_MOE_DENSE };
 /* Attention kernel.  TP_ATTN_FLASH is the framework's default fused kernel: Megatron-Core/NeMo
    run Transformer Engine's (cuDNN fused attention: native to Hopper and Blackwell), the others
    FlashAttention-2 (flash-attn, PyTorch SDPA's flash backend).  FLASH2 / FLASH3 name the kernel
@@ -480,8 +483,10 @@ const struct tp_stack *tp_stack_get(enum tp_framework fw);
 /* By key or alias, case-insensitive; TP_ENOTFOUND lists the keys. */
 enum tp_status tp_stack_find(const char *name, const struct tp_stack **out, struct tp_error *err);
 /* The MoE implementation a job runs: its own, else its stack's (DeepSpeed-MoE where the
-   stack runs expert parallel through it and ep > 1). */
-enum tp_moe_impl tp_job_moe_impl(const struct tp_job *j, const struct tp_layout *l);
+   stack runs expert parallel through it and ep > 1; where the stack runs Hugging Face's modeling
+   code, that code's own: dense over all experts for the llama4 family).  `m` may be NULL. */
+enum tp_moe_impl tp_job_moe_impl(const struct tp_model *m, const struct tp_job *j,
+                                 const struct tp_layout *l);
 const char *tp_moe_impl_name(enum tp_moe_impl impl);
 /* Whether the job's stack can run the layout; TP_EINVAL names the first thing it cannot
    ("axolotl runs no tensor parallelism (tp 4)"), for search and for layouts a user gives. */

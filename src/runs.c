@@ -123,8 +123,44 @@ static enum tp_status map_arch(const struct row *r, struct tp_model *m)
     return TP_OK;
 }
 
+/* A row that names its model but gives no shape (n_layers, hidden or n_heads empty): the
+   built-in preset of that name (the whole cell, or the text in its parentheses, as in
+   "Ring mini (ring-mini-2.0)"), with the row's sequence length.  *found is false when no
+   preset has the name; the row is then reported with the first empty shape field. */
+static enum tp_status map_preset(const struct row *r, struct tp_model *m, bool *found)
+{
+    *found = false;
+    char name[128];
+    snprintf(name, sizeof name, "%s", cell(r, "model"));
+    char *open = strchr(name, '('), *close = open ? strchr(open, ')') : NULL;
+    struct tp_error inner;
+    if (tp_model_from_preset(name, m, &inner) != TP_OK) {
+        if (!open || !close)
+            return TP_OK;
+        *close = '\0';
+        if (tp_model_from_preset(open + 1, m, &inner) != TP_OK)
+            return TP_OK;
+    }
+    *found = true;
+    uint32_t seq = 0;
+    TRY(num_u32(r, "seq_len", true, 0, &seq));
+    m->default_seq = seq;
+    char text[160];
+    snprintf(text, sizeof text, "shape of the built-in preset %s (the row gives none)", m->name);
+    assume(r->run, text);
+    if (tp_model_finalize(m, &inner) != TP_OK)
+        return tp_fail(r->err, TP_EINVAL, "model shape: %s", inner.msg);
+    return TP_OK;
+}
+
 static enum tp_status map_model(const struct row *r, struct tp_model *m)
 {
+    if (!*cell(r, "n_layers") || !*cell(r, "hidden") || !*cell(r, "n_heads")) {
+        bool found;
+        TRY(map_preset(r, m, &found));
+        if (found)
+            return TP_OK;
+    }
     tp_model_init(m);
     TRY(map_arch(r, m));
     snprintf(m->name, sizeof m->name, "%s", cell(r, "model"));
@@ -208,7 +244,8 @@ static enum tp_status map_stack_columns(const struct row *r, struct tp_job *j)
                 {"adafactor", TP_OPT_ADAFACTOR},   {"sgd", TP_OPT_SGD}},
       MOE[] = {{"eager", TP_MOE_EAGER},         {"hf", TP_MOE_EAGER},
                {"grouped", TP_MOE_GROUPED},     {"megablocks", TP_MOE_GROUPED},
-               {"deepspeed", TP_MOE_DEEPSPEED}, {"tutel", TP_MOE_DEEPSPEED}},
+               {"deepspeed", TP_MOE_DEEPSPEED}, {"tutel", TP_MOE_DEEPSPEED},
+               {"dense", TP_MOE_DENSE}},
       ATTN[] = {{"flash", TP_ATTN_FLASH},  {"flash2", TP_ATTN_FLASH2}, {"fa2", TP_ATTN_FLASH2},
                 {"flash3", TP_ATTN_FLASH3}, {"fa3", TP_ATTN_FLASH3},  {"cudnn", TP_ATTN_FLASH3},
                 {"eager", TP_ATTN_EAGER},  {"fused-softmax", TP_ATTN_EAGER},

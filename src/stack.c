@@ -102,7 +102,8 @@ enum tp_status tp_stack_find(const char *name, const struct tp_stack **out, stru
     return tp_fail(err, TP_ENOTFOUND, "unknown framework \"%s\" (known: %s)", name, keys);
 }
 
-enum tp_moe_impl tp_job_moe_impl(const struct tp_job *j, const struct tp_layout *l)
+enum tp_moe_impl tp_job_moe_impl(const struct tp_model *m, const struct tp_job *j,
+                                 const struct tp_layout *l)
 {
     if (j->moe_impl != TP_MOE_DEFAULT)
         return j->moe_impl;
@@ -110,12 +111,16 @@ enum tp_moe_impl tp_job_moe_impl(const struct tp_job *j, const struct tp_layout 
     /* DeepSpeed-MoE is how the DeepSpeed stacks run expert parallel */
     if (s->moe_impl == TP_MOE_EAGER && l && l->ep > 1)
         return TP_MOE_DEEPSPEED;
+    /* transformers' Llama4TextMoe (modeling_llama4.py) repeats the hidden states once per
+       expert and runs all of them; Axolotl's linearized experts keep that layout */
+    if (s->moe_impl == TP_MOE_EAGER && m && strcmp(m->family, "llama4") == 0)
+        return TP_MOE_DENSE;
     return s->moe_impl;
 }
 
 const char *tp_moe_impl_name(enum tp_moe_impl impl)
 {
-    static const char *const NAMES[] = {"default", "eager", "grouped", "deepspeed"};
+    static const char *const NAMES[] = {"default", "eager", "grouped", "deepspeed", "dense"};
     return (unsigned)impl < sizeof NAMES / sizeof NAMES[0] ? NAMES[impl] : "?";
 }
 
@@ -148,8 +153,8 @@ enum tp_status tp_stack_check(const struct tp_model *m, const struct tp_job *j,
                        "%s: DeepSpeed's pipeline engine runs ZeRO 0 or 1 only (zero %u with pp %u)",
                        k, l->zero, l->pp);
     if (m->n_experts > 0 && l->ep > 1) {
-        enum tp_moe_impl impl = tp_job_moe_impl(j, l);
-        if (impl == TP_MOE_EAGER)
+        enum tp_moe_impl impl = tp_job_moe_impl(m, j, l);
+        if (impl == TP_MOE_EAGER || impl == TP_MOE_DENSE)
             return tp_fail(err, TP_EINVAL,
                            "the Hugging Face expert loop runs no expert parallelism (ep %u): "
                            "use the deepspeed or grouped MoE implementation", l->ep);

@@ -227,7 +227,7 @@ static void expert_loop(const struct ctx *x, double n_local, double mean_rows, s
     const struct tp_calib *cal = x->cal;
     bool eager = x->moe_impl == TP_MOE_EAGER;
     double rows = mean_rows;
-    if (!eager)
+    if (x->moe_impl == TP_MOE_DEEPSPEED)
         rows = ceil(mean_rows * (j->moe_capacity > 0 ? j->moe_capacity : 1.0));
     double up = m->mlp == TP_MLP_GLU ? 2 : 1, etp = x->l->etp, H = m->hidden;
     bool lora = j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA;
@@ -244,6 +244,15 @@ static void expert_loop(const struct ctx *x, double n_local, double mean_rows, s
     c->bwd_gemm += n_local * one.bwd_gemm;
     c->fwd_mem += n_local * one.fwd_mem;
     c->bwd_mem += n_local * one.bwd_mem;
+    if (eager) {
+        /* the loop indexes the block's hidden states once per expert (hidden_states[None, top_x]);
+           autograd's backward of aten::index writes a zero tensor of the whole input and
+           scatters into it (derivatives.yaml: index_backward(grad.new_zeros(self.sizes()), ...)),
+           and the n_local full-size gradients are summed into one: per expert one write of
+           T x H for the zeros and a read-read-write for the sum */
+        double full = x->tokens * m->hidden * x->h.act_bytes;
+        c->bwd_mem += n_local * 4 * full / x->h.mem_bw;
+    }
     double ops = eager ? cal->moe_eager_ops : cal->moe_eager_ops / 2;
     c->host_fwd += n_local * (ops * cal->eager_op_s + (eager ? cal->host_sync_s : 0));
     c->host_bwd += n_local * 2 * ops * cal->eager_op_s;
@@ -306,6 +315,13 @@ static void block_cost(const struct ctx *x, uint32_t layer, struct cost *c)
         if (x->moe_impl == TP_MOE_GROUPED) {
             LIN(up * m->moe_ffn / etp, H, E / ep, per_expert, TP_LORA_GATE | TP_LORA_UP);
             LIN(H, m->moe_ffn / etp, E / ep, per_expert, TP_LORA_DOWN);
+        } else if (x->moe_impl == TP_MOE_DENSE) {
+            /* every expert over all T tokens (zero-scaled where not routed), plus the E copies
+               of the hidden states: repeat, scale, and the sum over experts of the outputs */
+            expert_loop(x, E, T, c);
+            double copies = 3 * E * T * H * x->h.act_bytes;
+            c->fwd_mem += copies / x->h.mem_bw;
+            c->bwd_mem += 2 * copies / x->h.mem_bw;
         } else {
             expert_loop(x, E / ep, T * k * ep / E, c);
         }
@@ -615,7 +631,7 @@ enum tp_status tp_time_step(const struct tp_model *m, const struct tp_cluster *c
     x.tokens = x.seqs * x.seq_local;
     x.frozen = j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA;
     x.eager = tp_stack_get(j->framework)->eager_modules && !j->fused_loss;
-    x.moe_impl = tp_job_moe_impl(j, l);
+    x.moe_impl = tp_job_moe_impl(m, j, l);
     uint32_t gpn = c->gpus_per_node;
     x.g_tp = tp_comm_per_node(l->tp, 1, gpn);
     x.g_cp = tp_comm_per_node(l->cp, l->tp, gpn);
