@@ -57,7 +57,7 @@ CLI_OBJ  := $(filter-out $(BUILD)/cli/main.o,$(CLI_SRC:%.c=$(BUILD)/%.o))
 REPLAYS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
 FUZZERS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 
-.PHONY: all deps run test unit cli-test bench-smoke bench clean calibration check-calibration \
+.PHONY: all deps run test unit cli-test svg-test bench-smoke bench clean calibration check-calibration \
         fuzz-replay fuzz fuzzers valgrind
 .SECONDARY:
 all: $(BIN) $(TESTS) $(BENCHES) $(REPLAYS)
@@ -107,13 +107,17 @@ run: deps
 
 test: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory unit bench-smoke fuzz-replay cli-test
+	@$(MAKE) --no-print-directory unit bench-smoke fuzz-replay cli-test svg-test
 
 unit: $(TESTS)
 	@set -e; for t in $(TESTS); do echo "== $$t"; ./$$t; done
 
 cli-test: $(BIN)
 	@sh tests/cli/run.sh ./$(BIN) tests/cli/cases.txt
+
+# every command's --svg file is well-formed XML and shows the command's figures
+svg-test: $(BIN)
+	@sh tests/svg/check.sh ./$(BIN)
 
 bench-smoke: $(BENCHES)
 	@set -e; for b in $(BENCHES); do ./$$b --smoke >/dev/null; echo "bench $$b: ran"; done
