@@ -89,6 +89,19 @@ function showSummary(doc) {
     r.insertCell().textContent = k;
     r.insertCell().textContent = human(k, v);
   }
+  // lists of results (search's layouts, a GPU-count sweep): one row each, their scalar figures
+  for (const [k, v] of Object.entries(doc)) {
+    if (!Array.isArray(v) || !v.length || typeof v[0] !== 'object' || k === 'fixes') continue;
+    const cols = Object.keys(v[0]).filter((c) => v[0][c] === null || typeof v[0][c] !== 'object');
+    const head = t.insertRow();
+    head.insertCell().textContent = k;
+    for (const c of cols) head.insertCell().textContent = c;
+    v.forEach((row, i) => {
+      const r = t.insertRow();
+      r.insertCell().textContent = String(i + 1);
+      for (const c of cols) r.insertCell().textContent = row[c] === undefined ? '' : human(c, row[c]);
+    });
+  }
   const fixes = document.getElementById('fixes');
   fixes.innerHTML = '';
   for (const f of doc.fixes || []) {
