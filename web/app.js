@@ -24,13 +24,15 @@ function run(args) {
 }
 
 // The CLI's arguments for the page's inputs: verb, MODEL, then --NAME VALUE for every other
-// input (the URL's keys are the CLI's option names), then --format json and --svg.
+// input (the URL's keys are the CLI's option names; a key with no value is a flag: `sp=` is
+// --sp), then --format json and --svg.
 function cliArgs(params) {
   const verb = params.get('verb') || 'estimate';
   const args = [verb, params.get('model') || 'llama-3.1-8b'];
   for (const [k, v] of params) {
-    if (k === 'verb' || k === 'model' || v === '') continue;
-    args.push('--' + k, v);
+    if (k === 'verb' || k === 'model') continue;
+    if (v === '') args.push('--' + k);
+    else args.push('--' + k, v);
   }
   args.push('--format', 'json');
   const gpus = params.get('gpus') || '';
@@ -46,6 +48,15 @@ function paramsFromForm() {
     const v = el.value.trim();
     if (v !== '' || el.name === 'verb' || el.name === 'model') p.set(el.name, v);
   }
+  return p;
+}
+
+// The form's inputs and, after them, the address's keys the form has no input for (any CLI
+// option of the verb), so that a shared address keeps them.
+function currentParams() {
+  const p = paramsFromForm();
+  for (const [k, v] of new URLSearchParams(location.search))
+    if (!form.elements.namedItem(k)) p.append(k, v);
   return p;
 }
 
@@ -143,9 +154,14 @@ const ESTIMATE_ONLY = ['--tokens', '--gpu-hour-price', '--epochs', '--dataset-to
   '--calibration'];
 function memoryToo(args, plot) {
   const m = ['memory', args[1]];
-  for (let i = 2; i < args.length; i += 2) {
-    if (args[i] === '--format') break;
-    if (!ESTIMATE_ONLY.includes(args[i])) m.push(args[i], args[i + 1]);
+  for (let i = 2; i < args.length && args[i] !== '--format'; i++) {
+    const flag = i + 1 >= args.length || args[i + 1].startsWith('--');
+    const skip = ESTIMATE_ONLY.includes(args[i]);
+    if (!skip) m.push(args[i]);
+    if (!flag) {
+      i++;
+      if (!skip) m.push(args[i]);
+    }
   }
   m.push('--format', 'json', '--svg', '/memory.svg');
   const r = run(m);
@@ -163,7 +179,7 @@ function memoryToo(args, plot) {
 
 form.addEventListener('submit', (ev) => {
   ev.preventDefault();
-  const p = paramsFromForm();
+  const p = currentParams();
   if (!document.getElementById('config').value.trim())
     history.replaceState(null, '', '?' + p.toString());
   compute(p);
@@ -183,6 +199,6 @@ createTrainplan({
   const p = new URLSearchParams(location.search);
   formFromParams(p);
   statusLine.textContent = 'ready';
-  if (p.has('verb')) compute(paramsFromForm());
+  if (p.has('verb')) compute(currentParams());
   document.body.dataset.ready = '1';
 });

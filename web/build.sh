@@ -38,7 +38,8 @@ CFLAGS="-O2 -std=c11 -D_POSIX_C_SOURCE=200809L -I$out/gen"
 compile() {
     src=$1 o=$2
     shift 2
-    if [ ! -f "$o" ] || [ -n "$(find "$src" include cli/cli.h -newer "$o" 2>/dev/null | head -1)" ]; then
+    if [ ! -f "$o" ] || [ -n "$(find "$src" include src cli web -name '*.h' -newer "$o" 2>/dev/null | head -1)" ] ||
+        [ "$src" -nt "$o" ]; then
         emcc $CFLAGS "$@" -c "$src" -o "$o"
     fi
 }
