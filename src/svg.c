@@ -271,7 +271,7 @@ void svg_legend_entry(struct svg_legend *lg, int kind, int colour, enum tp_mark 
                    "stroke-width=\"2.5\"%s/>\n",
                 lg->x, lg->y - 4, lg->x + 14, lg->y - 4, c,
                 hollow ? " stroke-dasharray=\"5 3\"" : "");
-    char cut[32]; /* what fits beside the plot area at 12 px */
+    char cut[27]; /* what fits beside the plot area at 12 px: 25 characters */
     size_t n = strlen(name);
     if (n >= sizeof cut - 4) {
         n = sizeof cut - 5;
