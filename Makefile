@@ -6,6 +6,7 @@
 #   make bench         the benchmarks, with their figures
 #   make fuzz          the libFuzzer targets (clang), FUZZ_SECONDS each (docs/fuzzing.md)
 #   make valgrind      the unit tests under valgrind
+#   make web           the page: the core as WebAssembly in build/web/ (sh scripts/deps.sh web first)
 CC      ?= cc
 SAN     ?= 0
 WERROR  ?= 0
@@ -57,7 +58,7 @@ CLI_OBJ  := $(filter-out $(BUILD)/cli/main.o,$(CLI_SRC:%.c=$(BUILD)/%.o))
 REPLAYS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
 FUZZERS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 
-.PHONY: all deps run test unit cli-test bench-smoke bench clean calibration check-calibration \
+.PHONY: all deps run test unit cli-test svg-test web web-test bench-smoke bench clean calibration check-calibration \
         fuzz-replay fuzz fuzzers valgrind
 .SECONDARY:
 all: $(BIN) $(TESTS) $(BENCHES) $(REPLAYS)
@@ -107,13 +108,29 @@ run: deps
 
 test: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory unit bench-smoke fuzz-replay cli-test
+	@$(MAKE) --no-print-directory unit bench-smoke fuzz-replay cli-test svg-test \
+	    $(if $(filter 1,$(SAN)),,web-test)
 
 unit: $(TESTS)
 	@set -e; for t in $(TESTS); do echo "== $$t"; ./$$t; done
 
 cli-test: $(BIN)
 	@sh tests/cli/run.sh ./$(BIN) tests/cli/cases.txt
+
+# every command's --svg file is well-formed XML and shows the command's figures
+svg-test: $(BIN)
+	@sh tests/svg/check.sh ./$(BIN)
+
+# The page (docs/web.md): the core as WebAssembly in build/web/, offline once
+# `sh scripts/deps.sh web` has run.  web-test: the page in headless Chromium against the CLI,
+# built first when emscripten and the sources are there; skipped (and said) without Chromium.
+web:
+	@sh web/build.sh
+
+web-test: $(BIN)
+	@if command -v chromium >/dev/null 2>&1 && command -v emcc >/dev/null 2>&1 && \
+	    ls -d .web-deps/jansson-*/src >/dev/null 2>&1; then sh web/build.sh >/dev/null; fi
+	@sh tests/web/check.sh ./$(BIN)
 
 bench-smoke: $(BENCHES)
 	@set -e; for b in $(BENCHES); do ./$$b --smoke >/dev/null; echo "bench $$b: ran"; done

@@ -65,6 +65,11 @@ static const struct opt OPTS[] = {
     {"help", "h", OPT_CONST, F(help), 1, 1, NULL, NULL, ~0u, NULL, "show this help and exit"},
     {"format", NULL, OPT_ENUM, F(format), 0, 0, "table|json|csv", NULL, ~0u, "FMT",
      "output format (default table)"},
+    {"svg", NULL, OPT_STR, F(svg), 0, 0, NULL, NULL,
+     CMD_MEMORY | CMD_ESTIMATE | CMD_SEARCH | CMD_VALIDATE | CMD_LOGS | CMD_SIZE, "FILE",
+     "also write the plot as SVG: memory per stage, the step-time breakdown, time against "
+     "GPU-hours (search --gpus A..B), predicted against measured, the log's steps (the first "
+     "log), loss against parameters"},
     /* logs */
     {"skip-warmup", NULL, OPT_INT, F(skip_warmup), 0, 1e9, NULL, NULL, CMD_LOGS, "N",
      "logged steps to skip as warm-up (default: the first 10%, at least 1, from 5 steps on)"},

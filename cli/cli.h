@@ -84,6 +84,7 @@ struct cli_args {
     const char *lora_targets;
     double moe_capacity, moe_imbalance, overhead_gb, nccl_gb, frag;
     int per_stage;
+    const char *svg;         /* --svg FILE: the command's plot (plot.c) */
     /* logs */
     int64_t skip_warmup;     /* TP_UNSET = the default warm-up rule */
     int log_format;          /* enum tp_log_format; 0 = detect */

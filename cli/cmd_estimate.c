@@ -7,6 +7,7 @@
  * it does not (the time is still reported, for what it would be), 2 on bad input.
  */
 #include "cli.h"
+#include "plot.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -349,6 +350,8 @@ int cmd_estimate(int argc, char **argv)
     struct tp_ckpt_plan ck;
     tp_ckpt_plan(&r.m, &r.c, &r.j, &r.l, a.storage_gbps * 1e9, &ck);
     if ((rc = resolve_wallclock(&a, &r, &t, &ck, &b)) != EXIT_OK)
+        return rc;
+    if (a.svg && (rc = plot_estimate(a.svg, &r, &t)) != EXIT_OK)
         return rc;
     if (a.format == FMT_JSON) {
         if ((rc = print_json(&r, &mem, &t, &b, a.calibration, outside, &rg, &ck)) != EXIT_OK)

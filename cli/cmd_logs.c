@@ -7,6 +7,7 @@
  * Every file is read and evaluated before anything is printed, so an error leaves stdout empty.
  */
 #include "cli.h"
+#include "plot.h"
 
 #include <csv.h>
 #include <errno.h>
@@ -222,11 +223,15 @@ static int evaluate(const struct cli_args *a, const struct tp_calib *cal, struct
     if (a->seq != TP_UNSET)
         o.seq = (uint64_t)a->seq;
     st = tp_log_steady_state(steps, n, &r->info, &o, &r->st, &err);
+    if (st == TP_OK && index == 0 && a->svg)
+        rc = plot_logs(a->svg, base_name(r->path), steps, n, &r->st);
     free(steps);
     if (st != TP_OK) {
         cli_error("%s: %s", r->path, err.msg);
         return EXIT_USAGE;
     }
+    if (rc != EXIT_OK)
+        return rc;
     const struct tp_log_steady *s = &r->st;
     r->steps = r->train_s = r->gpu_hours = r->cost = NAN;
     if (a->tokens > 0) {

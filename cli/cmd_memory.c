@@ -5,6 +5,7 @@
  * changes that make it fit), 2 on bad input.
  */
 #include "cli.h"
+#include "plot.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -92,6 +93,8 @@ int cmd_memory(int argc, char **argv)
     tp_memory_worst(&r.m, &r.c, &r.j, &r.l, &worst);
     struct tp_fix fixes[MAX_FIXES];
     size_t n_fixes = worst.fits ? 0 : tp_memory_suggest(&r.m, &r.c, &r.j, &r.l, fixes, MAX_FIXES);
+    if (a.svg && (rc = plot_memory(a.svg, &r)) != EXIT_OK)
+        return rc;
     if (a.format == FMT_JSON) {
         if ((rc = print_json(&r, &worst, a.per_stage != 0, fixes, n_fixes)) != EXIT_OK)
             return rc;

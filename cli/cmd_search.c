@@ -5,6 +5,7 @@
  * Exit status 0 when at least one layout is feasible, 1 when none is, 2 on bad input.
  */
 #include "cli.h"
+#include "plot.h"
 #include "par_search.h"
 
 #include <jansson.h>
@@ -440,6 +441,9 @@ static int sweep(const struct cli_args *a, struct run *r, const struct tp_search
                 (train[k] < train[i] || hours[k] < hours[i]))
                 front[i] = false;
     }
+    struct plot_sweep ps = {counts, found, front, train, hours, best, nc, a->tokens};
+    if (a->svg && (rc = plot_search(a->svg, r, &ps)) != EXIT_OK)
+        return rc;
     bool priced = a->price >= 0;
     if (a->format == FMT_JSON) {
         json_t *list = json_array();
@@ -509,6 +513,11 @@ int cmd_search(int argc, char **argv)
         return rc;
     if (a.gbs == TP_UNSET) {
         cli_error("search needs the global batch (--gbs, in sequences)");
+        return EXIT_USAGE;
+    }
+    if (a.svg && !a.gpus_list) {
+        cli_error("--svg on search plots time against GPU-hours over GPU counts: give --gpus as "
+                  "a list (8,16,32) or a range (8..512)");
         return EXIT_USAGE;
     }
     struct tp_layout scratch;

@@ -8,6 +8,7 @@
  * Exit status 0 when a shape is listed, 1 when none fits the cluster, 2 on bad input.
  */
 #include "cli.h"
+#include "plot.h"
 #include "par_search.h"
 #include "size_run.h"
 
@@ -451,6 +452,17 @@ static void print_csv(const struct size_job *s, const struct size_state *st,
     }
 }
 
+/* --svg: the evaluated shapes' loss against their parameters, the ranked ones marked. */
+static int plot_ranked(const struct size_job *s, const struct size_state *st,
+                       const struct size_result *res)
+{
+    struct tp_scaling_opt o;
+    double n_opt = tp_scaling_optimum(s->loss_fit, s->nominal, &o, NULL) == TP_OK ? o.n_opt : NAN;
+    struct plot_size p = {st->shapes, st->done, st->n, res->top, (size_t)res->n_top,
+                          s->loss_fit->key, tp_size_family_name(s->g.family), s->nominal, n_opt};
+    return plot_size(s->a.svg, &p);
+}
+
 int cmd_size(int argc, char **argv)
 {
     static struct size_job s;
@@ -461,6 +473,8 @@ int cmd_size(int argc, char **argv)
     static struct size_result res;
     if ((rc = size_prepare(&s.ctx, &st)) == EXIT_OK)
         rc = rank_shapes(&s, &st, s.a.top != TP_UNSET ? (size_t)s.a.top : 5, &res);
+    if (rc == EXIT_OK && s.a.svg)
+        rc = plot_ranked(&s, &st, &res);
     if (rc == EXIT_OK) {
         if (s.a.format == FMT_JSON)
             rc = print_json(&s, &st, &res);

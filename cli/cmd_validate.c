@@ -4,6 +4,7 @@
  * whatever the errors.
  */
 #include "cli.h"
+#include "plot.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -326,12 +327,12 @@ int cmd_validate(int argc, char **argv)
     } else {
         for (size_t i = 0; i < runs.n; i++)
             tp_run_evaluate(&runs.runs[i], &cal, &r.ev[i]);
-        rc = EXIT_OK;
-        if (a.format == FMT_JSON)
+        rc = a.svg ? plot_validate(a.svg, &runs, r.ev) : EXIT_OK;
+        if (rc == EXIT_OK && a.format == FMT_JSON)
             rc = print_json(&r, a.calibration);
-        else if (a.format == FMT_CSV)
+        else if (rc == EXIT_OK && a.format == FMT_CSV)
             print_csv(&r);
-        else
+        else if (rc == EXIT_OK)
             print_table(&r, a.calibration, a.summary);
     }
     free(r.ev);

@@ -181,16 +181,20 @@ enum tp_status par_search(const struct tp_model *m, const struct tp_cluster *c,
             break;
         started++;
     }
-    bool printed = started > 0 && wait_workers(&sh, started, progress);
-    for (unsigned t = 0; t < started; t++)
+    /* no thread could start (WebAssembly without threads: the page): the calling thread takes
+       every shard itself, in the same order, with the same result */
+    bool here = started == 0;
+    if (here) {
+        work(&w[0]);
+        started = 1;
+    }
+    bool printed = !here && wait_workers(&sh, started, progress);
+    for (unsigned t = 0; t < started && !here; t++)
         pthread_join(w[t].id, NULL);
     if (printed)
         fprintf(stderr, "\r%60s\r", "");
     enum tp_status rc = TP_OK;
-    if (started == 0) {
-        snprintf(err->msg, sizeof err->msg, "cannot start a search thread");
-        rc = TP_ENOMEM;
-    } else if (atomic_load(&sh.failed)) {
+    if (atomic_load(&sh.failed)) {
         *err = sh.err;
         rc = TP_EINVAL;
     } else if (sh.done != PAR_SHARDS) {

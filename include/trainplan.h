@@ -1104,6 +1104,9 @@ struct tp_log_steady {
     char how[192];               /* where throughput and step time come from, one line */
 };
 
+/* Whether one step (after the warm-up) is an outlier under `o`'s rule: its figure of the
+   series `o->basis` lies more than basis_threshold from basis_median. */
+bool tp_log_is_outlier(const struct tp_log_steady *o, const struct tp_log_step *s);
 /* Computes the steady state of n parsed steps.  Allocates scratch (freed before returning).
    TP_EINVAL when nothing is left to measure (no steps, no timing figure, warm-up >= steps). */
 enum tp_status tp_log_steady_state(const struct tp_log_step *steps, size_t n,
@@ -1463,6 +1466,79 @@ void tp_wallclock_opts_init(struct tp_wallclock_opts *o);
    bytes of the weights and of one save (tp_ckpt_plan with o->storage_bps). */
 void tp_wallclock(const struct tp_time *t, const struct tp_ckpt_plan *ck, double tokens,
                   const struct tp_wallclock_opts *o, struct tp_wallclock *out);
+
+
+/* ----------------------------------------------------------------------------------------- */
+/* SVG plots (src/svg.c: the document, axes, legend; src/svg_plot.c: the charts)              */
+/* ----------------------------------------------------------------------------------------- */
+
+/* A growing SVG document (malloc'd; tp_svg_free releases it).  `data` is NUL-terminated. */
+struct tp_svg {
+    char *data;
+    size_t len, cap;
+    bool failed;           /* an allocation failed: the document is incomplete */
+};
+void tp_svg_free(struct tp_svg *s);
+
+/* How a series' points are drawn. */
+enum tp_mark { TP_MARK_DOT = 0, TP_MARK_SQUARE, TP_MARK_DIAMOND, TP_MARK_TRIANGLE, TP_MARK_NONE };
+
+/* One series of an x-y chart: n points, optional vertical ranges and labels per point. */
+struct tp_plot_series {
+    const char *name;            /* legend entry (NULL: none) */
+    const double *x, *y;         /* non-finite or (log axis) non-positive points are skipped */
+    const double *y_lo, *y_hi;   /* a vertical range per point (NULL: none) */
+    const char *const *labels;   /* a label per point (NULL: none; a NULL entry: no label) */
+    size_t n;
+    enum tp_mark mark;
+    bool line;                   /* joins the points in order */
+    bool hollow;                 /* open marks (e.g. the points off a Pareto front) */
+    int colour;                  /* palette index 0..7; -1: the series' index */
+};
+
+/* A vertical marker line across an x-y chart (warm-up end, an optimum). */
+struct tp_plot_vline {
+    double x;
+    const char *label;
+};
+
+/* An x-y chart.  With `identity_bands` the chart is predicted (y) against measured (x): the
+   y = x line and the +-10% and +-25% bands are drawn under the points. */
+struct tp_plot_xy {
+    const char *title, *subtitle;
+    const char *x_label, *y_label;
+    bool x_log, y_log;
+    bool identity_bands;
+    const struct tp_plot_series *series;
+    size_t n_series;
+    const struct tp_plot_vline *vlines;
+    size_t n_vlines;
+};
+
+/* Stacked bars: n_bars bars of n_segs segments each, values[bar * n_segs + seg] (>= 0, in the
+   unit of `value_label`), with an optional limit line (a GPU's capacity). */
+struct tp_plot_bars {
+    const char *title, *subtitle;
+    const char *value_label;     /* the value axis' label, with its unit */
+    const char *const *bar_names;
+    size_t n_bars;
+    const char *const *seg_names;
+    size_t n_segs;
+    const double *values;
+    double limit;                /* NaN or <= 0: none */
+    const char *limit_label;
+    bool horizontal;             /* bars along x (one long bar reads better so) */
+};
+
+/* Renders a chart into `out` (initialised to {0}; appended to).  Okabe-Ito colours, text in
+   the SVG (titles, ticks, legend) so it reads without explanation.  TP_EINVAL when the chart
+   has nothing to draw or a value is out of range; TP_ENOMEM when an allocation failed. */
+enum tp_status tp_svg_xy(const struct tp_plot_xy *p, struct tp_svg *out, struct tp_error *err);
+enum tp_status tp_svg_bars(const struct tp_plot_bars *p, struct tp_svg *out,
+                           struct tp_error *err);
+/* n x-y charts one above the other in one document (a log's step time and its tokens/s). */
+enum tp_status tp_svg_panels(const struct tp_plot_xy *p, size_t n, struct tp_svg *out,
+                             struct tp_error *err);
 
 #ifdef __cplusplus
 }

@@ -125,6 +125,16 @@ static enum tp_status from_summary(const struct tp_log_info *info, struct tp_log
     return TP_OK;
 }
 
+bool tp_log_is_outlier(const struct tp_log_steady *o, const struct tp_log_step *s)
+{
+    for (int k = 0; k < N_SERIES; k++)
+        if (o->basis && strcmp(o->basis, SERIES[k]) == 0) {
+            double x = series(s, k);
+            return isfinite(x) && fabs(x - o->basis_median) > o->basis_threshold;
+        }
+    return false;
+}
+
 enum tp_status tp_log_steady_state(const struct tp_log_step *steps, size_t n,
                                    const struct tp_log_info *info,
                                    const struct tp_log_steady_opts *opts,
@@ -201,8 +211,7 @@ enum tp_status tp_log_steady_state(const struct tp_log_step *steps, size_t n,
     o->basis_threshold = 3 * sd;
     m = 0;
     for (size_t i = w; i < n; i++) {
-        double x = series(&steps[i], k);
-        keep[i] = !(isfinite(x) && fabs(x - med) > o->basis_threshold);
+        keep[i] = !tp_log_is_outlier(o, &steps[i]);
         if (!keep[i])
             o->n_outliers++;
         else if (m++ == 0)
