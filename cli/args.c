@@ -231,10 +231,14 @@ static const struct opt OPTS[] = {
     {"recompute-layers", NULL, OPT_INT, F(recompute_layers), 1, 1024, NULL, NULL, RUN_CMDS, "N",
      "with --recompute full: only N blocks per stage (partial recompute)"},
     {"pp-first", NULL, OPT_INT, F(pp_first), 1, 1024, NULL, NULL, RUN_CMDS, "N",
-     "blocks on the first pipeline stage (uneven split, --vpp 1; the stages not given share "
-     "the rest equally)"},
+     "blocks on the first pipeline rank (uneven split; the ranks not given share the rest "
+     "equally, each rank's blocks split equally over its --vpp chunks)"},
     {"pp-last", NULL, OPT_INT, F(pp_last), 1, 1024, NULL, NULL, RUN_CMDS, "N",
      "blocks on the last pipeline stage (uneven split, as --pp-first)"},
+    {"pp-layout", NULL, OPT_STR, F(pp_layout), 0, 0, NULL, NULL, RUN_CMDS, "LAYOUT",
+     "blocks per virtual stage: Megatron's --pipeline-model-parallel-layout string "
+     "(\"Et*3|(tt|)*29,m|L\"; sets vpp), or embedding, loss or embedding,loss (the "
+     "--account-for-...-in-pipeline-split slots)"},
     {"offload", NULL, OPT_ENUM, F(offload), 0, 0, "none|optimizer|params", NULL, RUN_CMDS, "WHAT",
      "CPU offload (ZeRO-Offload / ZeRO-Infinity)"},
     {"schedule", NULL, OPT_ENUM, F(schedule), 0, 0, "1f1b|interleaved|gpipe", NULL, RUN_CMDS,

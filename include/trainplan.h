@@ -31,6 +31,8 @@ extern "C" {
 #define TP_SCHEMA_VERSION 1
 /* Most transformer blocks a model may have (the largest published models have < 200). */
 #define TP_MAX_LAYERS 1024
+/* Most virtual pipeline stages (pp * vpp) an explicit pipeline layout may list. */
+#define TP_MAX_VSTAGES 256
 
 /* Status codes; append only. */
 enum tp_status {
@@ -446,6 +448,14 @@ struct tp_layout {
        only: transformer blocks on the first / last stage, 0 = not given.  The stages not given
        share the remaining blocks equally (they must divide); both 0 = the default split. */
     uint32_t pp_first, pp_last;
+    /* Megatron-Core's split per virtual stage (--pipeline-model-parallel-layout, or what
+       --decoder-first/last-pipeline-num-layers and --account-for-embedding/loss-in-pipeline-split
+       give with interleaving): pp_map[v] blocks on virtual stage v, which is chunk v / pp of
+       rank v % pp, for pp_nv = pp * vpp stages in layer order; pp_nv 0 = no map (the split
+       above).  Filled by tp_layout_pp_parse / tp_layout_pp_account, or by tp_layout_check from
+       pp_first/pp_last when vpp > 1. */
+    uint32_t pp_nv;
+    uint16_t pp_map[TP_MAX_VSTAGES];
 };
 
 /* Fills a job with the defaults: pretrain, AdamW, bf16, DeepSpeed conventions, flash attention,
@@ -510,6 +520,24 @@ enum tp_status tp_run_check(const struct tp_model *m, const struct tp_cluster *c
 /* The dense peak the job's GEMMs run at and MFU is measured against: the 16-bit peak, or for
    fp32 jobs the TF32 tensor-core peak where the GPU has one (else its FP32 peak). */
 double tp_job_peak_flops(const struct tp_cluster *c, const struct tp_job *j);
+/* Parses Megatron-Core's --pipeline-model-parallel-layout string (pipeline_parallel_layer_
+   layout.py: 'E' embedding, 't' a decoder block, 'm' an MTP block, 'L' the loss, '|' between
+   virtual stages, "(..)*n" and "x*n" repeat, ',' cosmetic; e.g. "Et*3|(tt|)*29,m|L") into
+   l->pp_map for the layout's pp (set l->pp first): the stage count fixes vpp (it must be a
+   multiple of pp, and match a vpp > 1 already set), the embedding must come first and the loss
+   last, exactly once each, and the 't's must number n_layers.  TP_EINVAL names what is wrong. */
+enum tp_status tp_layout_pp_parse(const char *text, uint32_t n_layers, struct tp_layout *l,
+                                  struct tp_error *err);
+/* Megatron-Core's --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-
+   split: the embedding and/or the loss take one block's slot, so (n_layers + embedding + loss)
+   must divide by pp * vpp; the first (last) virtual stage builds one block fewer.  Fills
+   l->pp_map for l->pp and l->vpp. */
+enum tp_status tp_layout_pp_account(uint32_t n_layers, bool embedding, bool loss,
+                                    struct tp_layout *l, struct tp_error *err);
+/* Writes l->pp_map as a layout string Megatron-Core parses ("Et*3|(t*2|)*29|t|L"); the
+   default split of m (may be NULL: then "") when pp_nv is 0.  Returns what snprintf would. */
+int tp_layout_pp_format(const struct tp_model *m, const struct tp_layout *l, char *buf,
+                        size_t len);
 /* Transformer blocks pipeline stage `stage` (0..pp-1) of a checked layout holds (all its
    interleaved chunks together).  Without pp_first/pp_last, stage s holds blocks
    [s L / pp, (s+1) L / pp): an uneven depth spreads its remainder over the later stages. */

@@ -65,6 +65,17 @@ static void stage_span(const struct tp_model *m, const struct tp_layout *l, uint
 uint32_t tp_stage_ranges(const struct tp_model *m, const struct tp_layout *l, uint32_t stage,
                          uint32_t *lo, uint32_t *hi)
 {
+    if (l->pp_nv && l->pp_nv == l->pp * l->vpp) { /* Megatron-Core's map, in layer order */
+        uint32_t at = 0, n = 0;
+        for (uint32_t v = 0; v < l->pp_nv; v++) {
+            if (v % l->pp == stage && l->pp_map[v] > 0) {
+                lo[n] = at;
+                hi[n++] = at + l->pp_map[v];
+            }
+            at += l->pp_map[v];
+        }
+        return n;
+    }
     if (l->vpp > 1) {
         uint32_t chunk = m->n_layers / (l->pp * l->vpp), n = 0;
         for (uint32_t c = stage; c < l->pp * l->vpp; c += l->pp, n++) {
@@ -81,6 +92,12 @@ uint32_t tp_stage_blocks(const struct tp_model *m, const struct tp_layout *l, ui
 {
     if (l->pp == 0 || stage >= l->pp || l->vpp == 0) /* not a checked layout */
         return 0;
+    if (l->pp_nv && l->pp_nv == l->pp * l->vpp) {
+        uint32_t b = 0;
+        for (uint32_t v = stage; v < l->pp_nv; v += l->pp)
+            b += l->pp_map[v];
+        return b;
+    }
     if (l->vpp > 1)
         return m->n_layers / (l->pp * l->vpp) * l->vpp;
     uint32_t lo, hi;

@@ -294,6 +294,9 @@ static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
     TRY(num_u32(r, "cp", false, 1, &l->cp));
     TRY(num_u32(r, "ep", false, 1, &l->ep));
     TRY(num_u32(r, "vpp", false, 1, &l->vpp));
+    TRY(num_u32(r, "etp", false, 0, &l->etp));
+    TRY(num_u32(r, "pp_first", false, 0, &l->pp_first));
+    TRY(num_u32(r, "pp_last", false, 0, &l->pp_last));
     uint32_t sp = 0;
     TRY(num_u32(r, "sp", false, 0, &sp));
     l->sp = sp != 0;
@@ -372,6 +375,62 @@ static enum tp_status resolve_split(const struct row *r, struct tp_run *run)
     return TP_OK;
 }
 
+/* Expert tensor parallel (Megatron-Core's MoE parallel folding): the `etp` cell, else
+   Megatron-Core's default etp = tp, unless ep * tp expert ranks cannot be carved out of
+   tp * cp * dp: the run then folded its experts with etp 1 (the only size that ran). */
+static void resolve_etp(struct tp_run *run)
+{
+    struct tp_layout *l = &run->layout;
+    if (l->etp || !l->tp || !l->dp)
+        return;
+    uint64_t ranks = (uint64_t)l->tp * l->cp * l->dp;
+    if (l->ep > 1 && run->model.n_experts > 0 && ranks % ((uint64_t)l->ep * l->tp) != 0) {
+        l->etp = 1;
+        assume(run, "etp 1 (ep*tp expert ranks do not divide tp*cp*dp)");
+    }
+}
+
+/* Megatron-Core's pipeline split where the row's blocks do not divide evenly: the `pp_layout`
+   cell (a --pipeline-model-parallel-layout string) when given; otherwise, for Megatron-Core
+   stacks, the embedding and the loss each taking a block's slot
+   (--account-for-embedding/loss-in-pipeline-split, how Megatron-Core recipes run 94 or 126
+   blocks on 32 or 128 virtual stages), else the loss alone, else (any stack, interleaved)
+   blocks spread as evenly as they go with the remainder on the later virtual stages. */
+static enum tp_status resolve_pp_split(const struct row *r, struct tp_run *run)
+{
+    struct tp_layout *l = &run->layout;
+    uint32_t L = run->model.n_layers, nv = l->pp * (l->vpp ? l->vpp : 1);
+    struct tp_error inner;
+    const char *text = cell(r, "pp_layout");
+    if (*text) {
+        if (tp_layout_pp_parse(text, L, l, &inner) != TP_OK)
+            return tp_fail(r->err, TP_EINVAL, "pp_layout: %s", inner.msg);
+        return TP_OK;
+    }
+    if (l->pp < 2 || L % nv == 0 || l->pp_first || l->pp_last || nv > TP_MAX_VSTAGES)
+        return TP_OK;
+    bool mcore = strcmp(run->framework_key, "megatron") == 0 ||
+                 strcmp(run->framework_key, "nemo") == 0;
+    if (mcore && tp_layout_pp_account(L, true, true, l, &inner) == TP_OK) {
+        assume(run, "embedding and loss each take a block's slot in the pipeline split");
+        return TP_OK;
+    }
+    if (mcore && tp_layout_pp_account(L, false, true, l, &inner) == TP_OK) {
+        assume(run, "the loss takes a block's slot in the pipeline split");
+        return TP_OK;
+    }
+    if (l->vpp < 2)
+        return TP_OK; /* 1F1B spreads an uneven depth itself (stage_span) */
+    uint32_t blocks[TP_MAX_VSTAGES];
+    for (uint32_t v = 0; v < nv; v++)
+        blocks[v] = (uint32_t)((uint64_t)(v + 1) * L / nv - (uint64_t)v * L / nv);
+    for (uint32_t v = 0; v < nv; v++)
+        l->pp_map[v] = (uint16_t)blocks[v];
+    l->pp_nv = nv;
+    assume(run, "blocks spread over the virtual stages, the remainder on the later ones");
+    return TP_OK;
+}
+
 enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells, size_t n,
                                struct tp_run *out, struct tp_error *err)
 {
@@ -422,6 +481,8 @@ enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells
         out->cluster.gpu.inter_bw = nic / 8 * 1e9 / out->cluster.gpus_per_node;
     struct tp_layout *l = &out->layout;
     TRY(resolve_split(&r, out));
+    resolve_etp(out);
+    TRY(resolve_pp_split(&r, out));
     /* Transformer Engine's TP communication overlap: stated in the notes ("--tp-comm-overlap",
        "--no-tp-comm-overlap", as `trainplan logs` writes them), else the default of NeMo's
        performance recipes and Megatron-Core's published runs on Hopper and Blackwell */
