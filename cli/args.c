@@ -235,6 +235,10 @@ static const struct opt OPTS[] = {
      "equally, each rank's blocks split equally over its --vpp chunks)"},
     {"pp-last", NULL, OPT_INT, F(pp_last), 1, 1024, NULL, NULL, RUN_CMDS, "N",
      "blocks on the last pipeline stage (uneven split, as --pp-first)"},
+    {"recompute-modules", NULL, OPT_STR, F(recompute_modules), 0, 0, NULL, NULL, RUN_CMDS,
+     "LIST",
+     "selective recompute of Megatron-Core modules: core_attn (the default), layernorm, "
+     "moe_act, mlp, moe, shared_experts, mla_up_proj (implies --recompute selective)"},
     {"pp-layout", NULL, OPT_STR, F(pp_layout), 0, 0, NULL, NULL, RUN_CMDS, "LAYOUT",
      "blocks per virtual stage: Megatron's --pipeline-model-parallel-layout string "
      "(\"Et*3|(tt|)*29,m|L\"; sets vpp), or embedding, loss or embedding,loss (the "

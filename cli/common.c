@@ -276,6 +276,19 @@ int cli_resolve_cluster_job(const struct cli_args *a, struct run *r)
         return EXIT_USAGE;
     l->sp = a->sp != 0;
     l->recompute = (enum tp_recompute)a->recompute;
+    if (a->recompute_modules) {
+        struct tp_error rerr;
+        if (l->recompute == TP_RECOMPUTE_FULL) {
+            cli_error("--recompute-modules needs --recompute selective (or none given)");
+            return EXIT_USAGE;
+        }
+        if (tp_recompute_modules_parse(a->recompute_modules, &l->recompute_modules, &rerr) !=
+            TP_OK) {
+            cli_error("%s", rerr.msg);
+            return EXIT_USAGE;
+        }
+        l->recompute = TP_RECOMPUTE_SELECTIVE;
+    }
     l->offload = (enum tp_offload)a->offload;
     l->schedule = (enum tp_schedule)a->schedule;
     if ((rc = resolve_zero(a, l)) != EXIT_OK)

@@ -99,6 +99,11 @@ void report_header(const struct run *r, const char *what)
            (unsigned long long)l->mbs * l->gas * l->dp, recompute_names[l->recompute]);
     if (l->recompute_layers)
         printf(" (%u blocks per stage)", l->recompute_layers);
+    if (l->recompute == TP_RECOMPUTE_SELECTIVE && l->recompute_modules) {
+        char mods[128];
+        tp_recompute_modules_format(l->recompute_modules, mods, sizeof mods);
+        printf(" (%s)", mods);
+    }
     printf("; offload %s\n", offload_names[l->offload]);
 }
 

@@ -287,6 +287,24 @@ enum tp_recompute {
     TP_RECOMPUTE_FULL = 2       /* every block's forward recomputed (not the LM head) */
 };
 
+/* Megatron-Core's --recompute-modules (with TP_RECOMPUTE_SELECTIVE; none given = core_attn,
+   Megatron-Core's default): what each recomputes in backward instead of storing. */
+enum tp_recompute_module {
+    TP_RC_CORE_ATTN = 1u << 0,   /* the attention core (its s x s terms under eager attention) */
+    TP_RC_LAYERNORM = 1u << 1,   /* the norms: their outputs (the QKV and MLP inputs) */
+    TP_RC_MOE_ACT = 1u << 2,     /* the experts' activation function: the fc2 inputs */
+    TP_RC_MLP = 1u << 3,         /* the dense MLP */
+    TP_RC_MOE = 1u << 4,         /* the whole MoE layer (router, experts, shared experts) */
+    TP_RC_SHARED = 1u << 5,      /* the shared experts */
+    TP_RC_MLA_UP = 1u << 6       /* MLA's up-projections: Q, K, V rebuilt from the latents */
+};
+/* Parses a list ("core_attn,moe_act layernorm": commas or blanks) of Megatron-Core's module
+   names into a mask of enum tp_recompute_module; TP_EINVAL names an unknown one. */
+enum tp_status tp_recompute_modules_parse(const char *list, uint32_t *mask,
+                                          struct tp_error *err);
+/* Writes the mask as Megatron's names, comma-separated ("core_attn" for 0). */
+int tp_recompute_modules_format(uint32_t mask, char *buf, size_t len);
+
 /* Training FLOPs per token of the batch. */
 struct tp_flops {
     uint64_t seq;               /* sequence length the attention terms use */
@@ -418,6 +436,9 @@ struct tp_job {
     uint32_t lora_targets;     /* TP_LORA_* mask */
     bool dropout;              /* activations keep dropout masks (GPT-2/3-era recipes) */
     bool fused_loss;           /* chunked/fused cross-entropy: no full fp32 logits copy */
+    bool grad_16bit;           /* Megatron's main gradients and their reduction in 16 bits
+                                  (grad_reduce_in_fp32 False: Megatron-Bridge and NeMo 2
+                                  performance recipes); else fp32 where the stack keeps them */
     bool tp_comm_overlap;      /* TP collectives overlapped with GEMMs (Transformer Engine
                                   userbuffers: Megatron-Core --tp-comm-overlap, NeMo's
                                   tp_comm_overlap; torchtitan async TP) */
@@ -442,6 +463,8 @@ struct tp_layout {
     uint32_t mbs, gas;         /* sequences per micro-batch; micro-batches per step */
     enum tp_recompute recompute;
     uint32_t recompute_layers; /* with TP_RECOMPUTE_FULL: only this many blocks per stage (0 = all) */
+    uint32_t recompute_modules; /* with TP_RECOMPUTE_SELECTIVE: enum tp_recompute_module mask
+                                   (0 = core_attn) */
     enum tp_offload offload;
     enum tp_schedule schedule;
     /* Uneven pipeline split (Megatron-Core --decoder-first/last-pipeline-num-layers), vpp == 1
@@ -602,7 +625,7 @@ struct tp_run {
     char row_id[96];
     char source[96];        /* the file's source key (row_id before ':') */
     char framework_key[24];
-    char assumptions[256];  /* defaults the mapper had to assume, ';'-separated */
+    char assumptions[512];  /* defaults the mapper had to assume, ';'-separated */
     struct tp_model model;
     struct tp_cluster cluster;
     struct tp_job job;

@@ -39,6 +39,28 @@ static void assume(struct tp_run *run, const char *text)
              text);
 }
 
+/* The release year of a row's stack: a calendar year ("2024-07"), or 2000 + yy of a container
+   release ("26.04", "NeMo 24.07 container"); 0 when the cell names neither. */
+static long release_year(const char *date)
+{
+    while (*date && (*date < '0' || *date > '9'))
+        date++;
+    char *end;
+    long v = strtol(date, &end, 10);
+    if (v >= 2000 && v < 2100)
+        return v;
+    return v >= 19 && v < 100 && *end == '.' ? 2000 + v : 0;
+}
+
+/* A Megatron-Core recipe: NeMo / Megatron-Bridge, or Megatron-LM from 2022 on (Megatron-LM of
+   2020-2021 predates sequence parallelism and the distributed optimizer). */
+static bool mcore_recipe(const struct row *r)
+{
+    const char *fw = cell(r, "framework_key");
+    long year = release_year(cell(r, "source_version_or_date"));
+    return strcmp(fw, "nemo") == 0 || (strcmp(fw, "megatron") == 0 && year >= 2022);
+}
+
 /* A non-negative whole number; `dflt` when empty; error when malformed. */
 static enum tp_status num_u32(const struct row *r, const char *name, bool required, uint32_t dflt,
                               uint32_t *out)
@@ -269,6 +291,13 @@ static enum tp_status map_job(const struct row *r, const struct tp_model *m, str
     if (strstr(fw, "Liger") || strstr(notes, "Liger") || strstr(notes, "chunked_nll") ||
         strstr(notes, "cut_cross_entropy"))
         j->fused_loss = true;
+    /* NeMo 2 and Megatron-Bridge performance recipes keep and reduce the main gradients in
+       16 bits (_perf_precision: grad_reduce_in_fp32 = False) */
+    if (strcmp(cell(r, "framework_key"), "nemo") == 0 &&
+        release_year(cell(r, "source_version_or_date")) >= 2025) {
+        j->grad_16bit = true;
+        assume(r->run, "16-bit main gradients (grad_reduce_in_fp32 False)");
+    }
     /* Megatron-Bridge MoE benchmarks force-balance the routing (the source's footnote) */
     if (strstr(notes, "force-balance"))
         j->moe_imbalance = 1.0;
@@ -282,6 +311,34 @@ static enum tp_status map_job(const struct row *r, const struct tp_model *m, str
         j->attn_impl = TP_ATTN_FLASH2; /* Megatron-DeepSpeed calls flash-attn, not TE */
     }
     return map_stack_columns(r, j);
+}
+
+/* Selective recompute's modules: the `recompute_modules` cell, else Megatron's flag as the
+   row's notes quote it ("--recompute-modules moe_act layernorm"), else core_attn. */
+static enum tp_status map_recompute_modules(const struct row *r, struct tp_layout *l)
+{
+    struct tp_error inner;
+    const char *list = cell(r, "recompute_modules");
+    if (*list) {
+        if (tp_recompute_modules_parse(list, &l->recompute_modules, &inner) != TP_OK)
+            return tp_fail(r->err, TP_EINVAL, "recompute_modules: %s", inner.msg);
+        return TP_OK;
+    }
+    const char *flag = strstr(cell(r, "notes"), "--recompute-modules ");
+    if (!flag)
+        return TP_OK;
+    flag += strlen("--recompute-modules ");
+    char names[128];
+    size_t n = 0;
+    /* the names up to the next flag, parenthesis or sentence end */
+    while (flag[n] && flag[n] != '(' && flag[n] != ';' && flag[n] != ')' &&
+           !(flag[n] == '-' && flag[n + 1] == '-') && n + 1 < sizeof names)
+        n++;
+    memcpy(names, flag, n);
+    names[n] = '\0';
+    if (tp_recompute_modules_parse(names, &l->recompute_modules, &inner) != TP_OK)
+        return tp_fail(r->err, TP_EINVAL, "notes: %s", inner.msg);
+    return TP_OK;
 }
 
 static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
@@ -300,6 +357,10 @@ static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
     uint32_t sp = 0;
     TRY(num_u32(r, "sp", false, 0, &sp));
     l->sp = sp != 0;
+    if (!*cell(r, "sp") && mcore_recipe(r) && l->tp != 1) {
+        l->sp = true; /* NeMo/Megatron-Bridge recipes and Megatron-Core's examples run SP with TP */
+        assume(run, "sequence parallelism with TP (Megatron-Core recipes)");
+    }
     const char *z = cell(r, "zero_or_fsdp");
     if (strcmp(z, "fsdp-full") == 0 || strcmp(z, "3") == 0)
         l->zero = 3;
@@ -309,7 +370,10 @@ static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
         l->zero = 1;
     else if (strcmp(z, "hsdp") == 0)
         l->zero = 3;
-    else if (strcmp(z, "0") != 0)
+    else if (!*z && mcore_recipe(r)) {
+        l->zero = 1; /* Megatron-Bridge's and NeMo's default: use_distributed_optimizer True */
+        assume(run, "distributed optimizer (Megatron-Core recipes' default)");
+    } else if (strcmp(z, "0") != 0)
         assume(run, "no ZeRO sharding");
     TRY(num_u32(r, "shard_group_size", false, 0, &l->shard_group));
     TRY(num_u32(r, "micro_batch", false, 0, &l->mbs));
@@ -325,6 +389,15 @@ static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
         l->recompute = TP_RECOMPUTE_FULL;
     } else if (strcmp(rc, "selective") == 0) {
         l->recompute = TP_RECOMPUTE_SELECTIVE;
+        TRY(map_recompute_modules(r, l));
+    } else if (!*rc && strcmp(cell(r, "framework_key"), "megatron") == 0 &&
+               release_year(cell(r, "source_version_or_date")) > 0 &&
+               release_year(cell(r, "source_version_or_date")) < 2022) {
+        /* Megatron-LM of 2019-2021 checkpointed every layer: --checkpoint-activations in its
+           example scripts, "activation checkpointing after every transformer layer" in the
+           Megatron-LM paper (Shoeybi et al. 2019, §5) */
+        l->recompute = TP_RECOMPUTE_FULL;
+        assume(run, "full recompute (Megatron-LM --checkpoint-activations)");
     } else if (!*rc) {
         bool finetune = strcmp(cell(r, "framework_key"), "axolotl") == 0;
         l->recompute = finetune ? TP_RECOMPUTE_FULL : TP_RECOMPUTE_NONE;

@@ -466,7 +466,11 @@ static void stage_time(const struct ctx *x, const struct cost kinds[KINDS], uint
             ckpt++;
             add_cost(&rc, c, 1); /* the forward again, with its collectives */
         } else if (l->recompute == TP_RECOMPUTE_SELECTIVE) {
-            rc.fwd_attn += c->fwd_attn;
+            uint32_t mods = l->recompute_modules ? l->recompute_modules : TP_RC_CORE_ATTN;
+            if (mods & TP_RC_CORE_ATTN)
+                rc.fwd_attn += c->fwd_attn;
+            if ((mods & TP_RC_MOE) && m->layer_moe[layer]) /* dispatch and combine again */
+                rc.ep_fwd += c->ep_fwd;
         }
         n++;
         st->moe_blocks += m->layer_moe[layer] != 0;
@@ -536,7 +540,7 @@ static void dp_group_comm(const struct ctx *x, double params, double trainable, 
     double bp = x->h.act_bytes; /* 16-bit parameters */
     /* gradient reduction dtype: Megatron reduces fp32 main grads, torchtitan's FSDP2 default
        reduce dtype is fp32; DeepSpeed and FSDP reduce in the 16-bit type */
-    double bg = tp_stack_get(j->framework)->fp32_grad_reduce ? 4 : bp;
+    double bg = tp_stack_get(j->framework)->fp32_grad_reduce && !j->grad_16bit ? 4 : bp;
     uint32_t shard = l->shard_group && l->shard_group < n ? l->shard_group : n;
     uint32_t g = tp_comm_per_node(shard, stride, gpn);
     const struct tp_cluster *c = x->c;
