@@ -257,8 +257,10 @@ static const struct opt OPTS[] = {
     {"optimizer", NULL, OPT_ENUM, F(optimizer), 0, 0,
      "adamw|adamw-8bit|adamw-4bit|adafactor|sgd|sgd-momentum", NULL, CK_JOB_CMDS, "OPT",
      "optimizer (default adamw)"},
-    {"precision", NULL, OPT_ENUM, F(precision), 0, 0, "bf16|fp16|fp8|fp32", NULL, CK_JOB_CMDS, "P",
-     "training precision (default bf16, fp32 master weights)"},
+    {"precision", NULL, OPT_ENUM, F(precision), 0, 0, "bf16|fp16|fp8|fp32|mxfp8|nvfp4|mxfp4",
+     NULL, CK_JOB_CMDS, "P",
+     "training precision (default bf16, fp32 master weights; mxfp8, nvfp4 and mxfp4 need "
+     "block-scaled tensor cores: B200, B300, GB200, GB300, MI355X)"},
     {"framework", NULL, OPT_ENUM, F(framework), 0, 0,
      "deepspeed|fsdp|megatron|axolotl|hf|torchtitan|megatron-deepspeed|nemo", FW_VALUES,
      JOB_CMDS, "STACK",

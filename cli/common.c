@@ -243,9 +243,7 @@ int cli_resolve_cluster_job(const struct cli_args *a, struct run *r)
     if ((rc = resolve_job(a, r)) != EXIT_OK)
         return rc;
     if (a->peak_tflops > 0) {
-        enum tp_dtype d = r->j.precision == TP_PREC_FP8    ? TP_FP8
-                          : r->j.precision == TP_PREC_FP32 ? TP_TF32
-                                                           : TP_BF16;
+        enum tp_dtype d = tp_prec_gemm_dtype(r->j.precision);
         r->c.gpu.peak_flops[d] = a->peak_tflops * 1e12;
         if (d == TP_TF32)
             r->c.gpu.peak_flops[TP_FP32] = a->peak_tflops * 1e12;

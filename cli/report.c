@@ -12,7 +12,7 @@
 const char *const task_names[] = {"pretrain", "sft", "dpo", "lora", "qlora"};
 const char *const optimizer_names[] = {"adamw", "adamw-8bit", "adamw-4bit", "adafactor", "sgd",
                                          "sgd-momentum"};
-const char *const precision_names[] = {"bf16", "fp16", "fp8", "fp32"};
+const char *const precision_names[] = {"bf16", "fp16", "fp8", "fp32", "mxfp8", "nvfp4", "mxfp4"};
 const char *const framework_names[] = {"deepspeed", "fsdp",       "megatron",
                                        "axolotl",   "torchtitan", "megatron-deepspeed"};
 const char *const attn_names[] = {"flash", "eager", "flash2", "flash3"};

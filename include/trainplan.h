@@ -396,7 +396,28 @@ enum tp_optimizer {
     TP_OPT_SGD,        /* no state */
     TP_OPT_SGD_MOMENTUM
 };
-enum tp_precision { TP_PREC_BF16 = 0, TP_PREC_FP16, TP_PREC_FP8, TP_PREC_FP32 };
+enum tp_precision {
+    TP_PREC_BF16 = 0,
+    TP_PREC_FP16,
+    TP_PREC_FP8,    /* per-tensor or blockwise scaled FP8 (Transformer Engine DelayedScaling,
+                       Float8CurrentScaling, Float8BlockScaling) */
+    TP_PREC_FP32,
+    TP_PREC_MXFP8,  /* FP8 with 32-element E8M0 block scales (MXFP8BlockScaling): needs
+                       block-scaled tensor cores (Blackwell, MI355X) */
+    TP_PREC_NVFP4,  /* FP4 E2M1 with 16-element FP8 block scales and a per-tensor scale
+                       (NVFP4BlockScaling): GEMMs at the FP4 rate */
+    TP_PREC_MXFP4   /* FP4 E2M1 with 32-element E8M0 block scales (OCP MX) */
+};
+#define TP_PREC_COUNT 7
+/* The tensor-core type a precision's GEMMs run in: TP_FP8 (fp8, mxfp8), TP_FP4 (nvfp4,
+   mxfp4), TP_TF32 (fp32), else TP_BF16. */
+enum tp_dtype tp_prec_gemm_dtype(enum tp_precision p);
+/* Bytes per element of a GEMM input saved for backward in the precision's format (the
+   quantized data plus its block scales): 1 fp8, 1 + 1/32 mxfp8, 0.5 + 1/16 nvfp4, 0.5 + 1/32
+   mxfp4; 2 for 16-bit, 4 for fp32. */
+double tp_prec_saved_bytes(enum tp_precision p);
+/* Lower-case name ("bf16", "nvfp4", ...); "?" when out of range. */
+const char *tp_prec_name(enum tp_precision p);
 /* Whose bytes-per-parameter conventions: DeepSpeed/FSDP keep 16-bit gradients (2+2+12 = 16 B
    for AdamW); Megatron accumulates fp32 main gradients (2+4+12 = 18 B). */
 enum tp_framework {

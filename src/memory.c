@@ -275,7 +275,8 @@ static struct act_terms block_activations(const struct tp_model *m, const struct
        Engine's fp8 Linear/LayerNormLinear save the quantized input (1 byte, plus 1/32 of a
        byte of block scales for MXFP8); attention's Q, K, V and the activation function's
        input stay 16-bit. */
-    double gin = j->precision == TP_PREC_FP8 ? 1 : 2;
+    double gin = tp_prec_saved_bytes(j->precision);
+    gin = gin < 2 ? gin : 2; /* (fp32 runs are counted with 16-bit activations, as before) */
     double glu = m->mlp == TP_MLP_GLU ? 4.0 + gin : 2.0 + gin; /* fc1 output + fc2 input */
     double normed = rc & TP_RC_LAYERNORM ? 0 : gin * h;
     /* norm inputs (2H each), the normed inputs of QKV and of the MLP, dropout masks after

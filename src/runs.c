@@ -279,7 +279,13 @@ static enum tp_status map_job(const struct row *r, const struct tp_model *m, str
         j->precision = TP_PREC_FP16;
     else if (strcmp(prec, "fp32") == 0)
         j->precision = TP_PREC_FP32;
-    else if (strstr(prec, "fp8") || strstr(prec, "fp4"))
+    else if (strcmp(prec, "mxfp8") == 0)
+        j->precision = TP_PREC_MXFP8;
+    else if (strcmp(prec, "nvfp4") == 0)
+        j->precision = TP_PREC_NVFP4;
+    else if (strcmp(prec, "mxfp4") == 0)
+        j->precision = TP_PREC_MXFP4;
+    else if (strstr(prec, "fp8"))
         j->precision = TP_PREC_FP8;
     else if (!*prec)
         assume(r->run, "bf16");
