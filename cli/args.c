@@ -236,10 +236,18 @@ static const struct opt OPTS[] = {
     {"recompute-layers", NULL, OPT_INT, F(recompute_layers), 1, 1024, NULL, NULL, RUN_CMDS, "N",
      "with --recompute full: only N blocks per stage (partial recompute)"},
     {"pp-first", NULL, OPT_INT, F(pp_first), 1, 1024, NULL, NULL, RUN_CMDS, "N",
-     "blocks on the first pipeline stage (uneven split, --vpp 1; the stages not given share "
-     "the rest equally)"},
+     "blocks on the first pipeline rank (uneven split; the ranks not given share the rest "
+     "equally, each rank's blocks split equally over its --vpp chunks)"},
     {"pp-last", NULL, OPT_INT, F(pp_last), 1, 1024, NULL, NULL, RUN_CMDS, "N",
      "blocks on the last pipeline stage (uneven split, as --pp-first)"},
+    {"recompute-modules", NULL, OPT_STR, F(recompute_modules), 0, 0, NULL, NULL, RUN_CMDS,
+     "LIST",
+     "selective recompute of Megatron-Core modules: core_attn (the default), layernorm, "
+     "moe_act, mlp, moe, shared_experts, mla_up_proj (implies --recompute selective)"},
+    {"pp-layout", NULL, OPT_STR, F(pp_layout), 0, 0, NULL, NULL, RUN_CMDS, "LAYOUT",
+     "blocks per virtual stage: Megatron's --pipeline-model-parallel-layout string "
+     "(\"Et*3|(tt|)*29,m|L\"; sets vpp), or embedding, loss or embedding,loss (the "
+     "--account-for-...-in-pipeline-split slots)"},
     {"offload", NULL, OPT_ENUM, F(offload), 0, 0, "none|optimizer|params", NULL, RUN_CMDS, "WHAT",
      "CPU offload (ZeRO-Offload / ZeRO-Infinity)"},
     {"schedule", NULL, OPT_ENUM, F(schedule), 0, 0, "1f1b|interleaved|gpipe", NULL, RUN_CMDS,
@@ -254,8 +262,10 @@ static const struct opt OPTS[] = {
     {"optimizer", NULL, OPT_ENUM, F(optimizer), 0, 0,
      "adamw|adamw-8bit|adamw-4bit|adafactor|sgd|sgd-momentum", NULL, CK_JOB_CMDS, "OPT",
      "optimizer (default adamw)"},
-    {"precision", NULL, OPT_ENUM, F(precision), 0, 0, "bf16|fp16|fp8|fp32", NULL, CK_JOB_CMDS, "P",
-     "training precision (default bf16, fp32 master weights)"},
+    {"precision", NULL, OPT_ENUM, F(precision), 0, 0, "bf16|fp16|fp8|fp32|mxfp8|nvfp4|mxfp4",
+     NULL, CK_JOB_CMDS, "P",
+     "training precision (default bf16, fp32 master weights; mxfp8, nvfp4 and mxfp4 need "
+     "block-scaled tensor cores: B200, B300, GB200, GB300, MI355X)"},
     {"framework", NULL, OPT_ENUM, F(framework), 0, 0,
      "deepspeed|fsdp|megatron|axolotl|hf|torchtitan|megatron-deepspeed|nemo", FW_VALUES,
      JOB_CMDS, "STACK",

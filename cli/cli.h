@@ -74,6 +74,8 @@ struct cli_args {
     /* layout (TP_UNSET = default / derived) */
     int64_t dp, tp, pp, vpp, ep, etp, cp, zero, shard_group, mbs, gas, gbs, recompute_layers;
     int64_t pp_first, pp_last; /* uneven pipeline split */
+    const char *pp_layout;   /* --pp-layout: Megatron layout string or embedding,loss */
+    const char *recompute_modules; /* --recompute-modules core_attn,moe_act,... */
     int sp, offload, schedule;
     int fsdp;                /* 0 not given, 1 no_shard, 2 shard_grad_op, 3 full_shard, 4 hybrid */
     int distopt;             /* --distributed-optimizer */

@@ -109,6 +109,20 @@ static size_t in_range(const struct report *r, size_t *measured)
     return n;
 }
 
+/* Rows that ran (no OOM) and those of them the memory model says fit. */
+static size_t fit_right(const struct report *r, size_t *completed)
+{
+    size_t n = 0;
+    *completed = 0;
+    for (size_t i = 0; i < r->runs->n; i++) {
+        if (r->ev[i].measured_oom)
+            continue;
+        (*completed)++;
+        n += r->ev[i].predicted_fits;
+    }
+    return n;
+}
+
 static size_t outside_domain(const struct report *r)
 {
     size_t n = 0;
@@ -142,6 +156,8 @@ static void print_table(const struct report *r, const char *calibration, bool su
             else if (e->measured_oom)
                 snprintf(mem, sizeof mem, "%.1f / OOM (%s)", e->predicted_mem_gib,
                          e->predicted_fits ? "predicted to fit" : "predicted OOM");
+            else if (!e->predicted_fits)
+                snprintf(mem, sizeof mem, "%.1f / ran (predicted OOM)", e->predicted_mem_gib);
             if (isnan(e->err))
                 printf("%-44s %-10s %-9s %11s %11s %-12s %7s  %s", run->row_id,
                        run->cluster.gpu.key, "-", "", "", "", "", mem);
@@ -174,6 +190,9 @@ static void print_table(const struct report *r, const char *calibration, bool su
     if (oom)
         printf("; %zu OOM rows, %zu predicted not to fit", oom, oom_right);
     printf("\n");
+    size_t completed, fit = fit_right(r, &completed);
+    printf("runs that ran (no OOM) predicted to fit: %zu of %zu (%.1f%%)\n", fit, completed,
+           completed ? 100.0 * (double)fit / (double)completed : 0.0);
     size_t measured, inside = in_range(r, &measured);
     printf("measured inside the prediction's 80%% range: %zu of %zu (%.0f%%)\n", inside, measured,
            measured ? 100.0 * (double)inside / (double)measured : 0.0);
@@ -257,6 +276,9 @@ static int print_json(const struct report *r, const char *calibration)
         (json_int_t)runs->n_skipped, "duplicates", (json_int_t)runs->duplicates, "unmeasured",
         (json_int_t)runs->unmeasured);
     size_t measured, inside = in_range(r, &measured);
+    size_t completed, fit = fit_right(r, &completed);
+    json_object_set_new(summary, "completed", json_integer((json_int_t)completed));
+    json_object_set_new(summary, "completed_predicted_to_fit", json_integer((json_int_t)fit));
     json_object_set_new(summary, "in_range", json_integer((json_int_t)inside));
     json_object_set_new(summary, "in_range_of", json_integer((json_int_t)measured));
     json_t *doc = json_pack("{s:i, s:s, s:s, s:o, s:o}", "schema_version", TP_SCHEMA_VERSION,

@@ -187,6 +187,22 @@ static int resolve_job(const struct cli_args *a, struct run *r)
     return EXIT_OK;
 }
 
+/* --pp-layout: "embedding", "loss" or "embedding,loss" (Megatron-Core's
+   --account-for-...-in-pipeline-split), else a --pipeline-model-parallel-layout string. */
+static int set_pp_layout(const char *text, uint32_t n_layers, struct tp_layout *l)
+{
+    struct tp_error err;
+    bool e = strcmp(text, "embedding") == 0 || strcmp(text, "embedding,loss") == 0;
+    bool s = strcmp(text, "loss") == 0 || strcmp(text, "embedding,loss") == 0;
+    enum tp_status st = e || s ? tp_layout_pp_account(n_layers, e, s, l, &err)
+                               : tp_layout_pp_parse(text, n_layers, l, &err);
+    if (st != TP_OK) {
+        cli_error("%s", err.msg);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
 static int resolve_zero(const struct cli_args *a, struct tp_layout *l)
 {
     static const uint32_t FSDP_ZERO[] = {0, 0, 2, 3, 3};
@@ -227,9 +243,7 @@ int cli_resolve_cluster_job(const struct cli_args *a, struct run *r)
     if ((rc = resolve_job(a, r)) != EXIT_OK)
         return rc;
     if (a->peak_tflops > 0) {
-        enum tp_dtype d = r->j.precision == TP_PREC_FP8    ? TP_FP8
-                          : r->j.precision == TP_PREC_FP32 ? TP_TF32
-                                                           : TP_BF16;
+        enum tp_dtype d = tp_prec_gemm_dtype(r->j.precision);
         r->c.gpu.peak_flops[d] = a->peak_tflops * 1e12;
         if (d == TP_TF32)
             r->c.gpu.peak_flops[TP_FP32] = a->peak_tflops * 1e12;
@@ -256,8 +270,23 @@ int cli_resolve_cluster_job(const struct cli_args *a, struct run *r)
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
         if (dims[i].v != TP_UNSET)
             *dims[i].dst = (uint32_t)dims[i].v;
+    if (a->pp_layout && r->m.n_layers && set_pp_layout(a->pp_layout, r->m.n_layers, l) != EXIT_OK)
+        return EXIT_USAGE;
     l->sp = a->sp != 0;
     l->recompute = (enum tp_recompute)a->recompute;
+    if (a->recompute_modules) {
+        struct tp_error rerr;
+        if (l->recompute == TP_RECOMPUTE_FULL) {
+            cli_error("--recompute-modules needs --recompute selective (or none given)");
+            return EXIT_USAGE;
+        }
+        if (tp_recompute_modules_parse(a->recompute_modules, &l->recompute_modules, &rerr) !=
+            TP_OK) {
+            cli_error("%s", rerr.msg);
+            return EXIT_USAGE;
+        }
+        l->recompute = TP_RECOMPUTE_SELECTIVE;
+    }
     l->offload = (enum tp_offload)a->offload;
     l->schedule = (enum tp_schedule)a->schedule;
     if ((rc = resolve_zero(a, l)) != EXIT_OK)

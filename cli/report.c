@@ -12,7 +12,7 @@
 const char *const task_names[] = {"pretrain", "sft", "dpo", "lora", "qlora"};
 const char *const optimizer_names[] = {"adamw", "adamw-8bit", "adamw-4bit", "adafactor", "sgd",
                                          "sgd-momentum"};
-const char *const precision_names[] = {"bf16", "fp16", "fp8", "fp32"};
+const char *const precision_names[] = {"bf16", "fp16", "fp8", "fp32", "mxfp8", "nvfp4", "mxfp4"};
 const char *const framework_names[] = {"deepspeed", "fsdp",       "megatron",
                                        "axolotl",   "torchtitan", "megatron-deepspeed"};
 const char *const attn_names[] = {"flash", "eager", "flash2", "flash3"};
@@ -87,6 +87,11 @@ void report_header(const struct run *r, const char *what)
     }
     if (l->vpp > 1)
         printf(" x %u", l->vpp);
+    if (l->pp_nv) {
+        char text[1024];
+        tp_layout_pp_format(&r->m, l, text, sizeof text);
+        printf(" layout %s", text);
+    }
     printf(", cp %u, ep %u, etp %u; ZeRO-%u", l->cp, l->ep, l->etp, l->zero);
     if (l->shard_group)
         printf(" in groups of %u", l->shard_group);
@@ -94,14 +99,23 @@ void report_header(const struct run *r, const char *what)
            (unsigned long long)l->mbs * l->gas * l->dp, recompute_names[l->recompute]);
     if (l->recompute_layers)
         printf(" (%u blocks per stage)", l->recompute_layers);
+    if (l->recompute == TP_RECOMPUTE_SELECTIVE && l->recompute_modules) {
+        char mods[128];
+        tp_recompute_modules_format(l->recompute_modules, mods, sizeof mods);
+        printf(" (%s)", mods);
+    }
     printf("; offload %s\n", offload_names[l->offload]);
 }
 
 void report_memory_stage(const struct run *r, const struct tp_memory *mem, bool worst)
 {
     char head[96];
-    snprintf(head, sizeof head, "%sstage %u of %u: blocks %u-%u", worst ? "worst " : "",
-             mem->stage, r->l.pp, mem->first_layer, mem->first_layer + mem->n_layers - 1);
+    if (r->l.vpp > 1) /* interleaved: the stage's chunks are not contiguous */
+        snprintf(head, sizeof head, "%sstage %u of %u: %u blocks from %u", worst ? "worst " : "",
+                 mem->stage, r->l.pp, mem->n_layers, mem->first_layer);
+    else
+        snprintf(head, sizeof head, "%sstage %u of %u: blocks %u-%u", worst ? "worst " : "",
+                 mem->stage, r->l.pp, mem->first_layer, mem->first_layer + mem->n_layers - 1);
     printf("\nper GPU, %-38s        GB       GiB   share\n", head);
     double t = mem->total_bytes;
     line(r->j.task == TP_TASK_QLORA ? "weights (NF4 base + adapters)"
@@ -147,7 +161,7 @@ json_t *report_memory_json(const struct tp_memory *m)
 
 json_t *report_layout_json(const struct tp_layout *l)
 {
-    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:I, s:s,"
+    json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:I, s:s,"
                      " s:I, s:s, s:s}",
                      "dp", (json_int_t)l->dp, "tp", (json_int_t)l->tp, "pp", (json_int_t)l->pp,
                      "vpp", (json_int_t)l->vpp, "pp_first", (json_int_t)l->pp_first, "pp_last",
@@ -157,6 +171,12 @@ json_t *report_layout_json(const struct tp_layout *l)
                      "gas", (json_int_t)l->gas, "recompute", recompute_names[l->recompute],
                      "recompute_layers", (json_int_t)l->recompute_layers,
                      "offload", offload_names[l->offload], "schedule", schedule_names[l->schedule]);
+    if (o && l->pp_nv) {
+        char text[1024];
+        tp_layout_pp_format(NULL, l, text, sizeof text);
+        json_object_set_new(o, "pp_layout", json_string(text));
+    }
+    return o;
 }
 
 void report_csv_cell(const char *s)

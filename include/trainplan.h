@@ -31,6 +31,8 @@ extern "C" {
 #define TP_SCHEMA_VERSION 1
 /* Most transformer blocks a model may have (the largest published models have < 200). */
 #define TP_MAX_LAYERS 1024
+/* Most virtual pipeline stages (pp * vpp) an explicit pipeline layout may list. */
+#define TP_MAX_VSTAGES 256
 
 /* Status codes; append only. */
 enum tp_status {
@@ -285,6 +287,24 @@ enum tp_recompute {
     TP_RECOMPUTE_FULL = 2       /* every block's forward recomputed (not the LM head) */
 };
 
+/* Megatron-Core's --recompute-modules (with TP_RECOMPUTE_SELECTIVE; none given = core_attn,
+   Megatron-Core's default): what each recomputes in backward instead of storing. */
+enum tp_recompute_module {
+    TP_RC_CORE_ATTN = 1u << 0,   /* the attention core (its s x s terms under eager attention) */
+    TP_RC_LAYERNORM = 1u << 1,   /* the norms: their outputs (the QKV and MLP inputs) */
+    TP_RC_MOE_ACT = 1u << 2,     /* the experts' activation function: the fc2 inputs */
+    TP_RC_MLP = 1u << 3,         /* the dense MLP */
+    TP_RC_MOE = 1u << 4,         /* the whole MoE layer (router, experts, shared experts) */
+    TP_RC_SHARED = 1u << 5,      /* the shared experts */
+    TP_RC_MLA_UP = 1u << 6       /* MLA's up-projections: Q, K, V rebuilt from the latents */
+};
+/* Parses a list ("core_attn,moe_act layernorm": commas or blanks) of Megatron-Core's module
+   names into a mask of enum tp_recompute_module; TP_EINVAL names an unknown one. */
+enum tp_status tp_recompute_modules_parse(const char *list, uint32_t *mask,
+                                          struct tp_error *err);
+/* Writes the mask as Megatron's names, comma-separated ("core_attn" for 0). */
+int tp_recompute_modules_format(uint32_t mask, char *buf, size_t len);
+
 /* Training FLOPs per token of the batch. */
 struct tp_flops {
     uint64_t seq;               /* sequence length the attention terms use */
@@ -376,7 +396,28 @@ enum tp_optimizer {
     TP_OPT_SGD,        /* no state */
     TP_OPT_SGD_MOMENTUM
 };
-enum tp_precision { TP_PREC_BF16 = 0, TP_PREC_FP16, TP_PREC_FP8, TP_PREC_FP32 };
+enum tp_precision {
+    TP_PREC_BF16 = 0,
+    TP_PREC_FP16,
+    TP_PREC_FP8,    /* per-tensor or blockwise scaled FP8 (Transformer Engine DelayedScaling,
+                       Float8CurrentScaling, Float8BlockScaling) */
+    TP_PREC_FP32,
+    TP_PREC_MXFP8,  /* FP8 with 32-element E8M0 block scales (MXFP8BlockScaling): needs
+                       block-scaled tensor cores (Blackwell, MI355X) */
+    TP_PREC_NVFP4,  /* FP4 E2M1 with 16-element FP8 block scales and a per-tensor scale
+                       (NVFP4BlockScaling): GEMMs at the FP4 rate */
+    TP_PREC_MXFP4   /* FP4 E2M1 with 32-element E8M0 block scales (OCP MX) */
+};
+#define TP_PREC_COUNT 7
+/* The tensor-core type a precision's GEMMs run in: TP_FP8 (fp8, mxfp8), TP_FP4 (nvfp4,
+   mxfp4), TP_TF32 (fp32), else TP_BF16. */
+enum tp_dtype tp_prec_gemm_dtype(enum tp_precision p);
+/* Bytes per element of a GEMM input saved for backward in the precision's format (the
+   quantized data plus its block scales): 1 fp8, 1 + 1/32 mxfp8, 0.5 + 1/16 nvfp4, 0.5 + 1/32
+   mxfp4; 2 for 16-bit, 4 for fp32. */
+double tp_prec_saved_bytes(enum tp_precision p);
+/* Lower-case name ("bf16", "nvfp4", ...); "?" when out of range. */
+const char *tp_prec_name(enum tp_precision p);
 /* Whose bytes-per-parameter conventions: DeepSpeed/FSDP keep 16-bit gradients (2+2+12 = 16 B
    for AdamW); Megatron accumulates fp32 main gradients (2+4+12 = 18 B). */
 enum tp_framework {
@@ -419,6 +460,9 @@ struct tp_job {
     uint32_t lora_targets;     /* TP_LORA_* mask */
     bool dropout;              /* activations keep dropout masks (GPT-2/3-era recipes) */
     bool fused_loss;           /* chunked/fused cross-entropy: no full fp32 logits copy */
+    bool grad_16bit;           /* Megatron's main gradients and their reduction in 16 bits
+                                  (grad_reduce_in_fp32 False: Megatron-Bridge and NeMo 2
+                                  performance recipes); else fp32 where the stack keeps them */
     bool tp_comm_overlap;      /* TP collectives overlapped with GEMMs (Transformer Engine
                                   userbuffers: Megatron-Core --tp-comm-overlap, NeMo's
                                   tp_comm_overlap; torchtitan async TP) */
@@ -443,12 +487,22 @@ struct tp_layout {
     uint32_t mbs, gas;         /* sequences per micro-batch; micro-batches per step */
     enum tp_recompute recompute;
     uint32_t recompute_layers; /* with TP_RECOMPUTE_FULL: only this many blocks per stage (0 = all) */
+    uint32_t recompute_modules; /* with TP_RECOMPUTE_SELECTIVE: enum tp_recompute_module mask
+                                   (0 = core_attn) */
     enum tp_offload offload;
     enum tp_schedule schedule;
     /* Uneven pipeline split (Megatron-Core --decoder-first/last-pipeline-num-layers), vpp == 1
        only: transformer blocks on the first / last stage, 0 = not given.  The stages not given
        share the remaining blocks equally (they must divide); both 0 = the default split. */
     uint32_t pp_first, pp_last;
+    /* Megatron-Core's split per virtual stage (--pipeline-model-parallel-layout, or what
+       --decoder-first/last-pipeline-num-layers and --account-for-embedding/loss-in-pipeline-split
+       give with interleaving): pp_map[v] blocks on virtual stage v, which is chunk v / pp of
+       rank v % pp, for pp_nv = pp * vpp stages in layer order; pp_nv 0 = no map (the split
+       above).  Filled by tp_layout_pp_parse / tp_layout_pp_account, or by tp_layout_check from
+       pp_first/pp_last when vpp > 1. */
+    uint32_t pp_nv;
+    uint16_t pp_map[TP_MAX_VSTAGES];
 };
 
 /* Fills a job with the defaults: pretrain, AdamW, bf16, DeepSpeed conventions, flash attention,
@@ -515,6 +569,24 @@ enum tp_status tp_run_check(const struct tp_model *m, const struct tp_cluster *c
 /* The dense peak the job's GEMMs run at and MFU is measured against: the 16-bit peak, or for
    fp32 jobs the TF32 tensor-core peak where the GPU has one (else its FP32 peak). */
 double tp_job_peak_flops(const struct tp_cluster *c, const struct tp_job *j);
+/* Parses Megatron-Core's --pipeline-model-parallel-layout string (pipeline_parallel_layer_
+   layout.py: 'E' embedding, 't' a decoder block, 'm' an MTP block, 'L' the loss, '|' between
+   virtual stages, "(..)*n" and "x*n" repeat, ',' cosmetic; e.g. "Et*3|(tt|)*29,m|L") into
+   l->pp_map for the layout's pp (set l->pp first): the stage count fixes vpp (it must be a
+   multiple of pp, and match a vpp > 1 already set), the embedding must come first and the loss
+   last, exactly once each, and the 't's must number n_layers.  TP_EINVAL names what is wrong. */
+enum tp_status tp_layout_pp_parse(const char *text, uint32_t n_layers, struct tp_layout *l,
+                                  struct tp_error *err);
+/* Megatron-Core's --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-
+   split: the embedding and/or the loss take one block's slot, so (n_layers + embedding + loss)
+   must divide by pp * vpp; the first (last) virtual stage builds one block fewer.  Fills
+   l->pp_map for l->pp and l->vpp. */
+enum tp_status tp_layout_pp_account(uint32_t n_layers, bool embedding, bool loss,
+                                    struct tp_layout *l, struct tp_error *err);
+/* Writes l->pp_map as a layout string Megatron-Core parses ("Et*3|(t*2|)*29|t|L"); the
+   default split of m (may be NULL: then "") when pp_nv is 0.  Returns what snprintf would. */
+int tp_layout_pp_format(const struct tp_model *m, const struct tp_layout *l, char *buf,
+                        size_t len);
 /* Transformer blocks pipeline stage `stage` (0..pp-1) of a checked layout holds (all its
    interleaved chunks together).  Without pp_first/pp_last, stage s holds blocks
    [s L / pp, (s+1) L / pp): an uneven depth spreads its remainder over the later stages. */
@@ -579,7 +651,7 @@ struct tp_run {
     char row_id[96];
     char source[96];        /* the file's source key (row_id before ':') */
     char framework_key[24];
-    char assumptions[256];  /* defaults the mapper had to assume, ';'-separated */
+    char assumptions[512];  /* defaults the mapper had to assume, ';'-separated */
     struct tp_model model;
     struct tp_cluster cluster;
     struct tp_job job;

@@ -24,6 +24,9 @@ double tp_job_peak_flops(const struct tp_cluster *c, const struct tp_job *j)
     case TP_PREC_FP32:
         return p[TP_TF32] > 0 ? p[TP_TF32] : p[TP_FP32];
     case TP_PREC_FP8: /* MFU stays against the 16-bit peak, as Megatron and torchtitan report */
+    case TP_PREC_MXFP8:
+    case TP_PREC_NVFP4:
+    case TP_PREC_MXFP4:
     case TP_PREC_BF16:
     case TP_PREC_FP16:
         break;
@@ -45,10 +48,20 @@ enum tp_status tp_cluster_check(const struct tp_cluster *c, const struct tp_job 
         if (!isfinite(g->peak_flops[d]) || g->peak_flops[d] < 0 || g->peak_flops[d] > 1e18)
             return tp_fail(err, TP_EINVAL, "%s: a peak rate is not a finite figure in "
                                            "0..1e18 FLOP/s", key);
-    static const char *const prec[] = {"bf16", "fp16", "fp8", "fp32"};
     unsigned pi = (unsigned)j->precision;
-    if (pi > TP_PREC_FP32)
-        return tp_fail(err, TP_EINVAL, "precision %u is not one of bf16, fp16, fp8, fp32", pi);
+    if (pi >= TP_PREC_COUNT)
+        return tp_fail(err, TP_EINVAL, "precision %u is not one of bf16, fp16, fp8, fp32, mxfp8, "
+                                       "nvfp4, mxfp4", pi);
+    /* FP4 and the MX formats need block-scaled tensor cores: Blackwell (B200, B300, GB200,
+       GB300, RTX 5090) and MI355X, the parts the catalog gives an FP4 rate */
+    if (tp_prec_gemm_dtype(j->precision) == TP_FP4 && g->peak_flops[TP_FP4] <= 0)
+        return tp_fail(err, TP_EINVAL, "--precision %s: %s has no FP4 tensor cores (catalog fp4 "
+                                       "peak 0); FP4 training needs B200, B300, GB200, GB300, "
+                                       "MI355X or RTX 5090", tp_prec_name(j->precision), key);
+    if (j->precision == TP_PREC_MXFP8 && g->peak_flops[TP_FP4] <= 0)
+        return tp_fail(err, TP_EINVAL, "--precision mxfp8: %s has no block-scaled (MX) tensor "
+                                       "cores; use --precision fp8 (per-tensor or blockwise "
+                                       "scaling) or a Blackwell / MI355X GPU", key);
     /* the catalog's 0 means the part has no such unit (datasheets, src/gpus.c): a job in that
        precision has no rate to run at, and bf16 pricing would be a silent wrong answer */
     if (j->precision == TP_PREC_FP8 && g->peak_flops[TP_FP8] <= 0)
@@ -56,7 +69,8 @@ enum tp_status tp_cluster_check(const struct tp_cluster *c, const struct tp_job 
                                        "fp8 peak 0); use bf16 or an FP8 GPU (H100, MI300X, ...)",
                        key);
     if (!positive(tp_job_peak_flops(c, j)))
-        return tp_fail(err, TP_EINVAL, "--precision %s: %s has no %s rate in the catalog", prec[pi],
+        return tp_fail(err, TP_EINVAL, "--precision %s: %s has no %s rate in the catalog",
+                       tp_prec_name(j->precision),
                        key, j->precision == TP_PREC_FP32 ? "fp32/tf32" : "16-bit");
     if (!positive(g->hbm_bytes) || !positive(g->hbm_bw) || !positive(g->intra_bw))
         return tp_fail(err, TP_EINVAL, "%s: memory capacity, memory bandwidth and scale-up "

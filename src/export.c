@@ -170,7 +170,8 @@ static enum tp_status deepspeed_limits(const struct tp_export_plan *p, bool mega
                                        struct tp_error *err)
 {
     const struct tp_layout *l = p->l;
-    if (p->j->precision == TP_PREC_FP8)
+    if (tp_prec_gemm_dtype(p->j->precision) == TP_FP8 ||
+        tp_prec_gemm_dtype(p->j->precision) == TP_FP4)
         return tp_fail(err, TP_EUNSUPPORTED,
                        "a DeepSpeed config has no fp8 training mode (bf16 or fp16; fp8 runs "
                        "through Transformer Engine, e.g. --to megatron --framework megatron)");

@@ -214,12 +214,23 @@ static enum tp_status job_lm(const struct tp_export_plan *p, struct args *a,
     const struct tp_job *j = p->j;
     arg(a, "--micro-batch-size", "%u", p->l->mbs);
     arg(a, "--global-batch-size", "%llu", (unsigned long long)p->gbs);
-    if (j->precision == TP_PREC_BF16 || j->precision == TP_PREC_FP8)
+    if (j->precision != TP_PREC_FP16 && j->precision != TP_PREC_FP32)
         sw(a, "--bf16");
     if (j->precision == TP_PREC_FP16)
         sw(a, "--fp16");
     if (j->precision == TP_PREC_FP8)
         arg(a, "--fp8-format", "hybrid"); /* e4m3 forward, e5m2 gradients */
+    if (j->precision == TP_PREC_MXFP8) {
+        arg(a, "--fp8-format", "e4m3");
+        arg(a, "--fp8-recipe", "mxfp8");
+    }
+    if (j->precision == TP_PREC_MXFP4) /* transformer_config.py: fp4_recipe nvfp4 | custom */
+        return tp_fail(err, TP_EUNSUPPORTED, "Megatron-Core has no MXFP4 recipe (fp4_recipe "
+                                             "nvfp4 or custom): plan --precision nvfp4");
+    if (j->precision == TP_PREC_NVFP4) {
+        arg(a, "--fp4-format", "e2m1");
+        arg(a, "--fp4-recipe", "nvfp4");
+    }
     static const char *const backend[] = {"fused", "unfused", "flash", "fused"};
     arg(a, "--attention-backend", "%s", backend[j->attn_impl]);
     if (j->tp_comm_overlap)

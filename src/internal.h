@@ -102,6 +102,8 @@ struct tp_shard_params {
    (memory.c).  lo and hi hold TP_MAX_LAYERS entries. */
 uint32_t tp_stage_ranges(const struct tp_model *m, const struct tp_layout *l, uint32_t stage,
                          uint32_t *lo, uint32_t *hi);
+/* pp_first/pp_last with vpp > 1 as Megatron-Core builds them, into l->pp_map (pp_layout.c). */
+enum tp_status tp_layout_pp_uneven(uint32_t n_layers, struct tp_layout *l, struct tp_error *err);
 /* The uneven-split part of tp_layout_check (pp_first, pp_last) (layout.c). */
 enum tp_status tp_layout_check_split(const struct tp_model *m, const struct tp_layout *l,
                                      struct tp_error *err);

@@ -107,7 +107,8 @@ static enum tp_status check_world(const struct tp_cluster *c, struct tp_layout *
 }
 
 /* An uneven split (Megatron-Core --decoder-first/last-pipeline-num-layers): the stages not
-   given share the rest equally.  Interleaving needs equal chunks, so vpp must be 1. */
+   given share the rest equally; with vpp > 1 each rank's blocks split into equal chunks
+   (tp_layout_pp_uneven). */
 enum tp_status tp_layout_check_split(const struct tp_model *m, const struct tp_layout *l,
                                      struct tp_error *err)
 {
@@ -116,10 +117,8 @@ enum tp_status tp_layout_check_split(const struct tp_model *m, const struct tp_l
     if (l->pp < 2)
         return tp_fail(err, TP_EINVAL, "--pp-first/--pp-last need pipeline parallelism (--pp 2 "
                                         "or more)");
-    if (l->vpp > 1)
-        return tp_fail(err, TP_EINVAL,
-                       "--pp-first/--pp-last need --vpp 1 (an interleaved schedule needs equal "
-                       "chunks; uneven splits are modelled for 1F1B and GPipe only)");
+    if (l->vpp > 1) /* checked with the map tp_layout_pp_uneven builds */
+        return TP_OK;
     uint64_t given = (uint64_t)l->pp_first + l->pp_last;
     uint32_t others = l->pp - (l->pp_first > 0) - (l->pp_last > 0);
     if (others == 0 && given != m->n_layers)
@@ -140,6 +139,24 @@ enum tp_status tp_layout_check_split(const struct tp_model *m, const struct tp_l
     return TP_OK;
 }
 
+/* A per-virtual-stage map (pp_layout.c) must list pp * vpp stages and every block once. */
+static enum tp_status check_map(const struct tp_model *m, const struct tp_layout *l,
+                                struct tp_error *err)
+{
+    if (!l->pp_nv)
+        return TP_OK;
+    if (l->pp_nv != l->pp * l->vpp || l->pp_nv > TP_MAX_VSTAGES)
+        return tp_fail(err, TP_EINVAL, "the pipeline layout lists %u virtual stages but pp*vpp = "
+                       "%u*%u", l->pp_nv, l->pp, l->vpp);
+    uint32_t total = 0;
+    for (uint32_t v = 0; v < l->pp_nv; v++)
+        total += l->pp_map[v];
+    if (total != m->n_layers)
+        return tp_fail(err, TP_EINVAL, "the pipeline layout places %u blocks but "
+                       "num_hidden_layers=%u", total, m->n_layers);
+    return TP_OK;
+}
+
 static enum tp_status check_model(const struct tp_model *m, const struct tp_job *j,
                                   struct tp_layout *l, struct tp_error *err)
 {
@@ -149,10 +166,19 @@ static enum tp_status check_model(const struct tp_model *m, const struct tp_job 
        interleaving needs equal chunks */
     if (l->pp > m->n_layers)
         return tp_fail(err, TP_EINVAL, "--pp %u exceeds num_hidden_layers=%u", l->pp, m->n_layers);
-    if (l->vpp > 1)
-        TRY(must_divide("pp*vpp", l->pp * l->vpp, "num_hidden_layers", m->n_layers, 1024, err));
     if (l->vpp > 1 && l->pp == 1)
         return tp_fail(err, TP_EINVAL, "--vpp %u needs pipeline parallelism (--pp > 1)", l->vpp);
+    if (l->vpp > 1 && (l->pp_first || l->pp_last) && !l->pp_nv)
+        TRY(tp_layout_pp_uneven(m->n_layers, l, err));
+    TRY(check_map(m, l, err));
+    if (l->vpp > 1 && !l->pp_nv && (m->n_layers % (l->pp * l->vpp)) != 0) {
+        char hint[128];
+        divisors(m->n_layers, 1024, hint, sizeof hint);
+        return tp_fail(err, TP_EINVAL,
+                       "pp*vpp %u must divide num_hidden_layers=%u (try %s), or give the split: "
+                       "--pp-layout embedding,loss or a Megatron layout string, --pp-first/"
+                       "--pp-last", l->pp * l->vpp, m->n_layers, hint);
+    }
     if (l->etp == 0)
         l->etp = l->tp;
     if (m->n_experts == 0 && l->ep > 1)

@@ -119,7 +119,7 @@ static void fmt_num(char *buf, size_t len, double v)
 size_t tp_log_runs_csv(const struct tp_log_row *r, bool header, char *buf, size_t len)
 {
     static const char *const TASK[] = {"pretrain", "sft", "dpo", "lora", "qlora"};
-    static const char *const PREC[] = {"bf16", "fp16", "fp8", "fp32"};
+    static const char *const PREC[] = {"bf16", "fp16", "fp8", "fp32", "mxfp8", "nvfp4", "mxfp4"};
     static const char *const RC[] = {"none", "selective", "full"};
     struct out o = {buf, len, 0};
     if (buf && len)

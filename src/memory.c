@@ -65,6 +65,17 @@ static void stage_span(const struct tp_model *m, const struct tp_layout *l, uint
 uint32_t tp_stage_ranges(const struct tp_model *m, const struct tp_layout *l, uint32_t stage,
                          uint32_t *lo, uint32_t *hi)
 {
+    if (l->pp_nv && l->pp_nv == l->pp * l->vpp) { /* Megatron-Core's map, in layer order */
+        uint32_t at = 0, n = 0;
+        for (uint32_t v = 0; v < l->pp_nv; v++) {
+            if (v % l->pp == stage && l->pp_map[v] > 0) {
+                lo[n] = at;
+                hi[n++] = at + l->pp_map[v];
+            }
+            at += l->pp_map[v];
+        }
+        return n;
+    }
     if (l->vpp > 1) {
         uint32_t chunk = m->n_layers / (l->pp * l->vpp), n = 0;
         for (uint32_t c = stage; c < l->pp * l->vpp; c += l->pp, n++) {
@@ -81,6 +92,12 @@ uint32_t tp_stage_blocks(const struct tp_model *m, const struct tp_layout *l, ui
 {
     if (l->pp == 0 || stage >= l->pp || l->vpp == 0) /* not a checked layout */
         return 0;
+    if (l->pp_nv && l->pp_nv == l->pp * l->vpp) {
+        uint32_t b = 0;
+        for (uint32_t v = stage; v < l->pp_nv; v += l->pp)
+            b += l->pp_map[v];
+        return b;
+    }
     if (l->vpp > 1)
         return m->n_layers / (l->pp * l->vpp) * l->vpp;
     uint32_t lo, hi;
@@ -189,7 +206,7 @@ static void add_states(const struct tp_job *j, double extra_o, uint32_t zero, do
     double w = half, g = half, wn = 0, gn = 0, on = k;       /* unsharded / sharded parts */
     double o = 0;
     if (j->framework == TP_FW_MEGATRON || j->framework == TP_FW_MEGATRON_DS) {
-        g = j->precision == TP_PREC_FP16 ? 2 : 4;
+        g = j->precision == TP_PREC_FP16 || j->grad_16bit ? 2 : 4;
         if (j->precision == TP_PREC_FP16)
             on += 4;
     }
@@ -228,8 +245,17 @@ struct act_terms {
     double moe;        /* routed-expert terms (per token, after the imbalance factor) */
 };
 
+/* The modules a layout recomputes (selective: its list, else Megatron-Core's core_attn). */
+static uint32_t recomputed(const struct tp_layout *l)
+{
+    if (l->recompute != TP_RECOMPUTE_SELECTIVE)
+        return 0;
+    return l->recompute_modules ? l->recompute_modules : TP_RC_CORE_ATTN;
+}
+
+/* What block `layer` stores per token when the modules in `rc` are recomputed instead. */
 static struct act_terms block_activations(const struct tp_model *m, const struct tp_job *j,
-                                          const struct tp_layout *l, uint32_t layer)
+                                          const struct tp_layout *l, uint32_t layer, uint32_t rc)
 {
     struct act_terms a = {0, 0, 0, 0};
     double h = m->hidden, nq = m->n_heads, s = (double)j->seq;
@@ -239,14 +265,24 @@ static struct act_terms block_activations(const struct tp_model *m, const struct
         q = k = nq * ((double)m->qk_nope_dim + m->qk_rope_dim);
         v = o = nq * m->v_head_dim;
         a.split += 2.0 * ((double)m->q_lora_rank + m->kv_lora_rank + m->qk_rope_dim); /* latents */
+        if (rc & TP_RC_MLA_UP) /* rebuilt from the latents in backward */
+            q = k = v = 0;
     } else {
         q = o = nq * m->head_dim;
         k = v = (double)m->n_kv_heads * m->head_dim;
     }
-    /* norm inputs (2H each), the normed inputs of QKV and of the MLP (2H each), dropout masks
-       after attention and MLP (1 byte per element) */
-    a.replicated = 2 * h * m->norms_per_block + 2 * h + 2 * h + (j->dropout ? 2 * h : 0);
-    a.split += 2 * (q + k + v + o);
+    /* Inputs saved for a GEMM's backward are kept in the GEMM's precision: Transformer
+       Engine's fp8 Linear/LayerNormLinear save the quantized input (1 byte, plus 1/32 of a
+       byte of block scales for MXFP8); attention's Q, K, V and the activation function's
+       input stay 16-bit. */
+    double gin = tp_prec_saved_bytes(j->precision);
+    gin = gin < 2 ? gin : 2; /* (fp32 runs are counted with 16-bit activations, as before) */
+    double glu = m->mlp == TP_MLP_GLU ? 4.0 + gin : 2.0 + gin; /* fc1 output + fc2 input */
+    double normed = rc & TP_RC_LAYERNORM ? 0 : gin * h;
+    /* norm inputs (2H each), the normed inputs of QKV and of the MLP, dropout masks after
+       attention and MLP (1 byte per element) */
+    a.replicated = 2 * h * m->norms_per_block + 2 * normed + (j->dropout ? 2 * h : 0);
+    a.split += 2 * (q + k + v) + gin * o;
     if (j->attn_impl != TP_ATTN_EAGER)
         a.split += 4 * nq; /* softmax log-sum-exp, fp32 */
     else
@@ -254,14 +290,20 @@ static struct act_terms block_activations(const struct tp_model *m, const struct
                                                        output); without dropout fp32 softmax
                                                        output + bf16 probabilities [derived] */
     if (!m->layer_moe[layer]) {
-        a.split += (m->mlp == TP_MLP_GLU ? 6.0 : 4.0) * m->ffn;
+        a.split += rc & TP_RC_MLP ? 0 : glu * m->ffn;
         return a;
     }
+    if (rc & TP_RC_MOE)
+        return a; /* the whole MoE layer is rebuilt from its input */
     double load = j->moe_capacity > 0 ? j->moe_capacity : j->moe_imbalance;
     a.replicated += 4.0 * m->n_experts; /* router logits, fp32 */
-    a.moe = load * m->top_k *
-            (2 * h + (m->mlp == TP_MLP_GLU ? 6.0 : 4.0) * m->moe_ffn / l->etp + 2 * h);
-    a.split += (m->mlp == TP_MLP_GLU ? 6.0 : 4.0) * m->shared_ffn;
+    /* per routed copy: the permuted fc1 input (all-gathered over the expert-TP group), fc1
+       output and fc2 input (not with moe_act recomputed), split by etp, and the fc2 output the
+       probability-weighted unpermute keeps, reduce-scattered over etp first (Megatron-Core
+       token_unpermutation) */
+    double expert = rc & TP_RC_MOE_ACT ? glu - gin : glu;
+    a.moe = load * m->top_k * (gin * h + (expert * m->moe_ffn + 2 * h) / l->etp);
+    a.split += rc & TP_RC_SHARED ? 0 : glu * m->shared_ffn;
     return a;
 }
 
@@ -295,26 +337,33 @@ static double activations(const struct tp_model *m, const struct tp_job *j,
         tokens *= 2; /* chosen and rejected sequence per example */
     double stored = 0, working = 0;
     uint32_t seen = 0;
-    struct act_terms kind[2];
+    struct act_terms kind[2], whole[2];
     bool have[2] = {false, false};
+    uint32_t rc = recomputed(l);
     uint32_t lo[TP_MAX_LAYERS], hi[TP_MAX_LAYERS];
     uint32_t ranges = tp_stage_ranges(m, l, stage, lo, hi);
     for (uint32_t r = 0; r < ranges; r++)
     for (uint32_t layer = lo[r]; layer < hi[r]; layer++) {
         unsigned k = m->layer_moe[layer] ? 1 : 0;
         if (!have[k]) {
-            kind[k] = block_activations(m, j, l, layer);
+            kind[k] = block_activations(m, j, l, layer, rc);
+            whole[k] = block_activations(m, j, l, layer, 0);
             have[k] = true;
         }
         struct act_terms a = kind[k];
-        double full = act_bytes(a, l, l->recompute == TP_RECOMPUTE_SELECTIVE);
+        double full = act_bytes(a, l, (rc & TP_RC_CORE_ATTN) != 0);
+        if (rc) { /* one block's recomputed modules are rebuilt at a time in backward (the
+                     attention core's transient is not counted, as [KOR22] Table 2) */
+            double back = act_bytes(whole[k], l, (rc & TP_RC_CORE_ATTN) != 0) - full;
+            working = back > working ? back : working;
+        }
         bool ckpt = l->recompute == TP_RECOMPUTE_FULL &&
                     (l->recompute_layers == 0 || seen < l->recompute_layers);
         seen++;
         if (ckpt) {
             /* only the block input is kept (/t with SP); the block is rebuilt in backward */
             stored += 2 * m->hidden / (l->sp && l->tp > 1 ? (double)l->tp : 1.0);
-            double rebuilt = act_bytes(a, l, false);
+            double rebuilt = act_bytes(whole[k], l, false);
             working = rebuilt > working ? rebuilt : working;
         } else {
             stored += full;

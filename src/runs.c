@@ -39,6 +39,28 @@ static void assume(struct tp_run *run, const char *text)
              text);
 }
 
+/* The release year of a row's stack: a calendar year ("2024-07"), or 2000 + yy of a container
+   release ("26.04", "NeMo 24.07 container"); 0 when the cell names neither. */
+static long release_year(const char *date)
+{
+    while (*date && (*date < '0' || *date > '9'))
+        date++;
+    char *end;
+    long v = strtol(date, &end, 10);
+    if (v >= 2000 && v < 2100)
+        return v;
+    return v >= 19 && v < 100 && *end == '.' ? 2000 + v : 0;
+}
+
+/* A Megatron-Core recipe: NeMo / Megatron-Bridge, or Megatron-LM from 2022 on (Megatron-LM of
+   2020-2021 predates sequence parallelism and the distributed optimizer). */
+static bool mcore_recipe(const struct row *r)
+{
+    const char *fw = cell(r, "framework_key");
+    long year = release_year(cell(r, "source_version_or_date"));
+    return strcmp(fw, "nemo") == 0 || (strcmp(fw, "megatron") == 0 && year >= 2022);
+}
+
 /* A non-negative whole number; `dflt` when empty; error when malformed. */
 static enum tp_status num_u32(const struct row *r, const char *name, bool required, uint32_t dflt,
                               uint32_t *out)
@@ -294,7 +316,13 @@ static enum tp_status map_job(const struct row *r, const struct tp_model *m, str
         j->precision = TP_PREC_FP16;
     else if (strcmp(prec, "fp32") == 0)
         j->precision = TP_PREC_FP32;
-    else if (strstr(prec, "fp8") || strstr(prec, "fp4"))
+    else if (strcmp(prec, "mxfp8") == 0)
+        j->precision = TP_PREC_MXFP8;
+    else if (strcmp(prec, "nvfp4") == 0)
+        j->precision = TP_PREC_NVFP4;
+    else if (strcmp(prec, "mxfp4") == 0)
+        j->precision = TP_PREC_MXFP4;
+    else if (strstr(prec, "fp8"))
         j->precision = TP_PREC_FP8;
     else if (!*prec)
         assume(r->run, "bf16");
@@ -306,6 +334,13 @@ static enum tp_status map_job(const struct row *r, const struct tp_model *m, str
     if (strstr(fw, "Liger") || strstr(notes, "Liger") || strstr(notes, "chunked_nll") ||
         strstr(notes, "cut_cross_entropy"))
         j->fused_loss = true;
+    /* NeMo 2 and Megatron-Bridge performance recipes keep and reduce the main gradients in
+       16 bits (_perf_precision: grad_reduce_in_fp32 = False) */
+    if (strcmp(cell(r, "framework_key"), "nemo") == 0 &&
+        release_year(cell(r, "source_version_or_date")) >= 2025) {
+        j->grad_16bit = true;
+        assume(r->run, "16-bit main gradients (grad_reduce_in_fp32 False)");
+    }
     /* Megatron-Bridge MoE benchmarks force-balance the routing (the source's footnote) */
     if (strstr(notes, "force-balance"))
         j->moe_imbalance = 1.0;
@@ -321,6 +356,34 @@ static enum tp_status map_job(const struct row *r, const struct tp_model *m, str
     return map_stack_columns(r, j);
 }
 
+/* Selective recompute's modules: the `recompute_modules` cell, else Megatron's flag as the
+   row's notes quote it ("--recompute-modules moe_act layernorm"), else core_attn. */
+static enum tp_status map_recompute_modules(const struct row *r, struct tp_layout *l)
+{
+    struct tp_error inner;
+    const char *list = cell(r, "recompute_modules");
+    if (*list) {
+        if (tp_recompute_modules_parse(list, &l->recompute_modules, &inner) != TP_OK)
+            return tp_fail(r->err, TP_EINVAL, "recompute_modules: %s", inner.msg);
+        return TP_OK;
+    }
+    const char *flag = strstr(cell(r, "notes"), "--recompute-modules ");
+    if (!flag)
+        return TP_OK;
+    flag += strlen("--recompute-modules ");
+    char names[128];
+    size_t n = 0;
+    /* the names up to the next flag, parenthesis or sentence end */
+    while (flag[n] && flag[n] != '(' && flag[n] != ';' && flag[n] != ')' &&
+           !(flag[n] == '-' && flag[n + 1] == '-') && n + 1 < sizeof names)
+        n++;
+    memcpy(names, flag, n);
+    names[n] = '\0';
+    if (tp_recompute_modules_parse(names, &l->recompute_modules, &inner) != TP_OK)
+        return tp_fail(r->err, TP_EINVAL, "notes: %s", inner.msg);
+    return TP_OK;
+}
+
 static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
 {
     struct tp_run *run = r->run;
@@ -331,9 +394,16 @@ static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
     TRY(num_u32(r, "cp", false, 1, &l->cp));
     TRY(num_u32(r, "ep", false, 1, &l->ep));
     TRY(num_u32(r, "vpp", false, 1, &l->vpp));
+    TRY(num_u32(r, "etp", false, 0, &l->etp));
+    TRY(num_u32(r, "pp_first", false, 0, &l->pp_first));
+    TRY(num_u32(r, "pp_last", false, 0, &l->pp_last));
     uint32_t sp = 0;
     TRY(num_u32(r, "sp", false, 0, &sp));
     l->sp = sp != 0;
+    if (!*cell(r, "sp") && mcore_recipe(r) && l->tp != 1) {
+        l->sp = true; /* NeMo/Megatron-Bridge recipes and Megatron-Core's examples run SP with TP */
+        assume(run, "sequence parallelism with TP (Megatron-Core recipes)");
+    }
     const char *z = cell(r, "zero_or_fsdp");
     if (strcmp(z, "fsdp-full") == 0 || strcmp(z, "3") == 0)
         l->zero = 3;
@@ -343,7 +413,10 @@ static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
         l->zero = 1;
     else if (strcmp(z, "hsdp") == 0)
         l->zero = 3;
-    else if (strcmp(z, "0") != 0)
+    else if (!*z && mcore_recipe(r)) {
+        l->zero = 1; /* Megatron-Bridge's and NeMo's default: use_distributed_optimizer True */
+        assume(run, "distributed optimizer (Megatron-Core recipes' default)");
+    } else if (strcmp(z, "0") != 0)
         assume(run, "no ZeRO sharding");
     TRY(num_u32(r, "shard_group_size", false, 0, &l->shard_group));
     TRY(num_u32(r, "micro_batch", false, 0, &l->mbs));
@@ -359,6 +432,15 @@ static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
         l->recompute = TP_RECOMPUTE_FULL;
     } else if (strcmp(rc, "selective") == 0) {
         l->recompute = TP_RECOMPUTE_SELECTIVE;
+        TRY(map_recompute_modules(r, l));
+    } else if (!*rc && strcmp(cell(r, "framework_key"), "megatron") == 0 &&
+               release_year(cell(r, "source_version_or_date")) > 0 &&
+               release_year(cell(r, "source_version_or_date")) < 2022) {
+        /* Megatron-LM of 2019-2021 checkpointed every layer: --checkpoint-activations in its
+           example scripts, "activation checkpointing after every transformer layer" in the
+           Megatron-LM paper (Shoeybi et al. 2019, §5) */
+        l->recompute = TP_RECOMPUTE_FULL;
+        assume(run, "full recompute (Megatron-LM --checkpoint-activations)");
     } else if (!*rc) {
         bool finetune = strcmp(cell(r, "framework_key"), "axolotl") == 0;
         l->recompute = finetune ? TP_RECOMPUTE_FULL : TP_RECOMPUTE_NONE;
@@ -406,6 +488,62 @@ static enum tp_status resolve_split(const struct row *r, struct tp_run *run)
         l->pp = mp % l->tp == 0 ? mp / l->tp : 1;
         assume(run, "pp = num_gpus / (dp * cp * tp)");
     }
+    return TP_OK;
+}
+
+/* Expert tensor parallel (Megatron-Core's MoE parallel folding): the `etp` cell, else
+   Megatron-Core's default etp = tp, unless ep * tp expert ranks cannot be carved out of
+   tp * cp * dp: the run then folded its experts with etp 1 (the only size that ran). */
+static void resolve_etp(struct tp_run *run)
+{
+    struct tp_layout *l = &run->layout;
+    if (l->etp || !l->tp || !l->dp)
+        return;
+    uint64_t ranks = (uint64_t)l->tp * l->cp * l->dp;
+    if (l->ep > 1 && run->model.n_experts > 0 && ranks % ((uint64_t)l->ep * l->tp) != 0) {
+        l->etp = 1;
+        assume(run, "etp 1 (ep*tp expert ranks do not divide tp*cp*dp)");
+    }
+}
+
+/* Megatron-Core's pipeline split where the row's blocks do not divide evenly: the `pp_layout`
+   cell (a --pipeline-model-parallel-layout string) when given; otherwise, for Megatron-Core
+   stacks, the embedding and the loss each taking a block's slot
+   (--account-for-embedding/loss-in-pipeline-split, how Megatron-Core recipes run 94 or 126
+   blocks on 32 or 128 virtual stages), else the loss alone, else (any stack, interleaved)
+   blocks spread as evenly as they go with the remainder on the later virtual stages. */
+static enum tp_status resolve_pp_split(const struct row *r, struct tp_run *run)
+{
+    struct tp_layout *l = &run->layout;
+    uint32_t L = run->model.n_layers, nv = l->pp * (l->vpp ? l->vpp : 1);
+    struct tp_error inner;
+    const char *text = cell(r, "pp_layout");
+    if (*text) {
+        if (tp_layout_pp_parse(text, L, l, &inner) != TP_OK)
+            return tp_fail(r->err, TP_EINVAL, "pp_layout: %s", inner.msg);
+        return TP_OK;
+    }
+    if (l->pp < 2 || L % nv == 0 || l->pp_first || l->pp_last || nv > TP_MAX_VSTAGES)
+        return TP_OK;
+    bool mcore = strcmp(run->framework_key, "megatron") == 0 ||
+                 strcmp(run->framework_key, "nemo") == 0;
+    if (mcore && tp_layout_pp_account(L, true, true, l, &inner) == TP_OK) {
+        assume(run, "embedding and loss each take a block's slot in the pipeline split");
+        return TP_OK;
+    }
+    if (mcore && tp_layout_pp_account(L, false, true, l, &inner) == TP_OK) {
+        assume(run, "the loss takes a block's slot in the pipeline split");
+        return TP_OK;
+    }
+    if (l->vpp < 2)
+        return TP_OK; /* 1F1B spreads an uneven depth itself (stage_span) */
+    uint32_t blocks[TP_MAX_VSTAGES];
+    for (uint32_t v = 0; v < nv; v++)
+        blocks[v] = (uint32_t)((uint64_t)(v + 1) * L / nv - (uint64_t)v * L / nv);
+    for (uint32_t v = 0; v < nv; v++)
+        l->pp_map[v] = (uint16_t)blocks[v];
+    l->pp_nv = nv;
+    assume(run, "blocks spread over the virtual stages, the remainder on the later ones");
     return TP_OK;
 }
 
@@ -459,6 +597,8 @@ enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells
         out->cluster.gpu.inter_bw = nic / 8 * 1e9 / out->cluster.gpus_per_node;
     struct tp_layout *l = &out->layout;
     TRY(resolve_split(&r, out));
+    resolve_etp(out);
+    TRY(resolve_pp_split(&r, out));
     /* Transformer Engine's TP communication overlap: stated in the notes ("--tp-comm-overlap",
        "--no-tp-comm-overlap", as `trainplan logs` writes them), else the default of NeMo's
        performance recipes and Megatron-Core's published runs on Hopper and Blackwell */

@@ -33,7 +33,9 @@ struct hw {
     double attn_flops;  /* 16-bit peak * attn_eff */
     double mem_bw;      /* HBM bandwidth * mem_eff */
     double sms, tile_m, tile_n;
-    bool fp8;
+    bool fp8;           /* quantized GEMMs (fp8, mxfp8, nvfp4, mxfp4) with their casts */
+    enum tp_dtype gemm_dtype;
+    double cast_fwd, cast_bwd; /* bytes moved per element by the input / gradient casts */
     double act_bytes;   /* bytes per activation element (2; 4 in fp32 training) */
 };
 
@@ -90,10 +92,9 @@ static void add_linear(const struct hw *h, const struct tp_job *j, const struct 
     if (!x->frozen)
         c->bwd_gemm += gemm(h, x->N, x->K, x->M, x->count); /* weight gradient */
     if (h->fp8) {
-        /* Transformer Engine casts: the input (fwd), the output gradient and its transpose
-           (bwd), 2 B read + 1 B written per element */
-        c->fwd_mem += 3 * x->M * x->K * x->count / h->mem_bw;
-        c->bwd_mem += 6 * x->M * x->N * x->count / h->mem_bw;
+        /* Transformer Engine casts of the input (fwd) and of the output gradient (bwd) */
+        c->fwd_mem += h->cast_fwd * x->M * x->K * x->count / h->mem_bw;
+        c->bwd_mem += h->cast_bwd * x->M * x->N * x->count / h->mem_bw;
     }
     if (x->nf4) {
         /* bitsandbytes dequantizes the 4-bit weight to 16 bits for every use */
@@ -407,15 +408,27 @@ static void resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
        fa2_ratio of the native kernel's rate */
     if (g->async_mma && !tp_attn_native(j))
         attn_eff *= cal->fa2_ratio;
-    h->fp8 = j->precision == TP_PREC_FP8 && g->peak_flops[TP_FP8] > 0;
+    enum tp_dtype gd = tp_prec_gemm_dtype(j->precision);
+    h->gemm_dtype = gd;
+    h->fp8 = (gd == TP_FP8 || gd == TP_FP4) && g->peak_flops[gd] > 0;
+    /* FP8: 2 B read + 1 B written for the input; the gradient and its transpose, twice that.
+       FP4 (NVFP4 recipe): the input cast writes the rowwise and the columnwise copy (2 x
+       (0.5 + 1/16) B) in one pass; the gradient's columnwise copy goes through the random
+       Hadamard transform in a pass of its own [derived from the byte counts] */
+    h->cast_fwd = gd == TP_FP4 ? 2 + 2 * 0.5625 : 3;
+    h->cast_bwd = gd == TP_FP4 ? 2 + 2 * 0.5625 + 2 + 0.5625 : 6;
+    /* FP4 GEMMs reach the FP8 share of the FP8 rate again [heuristic; no FP4 row in the
+       calibration set] */
+    double mamf4 = mamf8 * cal->fp8_mamf_ratio;
     h->act_bytes = j->precision == TP_PREC_FP32 ? 4 : 2;
     if (j->precision == TP_PREC_FP32) {
         double p = g->peak_flops[TP_TF32] > 0 ? g->peak_flops[TP_TF32] : g->peak_flops[TP_FP32];
         h->gemm_flops = p * mamf * cal->gemm_scale;
         h->attn_flops = p * attn_eff;
     } else {
-        h->gemm_flops = h->fp8 ? g->peak_flops[TP_FP8] * mamf8 * cal->gemm_scale
-                               : p16 * mamf * cal->gemm_scale;
+        h->gemm_flops = !h->fp8        ? p16 * mamf * cal->gemm_scale
+                        : gd == TP_FP4 ? g->peak_flops[TP_FP4] * mamf4 * cal->gemm_scale
+                                       : g->peak_flops[TP_FP8] * mamf8 * cal->gemm_scale;
         h->attn_flops = p16 * attn_eff;
     }
     h->mem_bw = g->hbm_bw * mem_eff;
@@ -482,7 +495,11 @@ static void stage_time(const struct ctx *x, const struct cost kinds[KINDS], uint
             ckpt++;
             add_cost(&rc, c, 1); /* the forward again, with its collectives */
         } else if (l->recompute == TP_RECOMPUTE_SELECTIVE) {
-            rc.fwd_attn += c->fwd_attn;
+            uint32_t mods = l->recompute_modules ? l->recompute_modules : TP_RC_CORE_ATTN;
+            if (mods & TP_RC_CORE_ATTN)
+                rc.fwd_attn += c->fwd_attn;
+            if ((mods & TP_RC_MOE) && m->layer_moe[layer]) /* dispatch and combine again */
+                rc.ep_fwd += c->ep_fwd;
         }
         n++;
         st->moe_blocks += m->layer_moe[layer] != 0;
@@ -552,7 +569,7 @@ static void dp_group_comm(const struct ctx *x, double params, double trainable, 
     double bp = x->h.act_bytes; /* 16-bit parameters */
     /* gradient reduction dtype: Megatron reduces fp32 main grads, torchtitan's FSDP2 default
        reduce dtype is fp32; DeepSpeed and FSDP reduce in the 16-bit type */
-    double bg = tp_stack_get(j->framework)->fp32_grad_reduce ? 4 : bp;
+    double bg = tp_stack_get(j->framework)->fp32_grad_reduce && !j->grad_16bit ? 4 : bp;
     uint32_t shard = l->shard_group && l->shard_group < n ? l->shard_group : n;
     uint32_t g = tp_comm_per_node(shard, stride, gpn);
     const struct tp_cluster *c = x->c;
@@ -774,7 +791,7 @@ enum tp_status tp_time_step(const struct tp_model *m, const struct tp_cluster *c
     out->deepspeed_tflops_per_gpu = ds * tps / 1e12;
     /* physically possible: a finite positive time and no more FLOPs than the peak the GEMMs
        run at (fp8: the fp8 peak; MFU itself stays against the 16-bit one) */
-    double ceiling = x.h.fp8 ? c->gpu.peak_flops[TP_FP8] : out->peak_flops;
+    double ceiling = x.h.fp8 ? c->gpu.peak_flops[x.h.gemm_dtype] : out->peak_flops;
     bool sane = isfinite(out->step_s) && out->step_s > 0 && isfinite(out->mfu) &&
                 out->hw_flops_per_token * tps <= ceiling;
     return sane ? TP_OK : TP_EINVAL;

@@ -284,8 +284,8 @@ static void test_layout_errors(void **state)
     expect_error("the 19 blocks left by --pp-first 6 and --pp-last 7 do not split evenly over "
                  "the other 2 stages");
     lay.pp_first = 7;
-    lay.vpp = 2;
-    expect_error("--pp-first/--pp-last need --vpp 1");
+    lay.vpp = 2; /* Megatron-Core splits each rank's blocks equally over its chunks */
+    expect_error("pipeline rank 0 holds 7 blocks, which do not split into --vpp 2 equal chunks");
     lay.vpp = 1;
     lay.recompute = TP_RECOMPUTE_FULL;
     lay.recompute_layers = 10; /* 7 + 9 + 9 + 7 */
