@@ -68,7 +68,7 @@ static int build(const struct cli_args *a, struct report *r)
     r->conv = (enum tp_attn_convention)a->attn_conv;
     r->rc = (enum tp_recompute)a->recompute;
     r->mtp = a->mtp == TP_UNSET ? 0 : (uint32_t)a->mtp;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     tp_count_params(&r->m, &r->p);
     if (tp_flops_per_token(&r->m, seq, r->conv, r->rc, r->mtp, &r->f, &err) != TP_OK) {
         cli_error("%s", err.msg);

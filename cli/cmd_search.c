@@ -24,7 +24,7 @@ static int run_search(const struct run *r, const struct tp_search_opts *o,
                       const struct tp_calib *cal, struct tp_search_hit *hits, size_t cap,
                       size_t *n, struct tp_search_stats *st)
 {
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     if (par_search(&r->m, &r->c, &r->j, o, cal, n_threads, show_progress, hits, cap, n, st,
                    &err) != TP_OK) {
         cli_error("%s", err.msg);
@@ -401,10 +401,10 @@ static int parse_counts(const char *text, uint32_t *out, size_t *n)
 static void budget(const struct tp_time *t, uint32_t gpus, double tokens, double *train_s,
                    double *gpu_hours)
 {
-    double tok = tokens > 0 ? tokens : 1e6;
-    double steps = tokens > 0 ? ceil(tok / t->tokens_per_step) : tok / t->tokens_per_step;
+    double steps = tokens > 0 ? tp_budget_steps(tokens, t->tokens_per_step)
+                              : 1e6 / t->tokens_per_step;
     *train_s = steps * t->step_s;
-    *gpu_hours = *train_s / 3600 * gpus;
+    *gpu_hours = tp_gpu_hours(*train_s, gpus);
 }
 
 static int sweep(const struct cli_args *a, struct run *r, const struct tp_search_opts *o,
@@ -433,13 +433,7 @@ static int sweep(const struct cli_args *a, struct run *r, const struct tp_search
     /* Pareto front of time against GPU-hours: no other count is at least as fast and as cheap
        and better in one of them */
     bool front[MAX_COUNTS];
-    for (size_t i = 0; i < nc; i++) {
-        front[i] = found[i];
-        for (size_t k = 0; k < nc && front[i]; k++)
-            if (k != i && found[k] && train[k] <= train[i] && hours[k] <= hours[i] &&
-                (train[k] < train[i] || hours[k] < hours[i]))
-                front[i] = false;
-    }
+    tp_pareto_front(train, hours, found, nc, front);
     bool priced = a->price >= 0;
     if (a->format == FMT_JSON) {
         json_t *list = json_array();
@@ -517,7 +511,7 @@ int cmd_search(int argc, char **argv)
         return rc;
     static struct tp_calib cal;
     tp_calib_init(&cal);
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     if (a.calibration && tp_calib_from_file(a.calibration, &cal, &err) != TP_OK) {
         cli_error("%s", err.msg);
         return EXIT_USAGE;

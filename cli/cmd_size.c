@@ -88,7 +88,7 @@ static int check_budget(const struct size_job *s)
     edge[1].layers = g.layers_max;
     edge[1].hidden = g.hidden_max / 128 * 128;
     struct tp_scaling_opt o;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     if (tp_scaling_optimum(s->loss_fit, s->nominal, &o, &err) != TP_OK) {
         cli_error("%s", err.msg);
         return EXIT_USAGE;
@@ -119,7 +119,7 @@ static int resolve(int argc, char **argv, struct size_job *s)
     int rc = cli_begin_listing(argc, argv, CMD_SIZE, a, help, "size");
     if (rc >= 0)
         return rc;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     s->cluster = a->gpu || a->gpus != TP_UNSET;
     if (s->cluster && (!a->gpu || a->gpus == TP_UNSET)) {
         cli_error("size with a cluster needs both --gpu and --gpus");
@@ -216,7 +216,7 @@ static json_t *shape_json(const struct size_job *s, const struct tp_size_shape *
         json_object_set_new(o, "mfu", json_real(t->mfu));
         json_object_set_new(o, "tokens_per_s", json_real(t->tokens_per_s));
         json_object_set_new(o, "step_time_s", json_real(t->step_s));
-        json_object_set_new(o, "layout", report_layout_json(&sh->best.layout));
+        json_object_set_new(o, "layout", tp_json_layout(&sh->best.layout));
     }
     return o;
 }

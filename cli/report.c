@@ -129,36 +129,6 @@ void report_memory_stage(const struct run *r, const struct tp_memory *mem, bool 
         printf("  host RAM for the offload: %.1f GB per node\n", mem->host_bytes_per_node / 1e9);
 }
 
-json_t *report_memory_json(const struct tp_memory *m)
-{
-    return json_pack("{s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f,"
-                     " s:b, s:f, s:f}",
-                     "stage", (json_int_t)m->stage, "first_layer", (json_int_t)m->first_layer,
-                     "layers", (json_int_t)m->n_layers, "params_per_gpu", m->params,
-                     "weights_bytes", m->weights_bytes, "grads_bytes", m->grads_bytes,
-                     "optimizer_bytes", m->optimizer_bytes, "gather_bytes", m->gather_bytes,
-                     "activations_bytes", m->activations_bytes, "logits_bytes", m->logits_bytes,
-                     "comm_bytes", m->comm_bytes, "overhead_bytes", m->overhead_bytes,
-                     "total_bytes", m->total_bytes, "capacity_bytes", m->capacity_bytes,
-                     "headroom_bytes", m->headroom_bytes, "fits", (int)m->fits,
-                     "micro_batches_in_flight", m->in_flight,
-                     "host_bytes_per_node", m->host_bytes_per_node);
-}
-
-json_t *report_layout_json(const struct tp_layout *l)
-{
-    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:I, s:s,"
-                     " s:I, s:s, s:s}",
-                     "dp", (json_int_t)l->dp, "tp", (json_int_t)l->tp, "pp", (json_int_t)l->pp,
-                     "vpp", (json_int_t)l->vpp, "pp_first", (json_int_t)l->pp_first, "pp_last",
-                     (json_int_t)l->pp_last, "ep", (json_int_t)l->ep, "etp", (json_int_t)l->etp,
-                     "cp", (json_int_t)l->cp, "sp", (int)l->sp, "zero", (json_int_t)l->zero,
-                     "shard_group", (json_int_t)l->shard_group, "mbs", (json_int_t)l->mbs,
-                     "gas", (json_int_t)l->gas, "recompute", recompute_names[l->recompute],
-                     "recompute_layers", (json_int_t)l->recompute_layers,
-                     "offload", offload_names[l->offload], "schedule", schedule_names[l->schedule]);
-}
-
 void report_csv_cell(const char *s)
 {
     csv_fwrite(stdout, s, strlen(s)); /* always quoted, quotes doubled (RFC 4180) */

@@ -174,7 +174,7 @@ static enum tp_status read_gpus(json_t *obj, struct tp_calib *c, struct tp_error
                                TP_CALIB_MAX_GPUS);
             e = &c->gpus[c->n_gpus++];
             memset(e, 0, sizeof *e);
-            snprintf(e->key, sizeof e->key, "%s", g->key);
+            tp_snprintf(e->key, sizeof e->key, "%s", g->key);
         }
         const char *name;
         json_t *v;
@@ -187,7 +187,7 @@ static enum tp_status read_gpus(json_t *obj, struct tp_calib *c, struct tp_error
                                "calibration: gpus.%s.%s is not a parameter (known: mamf_bf16, "
                                "mamf_fp8, attn_eff, mem_eff)", key, name);
             char where[96];
-            snprintf(where, sizeof where, "gpus.%s.%s", key, name);
+            tp_snprintf(where, sizeof where, "gpus.%s.%s", key, name);
             double x;
             TRY(number(v, where, 0, 1.5, false, &x, err));
             *(double *)(void *)((char *)e + GPU_FIELDS[i].offset) = x;
@@ -205,7 +205,7 @@ static enum tp_status count(json_t *obj, const char *key, const char *where, dou
     if (!v)
         return TP_OK;
     char at[96];
-    snprintf(at, sizeof at, "%s.%s", where, key);
+    tp_snprintf(at, sizeof at, "%s.%s", where, key);
     return number(v, at, 0, hi, false, out, err);
 }
 
@@ -237,7 +237,7 @@ static enum tp_status read_domain(json_t *fit, struct tp_calib_domain *d, struct
                            TP_CALIB_MAX_GPUS);
         if (!json_is_object(e))
             return tp_fail(err, TP_EINVAL, "calibration: fit.gpus.%s must be an object", key);
-        snprintf(d->gpu[d->n_gpus].key, sizeof d->gpu[0].key, "%s", key);
+        tp_snprintf(d->gpu[d->n_gpus].key, sizeof d->gpu[0].key, "%s", key);
         TRY(count(e, "rows", "fit.gpus", 1e9, &x, err));
         d->gpu[d->n_gpus].rows = (uint32_t)x;
         TRY(count(e, "max_gpus", "fit.gpus", 1e9, &x, err));
@@ -321,7 +321,7 @@ enum tp_status tp_calib_from_file(const char *path, struct tp_calib *c, struct t
     json_decref(doc);
     if (st != TP_OK) {
         char msg[sizeof err->msg];
-        snprintf(msg, sizeof msg, "%s", err->msg);
+        tp_snprintf(msg, sizeof msg, "%s", err->msg);
         return tp_fail(err, st, "%s: %s", path, msg);
     }
     return TP_OK;
@@ -368,7 +368,7 @@ size_t tp_calib_to_json(const struct tp_calib *c, char *buf, size_t len)
     json_decref(doc);
     size_t need = text ? strlen(text) + 2 : 1;
     if (buf && len > 0)
-        snprintf(buf, len, "%s\n", text ? text : "");
+        tp_snprintf(buf, len, "%s\n", text ? text : "");
     free(text);
     return need;
 }
@@ -387,11 +387,11 @@ unsigned tp_calib_domain_check(const struct tp_calib *c, const struct tp_model *
 #define SAY(...)                                                                                \
     do {                                                                                        \
         if (at < len) {                                                                         \
-            int k = snprintf(why + at, len - at, "%s", at ? "; " : "");                         \
+            int k = tp_snprintf(why + at, len - at, "%s", at ? "; " : "");                         \
             at += k > 0 ? (size_t)k : 0;                                                        \
         }                                                                                       \
         if (at < len) {                                                                         \
-            int k = snprintf(why + at, len - at, __VA_ARGS__);                                  \
+            int k = tp_snprintf(why + at, len - at, __VA_ARGS__);                                  \
             at += k > 0 ? (size_t)k : 0;                                                        \
         }                                                                                       \
     } while (0)

@@ -31,11 +31,11 @@ bool tp_ck_problem(struct tp_ckpt *c, enum tp_ckpt_kind kind, const char *file,
     struct tp_ckpt_problem *p = &c->problems[c->n_problems++];
     memset(p, 0, sizeof *p);
     p->kind = kind;
-    snprintf(p->file, sizeof p->file, "%s", file ? file : "");
-    snprintf(p->tensor, sizeof p->tensor, "%s", tensor ? tensor : "");
+    tp_snprintf(p->file, sizeof p->file, "%s", file ? file : "");
+    tp_snprintf(p->tensor, sizeof p->tensor, "%s", tensor ? tensor : "");
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(p->detail, sizeof p->detail, fmt, ap);
+    tp_vsnprintf(p->detail, sizeof p->detail, fmt, ap);
     va_end(ap);
     /* names come from the files: a newline in one must not split the problem's line */
     char *fields[3] = {p->file, p->tensor, p->detail};
@@ -56,7 +56,7 @@ static struct tp_ckpt_file *add_file(struct tp_ckpt *c, const char *path)
     }
     struct tp_ckpt_file *f = &c->files[c->n_files++];
     memset(f, 0, sizeof *f);
-    snprintf(f->path, sizeof f->path, "%s", path);
+    tp_snprintf(f->path, sizeof f->path, "%s", path);
     return f;
 }
 
@@ -89,7 +89,7 @@ static void dtype_list(const struct tp_st_header *h, char *buf, size_t len)
     for (unsigned d = 0; d < TP_ST_DTYPE_COUNT; d++)
         if (seen[d]) {
             size_t n = strlen(buf);
-            snprintf(buf + n, len - n, "%s%s", n ? "," : "", tp_st_dtype_name((enum tp_st_dtype)d));
+            tp_snprintf(buf + n, len - n, "%s%s", n ? "," : "", tp_st_dtype_name((enum tp_st_dtype)d));
         }
 }
 
@@ -259,7 +259,7 @@ static bool regular(const char *dir, const char *name)
 {
     char path[1024];
     struct stat st;
-    int k = snprintf(path, sizeof path, "%s/%s", dir, name);
+    int k = tp_snprintf(path, sizeof path, "%s/%s", dir, name);
     return k > 0 && (size_t)k < sizeof path && stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
@@ -278,7 +278,7 @@ static enum tp_status list_dir(const char *dir, char ***names, size_t *n, char *
     while (st == TP_OK && (e = readdir(d)) != NULL) {
         if (name_ends(e->d_name, ".safetensors.index.json") && regular(dir, e->d_name)) {
             if (!index[0] || strcmp(e->d_name, index) < 0)
-                snprintf(index, index_len, "%s", e->d_name);
+                tp_snprintf(index, index_len, "%s", e->d_name);
             continue;
         }
         if (!name_ends(e->d_name, ".safetensors") || !regular(dir, e->d_name))
@@ -308,7 +308,7 @@ static void free_names(char **names, size_t n)
 static enum tp_status join(char *buf, size_t len, const char *dir, const char *name,
                            struct tp_error *err)
 {
-    int k = snprintf(buf, len, "%s%s%s", dir, name_ends(dir, "/") ? "" : "/", name);
+    int k = tp_snprintf(buf, len, "%s%s%s", dir, name_ends(dir, "/") ? "" : "/", name);
     if (k < 0 || (size_t)k >= len)
         return tp_fail(err, TP_EINVAL, "%s/%s: path too long", dir, name);
     return TP_OK;
@@ -339,11 +339,11 @@ static void dir_of(const char *path, char *buf, size_t len)
 {
     const char *s = strrchr(path, '/');
     if (!s)
-        snprintf(buf, len, ".");
+        tp_snprintf(buf, len, ".");
     else if (s == path)
-        snprintf(buf, len, "/");
+        tp_snprintf(buf, len, "/");
     else
-        snprintf(buf, len, "%.*s", (int)(s - path), path);
+        tp_snprintf(buf, len, "%.*s", (int)(s - path), path);
 }
 
 /* An index given as the path: read the shards it names (each once), then check it. */
@@ -381,7 +381,7 @@ enum tp_status tp_ckpt_inspect(const char *path, const struct tp_model *m,
     struct tp_ckpt *c = calloc(1, sizeof *c);
     if (!c)
         return tp_fail(err, TP_ENOMEM, "out of memory");
-    snprintf(c->path, sizeof c->path, "%s", path);
+    tp_snprintf(c->path, sizeof c->path, "%s", path);
     enum tp_status s;
     if (S_ISDIR(st.st_mode)) {
         s = read_dir(c, path, err);

@@ -100,13 +100,13 @@ static bool want_block(struct wants *w, const struct tp_model *m, uint32_t layer
         bool stacked = t[i].comp == TP_COMP_EXPERTS &&
                        strncmp(t[i].name, experts, sizeof experts - 1) == 0;
         if (!stacked) {
-            snprintf(name, sizeof name, "model.layers.%u.%s", layer, t[i].name);
+            tp_snprintf(name, sizeof name, "model.layers.%u.%s", layer, t[i].name);
             if (!want_add(w, name, &t[i]))
                 return false;
             continue;
         }
         for (uint32_t e = 0; e < t[i].count; e++) {
-            snprintf(name, sizeof name, "model.layers.%u.mlp.experts.%u.%s", layer, e,
+            tp_snprintf(name, sizeof name, "model.layers.%u.mlp.experts.%u.%s", layer, e,
                      t[i].name + sizeof experts - 1);
             if (!want_add(w, name, &t[i]))
                 return false;
@@ -124,7 +124,7 @@ static bool want_model(struct wants *w, const struct tp_model *m)
     size_t n = tp_outer_tensors(m, t);
     char name[256];
     for (size_t i = 0; i < n; i++) {
-        snprintf(name, sizeof name, "%s%s", t[i].comp == TP_COMP_HEAD ? "" : "model.", t[i].name);
+        tp_snprintf(name, sizeof name, "%s%s", t[i].comp == TP_COMP_HEAD ? "" : "model.", t[i].name);
         if (!want_add(w, name, &t[i]))
             return false;
     }
@@ -138,12 +138,12 @@ static int want_cmp(const void *a, const void *b)
 
 static void shape_text(char *buf, size_t len, uint32_t ndim, const uint64_t *shape)
 {
-    size_t k = (size_t)snprintf(buf, len, "[");
+    size_t k = (size_t)tp_snprintf(buf, len, "[");
     for (uint32_t d = 0; d < ndim && k < len; d++)
-        k += (size_t)snprintf(buf + k, len - k, "%s%llu", d ? ", " : "",
+        k += (size_t)tp_snprintf(buf + k, len - k, "%s%llu", d ? ", " : "",
                               (unsigned long long)shape[d]);
     if (k < len)
-        snprintf(buf + k, len - k, "]");
+        tp_snprintf(buf + k, len - k, "]");
 }
 
 static bool shape_equal(const struct want *w, const struct tp_ckpt_tensor *t)

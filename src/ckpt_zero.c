@@ -154,7 +154,7 @@ static enum tp_status list_rank_files(struct tp_ckpt *c, struct tp_ckpt_zero *z,
         struct tp_zero_file f;
         if (!parse_rank_name(e->d_name, &f))
             continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        tp_snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         struct stat sb;
         if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
             continue;
@@ -192,7 +192,7 @@ static int by_step(const void *a, const void *b)
 static void find_tags(struct tp_ckpt_zero *z, const char *dir)
 {
     char path[1024];
-    snprintf(path, sizeof path, "%s/latest", dir);
+    tp_snprintf(path, sizeof path, "%s/latest", dir);
     struct stat sb;
     FILE *f = stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? fopen(path, "rb") : NULL;
     if (f) {
@@ -216,7 +216,7 @@ static void find_tags(struct tp_ckpt_zero *z, const char *dir)
         closedir(d);
     qsort(all, n, 64, by_step);
     for (size_t i = 0; i < n && i < 8; i++)
-        snprintf(z->tags[i], 64, "%s", all[n > 8 ? n - 8 + i : i]);
+        tp_snprintf(z->tags[i], 64, "%s", all[n > 8 ? n - 8 + i : i]);
     z->present = z->present || z->n_tags > 0;
 }
 
@@ -246,20 +246,20 @@ static bool check_ranks(struct tp_ckpt *c, const struct tp_ckpt_zero *z, uint32_
     bool ok = true;
     for (uint32_t mp = 0; ok && mp < z->mp_ranks; mp++) {
         if (z->stage_hint < 3 && !rank_file(z, false, 0, mp, false)) {
-            snprintf(name, sizeof name, "%s/mp_rank_%02u_model_states.pt", z->tag_dir, mp);
+            tp_snprintf(name, sizeof name, "%s/mp_rank_%02u_model_states.pt", z->tag_dir, mp);
             ok = tp_ck_problem(c, TP_CK_MISSING_RANK, name, "", "model-parallel rank %u's module "
                                "file is not there", mp);
         }
         for (uint32_t dp = 0; ok && any_optim && dp < dp_want; dp++) {
             if (!rank_file(z, true, dp, mp, true)) {
-                snprintf(name, sizeof name, "%s/%szero_pp_rank_%u_mp_rank_%02u_optim_states.pt",
+                tp_snprintf(name, sizeof name, "%s/%szero_pp_rank_%u_mp_rank_%02u_optim_states.pt",
                          z->tag_dir, prefix, dp, mp);
                 ok = tp_ck_problem(c, TP_CK_MISSING_RANK, name, "", "rank %u of %u: its optimizer "
                                    "partition is not there (zero_to_fp32 refuses the folder)",
                                    dp, dp_want);
             }
             if (ok && z->stage_hint == 3 && !rank_file(z, false, dp, mp, true)) {
-                snprintf(name, sizeof name, "%s/zero_pp_rank_%u_mp_rank_%02u_model_states.pt",
+                tp_snprintf(name, sizeof name, "%s/zero_pp_rank_%u_mp_rank_%02u_model_states.pt",
                          z->tag_dir, dp, mp);
                 ok = tp_ck_problem(c, TP_CK_MISSING_RANK, name, "", "rank %u of %u: its module "
                                    "file is not there", dp, dp_want);
@@ -288,7 +288,7 @@ static bool check_sizes(struct tp_ckpt *c, struct tp_ckpt_zero *z, const struct 
         f->planned_bytes = f->optim ? p.optim_file_bytes : p.model_file_bytes;
         if (f->bytes > 0 && (double)f->bytes < 0.5 * f->planned_bytes) {
             char path[1200];
-            snprintf(path, sizeof path, "%s/%s", z->tag_dir, f->name);
+            tp_snprintf(path, sizeof path, "%s/%s", z->tag_dir, f->name);
             ok = tp_ck_problem(c, TP_CK_SMALL_RANK, path, "",
                                "%llu bytes; the plan gives %.0f (%s, %u ranks): cut short?",
                                (unsigned long long)f->bytes, f->planned_bytes,
@@ -327,11 +327,11 @@ enum tp_status tp_ck_zero_scan(struct tp_ckpt *c, const char *dir, const struct 
     const char *tag = z->latest[0] ? z->latest : z->n_tags ? z->tags[last] : "";
     /* a tag is a folder name here, never a path elsewhere */
     bool plain = !strchr(tag, '/') && strcmp(tag, "..") != 0 && strcmp(tag, ".") != 0;
-    snprintf(z->tag_dir, sizeof z->tag_dir, "%s%s%s", dir, tag[0] ? "/" : "", tag);
+    tp_snprintf(z->tag_dir, sizeof z->tag_dir, "%s%s%s", dir, tag[0] ? "/" : "", tag);
     struct stat sb;
     if (z->latest[0] && (!plain || stat(z->tag_dir, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
         char path[1024];
-        snprintf(path, sizeof path, "%s/latest", dir);
+        tp_snprintf(path, sizeof path, "%s/latest", dir);
         if (!tp_ck_problem(c, TP_CK_MISSING_TAG, path, "", "names \"%s\", which is not a folder "
                            "here", z->latest))
             return tp_fail(err, TP_ENOMEM, "out of memory");

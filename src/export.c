@@ -69,7 +69,7 @@ void tp_sbuf_printf(struct tp_sbuf *b, const char *fmt, ...)
     char line[1024];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
+    int n = tp_vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     if (n < 0 || (size_t)n >= sizeof line) {
         b->failed = true; /* the exporters' lines are short: a longer one is a bug */
@@ -89,7 +89,7 @@ void tp_export_note(struct tp_export *x, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(x->notes + used, sizeof x->notes - used, fmt, ap);
+    tp_vsnprintf(x->notes + used, sizeof x->notes - used, fmt, ap);
     va_end(ap);
 }
 
@@ -103,7 +103,7 @@ enum tp_status tp_export_add(struct tp_export *x, const char *name, char *text,
         return tp_fail(err, TP_EINVAL, "internal: too many export files");
     }
     struct tp_export_file *f = &x->files[x->n_files++];
-    snprintf(f->name, sizeof f->name, "%s", name);
+    tp_snprintf(f->name, sizeof f->name, "%s", name);
     f->text = text;
     return TP_OK;
 }
@@ -134,7 +134,7 @@ void tp_export_base_model(const struct tp_model *m, char *buf, size_t len)
         size_t n = strcspn(hub, "/");
         const char *sep = strstr(hub, "--");
         if (sep && (size_t)(sep - hub) < n) {
-            snprintf(buf, len, "%.*s/%.*s", (int)(sep - hub), hub, (int)(n - (size_t)(sep - hub) - 2),
+            tp_snprintf(buf, len, "%.*s/%.*s", (int)(sep - hub), hub, (int)(n - (size_t)(sep - hub) - 2),
                      sep + 2);
             return;
         }
@@ -142,7 +142,7 @@ void tp_export_base_model(const struct tp_model *m, char *buf, size_t len)
     /* a preset's source starts with the Hugging Face id: "meta-llama/Llama-3.1-8B config.json" */
     size_t word = strcspn(src, " ");
     if (strncmp(src + word, " config.json", 12) == 0 && memchr(src, '/', word)) {
-        snprintf(buf, len, "%.*s", (int)word, src);
+        tp_snprintf(buf, len, "%.*s", (int)word, src);
         return;
     }
     /* a config.json path: its directory (Axolotl loads a local directory too) */
@@ -151,13 +151,13 @@ void tp_export_base_model(const struct tp_model *m, char *buf, size_t len)
         n -= 12;
     else if (n > 0 && src[n - 1] == '/')
         n--;
-    snprintf(buf, len, "%.*s", (int)n, n ? src : m->name);
+    tp_snprintf(buf, len, "%.*s", (int)n, n ? src : m->name);
 }
 
 void tp_export_summary(const struct tp_export_plan *p, char *buf, size_t len)
 {
     const struct tp_layout *l = p->l;
-    snprintf(buf, len,
+    tp_snprintf(buf, len,
              "trainplan %s: %s on %u x %s (%u node%s x %u); dp %u tp %u pp %u vpp %u cp %u ep %u, "
              "ZeRO-%u, mbs %u x gas %u = global batch %llu, seq %llu",
              TP_VERSION, p->m->name, p->c->n_gpus, p->c->gpu.key, p->nodes,

@@ -35,7 +35,7 @@ static bool needs_quotes(const char *s)
         if (tp_streq_ci(s, words[i]))
             return true;
     char *end;
-    (void)strtod(s, &end);
+    (void)tp_strtod(s, &end);
     return *end == '\0' || strchr("-+.0123456789", s[0]) != NULL;
 }
 
@@ -79,10 +79,10 @@ static int emit_node(yaml_emitter_t *e, json_t *v)
     case JSON_STRING:
         return emit_scalar(e, json_string_value(v), needs_quotes(json_string_value(v)));
     case JSON_INTEGER:
-        snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
+        tp_snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
         return emit_scalar(e, num, false);
     case JSON_REAL:
-        snprintf(num, sizeof num, "%.17g", json_real_value(v));
+        tp_snprintf(num, sizeof num, "%.17g", json_real_value(v));
         if (!strpbrk(num, ".eEn")) /* keep it a float: 1 -> 1.0 */
             strcat(num, ".0");
         return emit_scalar(e, num, false);
@@ -273,7 +273,7 @@ enum tp_status tp_export_axolotl(const struct tp_export_plan *p, struct tp_error
         return tp_fail(err, TP_EUNSUPPORTED, "the Axolotl export writes bf16, fp16 or fp32");
     char base[256];
     if (p->o->base_model)
-        snprintf(base, sizeof base, "%s", p->o->base_model);
+        tp_snprintf(base, sizeof base, "%s", p->o->base_model);
     else
         tp_export_base_model(p->m, base, sizeof base);
     json_t *d = json_object();

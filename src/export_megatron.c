@@ -32,7 +32,7 @@ static void arg(struct args *a, const char *flag, const char *fmt, ...)
     a->flag[a->n] = flag;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(a->value[a->n], sizeof a->value[a->n], fmt, ap);
+    tp_vsnprintf(a->value[a->n], sizeof a->value[a->n], fmt, ap);
     va_end(ap);
     a->n++;
 }
@@ -51,17 +51,17 @@ static void sw(struct args *a, const char *flag)
 static void moe_pattern(const struct tp_model *m, char *buf, size_t len)
 {
     size_t o = 0;
-    o += (size_t)snprintf(buf, len, "(");
+    o += (size_t)tp_snprintf(buf, len, "(");
     for (uint32_t i = 0; i < m->n_layers && o < len;) {
         uint32_t k = i;
         while (k < m->n_layers && m->layer_moe[k] == m->layer_moe[i])
             k++;
-        o += (size_t)snprintf(buf + o, len - o, "%s[%u]*%u", i ? "+" : "", m->layer_moe[i] ? 1 : 0,
+        o += (size_t)tp_snprintf(buf + o, len - o, "%s[%u]*%u", i ? "+" : "", m->layer_moe[i] ? 1 : 0,
                               k - i);
         i = k;
     }
     if (o < len)
-        snprintf(buf + o, len - o, ")");
+        tp_snprintf(buf + o, len - o, ")");
 }
 
 static bool all_moe(const struct tp_model *m)

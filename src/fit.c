@@ -188,7 +188,7 @@ static struct tp_calib_gpu *calib_entry(struct tp_calib *c, const char *key)
         return e;
     e = &c->gpus[c->n_gpus++];
     memset(e, 0, sizeof *e);
-    snprintf(e->key, sizeof e->key, "%s", key);
+    tp_snprintf(e->key, sizeof e->key, "%s", key);
     return e;
 }
 
@@ -396,7 +396,7 @@ static void join_domain(struct tp_calib_domain *d, const struct tp_run *const *r
             if (d->n_gpus >= TP_CALIB_MAX_GPUS)
                 continue;
             memset(&d->gpu[g], 0, sizeof d->gpu[g]);
-            snprintf(d->gpu[g].key, sizeof d->gpu[g].key, "%s", r->cluster.gpu.key);
+            tp_snprintf(d->gpu[g].key, sizeof d->gpu[g].key, "%s", r->cluster.gpu.key);
             d->n_gpus++;
         }
         d->gpu[g].rows++;
@@ -449,7 +449,7 @@ enum tp_status tp_calib_fit(const struct tp_run *const *runs, const double *meas
         if (s == p.n_gpu && p.n_gpu < TP_CALIB_MAX_GPUS) {
             struct gpu_slot *e = &p.gpu[p.n_gpu++];
             memset(e, 0, sizeof *e);
-            snprintf(e->key, sizeof e->key, "%s", g->key);
+            tp_snprintf(e->key, sizeof e->key, "%s", g->key);
             const struct tp_calib_gpu *b = tp_calib_gpu_find(base, g->key);
             e->mamf = b && b->mamf_bf16 > 0 ? b->mamf_bf16
                       : g->mamf_bf16 > 0    ? g->mamf_bf16
@@ -484,7 +484,7 @@ enum tp_status tp_calib_fit(const struct tp_run *const *runs, const double *meas
         }
         *field(&p.cal, GLOBALS[k].off) = v;
         struct tp_fit_param *fp = &res->params[res->n_params++];
-        snprintf(fp->name, sizeof fp->name, "%s", GLOBALS[k].name);
+        tp_snprintf(fp->name, sizeof fp->name, "%s", GLOBALS[k].name);
         fp->before = v;
         fp->identified = moved > 1e-7;
         if (fp->identified)
@@ -519,7 +519,7 @@ enum tp_status tp_calib_fit(const struct tp_run *const *runs, const double *meas
         e->mamf_bf16 = round3(e->mamf_bf16);
         e->mamf_fp8 = round3(e->mamf_fp8);
         struct tp_fit_param *fp = &res->params[res->n_params++];
-        snprintf(fp->name, sizeof fp->name, "gpus.%s.mamf_bf16", p.gpu[g].key);
+        tp_snprintf(fp->name, sizeof fp->name, "gpus.%s.mamf_bf16", p.gpu[g].key);
         fp->before = p.gpu[g].mamf;
         fp->after = e->mamf_bf16;
         fp->identified = true;

@@ -336,7 +336,7 @@ static void close_keys(const char *name, char *out, size_t len)
     }
     size_t used = 0;
     for (size_t j = 0; j < 5 && best[j] <= limit; j++) {
-        int w = snprintf(out + used, len - used, "%s%s", j ? ", " : "", GPUS[idx[j]].key);
+        int w = tp_snprintf(out + used, len - used, "%s%s", j ? ", " : "", GPUS[idx[j]].key);
         if (w < 0 || (size_t)w >= len - used)
             break;
         used += (size_t)w;

@@ -66,18 +66,18 @@ static enum tp_status get_u32(const struct cfg *c, const char *key, bool require
     } else if (json_is_real(v) && (r < 0 || r > UINT32_MAX) && r == floor(r)) {
         /* range-checked as a double: converting 1.5e38 to an integer first is undefined */
         char what[96];
-        snprintf(what, sizeof what, "is %g, out of range", r);
+        tp_snprintf(what, sizeof what, "is %g, out of range", r);
         return field_error(c, key, what);
     } else if (json_is_real(v) && r == floor(r)) {
         i = (json_int_t)r; /* 4096.0 is written by some exporters */
     } else {
         char what[96];
-        snprintf(what, sizeof what, "must be an integer (found %s)", type_name(v));
+        tp_snprintf(what, sizeof what, "must be an integer (found %s)", type_name(v));
         return field_error(c, key, what);
     }
     if (i < 0 || i > (json_int_t)UINT32_MAX) {
         char what[96];
-        snprintf(what, sizeof what, "is %lld, out of range", (long long)i);
+        tp_snprintf(what, sizeof what, "is %lld, out of range", (long long)i);
         return field_error(c, key, what);
     }
     *out = (uint32_t)i;
@@ -93,7 +93,7 @@ static enum tp_status get_bool(const struct cfg *c, const char *key, bool dflt, 
     }
     if (!json_is_boolean(v)) {
         char what[96];
-        snprintf(what, sizeof what, "must be true or false (found %s)", type_name(v));
+        tp_snprintf(what, sizeof what, "must be true or false (found %s)", type_name(v));
         return field_error(c, key, what);
     }
     *out = json_is_true(v);
@@ -161,7 +161,7 @@ static enum tp_status read_layer_types(const struct cfg *c, struct tp_model *m, 
         return field_error(c, "layer_types", "must be an array of strings");
     if (json_array_size(a) != m->n_layers) {
         char what[128];
-        snprintf(what, sizeof what, "has %zu entries but num_hidden_layers is %u",
+        tp_snprintf(what, sizeof what, "has %zu entries but num_hidden_layers is %u",
                  json_array_size(a), m->n_layers);
         return field_error(c, "layer_types", what);
     }
@@ -200,7 +200,7 @@ static enum tp_status read_index_list(const struct cfg *c, const char *key, uint
         if (!json_is_integer(v) || json_integer_value(v) < 0 ||
             json_integer_value(v) >= (json_int_t)n_layers) {
             char what[128];
-            snprintf(what, sizeof what, "entry %zu must be a layer index in 0..%u", i,
+            tp_snprintf(what, sizeof what, "entry %zu must be a layer index in 0..%u", i,
                      n_layers - 1);
             return field_error(c, key, what);
         }
@@ -570,7 +570,7 @@ static enum tp_status read_family(const struct cfg *c, const char *type, struct 
 /* tp_model_finalize with the file name in front of its message. */
 static enum tp_status finalize_in(const char *label, struct tp_model *m, struct tp_error *err)
 {
-    struct tp_error inner = {{0}};
+    struct tp_error inner = {{0}, {0}};
     enum tp_status st = tp_model_finalize(m, &inner);
     if (st != TP_OK)
         tp_fail(err, st, "%s: %s", label, inner.msg);
@@ -600,9 +600,9 @@ static enum tp_status from_root(const json_t *root, const char *label, struct tp
     }
 
     tp_model_init(m);
-    snprintf(m->family, sizeof m->family, "%s", type);
-    snprintf(m->name, sizeof m->name, "%s", type);
-    snprintf(m->source, sizeof m->source, "%s", label);
+    tp_snprintf(m->family, sizeof m->family, "%s", type);
+    tp_snprintf(m->name, sizeof m->name, "%s", type);
+    tp_snprintf(m->source, sizeof m->source, "%s", label);
     bool explicit_attn = false, explicit_moe = false;
     TRY(read_family(&c, type, m, &explicit_attn, &explicit_moe));
 
@@ -644,13 +644,13 @@ enum tp_status tp_model_from_hf_config(const char *path, struct tp_model *m, str
     if (stat(path, &sb) != 0)
         return tp_fail(err, TP_ENOTFOUND, "%s: %s", path, strerror(errno));
     if (S_ISDIR(sb.st_mode)) {
-        int n = snprintf(file, sizeof file, "%s/config.json", path);
+        int n = tp_snprintf(file, sizeof file, "%s/config.json", path);
         if (n < 0 || (size_t)n >= sizeof file)
             return tp_fail(err, TP_EINVAL, "%s: path too long", path);
         if (stat(file, &sb) != 0)
             return tp_fail(err, TP_ENOTFOUND, "%s: directory has no config.json", path);
     } else {
-        snprintf(file, sizeof file, "%s", path);
+        tp_snprintf(file, sizeof file, "%s", path);
     }
     if (!S_ISREG(sb.st_mode))
         return tp_fail(err, TP_EIO, "%s: not a regular file", file);

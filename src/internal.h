@@ -6,6 +6,8 @@
 
 #include "trainplan.h"
 
+#include <stdarg.h>
+
 #if defined(__GNUC__) || defined(__clang__)
 #define TP_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
@@ -18,6 +20,14 @@ double tp_optimizer_state_bytes(const struct tp_model *m, enum tp_optimizer o);
 
 /* Writes a formatted one-line message into err (if not NULL) and returns st. */
 enum tp_status tp_fail(struct tp_error *err, enum tp_status st, const char *fmt, ...) TP_PRINTF(3, 4);
+/* Locale-independent number conversions (numfmt.c): strtod, snprintf and vsnprintf in the C
+   locale whatever the calling thread's LC_NUMERIC is.  The library uses nothing else. */
+double tp_strtod(const char *s, char **end);
+int tp_snprintf(char *buf, size_t len, const char *fmt, ...) TP_PRINTF(3, 4);
+int tp_vsnprintf(char *buf, size_t len, const char *fmt, va_list ap) TP_PRINTF(3, 0);
+/* tp_fail naming the input field the error is about (struct tp_error.field). */
+enum tp_status tp_fail_field(struct tp_error *err, enum tp_status st, const char *field,
+                             const char *fmt, ...) TP_PRINTF(4, 5);
 
 /* Returns from the calling function when `expr` (an enum tp_status) is not TP_OK. */
 #define TRY(expr)                                                                                 \

@@ -8,7 +8,6 @@
  */
 #include "internal.h"
 
-#include <stdio.h>
 #include <string.h>
 
 void tp_job_init(struct tp_job *j)
@@ -51,7 +50,7 @@ static void divisors(uint32_t n, uint32_t limit, char *buf, size_t len)
     for (uint32_t d = 1; d <= n && d <= limit; d++) {
         if (n % d)
             continue;
-        int k = snprintf(buf + used, len - used, "%s%u", used ? ", " : "", d);
+        int k = tp_snprintf(buf + used, len - used, "%s%u", used ? ", " : "", d);
         if (k < 0 || (size_t)k >= len - used)
             break;
         used += (size_t)k;

@@ -145,7 +145,7 @@ const char *tp_logs_number(const char *s, bool commas, double *out)
     }
     tmp[o] = '\0';
     char *end;
-    double v = strtod(tmp, &end);
+    double v = tp_strtod(tmp, &end);
     if (end == tmp || *end || !isfinite(v))
         return NULL;
     *out = v;

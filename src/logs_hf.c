@@ -356,7 +356,7 @@ static void trainer_state(struct parser *p, json_t *doc, json_t *hist)
         json_t *v;
         json_object_foreach(e, key, v) {
             if (n < MAX_PAIRS && json_num(v, &ps[n].v)) {
-                snprintf(ps[n].key, sizeof ps[n].key, "%s", key);
+                tp_snprintf(ps[n].key, sizeof ps[n].key, "%s", key);
                 n++;
             }
         }

@@ -83,15 +83,15 @@ static const char *runs_arch(const struct tp_model *m, char *lost, size_t len)
         arch = "llama";
     size_t u = 0;
     if (m->qkv_bias && strcmp(arch, "gpt") != 0 && strcmp(arch, "gpt_oss") != 0)
-        u += (size_t)snprintf(lost + u, len - u, "%sq/k/v biases", u ? ", " : "");
+        u += (size_t)tp_snprintf(lost + u, len - u, "%sq/k/v biases", u ? ", " : "");
     if (m->qk_norm && strcmp(arch, "qwen3_moe") != 0 && u < len)
-        u += (size_t)snprintf(lost + u, len - u, "%sq/k norms", u ? ", " : "");
+        u += (size_t)tp_snprintf(lost + u, len - u, "%sq/k norms", u ? ", " : "");
     if ((m->window || m->chunk) && u < len)
-        u += (size_t)snprintf(lost + u, len - u, "%ssliding/chunked attention", u ? ", " : "");
+        u += (size_t)tp_snprintf(lost + u, len - u, "%ssliding/chunked attention", u ? ", " : "");
     if (m->n_experts && (m->moe_step > 1 || m->layers_explicit) && u < len)
-        u += (size_t)snprintf(lost + u, len - u, "%sinterleaved MoE layout", u ? ", " : "");
+        u += (size_t)tp_snprintf(lost + u, len - u, "%sinterleaved MoE layout", u ? ", " : "");
     if (m->norms_per_block == 4 && u < len)
-        snprintf(lost + u, len - u, "%ssandwich norms", u ? ", " : "");
+        tp_snprintf(lost + u, len - u, "%ssandwich norms", u ? ", " : "");
     return arch;
 }
 
@@ -104,14 +104,14 @@ static const char *zero_key(const struct tp_job *j, const struct tp_layout *l, c
         return "fsdp-grad-op";
     if (j->framework == TP_FW_MEGATRON && l->zero == 1)
         return "megatron-distopt";
-    snprintf(buf, 8, "%u", l->zero);
+    tp_snprintf(buf, 8, "%u", l->zero);
     return buf;
 }
 
 static void fmt_num(char *buf, size_t len, double v)
 {
     if (isfinite(v))
-        snprintf(buf, len, "%.10g", v);
+        tp_snprintf(buf, len, "%.10g", v);
     else
         buf[0] = '\0';
 }
@@ -149,27 +149,27 @@ size_t tp_log_runs_csv(const struct tp_log_row *r, bool header, char *buf, size_
     bool flops = isfinite(st->tflops_per_gpu) || isfinite(st->mfu);
 
     char framework[96], derived[256], notes[1024], zbuf[8];
-    snprintf(framework, sizeof framework, "%s (from a %s log)%s%s", tp_stack_get(j->framework)->key,
+    tp_snprintf(framework, sizeof framework, "%s (from a %s log)%s%s", tp_stack_get(j->framework)->key,
              tp_log_format_name(f),
              j->optimizer == TP_OPT_ADAMW_8BIT ? "; optimizer=adamw-8bit" : "",
              j->fused_loss ? "; fused loss (as Liger)" : "");
-    snprintf(derived, sizeof derived, "tokens_per_s_per_gpu, tokens_per_s_total, samples_per_s, "
+    tp_snprintf(derived, sizeof derived, "tokens_per_s_per_gpu, tokens_per_s_total, samples_per_s, "
              "step_time_s, mem_per_gpu_gib: steady state of the log (trainplan logs); model "
              "shape, GPU and layout from the command line and the log");
-    int nn = snprintf(notes, sizeof notes, "trainplan logs, %s log: %zu steps logged, %zu used "
+    int nn = tp_snprintf(notes, sizeof notes, "trainplan logs, %s log: %zu steps logged, %zu used "
                       "(%s); throughput: %s", tp_log_format_name(f), st->n_steps, st->n_used,
                       st->rule, st->how);
     if (flops && nn > 0 && (size_t)nn < sizeof notes)
-        nn += snprintf(notes + nn, sizeof notes - (size_t)nn, "; TFLOP/s and MFU as the %s log "
+        nn += tp_snprintf(notes + nn, sizeof notes - (size_t)nn, "; TFLOP/s and MFU as the %s log "
                        "counts them", tp_log_format_name(f));
     if (lost[0] && nn > 0 && (size_t)nn < sizeof notes)
-        nn += snprintf(notes + nn, sizeof notes - (size_t)nn, "; the runs format does not "
+        nn += tp_snprintf(notes + nn, sizeof notes - (size_t)nn, "; the runs format does not "
                        "carry the model's %s", lost);
     if (l->tp > 1 && nn > 0 && (size_t)nn < sizeof notes) /* the runs mapper reads it back */
-        nn += snprintf(notes + nn, sizeof notes - (size_t)nn, "; %s",
+        nn += tp_snprintf(notes + nn, sizeof notes - (size_t)nn, "; %s",
                        j->tp_comm_overlap ? "--tp-comm-overlap" : "--no-tp-comm-overlap");
     if (r->note && r->note[0] && nn > 0 && (size_t)nn < sizeof notes)
-        snprintf(notes + nn, sizeof notes - (size_t)nn, "; %s", r->note);
+        tp_snprintf(notes + nn, sizeof notes - (size_t)nn, "; %s", r->note);
 
     char v[N_RUNS_COLUMNS][48];
     const char *cells[N_RUNS_COLUMNS];
@@ -178,7 +178,7 @@ size_t tp_log_runs_csv(const struct tp_log_row *r, bool header, char *buf, size_
         cells[i] = v[i];
     }
 #define SETS(i, s) (cells[i] = (s))
-#define SETU(i, x) snprintf(v[i], sizeof v[i], "%llu", (unsigned long long)(x))
+#define SETU(i, x) tp_snprintf(v[i], sizeof v[i], "%llu", (unsigned long long)(x))
 #define SETD(i, x) fmt_num(v[i], sizeof v[i], (x))
     SETS(0, r->row_id);
     SETS(1, "logs");

@@ -79,7 +79,7 @@ static void derive(struct tp_log_steady *o)
         o->tokens_per_s = tps / o->step_s_mean;
         if (o->gpus)
             o->tokens_per_s_per_gpu = o->tokens_per_s / o->gpus;
-        snprintf(o->how, sizeof o->how, "tokens/s = tokens per step / mean step time");
+        tp_snprintf(o->how, sizeof o->how, "tokens/s = tokens per step / mean step time");
     }
     if (!isfinite(o->tokens_per_s) && isfinite(o->tokens_per_s_per_gpu) && o->gpus)
         o->tokens_per_s = o->tokens_per_s_per_gpu * o->gpus;
@@ -96,7 +96,7 @@ static void derive(struct tp_log_steady *o)
     else if (!isfinite(o->samples_per_s) && isfinite(o->tokens_per_s) && o->seq)
         o->samples_per_s = o->tokens_per_s / (double)o->seq;
     if (!o->how[0])
-        snprintf(o->how, sizeof o->how, "%s", o->step_time_derived
+        tp_snprintf(o->how, sizeof o->how, "%s", o->step_time_derived
                      ? "the logged rates; step time = tokens per step / tokens/s"
                      : "means of the logged figures");
 }
@@ -117,10 +117,10 @@ static enum tp_status from_summary(const struct tp_log_info *info, struct tp_log
     if (isfinite(o->tokens_per_s_per_gpu) && o->gpus)
         o->tokens_per_s = o->tokens_per_s_per_gpu * o->gpus;
     o->n_used = o->n_steps;
-    snprintf(o->rule, sizeof o->rule, "no per-step timing in the log: the Trainer's "
+    tp_snprintf(o->rule, sizeof o->rule, "no per-step timing in the log: the Trainer's "
              "end-of-training summary (train_runtime %.1f s, warm-up included)",
              info->train_runtime_s);
-    snprintf(o->how, sizeof o->how, "the Trainer's summary (whole-run averages)");
+    tp_snprintf(o->how, sizeof o->how, "the Trainer's summary (whole-run averages)");
     derive(o);
     return TP_OK;
 }
@@ -232,11 +232,11 @@ enum tp_status tp_log_steady_state(const struct tp_log_step *steps, size_t n,
     double scale = k == 5 ? 100 : 1;
     char warm[128];
     if (o->warmup_default)
-        snprintf(warm, sizeof warm, "the first 10%% of the logged steps (at least 1; none under 5 "
+        tp_snprintf(warm, sizeof warm, "the first 10%% of the logged steps (at least 1; none under 5 "
                  "steps): %zu skipped", w);
     else
-        snprintf(warm, sizeof warm, "%zu skipped, as asked", w);
-    snprintf(o->rule, sizeof o->rule, "warm-up: %s; outliers: %s more than 3 x max(1.4826 x "
+        tp_snprintf(warm, sizeof warm, "%zu skipped, as asked", w);
+    tp_snprintf(o->rule, sizeof o->rule, "warm-up: %s; outliers: %s more than 3 x max(1.4826 x "
              "MAD, 1%% of the median) = %.4g%s from the median %.4g%s: %zu dropped", warm,
              o->basis, o->basis_threshold * scale, unit, med * scale, unit, o->n_outliers);
     derive(o);

@@ -7,13 +7,12 @@
  */
 #include "internal.h"
 
-#include <stdio.h>
 #include <string.h>
 
 void tp_model_init(struct tp_model *m)
 {
     memset(m, 0, sizeof *m);
-    snprintf(m->family, sizeof m->family, "custom");
+    tp_snprintf(m->family, sizeof m->family, "custom");
     m->mlp = TP_MLP_GLU;
     m->norm = TP_NORM_RMS;
     m->pos = TP_POS_ROPE;
@@ -217,7 +216,7 @@ static void note(char *notes, size_t len, const char *text)
     size_t used = strlen(notes);
     if (used + 3 >= len)
         return;
-    snprintf(notes + used, len - used, "%s%s", used ? "; " : "", text);
+    tp_snprintf(notes + used, len - used, "%s%s", used ? "; " : "", text);
 }
 
 /* Values from the CLI are int64; anything above UINT32_MAX is absurd for every field and is
@@ -351,8 +350,8 @@ enum tp_status tp_model_apply_shape(struct tp_model *m, const struct tp_shape *s
         return st;
 
     if (scratch) {
-        snprintf(m->name, sizeof m->name, "custom %uL-%uH-%uD", m->n_layers, m->n_heads, m->hidden);
-        snprintf(m->source, sizeof m->source, "shape flags");
+        tp_snprintf(m->name, sizeof m->name, "custom %uL-%uH-%uD", m->n_layers, m->n_heads, m->hidden);
+        tp_snprintf(m->source, sizeof m->source, "shape flags");
     }
     if (m->ffn == 0 && (m->n_experts == 0 || m->moe_first_dense > 0 || m->moe_step > 1)) {
         m->ffn = default_ffn(m);

@@ -196,7 +196,7 @@ static void close_names(const char *name, char *out, size_t len)
     }
     size_t used = 0;
     for (size_t j = 0; j < 5 && best[j] <= 6; j++) {
-        int n = snprintf(out + used, len - used, "%s%s", j ? ", " : "", PRESETS[idx[j]].info.key);
+        int n = tp_snprintf(out + used, len - used, "%s%s", j ? ", " : "", PRESETS[idx[j]].info.key);
         if (n < 0 || (size_t)n >= len - used)
             break;
         used += (size_t)n;
@@ -209,8 +209,8 @@ enum tp_status tp_model_from_preset(const char *name, struct tp_model *m, struct
         if (!matches(&PRESETS[i].info, name))
             continue;
         *m = PRESETS[i].m;
-        snprintf(m->name, sizeof m->name, "%s", PRESETS[i].info.label);
-        snprintf(m->source, sizeof m->source, "%s", PRESETS[i].info.source);
+        tp_snprintf(m->name, sizeof m->name, "%s", PRESETS[i].info.label);
+        tp_snprintf(m->source, sizeof m->source, "%s", PRESETS[i].info.source);
         if (m->norms_per_block == 0)
             m->norms_per_block = 2;
         if (m->moe_step == 0)

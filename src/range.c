@@ -12,7 +12,6 @@
 #include "internal.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 /* measured / predicted, 10th and 90th percentiles, and the held-out runs behind them
@@ -62,7 +61,7 @@ void tp_time_range(const struct tp_model *m, const struct tp_cluster *c, const s
     const struct tp_stack *s = tp_stack_get(j->framework);
     /* the Hugging Face class: its modules op by op, or an expert loop (HF's, DeepSpeed-MoE's) */
     bool hf = s->eager_modules || (m->n_experts > 0 && tp_job_moe_impl(j, l) != TP_MOE_GROUPED);
-    snprintf(out->cls, sizeof out->cls, "%s/%s/%s", hf ? "hf" : "fused",
+    tp_snprintf(out->cls, sizeof out->cls, "%s/%s/%s", hf ? "hf" : "fused",
              vendor(&c->gpu), m->n_experts > 0 ? "moe" : "dense");
     out->lo = 0.5;
     out->hi = 2.0;

@@ -35,7 +35,7 @@ static const char *cell(const struct row *r, const char *name)
 static void assume(struct tp_run *run, const char *text)
 {
     size_t used = strlen(run->assumptions);
-    snprintf(run->assumptions + used, sizeof run->assumptions - used, "%s%s", used ? "; " : "",
+    tp_snprintf(run->assumptions + used, sizeof run->assumptions - used, "%s%s", used ? "; " : "",
              text);
 }
 
@@ -52,7 +52,7 @@ static enum tp_status num_u32(const struct row *r, const char *name, bool requir
     }
     char *end;
     errno = 0;
-    double v = strtod(s, &end);
+    double v = tp_strtod(s, &end);
     if (*end || errno || v < 0 || v > UINT32_MAX || v != floor(v))
         return tp_fail(r->err, TP_EINVAL, "%s \"%s\" is not a whole number", name, s);
     *out = (uint32_t)v;
@@ -69,7 +69,7 @@ static enum tp_status num_real(const struct row *r, const char *name, double *ou
         return TP_OK;
     char *end;
     errno = 0;
-    double v = strtod(s, &end);
+    double v = tp_strtod(s, &end);
     if (*end || errno || !isfinite(v) || v < 0)
         return tp_fail(r->err, TP_EINVAL,
                        "%s \"%s\" is not a plain non-negative number (no units or suffixes)",
@@ -119,7 +119,7 @@ static enum tp_status map_arch(const struct row *r, struct tp_model *m)
     } else {
         return tp_fail(r->err, TP_EUNSUPPORTED, "arch %s is not modelled", arch);
     }
-    snprintf(m->family, sizeof m->family, "%s", arch);
+    tp_snprintf(m->family, sizeof m->family, "%s", arch);
     return TP_OK;
 }
 
@@ -127,8 +127,8 @@ static enum tp_status map_model(const struct row *r, struct tp_model *m)
 {
     tp_model_init(m);
     TRY(map_arch(r, m));
-    snprintf(m->name, sizeof m->name, "%s", cell(r, "model"));
-    snprintf(m->source, sizeof m->source, "runs file row %s", r->run->row_id);
+    tp_snprintf(m->name, sizeof m->name, "%s", cell(r, "model"));
+    tp_snprintf(m->source, sizeof m->source, "runs file row %s", r->run->row_id);
     TRY(num_u32(r, "n_layers", true, 0, &m->n_layers));
     TRY(num_u32(r, "hidden", true, 0, &m->hidden));
     TRY(num_u32(r, "n_heads", true, 0, &m->n_heads));
@@ -183,7 +183,7 @@ static enum tp_status map_framework(const struct row *r, struct tp_job *j)
                {"maxtext", TP_FW_FSDP},         {"paxml", TP_FW_FSDP},
                {"colossalai", TP_FW_DEEPSPEED}, {"other", TP_FW_FSDP}};
     const char *key = cell(r, "framework_key");
-    snprintf(r->run->framework_key, sizeof r->run->framework_key, "%s", key);
+    tp_snprintf(r->run->framework_key, sizeof r->run->framework_key, "%s", key);
     for (size_t i = 0; i < sizeof fws / sizeof fws[0]; i++)
         if (strcmp(fws[i].key, key) == 0) {
             j->framework = fws[i].fw;
@@ -379,8 +379,8 @@ enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells
         return tp_fail(err, TP_EINVAL, "no row given (columns, cells or the output are NULL)");
     memset(out, 0, sizeof *out);
     struct row r = {cols, cells, n, err, out};
-    snprintf(out->row_id, sizeof out->row_id, "%s", cell(&r, "row_id"));
-    snprintf(out->source, sizeof out->source, "%.*s", (int)strcspn(out->row_id, ":"),
+    tp_snprintf(out->row_id, sizeof out->row_id, "%s", cell(&r, "row_id"));
+    tp_snprintf(out->source, sizeof out->source, "%.*s", (int)strcspn(out->row_id, ":"),
              out->row_id);
     out->duplicate = *cell(&r, "dup_of") != '\0';
     out->tokens_per_s_per_gpu = out->step_time_s = out->tflops_per_gpu = NAN;
@@ -396,7 +396,7 @@ enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells
     TRY(num_real(&r, "wall_clock_h", &out->wall_clock_h));
     TRY(num_real(&r, "total_tokens", &out->total_tokens));
     out->oom = strcmp(cell(&r, "oom"), "1") == 0;
-    snprintf(out->tflops_convention, sizeof out->tflops_convention, "%s",
+    tp_snprintf(out->tflops_convention, sizeof out->tflops_convention, "%s",
              cell(&r, "tflops_convention"));
 
     TRY(map_model(&r, &out->model));

@@ -77,7 +77,7 @@ static void on_record(int c, void *data)
         return;
     }
     if (!r->stop && !r->oom && !r->too_wide) {
-        struct tp_error why = {{0}};
+        struct tp_error why = {{0}, {0}};
         size_t n = r->n_cells < r->n_header ? r->n_cells : r->n_header;
         enum tp_status st = tp_run_from_row((const char *const *)r->header,
                                             (const char *const *)r->cells, n, &r->run, &why);

@@ -82,10 +82,10 @@ static bool add_problem(struct tp_st_header *h, enum tp_ckpt_kind kind, const ch
     p = &p[h->n_problems++];
     memset(p, 0, sizeof *p);
     p->kind = kind;
-    snprintf(p->tensor, sizeof p->tensor, "%s", tensor ? tensor : "");
+    tp_snprintf(p->tensor, sizeof p->tensor, "%s", tensor ? tensor : "");
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(p->detail, sizeof p->detail, fmt, ap);
+    tp_vsnprintf(p->detail, sizeof p->detail, fmt, ap);
     va_end(ap);
     for (char *c = p->detail; *c; c++)
         if (*c == '\n' || *c == '\r')
@@ -129,7 +129,7 @@ static const char *read_entry(const json_t *v, struct tp_st_tensor *t, char *dty
         return "\"data_offsets\" is missing or not a list of two offsets";
     if (json_array_size(shape) > TP_ST_MAX_DIMS)
         return "\"shape\" has more than 8 dimensions";
-    snprintf(dtype_text, dtype_len, "%s", json_string_value(dt));
+    tp_snprintf(dtype_text, dtype_len, "%s", json_string_value(dt));
     t->dtype = dtype_find(json_string_value(dt));
     t->ndim = (uint32_t)json_array_size(shape);
     t->elements = 1;

@@ -31,7 +31,6 @@
 #include "internal.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 /* One PF-day in FLOPs: 1e15 FLOP/s for 86,400 s [KAP20] §1. */
@@ -106,7 +105,7 @@ enum tp_status tp_scaling_fit_find(const char *name, const struct tp_scaling_fit
     char keys[256] = "";
     for (size_t i = 0; i < N_FITS; i++) {
         size_t n = strlen(keys);
-        snprintf(keys + n, sizeof keys - n, "%s%s", i ? ", " : "", FITS[i].key);
+        tp_snprintf(keys + n, sizeof keys - n, "%s%s", i ? ", " : "", FITS[i].key);
     }
     return tp_fail(err, TP_ENOTFOUND, "unknown scaling-law fit \"%s\" (fits: %s)", name, keys);
 }

@@ -13,7 +13,6 @@
 #include "internal.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 static const char *const FAMILY_NAMES[TP_FAMILY_COUNT] = {"llama3", "qwen3", "gpt"};
@@ -134,12 +133,12 @@ enum tp_status tp_size_model(const struct tp_size_grid *g, const struct tp_size_
                              struct tp_model *m, struct tp_error *err)
 {
     tp_model_init(m);
-    snprintf(m->name, sizeof m->name, "%s %uL-%uH-%uD-%uff", tp_size_family_name(g->family),
+    tp_snprintf(m->name, sizeof m->name, "%s %uL-%uH-%uD-%uff", tp_size_family_name(g->family),
              s->layers, s->heads, s->hidden, s->ffn);
-    snprintf(m->family, sizeof m->family, "%s", g->family == TP_FAMILY_GPT ? "gpt2"
+    tp_snprintf(m->family, sizeof m->family, "%s", g->family == TP_FAMILY_GPT ? "gpt2"
                                                 : g->family == TP_FAMILY_QWEN3 ? "qwen3"
                                                                                : "llama");
-    snprintf(m->source, sizeof m->source, "trainplan size grid (%s rules)",
+    tp_snprintf(m->source, sizeof m->source, "trainplan size grid (%s rules)",
              tp_size_family_name(g->family));
     m->n_layers = s->layers;
     m->hidden = s->hidden;

@@ -27,7 +27,6 @@
  */
 #include "internal.h"
 
-#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -97,7 +96,7 @@ enum tp_status tp_stack_find(const char *name, const struct tp_stack **out, stru
         }
     char keys[256] = "";
     for (size_t i = 0; i < N_STACKS; i++)
-        snprintf(keys + strlen(keys), sizeof keys - strlen(keys), "%s%s", i ? ", " : "",
+        tp_snprintf(keys + strlen(keys), sizeof keys - strlen(keys), "%s%s", i ? ", " : "",
                  STACKS[i].key);
     return tp_fail(err, TP_ENOTFOUND, "unknown framework \"%s\" (known: %s)", name, keys);
 }

@@ -9,7 +9,6 @@
  */
 #include "internal.h"
 
-#include <stdio.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -42,7 +41,7 @@ static size_t push(struct cand *list, size_t n, const struct tp_job *j, const st
         return n;
     list[n].j = *j;
     list[n].l = *l;
-    snprintf(list[n].text, sizeof list[n].text, "%s", text);
+    tp_snprintf(list[n].text, sizeof list[n].text, "%s", text);
     return n + 1;
 }
 
@@ -62,7 +61,7 @@ static size_t singles(const struct tp_cluster *c, const struct tp_job *j, const 
         x = *l;
         x.mbs = mbs;
         x.gas = (uint32_t)(per / mbs);
-        snprintf(text, sizeof text, "--mbs %u --gas %u", x.mbs, x.gas);
+        tp_snprintf(text, sizeof text, "--mbs %u --gas %u", x.mbs, x.gas);
         n = push(out, n, j, &x, text);
     }
     for (int rc = (int)l->recompute + 1; rc <= TP_RECOMPUTE_FULL; rc++) {
@@ -74,7 +73,7 @@ static size_t singles(const struct tp_cluster *c, const struct tp_job *j, const 
     for (uint32_t z = l->zero + 1; z <= 3; z++) {
         x = *l;
         x.zero = z;
-        snprintf(text, sizeof text, "--zero %u", z);
+        tp_snprintf(text, sizeof text, "--zero %u", z);
         n = push(out, n, j, &x, text);
     }
     if (j->optimizer == TP_OPT_ADAMW) {
@@ -105,7 +104,7 @@ static size_t singles(const struct tp_cluster *c, const struct tp_job *j, const 
                 x.etp = x.tp;
             if (dims[d].off == offsetof(struct tp_layout, tp) && x.tp > c->gpus_per_node)
                 break;
-            snprintf(text, sizeof text, "%s %u (dp %u)", dims[d].flag, *v, x.dp);
+            tp_snprintf(text, sizeof text, "%s %u (dp %u)", dims[d].flag, *v, x.dp);
             n = push(out, n, j, &x, text);
         }
     }
@@ -145,7 +144,7 @@ size_t tp_memory_suggest(const struct tp_model *m, const struct tp_cluster *c,
         if (!fits(m, c, &first[i], &total))
             continue;
         mbs_done = mbs_done || is_mbs;
-        snprintf(out[found].text, sizeof out[found].text, "%s", first[i].text);
+        tp_snprintf(out[found].text, sizeof out[found].text, "%s", first[i].text);
         out[found].job = first[i].j;
         out[found].layout = first[i].l;
         out[found].total_bytes = total;
@@ -167,7 +166,7 @@ size_t tp_memory_suggest(const struct tp_model *m, const struct tp_cluster *c,
                 seen = same_run(&out[f], &second[b]);
             if (seen || !fits(m, c, &second[b], &total))
                 continue;
-            snprintf(out[found].text, sizeof out[found].text, "%s %s", first[a].text,
+            tp_snprintf(out[found].text, sizeof out[found].text, "%s %s", first[a].text,
                      second[b].text);
             out[found].job = second[b].j;
             out[found].layout = second[b].l;

@@ -749,8 +749,8 @@ enum tp_status tp_time_step(const struct tp_model *m, const struct tp_cluster *c
     double tps = out->tokens_per_s_per_gpu;
     out->model_tflops_per_gpu = model * tps / 1e12;
     out->hw_tflops_per_gpu = out->hw_flops_per_token * tps / 1e12;
-    out->mfu = out->peak_flops > 0 ? model * tps / out->peak_flops : 0;
-    out->hfu = out->peak_flops > 0 ? out->hw_flops_per_token * tps / out->peak_flops : 0;
+    out->mfu = tp_mfu(model, tps, out->peak_flops);
+    out->hfu = tp_mfu(out->hw_flops_per_token, tps, out->peak_flops);
     out->megatron_tflops_per_gpu = f.model * tps / 1e12;
     double L = m->n_layers, h = m->hidden, s = (double)j->seq, V = m->vocab;
     double ckpt = l->recompute == TP_RECOMPUTE_FULL ? 4 : 3;

@@ -5,19 +5,38 @@
 
 #include <ctype.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
+
+static void fail_v(struct tp_error *err, const char *field, const char *fmt, va_list ap)
+    TP_PRINTF(3, 0);
+static void fail_v(struct tp_error *err, const char *field, const char *fmt, va_list ap)
+{
+    tp_snprintf(err->field, sizeof err->field, "%s", field);
+    tp_vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    for (char *p = err->msg; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+}
 
 enum tp_status tp_fail(struct tp_error *err, enum tp_status st, const char *fmt, ...)
 {
     if (err) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        fail_v(err, "", fmt, ap);
         va_end(ap);
-        for (char *p = err->msg; *p; p++)
-            if (*p == '\n' || *p == '\r')
-                *p = ' ';
+    }
+    return st;
+}
+
+enum tp_status tp_fail_field(struct tp_error *err, enum tp_status st, const char *field,
+                             const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        fail_v(err, field, fmt, ap);
+        va_end(ap);
     }
     return st;
 }

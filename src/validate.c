@@ -28,7 +28,11 @@ enum tp_status tp_run_evaluate(const struct tp_run *run, const struct tp_calib *
         out->measured_from = out->native_unit = "";
         return TP_EINVAL;
     }
-    tp_time_step(&run->model, &run->cluster, &run->job, &run->layout, cal, &out->time);
+    struct tp_eval_opts o;
+    tp_eval_opts_init(&o);
+    struct tp_evaluation ev;
+    tp_evaluate(&run->model, &run->cluster, &run->job, &run->layout, cal, &o, &ev, NULL);
+    out->time = ev.time;
     const struct tp_time *t = &out->time;
     out->predicted_tokens_per_s_per_gpu = t->tokens_per_s_per_gpu;
     out->predicted_step_s = t->step_s;
@@ -56,17 +60,15 @@ enum tp_status tp_run_evaluate(const struct tp_run *run, const struct tp_calib *
         out->predicted_native = 100 * out->predicted_tokens_per_s_per_gpu * per_token /
                                 run->cluster.gpu.peak_flops[TP_BF16];
     }
-    struct tp_memory mem;
-    tp_memory_worst(&run->model, &run->cluster, &run->job, &run->layout, &mem);
-    out->predicted_mem_gib = mem.total_bytes / GIB;
-    out->predicted_fits = mem.fits;
+    out->predicted_mem_gib = ev.memory.total_bytes / GIB;
+    out->predicted_fits = ev.memory.fits;
     out->measured_oom = run->oom;
     out->measured_mem_gib = run->mem_gib > 0 ? run->mem_gib : NAN;
     out->mem_err = out->measured_mem_gib > 0 ? out->predicted_mem_gib / out->measured_mem_gib - 1
                                              : NAN;
-    out->domain = tp_calib_domain_check(cal, &run->model, &run->cluster, &run->job,
-                                        out->domain_note, sizeof out->domain_note);
-    tp_time_range(&run->model, &run->cluster, &run->job, &run->layout, out->domain, &out->range);
+    out->domain = ev.domain;
+    tp_snprintf(out->domain_note, sizeof out->domain_note, "%s", ev.outside);
+    out->range = ev.range;
     double m = out->measured_tokens_per_s_per_gpu, p = out->predicted_tokens_per_s_per_gpu;
     out->in_range = m > 0 && m >= p * out->range.lo && m <= p * out->range.hi;
     return TP_OK;

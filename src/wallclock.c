@@ -22,7 +22,7 @@ void tp_wallclock(const struct tp_time *t, const struct tp_ckpt_plan *ck, double
     memset(out, 0, sizeof *out);
     if (!(tokens > 0) || !(t->tokens_per_step > 0) || !(t->step_s > 0))
         return;
-    out->steps = ceil(tokens / t->tokens_per_step);
+    out->steps = tp_budget_steps(tokens, t->tokens_per_step);
     out->train_s = out->steps * t->step_s;
     out->startup_s = o->startup_s > 0 ? o->startup_s : 0;
     if (o->storage_bps > 0 && ck) /* the released 16-bit weights, read once */

@@ -26,7 +26,7 @@ static struct tp_layout lay;
 
 static void setup_run(const char *preset, const char *gpu, uint32_t gpus)
 {
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     if (tp_model_from_preset(preset, &model, &err) != TP_OK)
         fail_msg("%s", err.msg);
     if (tp_cluster_init(&cluster, gpu, gpus, &err) != TP_OK)
@@ -37,7 +37,7 @@ static void setup_run(const char *preset, const char *gpu, uint32_t gpus)
 
 static struct tp_memory eval(void)
 {
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     struct tp_layout l = lay;
     if (tp_layout_check(&model, &cluster, &job, &l, &err) != TP_OK)
         fail_msg("%s", err.msg);
@@ -214,7 +214,7 @@ static void test_pipeline_and_dpo(void **state)
     lay.tp = 8;
     lay.sp = true;
     lay.gas = 32;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     struct tp_layout l = lay;
     assert_int_equal(tp_layout_check(&model, &cluster, &job, &l, &err), TP_OK);
     struct tp_memory first, last;
@@ -242,7 +242,7 @@ static void test_pipeline_and_dpo(void **state)
 
 static void expect_error(const char *needle)
 {
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     struct tp_layout l = lay;
     if (tp_layout_check(&model, &cluster, &job, &l, &err) != TP_EINVAL)
         fail_msg("expected an error containing \"%s\"", needle);
@@ -291,7 +291,7 @@ static void test_layout_errors(void **state)
     lay.recompute_layers = 10; /* 7 + 9 + 9 + 7 */
     expect_error("--recompute-layers 10 exceeds the 9 blocks of the largest stage");
     lay.recompute_layers = 9;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     struct tp_layout l = lay;
     assert_int_equal(tp_layout_check(&model, &cluster, &job, &l, &err), TP_OK);
     lay.pp = 2;
@@ -322,7 +322,7 @@ static void test_uneven_split(void **state)
     lay.sp = true;
     lay.pp = 4;
     lay.gas = 8;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     struct tp_layout even = lay, split = lay;
     split.pp_first = split.pp_last = 19;
     assert_int_equal(tp_layout_check(&model, &cluster, &job, &even, &err), TP_OK);
