@@ -70,7 +70,7 @@ REPLAYS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
 FUZZERS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 
 .PHONY: all deps run test unit cli-test bench-smoke bench clean calibration check-calibration \
-        fuzz-replay fuzz fuzzers valgrind install
+        fuzz-replay fuzz fuzzers valgrind install python-test
 .SECONDARY:
 all: $(BIN) $(SHLIB) $(PCFILE) $(TESTS) $(BENCHES) $(REPLAYS)
 
@@ -144,13 +144,24 @@ run: deps
 
 test: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory unit bench-smoke fuzz-replay cli-test
+	@$(MAKE) --no-print-directory unit bench-smoke fuzz-replay cli-test python-test
 
 unit: $(TESTS)
 	@set -e; for t in $(TESTS); do echo "== $$t"; ./$$t; done
 
 cli-test: $(BIN)
 	@sh tests/cli/run.sh ./$(BIN) tests/cli/cases.txt
+
+# The Python package (python/trainplan) against the CLI's JSON, on this build's shared library.
+# A sanitizer build's library cannot be loaded into an uninstrumented python3: there the C test
+# tests/test_threads.c covers the same calls.
+python-test: $(BIN) $(SHLIB)
+ifeq ($(SAN),0)
+	@TRAINPLAN_LIBRARY=$(SHLIB) TRAINPLAN_CLI=$(BIN) PYTHONPATH=python \
+	    python3 -m unittest discover -s python/tests
+else
+	@echo "python-test: skipped under SAN=$(SAN) (tests/test_threads.c covers the library)"
+endif
 
 bench-smoke: $(BENCHES)
 	@set -e; for b in $(BENCHES); do ./$$b --smoke >/dev/null; echo "bench $$b: ran"; done
