@@ -1526,6 +1526,8 @@ enum tp_names {
     TP_NAMES_RECOMPUTE, /* enum tp_recompute: none, selective, full */
     TP_NAMES_OFFLOAD,   /* enum tp_offload: none, optimizer, params */
     TP_NAMES_SCHEDULE,  /* enum tp_schedule: 1f1b, interleaved, gpipe */
+    TP_NAMES_LAYER_ATTN, /* enum tp_layer_attn: full, sliding, chunked */
+    TP_NAMES_ATTN_CONVENTION, /* enum tp_attn_convention: causal, noncausal */
     TP_NAMES_COUNT
 };
 /* The name of `value` in table `t`; "?" when out of range. */
@@ -1601,6 +1603,31 @@ TP_API struct json_t *tp_json_memory_report(const struct tp_model *m, const stru
                                             const struct tp_memory *worst, bool per_stage,
                                             const struct tp_fix *fixes, size_t n_fixes,
                                             const char *notes);
+/* `trainplan params`: counts, FLOPs per token and the blocks in runs of equal counts. */
+struct tp_block_run {
+    uint32_t first, last;       /* blocks first..last, each with the counts below */
+    bool moe;
+    uint8_t attn;               /* enum tp_layer_attn */
+    uint64_t params, active;
+};
+struct tp_params_report {
+    struct tp_model m;          /* the caller's, finalized */
+    struct tp_params p;
+    struct tp_flops f;
+    enum tp_attn_convention conv;
+    enum tp_recompute rc;
+    uint32_t mtp;
+    char notes[512];            /* the caller's assumptions (shape overrides) */
+    struct tp_block_run runs[TP_MAX_LAYERS];
+    size_t n_runs;
+};
+/* Fills r->p, r->f and r->runs for r->m at `seq` tokens (0: the model's context, else 4096);
+   `per_layer` gives one run per block.  TP_EINVAL as tp_flops_per_token. */
+TP_API enum tp_status tp_params_report(struct tp_params_report *r, uint64_t seq,
+                                       enum tp_attn_convention conv, enum tp_recompute rc,
+                                       uint32_t mtp, bool per_layer, struct tp_error *err);
+/* `trainplan params`'s document. */
+TP_API struct json_t *tp_json_params(const struct tp_params_report *r);
 /* `doc` (consumed; NULL gives NULL) as the CLI prints it: indented by 2, keys in order, reals
    with `digits` significant digits (0: the shortest round-trip form).  Free with tp_free. */
 TP_API char *tp_json_dumps(struct json_t *doc, int digits);
@@ -1609,9 +1636,10 @@ TP_API void tp_free(void *p);
 #define TP_MAX_FIXES 6
 
 /* One verb, its options named as the CLI's flags, its document as the CLI's --format json
-   prints it: the entry point of bindings (ctypes, WebAssembly).  verb "estimate" or "memory";
+   prints it: the entry point of bindings (ctypes, WebAssembly).  verb "estimate" or "memory":
    keys as tp_request_set takes them, plus "tokens", "gpu_hour_price" and "calibration" (a file)
-   for estimate, "per_stage" for memory.  *out (free with tp_free) on TP_OK; err names the field
+   for estimate, "per_stage" for memory; verb "params": "seq", "recompute", "attention_flops",
+   "mtp", "per_layer".  *out (free with tp_free) on TP_OK; err names the field
    otherwise.  Thread-safe: nothing is shared between calls. */
 TP_API enum tp_status tp_call_json(const char *verb, const char *model, const char *const *keys,
                                    const char *const *values, size_t n, char **out,

@@ -87,18 +87,82 @@ static enum tp_status run_verb(struct call *x, bool estimate, const char *model,
     return *out ? TP_OK : tp_fail(err, TP_ENOMEM, "out of memory");
 }
 
+/* A whole number option from text, lo..hi. */
+static enum tp_status int_option(const char *key, const char *value, double lo, double hi,
+                                 double *out, struct tp_error *err)
+{
+    TRY(real_option(key, value, lo, out, err));
+    if (*out > hi || *out != floor(*out))
+        return tp_fail_field(err, TP_EINVAL, key, "%s %s: expected a whole number from %g to %g",
+                             key, value, lo, hi);
+    return TP_OK;
+}
+
+static enum tp_status name_option(const char *key, const char *value, enum tp_names t, int *out,
+                                  struct tp_error *err)
+{
+    if ((*out = tp_name_value(t, value)) >= 0)
+        return TP_OK;
+    char choices[128];
+    tp_name_choices(t, choices, sizeof choices);
+    return tp_fail_field(err, TP_EINVAL, key, "%s %s: expected one of %s", key, value, choices);
+}
+
+/* `params`: the counts and FLOPs of a model (no cluster, no job). */
+static enum tp_status params_json(const char *model, const char *const *keys,
+                                  const char *const *values, size_t n, char **out,
+                                  struct tp_error *err)
+{
+    double seq = 0, mtp = 0;
+    int rc = 0, conv = 0;
+    bool per_layer = false;
+    enum tp_status st = TP_OK;
+    for (size_t i = 0; i < n && st == TP_OK; i++) {
+        const char *k = keys[i], *v = values[i];
+        if (!v)
+            st = tp_fail_field(err, TP_EINVAL, k, "%s needs a value", k);
+        else if (strcmp(k, "seq") == 0)
+            st = int_option(k, v, 1, 1 << 24, &seq, err);
+        else if (strcmp(k, "mtp") == 0)
+            st = int_option(k, v, 0, 16, &mtp, err);
+        else if (strcmp(k, "recompute") == 0)
+            st = name_option(k, v, TP_NAMES_RECOMPUTE, &rc, err);
+        else if (strcmp(k, "attention_flops") == 0)
+            st = name_option(k, v, TP_NAMES_ATTN_CONVENTION, &conv, err);
+        else if (strcmp(k, "per_layer") == 0)
+            per_layer = strcmp(v, "1") == 0 || strcmp(v, "true") == 0;
+        else
+            st = tp_fail_field(err, TP_EINVAL, k, "unknown option %s", k);
+    }
+    if (st != TP_OK)
+        return st;
+    struct tp_params_report *r = calloc(1, sizeof *r);
+    if (!r)
+        return tp_fail(err, TP_ENOMEM, "out of memory");
+    st = tp_model_from_name(model, &r->m, err);
+    if (st == TP_OK)
+        st = tp_params_report(r, (uint64_t)seq, (enum tp_attn_convention)conv,
+                              (enum tp_recompute)rc, (uint32_t)mtp, per_layer, err);
+    if (st == TP_OK && !(*out = tp_json_dumps(tp_json_params(r), 10)))
+        st = tp_fail(err, TP_ENOMEM, "out of memory");
+    free(r);
+    return st;
+}
+
 enum tp_status tp_call_json(const char *verb, const char *model, const char *const *keys,
                             const char *const *values, size_t n, char **out,
                             struct tp_error *err)
 {
     *out = NULL;
-    bool estimate = verb && strcmp(verb, "estimate") == 0;
-    if (!estimate && !(verb && strcmp(verb, "memory") == 0))
-        return tp_fail(err, TP_EINVAL, "unknown verb %.40s: expected estimate or memory",
-                       verb ? verb : "(none)");
     if (!model)
         return tp_fail_field(err, TP_EINVAL, "model", "no model: give a preset name or a "
                              "config.json path");
+    if (verb && strcmp(verb, "params") == 0)
+        return params_json(model, keys, values, n, out, err);
+    bool estimate = verb && strcmp(verb, "estimate") == 0;
+    if (!estimate && !(verb && strcmp(verb, "memory") == 0))
+        return tp_fail(err, TP_EINVAL, "unknown verb %.40s: expected params, estimate or memory",
+                       verb ? verb : "(none)");
     struct call *x = calloc(1, sizeof *x);
     if (!x)
         return tp_fail(err, TP_ENOMEM, "out of memory");

@@ -13,6 +13,8 @@ static const char *const ATTENTION[] = {"flash", "eager", "flash2", "flash3"};
 static const char *const RECOMPUTE[] = {"none", "selective", "full"};
 static const char *const OFFLOAD[] = {"none", "optimizer", "params"};
 static const char *const SCHEDULE[] = {"1f1b", "interleaved", "gpipe"};
+static const char *const LAYER_ATTN[] = {"full", "sliding", "chunked"};
+static const char *const ATTN_CONVENTION[] = {"causal", "noncausal"};
 
 #define T(a) {a, (int)(sizeof a / sizeof a[0])}
 static const struct {
@@ -22,7 +24,8 @@ static const struct {
     [TP_NAMES_TASK] = T(TASK),           [TP_NAMES_OPTIMIZER] = T(OPTIMIZER),
     [TP_NAMES_PRECISION] = T(PRECISION), [TP_NAMES_ATTENTION] = T(ATTENTION),
     [TP_NAMES_RECOMPUTE] = T(RECOMPUTE), [TP_NAMES_OFFLOAD] = T(OFFLOAD),
-    [TP_NAMES_SCHEDULE] = T(SCHEDULE),
+    [TP_NAMES_SCHEDULE] = T(SCHEDULE),   [TP_NAMES_LAYER_ATTN] = T(LAYER_ATTN),
+    [TP_NAMES_ATTN_CONVENTION] = T(ATTN_CONVENTION),
 };
 #undef T
 

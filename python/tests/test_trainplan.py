@@ -28,6 +28,13 @@ ESTIMATES = [
     ("llama-3.1-8b", dict(gpu="mi300x", gpus=8, task="sft", framework="axolotl", zero=3)),
     ("llama-3.1-8b", dict(gpus=16, tp=2, sp=True, precision="fp8", mbs=2, gas=4)),
 ]
+PARAMS = [
+    ("llama-3.1-8b", dict()),
+    ("qwen3-30b-a3b", dict(seq=2048, recompute="full", per_layer=True)),
+    ("llama-4-scout", dict(attention_flops="noncausal", mtp=0)),
+    ("deepseek-v3", dict(mtp=1)),
+    ("tests/fixtures/hf/bloom-176b.json", dict(recompute="selective")),
+]
 MEMORIES = [
     ("llama-3.1-8b", dict(gpus=8)),
     ("llama-3.1-70b", dict(gpus=8)),  # does not fit: the fixes
@@ -61,11 +68,23 @@ class AgainstCli(unittest.TestCase):
                 self.assertEqual(trainplan.estimate(model, **kw),
                                  json.loads(cli_json("estimate", model, kw)))
 
+    def test_params(self):
+        for model, kw in PARAMS:
+            with self.subTest(model=model, **kw):
+                self.assertEqual(trainplan.params(model, **kw),
+                                 json.loads(cli_json("params", model, kw)))
+
     def test_memory(self):
         for model, kw in MEMORIES:
             with self.subTest(model=model, **kw):
                 self.assertEqual(trainplan.memory(model, **kw),
                                  json.loads(cli_json("memory", model, kw)))
+
+    def test_known_answer_params(self):
+        # published totals: Llama 3.1 8B 8,030,261,248 and Qwen3-30B-A3B 30,532,122,624
+        # (the models' safetensors index totals; tests/cli/cases.txt pins the same)
+        self.assertEqual(trainplan.params("llama-3.1-8b")["params_total"], 8030261248)
+        self.assertEqual(trainplan.params("qwen3-30b-a3b")["params_total"], 30532122624)
 
     def test_known_answer(self):
         # Llama 3.1 8B: 8,030,261,248 parameters (meta-llama/Llama-3.1-8B safetensors total);

@@ -12,7 +12,7 @@ import json
 import os
 
 __version__ = "0.1.0"
-__all__ = ["Error", "estimate", "memory", "version", "library_path"]
+__all__ = ["Error", "params", "estimate", "memory", "version", "library_path"]
 
 
 class Error(Exception):
@@ -103,6 +103,12 @@ def _call(verb, model, kwargs):
         return json.loads(ctypes.string_at(out.value).decode())
     finally:
         _lib.tp_free(out)
+
+
+def params(model, **kwargs):
+    """``trainplan params MODEL --format json``: exact parameter counts by component and block,
+    training FLOPs per token (seq=, recompute=, attention_flops=, mtp=, per_layer=)."""
+    return _call("params", model, kwargs)
 
 
 def estimate(model, **kwargs):
