@@ -498,7 +498,7 @@ int cmd_checkpoint(int argc, char **argv)
     struct tp_error err = {{0}, {0}};
     uint32_t gpus = a.gpus != TP_UNSET ? (uint32_t)a.gpus : 0;
     if (tp_ckpt_inspect(x.path, x.have_model ? &x.m : NULL, &x.j, gpus, &x.ck, &err) != TP_OK) {
-        cli_error("%s", err.msg);
+        cli_error_field(&err);
         return EXIT_USAGE;
     }
     if (x.ck->n_files == 0 && !x.ck->zero.present) {

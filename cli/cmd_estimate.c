@@ -231,7 +231,7 @@ int cmd_estimate(int argc, char **argv)
     if (a.calibration) {
         struct tp_error err;
         if (tp_calib_from_file(a.calibration, &cal, &err) != TP_OK) {
-            cli_error("%s", err.msg);
+            cli_error_field(&err);
             return EXIT_USAGE;
         }
     }
@@ -242,7 +242,7 @@ int cmd_estimate(int argc, char **argv)
     static struct tp_evaluation ev;
     struct tp_error err = {{0}, {0}};
     if (tp_evaluate(&r.m, &r.c, &r.j, &r.l, &cal, &o, &ev, &err) != TP_OK) {
-        cli_error("%s", err.msg);
+        cli_error_field(&err);
         return EXIT_USAGE;
     }
     b.w = ev.wall;

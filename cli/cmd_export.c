@@ -84,7 +84,7 @@ static int best_layout(const struct cli_args *a, struct run *r, uint64_t gbs)
     struct tp_error err = {{0}, {0}};
     int rc;
     if (a->calibration && tp_calib_from_file(a->calibration, &cal, &err) != TP_OK) {
-        cli_error("%s", err.msg);
+        cli_error_field(&err);
         return EXIT_USAGE;
     }
     struct tp_search_opts o;
@@ -109,7 +109,7 @@ static int best_layout(const struct cli_args *a, struct run *r, uint64_t gbs)
     struct tp_search_stats st;
     if (par_search(&r->m, &r->c, &r->j, &o, &cal, threads, false, hit, 1, &n, &st, &err) !=
         TP_OK) {
-        cli_error("%s", err.msg);
+        cli_error_field(&err);
         return EXIT_USAGE;
     }
     if (n == 0) {

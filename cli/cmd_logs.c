@@ -163,7 +163,7 @@ static int model_figures(const struct tp_calib *cal, struct result *r)
     struct tp_error err = {{0}, {0}};
     if (tp_flops_per_token(&run->m, run->j.seq, TP_ATTN_CAUSAL, TP_RECOMPUTE_NONE, 0, &f,
                            &err) != TP_OK) {
-        cli_error("%s", err.msg);
+        cli_error_field(&err);
         return EXIT_USAGE;
     }
     r->modelled = true;
@@ -611,7 +611,7 @@ int cmd_logs(int argc, char **argv)
     if (a.calibration) {
         struct tp_error err = {{0}, {0}};
         if (tp_calib_from_file(a.calibration, &cal, &err) != TP_OK) {
-            cli_error("%s", err.msg);
+            cli_error_field(&err);
             return EXIT_USAGE;
         }
     }

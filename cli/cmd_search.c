@@ -27,7 +27,7 @@ static int run_search(const struct run *r, const struct tp_search_opts *o,
     struct tp_error err = {{0}, {0}};
     if (par_search(&r->m, &r->c, &r->j, o, cal, n_threads, show_progress, hits, cap, n, st,
                    &err) != TP_OK) {
-        cli_error("%s", err.msg);
+        cli_error_field(&err);
         return EXIT_USAGE;
     }
     return EXIT_OK;
@@ -513,7 +513,7 @@ int cmd_search(int argc, char **argv)
     tp_calib_init(&cal);
     struct tp_error err = {{0}, {0}};
     if (a.calibration && tp_calib_from_file(a.calibration, &cal, &err) != TP_OK) {
-        cli_error("%s", err.msg);
+        cli_error_field(&err);
         return EXIT_USAGE;
     }
     struct tp_search_opts o;

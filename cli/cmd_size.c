@@ -90,13 +90,13 @@ static int check_budget(const struct size_job *s)
     struct tp_scaling_opt o;
     struct tp_error err = {{0}, {0}};
     if (tp_scaling_optimum(s->loss_fit, s->nominal, &o, &err) != TP_OK) {
-        cli_error("%s", err.msg);
+        cli_error_field(&err);
         return EXIT_USAGE;
     }
     for (int i = 0; i < 2; i++) {
         tp_size_enumerate_one(&g, &edge[i]);
         if (tp_size_count(&g, s->loss_fit, 0, &edge[i], &err) != TP_OK) {
-            cli_error("%s", err.msg);
+            cli_error_field(&err);
             return EXIT_USAGE;
         }
     }
@@ -154,7 +154,7 @@ static int resolve(int argc, char **argv, struct size_job *s)
     s->g.seq = s->r.j.seq;
     tp_calib_init(&s->cal);
     if (a->calibration && tp_calib_from_file(a->calibration, &s->cal, &err) != TP_OK) {
-        cli_error("%s", err.msg);
+        cli_error_field(&err);
         return EXIT_USAGE;
     }
     double hours = a->gpu_hours > 0 ? a->gpu_hours / s->r.c.n_gpus : a->days * 24;

@@ -79,7 +79,7 @@ int cli_resolve_model(const struct cli_args *a, struct tp_model *m, char *notes,
     if (st == TP_OK && tp_shape_any(&a->shape))
         st = tp_model_apply_shape(m, &a->shape, notes, len, &err);
     if (st != TP_OK) {
-        cli_error("%s", err.msg);
+        cli_error_field(&err);
         return EXIT_USAGE;
     }
     return EXIT_OK;

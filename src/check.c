@@ -52,11 +52,13 @@ enum tp_status tp_cluster_check(const struct tp_cluster *c, const struct tp_job 
     /* the catalog's 0 means the part has no such unit (datasheets, src/gpus.c): a job in that
        precision has no rate to run at, and bf16 pricing would be a silent wrong answer */
     if (j->precision == TP_PREC_FP8 && g->peak_flops[TP_FP8] <= 0)
-        return tp_fail(err, TP_EINVAL, "--precision fp8: %s has no FP8 tensor cores (catalog "
+        return tp_fail_field(err, TP_EINVAL, "precision",
+                             "precision fp8: %s has no FP8 tensor cores (catalog "
                                        "fp8 peak 0); use bf16 or an FP8 GPU (H100, MI300X, ...)",
                        key);
     if (!positive(tp_job_peak_flops(c, j)))
-        return tp_fail(err, TP_EINVAL, "--precision %s: %s has no %s rate in the catalog", prec[pi],
+        return tp_fail_field(err, TP_EINVAL, "precision",
+                             "precision %s: %s has no %s rate in the catalog", prec[pi],
                        key, j->precision == TP_PREC_FP32 ? "fp32/tf32" : "16-bit");
     if (!positive(g->hbm_bytes) || !positive(g->hbm_bw) || !positive(g->intra_bw))
         return tp_fail(err, TP_EINVAL, "%s: memory capacity, memory bandwidth and scale-up "

@@ -64,7 +64,8 @@ static enum tp_status must_divide(const char *what, uint32_t v, const char *fiel
         return TP_OK;
     char hint[128];
     divisors(n, limit, hint, sizeof hint);
-    return tp_fail(err, TP_EINVAL, "%s %u must divide %s=%u (try %s)", what, v, field, n, hint);
+    return tp_fail_field(err, TP_EINVAL, what, "%s %u must divide %s=%u (try %s)", what, v, field,
+                         n, hint);
 }
 
 static enum tp_status check_sizes(const struct tp_layout *l, struct tp_error *err)
@@ -72,14 +73,14 @@ static enum tp_status check_sizes(const struct tp_layout *l, struct tp_error *er
     const struct {
         const char *name;
         uint32_t v;
-    } sizes[] = {{"--tp", l->tp},   {"--pp", l->pp},   {"--vpp", l->vpp}, {"--ep", l->ep},
-                 {"--cp", l->cp},   {"--mbs", l->mbs}, {"--gas", l->gas}};
+    } sizes[] = {{"tp", l->tp}, {"pp", l->pp},   {"vpp", l->vpp}, {"ep", l->ep},
+                 {"cp", l->cp}, {"mbs", l->mbs}, {"gas", l->gas}};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
         if (sizes[i].v == 0 || sizes[i].v > (1u << 20))
-            return tp_fail(err, TP_EINVAL, "%s %u is out of range (1..1048576)", sizes[i].name,
-                           sizes[i].v);
+            return tp_fail_field(err, TP_EINVAL, sizes[i].name, "%s %u is out of range "
+                                 "(1..1048576)", sizes[i].name, sizes[i].v);
     if (l->zero > 3)
-        return tp_fail(err, TP_EINVAL, "--zero %u is out of range (0..3)", l->zero);
+        return tp_fail_field(err, TP_EINVAL, "zero", "zero %u is out of range (0..3)", l->zero);
     return TP_OK;
 }
 
@@ -88,7 +89,7 @@ static enum tp_status check_world(const struct tp_cluster *c, struct tp_layout *
 {
     uint64_t mp = (uint64_t)l->tp * l->pp * l->cp;
     if (c->n_gpus == 0)
-        return tp_fail(err, TP_EINVAL, "--gpus must be positive");
+        return tp_fail_field(err, TP_EINVAL, "gpus", "gpus must be positive");
     if (mp > c->n_gpus || l->dp > c->n_gpus) /* before mp * dp, which could wrap 64 bits */
         return tp_fail(err, TP_EINVAL, "tp*pp*cp = %llu and dp = %u cannot exceed --gpus %u",
                        (unsigned long long)mp, l->dp, c->n_gpus);
@@ -113,21 +114,22 @@ enum tp_status tp_layout_check_split(const struct tp_model *m, const struct tp_l
     if (l->pp_first == 0 && l->pp_last == 0)
         return TP_OK;
     if (l->pp < 2)
-        return tp_fail(err, TP_EINVAL, "--pp-first/--pp-last need pipeline parallelism (--pp 2 "
+        return tp_fail_field(err, TP_EINVAL, "pp_first",
+                             "pp_first/--pp-last need pipeline parallelism (--pp 2 "
                                         "or more)");
     if (l->vpp > 1)
-        return tp_fail(err, TP_EINVAL,
-                       "--pp-first/--pp-last need --vpp 1 (an interleaved schedule needs equal "
+        return tp_fail_field(err, TP_EINVAL, "pp_first",
+                             "pp_first/--pp-last need --vpp 1 (an interleaved schedule needs equal "
                        "chunks; uneven splits are modelled for 1F1B and GPipe only)");
     uint64_t given = (uint64_t)l->pp_first + l->pp_last;
     uint32_t others = l->pp - (l->pp_first > 0) - (l->pp_last > 0);
     if (others == 0 && given != m->n_layers)
-        return tp_fail(err, TP_EINVAL,
-                       "--pp-first %u and --pp-last %u must add up to num_hidden_layers=%u",
+        return tp_fail_field(err, TP_EINVAL, "pp_first",
+                             "pp_first %u and --pp-last %u must add up to num_hidden_layers=%u",
                        l->pp_first, l->pp_last, m->n_layers);
     if (given + others > m->n_layers)
-        return tp_fail(err, TP_EINVAL,
-                       "--pp-first %u and --pp-last %u leave fewer than one block for each of the "
+        return tp_fail_field(err, TP_EINVAL, "pp_first",
+                             "pp_first %u and --pp-last %u leave fewer than one block for each of the "
                        "other %u stages (num_hidden_layers=%u)",
                        l->pp_first, l->pp_last, others, m->n_layers);
     uint32_t rest = m->n_layers - (uint32_t)given;
@@ -142,22 +144,25 @@ enum tp_status tp_layout_check_split(const struct tp_model *m, const struct tp_l
 static enum tp_status check_model(const struct tp_model *m, const struct tp_job *j,
                                   struct tp_layout *l, struct tp_error *err)
 {
-    TRY(must_divide("--tp", l->tp, "num_attention_heads", m->n_heads, 1024, err));
-    TRY(must_divide("--tp", l->tp, "num_key_value_heads", m->n_kv_heads, 1024, err));
+    TRY(must_divide("tp", l->tp, "num_attention_heads", m->n_heads, 1024, err));
+    TRY(must_divide("tp", l->tp, "num_key_value_heads", m->n_kv_heads, 1024, err));
     /* 1F1B splits uneven depths (torchtitan, Megatron --decoder-first-pipeline-num-layers);
        interleaving needs equal chunks */
     if (l->pp > m->n_layers)
-        return tp_fail(err, TP_EINVAL, "--pp %u exceeds num_hidden_layers=%u", l->pp, m->n_layers);
+        return tp_fail_field(err, TP_EINVAL, "pp",
+                             "pp %u exceeds num_hidden_layers=%u", l->pp, m->n_layers);
     if (l->vpp > 1)
         TRY(must_divide("pp*vpp", l->pp * l->vpp, "num_hidden_layers", m->n_layers, 1024, err));
     if (l->vpp > 1 && l->pp == 1)
-        return tp_fail(err, TP_EINVAL, "--vpp %u needs pipeline parallelism (--pp > 1)", l->vpp);
+        return tp_fail_field(err, TP_EINVAL, "vpp",
+                             "vpp %u needs pipeline parallelism (--pp > 1)", l->vpp);
     if (l->etp == 0)
         l->etp = l->tp;
     if (m->n_experts == 0 && l->ep > 1)
-        return tp_fail(err, TP_EINVAL, "--ep %u needs an MoE model (this one is dense)", l->ep);
+        return tp_fail_field(err, TP_EINVAL, "ep",
+                             "ep %u needs an MoE model (this one is dense)", l->ep);
     if (m->n_experts > 0)
-        TRY(must_divide("--ep", l->ep, "num_experts", m->n_experts, 4096, err));
+        TRY(must_divide("ep", l->ep, "num_experts", m->n_experts, 4096, err));
     uint64_t dense_ranks = (uint64_t)l->tp * l->cp * l->dp;
     if (dense_ranks % ((uint64_t)l->ep * l->etp) != 0)
         return tp_fail(err, TP_EINVAL,
@@ -165,7 +170,8 @@ static enum tp_status check_model(const struct tp_model *m, const struct tp_job 
                        "data- and tensor-parallel ranks)",
                        l->ep, l->etp, (unsigned long long)dense_ranks);
     if (j->seq % l->cp != 0)
-        return tp_fail(err, TP_EINVAL, "--cp %u must divide the sequence length %llu", l->cp,
+        return tp_fail_field(err, TP_EINVAL, "cp",
+                             "cp %u must divide the sequence length %llu", l->cp,
                        (unsigned long long)j->seq);
     if (l->sp && j->seq % ((uint64_t)l->tp * l->cp) != 0)
         return tp_fail(err, TP_EINVAL,
@@ -178,8 +184,8 @@ static enum tp_status check_model(const struct tp_model *m, const struct tp_job 
         most = b > most ? b : most;
     }
     if (l->recompute_layers > most)
-        return tp_fail(err, TP_EINVAL,
-                       "--recompute-layers %u exceeds the %u blocks of the largest stage",
+        return tp_fail_field(err, TP_EINVAL, "recompute_layers",
+                             "recompute_layers %u exceeds the %u blocks of the largest stage",
                        l->recompute_layers, most);
     return TP_OK;
 }
@@ -189,14 +195,14 @@ static enum tp_status check_sharding(const struct tp_model *m, const struct tp_j
 {
     uint32_t data = l->dp * l->cp;
     if (l->shard_group > 0)
-        TRY(must_divide("--shard-group", l->shard_group, "dp*cp", data, 1 << 20, err));
+        TRY(must_divide("shard_group", l->shard_group, "dp*cp", data, 1 << 20, err));
     if (l->offload == TP_OFFLOAD_PARAMS && l->zero != 3)
-        return tp_fail(err, TP_EINVAL,
-                       "--offload params needs --zero 3 (parameters must be sharded to leave "
+        return tp_fail_field(err, TP_EINVAL, "offload",
+                             "offload params needs --zero 3 (parameters must be sharded to leave "
                        "the GPU)");
     if (l->offload == TP_OFFLOAD_OPTIMIZER && l->zero == 0)
-        return tp_fail(err, TP_EINVAL,
-                       "--offload optimizer needs --zero 1, 2 or 3 (ZeRO-Offload moves the "
+        return tp_fail_field(err, TP_EINVAL, "offload",
+                             "offload optimizer needs --zero 1, 2 or 3 (ZeRO-Offload moves the "
                        "partitioned optimizer states)");
     if (j->framework == TP_FW_DEEPSPEED && m->n_experts > 0 && l->ep > 1 && l->zero == 3)
         return tp_fail(err, TP_EINVAL,
@@ -204,7 +210,7 @@ static enum tp_status check_sharding(const struct tp_model *m, const struct tp_j
                        "(engine.py: \"Native DeepSpeed MoE is not supported with ZeRO Stage 3\"); "
                        "use --zero 2, --ep 1, or --framework fsdp");
     if ((j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA) && j->lora_rank == 0)
-        return tp_fail(err, TP_EINVAL, "--lora-rank must be positive");
+        return tp_fail_field(err, TP_EINVAL, "lora_rank", "lora_rank must be positive");
     if (j->moe_imbalance < 1.0 || j->moe_imbalance > 64.0)
         return tp_fail(err, TP_EINVAL, "MoE imbalance %.3g is out of range (1..64)",
                        j->moe_imbalance);

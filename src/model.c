@@ -282,7 +282,8 @@ static enum tp_status apply_moe_shape(struct tp_model *m, const struct tp_shape 
     if (m->n_experts > 0 && !was_moe) {
         m->layers_explicit = false; /* a dense model's explicit layout has no MoE blocks */
         if (m->top_k == 0)
-            return tp_fail(err, TP_EINVAL, "--experts needs --topk (experts per token)");
+            return tp_fail_field(err, TP_EINVAL, "experts",
+                                 "experts needs --topk (experts per token)");
         if (m->moe_ffn == 0) {
             m->moe_ffn = m->ffn ? m->ffn : default_ffn(m);
             note(notes, len, "expert width = the dense ffn width (set --moe-ffn)");

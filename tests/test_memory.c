@@ -256,7 +256,12 @@ static void test_layout_errors(void **state)
     setup_run("llama-3.1-8b", "h100-sxm", 8);
     lay.tp = 3;
     cluster.n_gpus = 9;
-    expect_error("--tp 3 must divide num_attention_heads=32 (try 1, 2, 4, 8, 16, 32)");
+    expect_error("tp 3 must divide num_attention_heads=32 (try 1, 2, 4, 8, 16, 32)");
+    /* the error names its field, for the CLI's --tp and a binding's tp= */
+    struct tp_error field_err = {{0}, {0}};
+    struct tp_layout bad = lay;
+    assert_int_equal(tp_layout_check(&model, &cluster, &job, &bad, &field_err), TP_EINVAL);
+    assert_string_equal(field_err.field, "tp");
     lay.tp = 2;
     lay.dp = 3;
     cluster.n_gpus = 8;
@@ -269,13 +274,13 @@ static void test_layout_errors(void **state)
     expect_error("needs an MoE model");
     setup_run("mixtral-8x7b", "h100-sxm", 8);
     lay.ep = 3;
-    expect_error("--ep 3 must divide num_experts=8");
+    expect_error("ep 3 must divide num_experts=8");
     lay.ep = 8;
     lay.zero = 3;
     expect_error("DeepSpeed's MoE layer does not run under ZeRO-3");
     lay.zero = 0;
     lay.offload = TP_OFFLOAD_PARAMS;
-    expect_error("--offload params needs --zero 3");
+    expect_error("offload params needs --zero 3");
     /* uneven pipeline splits (32 blocks) */
     setup_run("llama-3.1-8b", "h100-sxm", 8);
     lay.pp = 4;
@@ -285,11 +290,11 @@ static void test_layout_errors(void **state)
                  "the other 2 stages");
     lay.pp_first = 7;
     lay.vpp = 2;
-    expect_error("--pp-first/--pp-last need --vpp 1");
+    expect_error("pp_first/--pp-last need --vpp 1");
     lay.vpp = 1;
     lay.recompute = TP_RECOMPUTE_FULL;
     lay.recompute_layers = 10; /* 7 + 9 + 9 + 7 */
-    expect_error("--recompute-layers 10 exceeds the 9 blocks of the largest stage");
+    expect_error("recompute_layers 10 exceeds the 9 blocks of the largest stage");
     lay.recompute_layers = 9;
     struct tp_error err = {{0}, {0}};
     struct tp_layout l = lay;
@@ -298,13 +303,13 @@ static void test_layout_errors(void **state)
     lay.pp_first = 15;
     lay.pp_last = 15;
     lay.recompute_layers = 0;
-    expect_error("--pp-first 15 and --pp-last 15 must add up to num_hidden_layers=32");
+    expect_error("pp_first 15 and --pp-last 15 must add up to num_hidden_layers=32");
     lay.pp_last = 0; /* 15 + 17 */
     l = lay;
     assert_int_equal(tp_layout_check(&model, &cluster, &job, &l, &err), TP_OK);
     assert_int_equal(tp_stage_blocks(&model, &l, 1), 17);
     lay.pp = 1;
-    expect_error("--pp-first/--pp-last need pipeline parallelism");
+    expect_error("pp_first/--pp-last need pipeline parallelism");
 }
 
 /* Uneven pipeline split, known answer: Llama 3.1 70B (80 blocks), tp 8 + SP, pp 4, mbs 1,

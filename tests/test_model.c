@@ -177,7 +177,7 @@ static void test_shape_flags(void **state)
     shape_model(&s, TP_EINVAL, "num_key_value_heads=3 must divide");
     s.kv_heads = TP_UNSET;
     s.experts = 8;
-    shape_model(&s, TP_EINVAL, "--experts needs --topk");
+    shape_model(&s, TP_EINVAL, "experts needs --topk");
     s.topk = 9;
     shape_model(&s, TP_EINVAL, "exceeds the number of experts 8");
     s.topk = 2;
