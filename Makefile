@@ -16,7 +16,8 @@ WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wmissing-prototypes -Wstrict-prot
             -Wformat=2 -Wvla
 # The user's CFLAGS / LDFLAGS (make CFLAGS=-O3) extend the flags the build needs (TP_CFLAGS,
 # TP_LDFLAGS) instead of replacing them.
-CFLAGS   ?= -O2 -g
+# (sanitizer builds default to -O1: faster to build, still useful stack traces)
+CFLAGS   ?= $(if $(filter 1 fuzz,$(SAN)),-O1,-O2) -g
 TP_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -Iinclude -MMD -MP
 # the CLI runs the search on POSIX threads (cli/par_search.c); the library has none
 TP_CFLAGS  += -pthread
@@ -30,12 +31,12 @@ endif
 SAN_CHECKS = address,undefined$(if $(filter clang%,$(notdir $(CC))),$(SAN_EXTRA))
 SAN_EXTRA  = ,float-cast-overflow,integer-divide-by-zero,implicit-signed-integer-truncation
 ifeq ($(SAN),1)
-TP_CFLAGS  += -O1 -fsanitize=$(SAN_CHECKS) -fno-sanitize-recover=all -fno-omit-frame-pointer
+TP_CFLAGS  += -fsanitize=$(SAN_CHECKS) -fno-sanitize-recover=all -fno-omit-frame-pointer
 TP_LDFLAGS += -fsanitize=$(SAN_CHECKS)
 endif
 # SAN=fuzz (make fuzz): objects instrumented for libFuzzer, with ASan and UBSan
 ifeq ($(SAN),fuzz)
-TP_CFLAGS  += -O1 -fsanitize=fuzzer-no-link,address,undefined,float-cast-overflow \
+TP_CFLAGS  += -fsanitize=fuzzer-no-link,address,undefined,float-cast-overflow \
               -fno-sanitize-recover=all -fno-omit-frame-pointer
 TP_LDFLAGS += -fsanitize=address,undefined,float-cast-overflow
 endif
