@@ -56,52 +56,6 @@ static void help(void)
     printf("\nexit status: 0 a layout fits; 1 none fits; 2 usage or input error.\n");
 }
 
-static json_t *hit_json(const struct tp_search_hit *h)
-{
-    const struct tp_layout *l = &h->layout;
-    const struct tp_time *t = &h->time;
-    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:s, s:I, s:s,"
-                     " s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
-                     "dp", (json_int_t)l->dp, "tp", (json_int_t)l->tp, "pp", (json_int_t)l->pp,
-                     "vpp", (json_int_t)l->vpp, "pp_first", (json_int_t)l->pp_first, "pp_last",
-                     (json_int_t)l->pp_last, "ep", (json_int_t)l->ep, "cp", (json_int_t)l->cp,
-                     "sp", (int)l->sp, "zero", (json_int_t)l->zero, "mbs", (json_int_t)l->mbs,
-                     "gas", (json_int_t)l->gas, "recompute", recompute_names[l->recompute],
-                     "recompute_layers", (json_int_t)l->recompute_layers,
-                     "offload", offload_names[l->offload], "step_time_s", t->step_s,
-                     "tokens_per_s_per_gpu", t->tokens_per_s_per_gpu, "tokens_per_s",
-                     t->tokens_per_s, "model_tflops_per_gpu", t->model_tflops_per_gpu, "mfu",
-                     t->mfu, "hw_tflops_per_gpu", t->hw_tflops_per_gpu, "hfu", t->hfu,
-                     "memory_bytes", h->memory_bytes, "bubble_s", t->bubble_s);
-}
-
-static int print_json(const struct run *r, const struct tp_search_stats *st,
-                      const struct tp_search_hit *hits, size_t n, uint64_t gbs,
-                      const char *outside)
-{
-    json_t *rej = json_object();
-    for (int i = 0; i < TP_REJECT_COUNT; i++)
-        json_object_set_new(rej, tp_reject_name((enum tp_reject)i),
-                            json_integer((json_int_t)st->rejected[i]));
-    json_t *res = json_array();
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(res, hit_json(&hits[i]));
-    json_t *doc = json_pack("{s:i, s:s, s:{s:s}, s:{s:s, s:I, s:I}, s:I, s:I, s:I, s:I, s:I,"
-                            " s:I, s:I, s:o, s:o}",
-                            "schema_version", TP_SCHEMA_VERSION, "command", "search", "model",
-                            "name", r->m.name, "cluster", "gpu", r->c.gpu.key, "gpus",
-                            (json_int_t)r->c.n_gpus, "gpus_per_node",
-                            (json_int_t)r->c.gpus_per_node, "global_batch", (json_int_t)gbs,
-                            "seq", (json_int_t)r->j.seq, "evaluated", (json_int_t)st->evaluated,
-                            "feasible", (json_int_t)st->feasible, "dominated",
-                            (json_int_t)st->dominated, "partial_recompute_layouts",
-                            (json_int_t)st->partial, "uneven_split_layouts",
-                            (json_int_t)st->uneven, "rejected", rej, "results", res);
-    json_object_set_new(doc, "outside_calibration",
-                        outside[0] ? json_string(outside) : json_null());
-    return cli_print_json(doc, 8);
-}
-
 /* The split column: "-" for the even split, else the blocks per stage. */
 static void split_text(const struct tp_model *m, const struct tp_layout *l, char *buf,
                        size_t len)
@@ -438,7 +392,7 @@ static int sweep(const struct cli_args *a, struct run *r, const struct tp_search
     if (a->format == FMT_JSON) {
         json_t *list = json_array();
         for (size_t i = 0; i < nc; i++) {
-            json_t *e = found[i] ? hit_json(&best[i]) : json_object();
+            json_t *e = found[i] ? tp_json_search_hit(&best[i]) : json_object();
             json_object_set_new(e, "gpus", json_integer(counts[i]));
             json_object_set_new(e, "feasible", json_boolean(found[i]));
             json_object_set_new(e, "pareto", json_boolean(front[i]));
@@ -547,7 +501,8 @@ int cmd_search(int argc, char **argv)
     char outside[192];
     tp_calib_domain_check(&cal, &r.m, &r.c, &r.j, outside, sizeof outside);
     if (a.format == FMT_JSON) {
-        if ((rc = print_json(&r, &st, hits, n, o.gbs, outside)) != EXIT_OK)
+        rc = cli_print_json(tp_json_search(&r.m, &r.c, &r.j, o.gbs, &st, hits, n, outside), 8);
+        if (rc != EXIT_OK)
             return rc;
     } else {
         print_table(&r, &st, hits, n, o.gbs);

@@ -1603,6 +1603,15 @@ TP_API struct json_t *tp_json_memory_report(const struct tp_model *m, const stru
                                             const struct tp_memory *worst, bool per_stage,
                                             const struct tp_fix *fixes, size_t n_fixes,
                                             const char *notes);
+/* `trainplan search`'s document (one hit: a result row, also used by the sweep over counts). */
+struct tp_search_stats;
+struct tp_search_hit;
+TP_API struct json_t *tp_json_search_hit(const struct tp_search_hit *h);
+TP_API struct json_t *tp_json_search(const struct tp_model *m, const struct tp_cluster *c,
+                                     const struct tp_job *j, uint64_t gbs,
+                                     const struct tp_search_stats *st,
+                                     const struct tp_search_hit *hits, size_t n,
+                                     const char *outside);
 /* `trainplan params`: counts, FLOPs per token and the blocks in runs of equal counts. */
 struct tp_block_run {
     uint32_t first, last;       /* blocks first..last, each with the counts below */
@@ -1639,7 +1648,9 @@ TP_API void tp_free(void *p);
    prints it: the entry point of bindings (ctypes, WebAssembly).  verb "estimate" or "memory":
    keys as tp_request_set takes them, plus "tokens", "gpu_hour_price" and "calibration" (a file)
    for estimate, "per_stage" for memory; verb "params": "seq", "recompute", "attention_flops",
-   "mtp", "per_layer".  *out (free with tp_free) on TP_OK; err names the field
+   "mtp", "per_layer"; verb "search": the run's keys with "gbs" (required), "top", "max_tp",
+   "max_pp", "max_cp", "max_ep", "max_mbs", "mem_headroom", "no_offload", "even_pp",
+   "calibration" (one thread: the same hits as the CLI's threaded search).  *out (free with tp_free) on TP_OK; err names the field
    otherwise.  Thread-safe: nothing is shared between calls. */
 TP_API enum tp_status tp_call_json(const char *verb, const char *model, const char *const *keys,
                                    const char *const *values, size_t n, char **out,

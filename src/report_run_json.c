@@ -1,5 +1,6 @@
 /*
- * report_run_json.c - the `estimate` and `memory` documents (report_json.c has the parts).
+ * report_run_json.c - the `estimate`, `memory` and `search` documents (report_json.c has the
+ * parts).
  */
 #include "internal.h"
 
@@ -151,4 +152,57 @@ json_t *tp_json_memory_report(const struct tp_model *m, const struct tp_cluster 
     json_object_set_new(head, "fixes", fx);
     json_object_set_new(head, "notes", json_string(notes ? notes : ""));
     return head;
+}
+
+static json_t *hit_json(const struct tp_search_hit *h)
+{
+    const struct tp_layout *l = &h->layout;
+    const struct tp_time *t = &h->time;
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:s, s:I, s:s,"
+                     " s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
+                     "dp", (json_int_t)l->dp, "tp", (json_int_t)l->tp, "pp", (json_int_t)l->pp,
+                     "vpp", (json_int_t)l->vpp, "pp_first", (json_int_t)l->pp_first, "pp_last",
+                     (json_int_t)l->pp_last, "ep", (json_int_t)l->ep, "cp", (json_int_t)l->cp,
+                     "sp", (int)l->sp, "zero", (json_int_t)l->zero, "mbs", (json_int_t)l->mbs,
+                     "gas", (json_int_t)l->gas, "recompute",
+                     tp_name(TP_NAMES_RECOMPUTE, (int)l->recompute), "recompute_layers",
+                     (json_int_t)l->recompute_layers, "offload",
+                     tp_name(TP_NAMES_OFFLOAD, (int)l->offload), "step_time_s", t->step_s,
+                     "tokens_per_s_per_gpu", t->tokens_per_s_per_gpu, "tokens_per_s",
+                     t->tokens_per_s, "model_tflops_per_gpu", t->model_tflops_per_gpu, "mfu",
+                     t->mfu, "hw_tflops_per_gpu", t->hw_tflops_per_gpu, "hfu", t->hfu,
+                     "memory_bytes", h->memory_bytes, "bubble_s", t->bubble_s);
+}
+
+json_t *tp_json_search_hit(const struct tp_search_hit *h)
+{
+    return hit_json(h);
+}
+
+json_t *tp_json_search(const struct tp_model *m, const struct tp_cluster *c,
+                       const struct tp_job *j, uint64_t gbs, const struct tp_search_stats *st,
+                       const struct tp_search_hit *hits, size_t n, const char *outside)
+{
+    json_t *rej = json_object();
+    for (int i = 0; i < TP_REJECT_COUNT; i++)
+        json_object_set_new(rej, tp_reject_name((enum tp_reject)i),
+                            json_integer((json_int_t)st->rejected[i]));
+    json_t *res = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(res, hit_json(&hits[i]));
+    json_t *doc = json_pack("{s:i, s:s, s:{s:s}, s:{s:s, s:I, s:I}, s:I, s:I, s:I, s:I, s:I,"
+                            " s:I, s:I, s:o, s:o}",
+                            "schema_version", TP_SCHEMA_VERSION, "command", "search", "model",
+                            "name", m->name, "cluster", "gpu", c->gpu.key, "gpus",
+                            (json_int_t)c->n_gpus, "gpus_per_node",
+                            (json_int_t)c->gpus_per_node, "global_batch", (json_int_t)gbs,
+                            "seq", (json_int_t)j->seq, "evaluated", (json_int_t)st->evaluated,
+                            "feasible", (json_int_t)st->feasible, "dominated",
+                            (json_int_t)st->dominated, "partial_recompute_layouts",
+                            (json_int_t)st->partial, "uneven_split_layouts",
+                            (json_int_t)st->uneven, "rejected", rej, "results", res);
+    if (doc)
+        json_object_set_new(doc, "outside_calibration",
+                            outside && outside[0] ? json_string(outside) : json_null());
+    return doc;
 }

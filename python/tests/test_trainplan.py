@@ -35,6 +35,11 @@ PARAMS = [
     ("deepseek-v3", dict(mtp=1)),
     ("tests/fixtures/hf/bloom-176b.json", dict(recompute="selective")),
 ]
+SEARCHES = [
+    ("llama-3.1-8b", dict(gpus=8, gbs=64)),
+    ("qwen3-30b-a3b", dict(gpus=16, gbs=128, seq=4096, framework="megatron", top=8)),
+    ("llama-3.1-70b", dict(gpu="a100-80gb", gpus=32, gbs=256, max_tp=4, no_offload=True)),
+]
 MEMORIES = [
     ("llama-3.1-8b", dict(gpus=8)),
     ("llama-3.1-70b", dict(gpus=8)),  # does not fit: the fixes
@@ -74,6 +79,12 @@ class AgainstCli(unittest.TestCase):
                 self.assertEqual(trainplan.params(model, **kw),
                                  json.loads(cli_json("params", model, kw)))
 
+    def test_search(self):
+        for model, kw in SEARCHES:
+            with self.subTest(model=model, **kw):
+                self.assertEqual(trainplan.search(model, **kw),
+                                 json.loads(cli_json("search", model, kw)))
+
     def test_memory(self):
         for model, kw in MEMORIES:
             with self.subTest(model=model, **kw):
@@ -112,6 +123,9 @@ class Errors(unittest.TestCase):
         self.check("bogus", "unknown option bogus", bogus=1)
         self.check("gpu", "", gpu="no-such-gpu")
         self.check("gpu_hour_price", "needs a token budget", gpus=8, gpu_hour_price=2)
+        with self.assertRaises(trainplan.Error) as cm:
+            trainplan.search("llama-3.1-8b", gpus=8)
+        self.assertEqual(cm.exception.field, "gbs")
 
     def test_unknown_model(self):
         with self.assertRaises(trainplan.Error):

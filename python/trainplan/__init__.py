@@ -12,7 +12,7 @@ import json
 import os
 
 __version__ = "0.1.0"
-__all__ = ["Error", "params", "estimate", "memory", "version", "library_path"]
+__all__ = ["Error", "params", "estimate", "memory", "search", "version", "library_path"]
 
 
 class Error(Exception):
@@ -121,3 +121,10 @@ def memory(model, **kwargs):
     """``trainplan memory MODEL --format json``: the worst stage's bytes per GPU, every stage
     with per_stage=True, and the changes that make it fit."""
     return _call("memory", model, kwargs)
+
+
+def search(model, **kwargs):
+    """``trainplan search MODEL --format json``: the fastest layouts that fit for gbs= (required),
+    with top=, max_tp=, max_pp=, max_cp=, max_ep=, max_mbs=, mem_headroom=, no_offload=,
+    even_pp=, calibration= (one thread: the same results as the CLI's threaded search)."""
+    return _call("search", model, kwargs)
