@@ -155,9 +155,6 @@ void fmt_count(char *buf, size_t len, uint64_t v);  /* 8,030,261,248 */
 void fmt_si(char *buf, size_t len, double v);        /* 8.03B, 124.4M, 51.47G */
 void fmt_duration(char *buf, size_t len, double s);  /* 42.0 s, 3.5 min, 37.6 h, 4.3 days */
 
-/* Names of the job and layout enums, indexed by value (report.c). */
-extern const char *const task_names[], *const optimizer_names[], *const precision_names[], *const framework_names[],
-    *const recompute_names[], *const offload_names[], *const schedule_names[], *const attn_names[];
 /* The attention kernel a job runs, for tables ("flash (TE/cuDNN)", "FlashAttention-2", ...). */
 const char *attn_label(const struct tp_job *j);
 /* Prints the resolved model, cluster, job and layout under "trainplan VERSION - what". */

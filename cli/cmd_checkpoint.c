@@ -303,7 +303,8 @@ static void print_table(const struct ctx *x)
         print_zero(&c->zero);
     if (x->planned) {
         printf("\nplan per save      %u GPUs, ZeRO %u, %s, %s (DeepSpeed's files)\n", x->plan_gpus,
-               x->plan_zero, optimizer_names[x->j.optimizer], precision_names[x->j.precision]);
+               x->plan_zero, tp_name(TP_NAMES_OPTIMIZER, (int)x->j.optimizer),
+               tp_name(TP_NAMES_PRECISION, (int)x->j.precision));
         report_checkpoint_plan(&x->plan, x->storage_gbps);
     }
     bool stub = false;

@@ -207,8 +207,8 @@ static void print_csv(const struct run *r, const struct tp_memory *mem, const st
     printf("\"%s\",%s,%u,%u,%u,%u,%u,%u,%u,%u,%u,%u,%s,%.6g,%.6g,%.6g,%.6g,%.4f,%.6g,%.4f,%.0f,"
            "%d,",
            r->m.name, r->c.gpu.key, r->c.n_gpus, r->l.dp, r->l.tp, r->l.pp, r->l.vpp, r->l.cp,
-           r->l.ep, r->l.zero, r->l.mbs, r->l.gas, recompute_names[r->l.recompute], t->step_s,
-           t->tokens_per_s_per_gpu, t->tokens_per_s, t->model_tflops_per_gpu, t->mfu,
+           r->l.ep, r->l.zero, r->l.mbs, r->l.gas, tp_name(TP_NAMES_RECOMPUTE, (int)r->l.recompute),
+           t->step_s, t->tokens_per_s_per_gpu, t->tokens_per_s, t->model_tflops_per_gpu, t->mfu,
            t->hw_tflops_per_gpu, t->hfu, mem->total_bytes, mem->fits);
     if (b->tokens > 0)
         printf("%.6g,%.6g,", b->w.train_s, b->gpu_hours);

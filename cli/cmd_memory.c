@@ -33,8 +33,8 @@ static void print_csv(const struct run *r, const struct tp_memory *m)
     printf("\"%s\",%s,%u,%u,%u,%u,%u,%u,%u,%u,%u,%s,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,"
            "%.0f,%d\n",
            r->m.name, r->c.gpu.key, r->c.n_gpus, r->l.dp, r->l.tp, r->l.pp, r->l.cp, r->l.ep,
-           r->l.zero, r->l.mbs, r->l.gas, recompute_names[r->l.recompute], m->weights_bytes,
-           m->grads_bytes, m->optimizer_bytes, m->gather_bytes, m->activations_bytes,
+           r->l.zero, r->l.mbs, r->l.gas, tp_name(TP_NAMES_RECOMPUTE, (int)r->l.recompute),
+           m->weights_bytes, m->grads_bytes, m->optimizer_bytes, m->gather_bytes, m->activations_bytes,
            m->logits_bytes, m->comm_bytes, m->overhead_bytes, m->total_bytes, m->capacity_bytes,
            m->fits);
 }

@@ -73,8 +73,8 @@ static void print_table(const struct run *r, const struct tp_search_stats *st,
     printf("model    %s [%s]\n", r->m.name, r->m.family);
     printf("cluster  %u x %s (%u per node)\n", r->c.n_gpus, r->c.gpu.label, r->c.gpus_per_node);
     printf("job      %s, %s, %s conventions, seq %llu, global batch %llu sequences\n",
-           task_names[r->j.task], precision_names[r->j.precision],
-           framework_names[r->j.framework], (unsigned long long)r->j.seq,
+           tp_name(TP_NAMES_TASK, (int)r->j.task), tp_name(TP_NAMES_PRECISION, (int)r->j.precision),
+           tp_stack_get(r->j.framework)->key, (unsigned long long)r->j.seq,
            (unsigned long long)gbs);
     printf("\nevaluated %llu layouts (%llu with partial recompute, %llu with an uneven pipeline "
            "split): %llu feasible (%llu of them dominated by a cheaper recompute mode), "
@@ -103,8 +103,8 @@ static void print_table(const struct run *r, const struct tp_search_stats *st,
         printf("%4zu %4u %4u %4u %4u %-12s %4u %4u %4u %4u %5u %-9s %-9s %9.3f %11.0f %5.1f%% "
                "%8.1f\n",
                i + 1, l->dp, l->tp, l->pp, l->vpp, split, l->cp, l->ep, l->zero, l->mbs, l->gas,
-               rc, offload_names[l->offload], t->step_s, t->tokens_per_s_per_gpu, 100 * t->mfu,
-               hits[i].memory_bytes / 1073741824.0);
+               rc, tp_name(TP_NAMES_OFFLOAD, (int)l->offload), t->step_s, t->tokens_per_s_per_gpu,
+               100 * t->mfu, hits[i].memory_bytes / 1073741824.0);
     }
     const struct tp_time *b = &hits[0].time;
     printf("\nbest layout, time per step: compute %.3f s, TP %.3f, CP %.3f, EP %.3f, PP %.3f, "
@@ -145,11 +145,7 @@ static int parse_explain(const char *text, struct tp_layout *l)
         *eq = '\0';
         const char *val = eq + 1;
         if (strcmp(tok, "recompute") == 0 || strcmp(tok, "offload") == 0) {
-            const char *const *names = tok[0] == 'r' ? recompute_names : offload_names;
-            int found = -1;
-            for (int i = 0; i < 3; i++)
-                if (strcmp(names[i], val) == 0)
-                    found = i;
+            int found = tp_name_value(tok[0] == 'r' ? TP_NAMES_RECOMPUTE : TP_NAMES_OFFLOAD, val);
             if (found < 0) {
                 cli_error("--explain: %s=%s: expected %s", tok, val,
                           tok[0] == 'r' ? "none, selective or full" : "none or optimizer");
@@ -236,7 +232,7 @@ static void explain(const struct run *r, const struct tp_search_opts *o,
     printf("\nexplain %s (other knobs as the best layout): tp %u pp %u%s vpp %u dp %u cp %u ep %u "
            "zero %u mbs %u recompute %s offload %s\n",
            text, l->tp, l->pp, split, l->vpp, l->dp, l->cp, l->ep, l->zero, l->mbs, rc,
-           offload_names[l->offload]);
+           tp_name(TP_NAMES_OFFLOAD, (int)l->offload));
     if (why != TP_REJECT_COUNT) {
         printf("  rejected (%s): %s", tp_reject_name(why), reason_text(why));
         if (why == TP_REJECT_MEMORY)
@@ -417,7 +413,7 @@ static int sweep(const struct cli_args *a, struct run *r, const struct tp_search
     printf("trainplan %s - search over GPU counts\n\n", TP_VERSION);
     printf("model    %s; %s; seq %llu, global batch %llu; %s conventions\n", r->m.name,
            r->c.gpu.label, (unsigned long long)r->j.seq, (unsigned long long)o->gbs,
-           framework_names[r->j.framework]);
+           tp_stack_get(r->j.framework)->key);
     char tk[32];
     fmt_si(tk, sizeof tk, a->tokens > 0 ? a->tokens : 1e6);
     printf("\nbest layout per GPU count; time and GPU-hours for %s tokens; * = Pareto front of "

@@ -335,7 +335,7 @@ static void print_table(const struct size_job *s, const struct size_state *st,
            st->n ? st->shapes[0].vocab : 0, (unsigned long long)s->g.seq);
     if (s->cluster) {
         printf("cluster  %u x %s, %s conventions, global batch %llu sequences\n",
-               s->r.c.n_gpus, s->r.c.gpu.label, framework_names[s->r.j.framework],
+               s->r.c.n_gpus, s->r.c.gpu.label, tp_stack_get(s->r.j.framework)->key,
                (unsigned long long)s->o.gbs);
         if (s->a.flops > 0)
             printf("budget   %.4g model FLOPs (days follow each shape's fastest layout)\n",
@@ -407,7 +407,7 @@ static int print_json(const struct size_job *s, const struct size_state *st,
                             (json_int_t)s->r.c.n_gpus, "days", s->seconds / 86400,
                             "gpu_hours", s->seconds / 3600 * s->r.c.n_gpus, "global_batch",
                             (json_int_t)s->o.gbs, "framework",
-                            framework_names[s->r.j.framework]);
+                            tp_stack_get(s->r.j.framework)->key);
     json_t *doc = json_pack(
         "{s:i, s:s, s:s, s:f, s:f, s:o, s:o, s:o, s:s, s:s, s:I, s:I, s:o, s:o,"
         " s:{s:I, s:I}, s:o, s:o}",

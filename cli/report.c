@@ -9,17 +9,6 @@
 #include <jansson.h>
 #include <string.h>
 
-const char *const task_names[] = {"pretrain", "sft", "dpo", "lora", "qlora"};
-const char *const optimizer_names[] = {"adamw", "adamw-8bit", "adamw-4bit", "adafactor", "sgd",
-                                         "sgd-momentum"};
-const char *const precision_names[] = {"bf16", "fp16", "fp8", "fp32"};
-const char *const framework_names[] = {"deepspeed", "fsdp",       "megatron",
-                                       "axolotl",   "torchtitan", "megatron-deepspeed"};
-const char *const attn_names[] = {"flash", "eager", "flash2", "flash3"};
-const char *const recompute_names[] = {"none", "selective", "full"};
-const char *const offload_names[] = {"none", "optimizer", "params"};
-const char *const schedule_names[] = {"1f1b", "interleaved", "gpipe"};
-
 const char *attn_label(const struct tp_job *j)
 {
     switch (j->attn_impl) {
@@ -55,7 +44,7 @@ void report_recompute(const struct tp_layout *l, char *buf, size_t len)
     if (l->recompute == TP_RECOMPUTE_FULL && l->recompute_layers)
         snprintf(buf, len, "full(%u)", l->recompute_layers);
     else
-        snprintf(buf, len, "%s", recompute_names[l->recompute]);
+        snprintf(buf, len, "%s", tp_name(TP_NAMES_RECOMPUTE, (int)l->recompute));
 }
 
 void report_header(const struct run *r, const char *what)
@@ -72,14 +61,15 @@ void report_header(const struct run *r, const char *what)
         printf("assumed  %s\n", r->notes);
     printf("cluster  %u x %s (%u per node), %.1f GiB each\n", r->c.n_gpus, r->c.gpu.label,
            r->c.gpus_per_node, r->c.gpu.hbm_bytes / 1073741824.0);
-    printf("job      %s, %s, %s, %s conventions, seq %llu, %s attention%s%s%s\n", task_names[r->j.task],
-           precision_names[r->j.precision], optimizer_names[r->j.optimizer], framework_names[r->j.framework],
+    printf("job      %s, %s, %s, %s conventions, seq %llu, %s attention%s%s%s\n",
+           tp_name(TP_NAMES_TASK, (int)r->j.task), tp_name(TP_NAMES_PRECISION, (int)r->j.precision),
+           tp_name(TP_NAMES_OPTIMIZER, (int)r->j.optimizer), tp_stack_get(r->j.framework)->key,
            (unsigned long long)r->j.seq, attn_label(&r->j),
            r->j.dropout ? ", dropout" : "", r->j.fused_loss ? ", fused loss" : "",
            r->j.tp_comm_overlap ? ", TP comm overlap" : "");
     printf("layout   dp %u, tp %u%s, pp %u", l->dp, l->tp, l->sp && l->tp > 1 ? " (sp)" : "", l->pp);
     if (l->pp > 1)
-        printf(" (%s%s)", schedule_names[l->schedule], l->vpp > 1 ? ", vpp" : "");
+        printf(" (%s%s)", tp_name(TP_NAMES_SCHEDULE, (int)l->schedule), l->vpp > 1 ? ", vpp" : "");
     if (l->pp_first || l->pp_last) {
         char split[48];
         report_split(&r->m, l, split, sizeof split);
@@ -91,10 +81,10 @@ void report_header(const struct run *r, const char *what)
     if (l->shard_group)
         printf(" in groups of %u", l->shard_group);
     printf("; mbs %u x gas %u = global batch %llu; recompute %s", l->mbs, l->gas,
-           (unsigned long long)l->mbs * l->gas * l->dp, recompute_names[l->recompute]);
+           (unsigned long long)l->mbs * l->gas * l->dp, tp_name(TP_NAMES_RECOMPUTE, (int)l->recompute));
     if (l->recompute_layers)
         printf(" (%u blocks per stage)", l->recompute_layers);
-    printf("; offload %s\n", offload_names[l->offload]);
+    printf("; offload %s\n", tp_name(TP_NAMES_OFFLOAD, (int)l->offload));
 }
 
 void report_memory_stage(const struct run *r, const struct tp_memory *mem, bool worst)
