@@ -83,7 +83,7 @@ $(BUILD)/%.o: %.c
 	$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) -c $< -o $@
 $(BUILD)/src/%.o: TP_CFLAGS += $(LIB_CFLAGS)
 
-# The built-in calibration: data/calibration.json as a C string literal for src/calib.c.
+# The built-in calibration: data/calibration.json as a C string literal for src/data/calib.c.
 $(BUILD)/gen/calib_defaults.inc: data/calibration.json
 	@mkdir -p $(dir $@)
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@

@@ -1,7 +1,7 @@
 /*
  * cmd_export.c - `trainplan export --to FORMAT MODEL ...`: the planned layout as the files the
  * user's framework runs (DeepSpeed JSON, Axolotl YAML, Megatron arguments, torchrun/Slurm
- * launch scripts).  The library builds the texts (src/export*.c); this file resolves the plan
+ * launch scripts).  The library builds the texts (src/export/); this file resolves the plan
  * (the flags of estimate, or the search's best layout with --best), refuses a layout that does
  * not fit, and prints or writes the files.
  *

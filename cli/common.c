@@ -129,7 +129,7 @@ static int resolve_zero(const struct cli_args *a, struct tp_request *q)
     return EXIT_OK;
 }
 
-/* The arguments as the library's request (src/request.c), which resolves them. */
+/* The arguments as the library's request (src/io/request.c), which resolves them. */
 static int to_request(const struct cli_args *a, struct tp_request *q)
 {
     tp_request_init(q);

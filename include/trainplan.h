@@ -767,8 +767,8 @@ TP_API enum tp_status tp_time_step(const struct tp_model *m, const struct tp_clu
 
 /* An 80% range on a throughput estimate: measured / predicted tokens/s of held-out runs of the
    same class (stack kind, GPU vendor, dense or MoE), widened outside the calibrated domain
-   (src/range.c, docs/accuracy.md).  tokens/s low = predicted * lo, high = predicted * hi; a step
-   time or a wall-clock divides by them. */
+   (src/core/range.c, docs/accuracy.md).  tokens/s low = predicted * lo, high = predicted * hi;
+   a step time or a wall-clock divides by them. */
 struct tp_range {
     double lo, hi;
     char cls[32];          /* "fused/nvidia/dense", "hf/other/moe", ... */
@@ -1156,7 +1156,7 @@ enum tp_scaling_form {
                                   (C / c_ref)^d_exp; no loss law */
 };
 
-/* One published scaling-law fit, as data (src/scaling.c cites each). */
+/* One published scaling-law fit, as data (src/core/scaling.c cites each). */
 struct tp_scaling_fit {
     const char *key;          /* "hoffmann-3", "besiroglu", "kaplan", ... */
     const char *label;
@@ -1445,7 +1445,7 @@ TP_API void tp_ckpt_plan(const struct tp_model *m, const struct tp_cluster *c, c
                   const struct tp_layout *l, double storage_bps, struct tp_ckpt_plan *out);
 
 /* ----------------------------------------------------------------------------------------- */
-/* Wall-clock as users measure it (src/wallclock.c)                                            */
+/* Wall-clock as users measure it (src/core/wallclock.c)                                       */
 /* ----------------------------------------------------------------------------------------- */
 
 struct tp_wallclock_opts {
@@ -1469,7 +1469,7 @@ TP_API void tp_wallclock(const struct tp_time *t, const struct tp_ckpt_plan *ck,
                   const struct tp_wallclock_opts *o, struct tp_wallclock *out);
 
 /* ----------------------------------------------------------------------------------------- */
-/* One evaluation of a run (src/evaluate.c): what every verb that prices a run calls           */
+/* One evaluation of a run (src/core/evaluate.c): what every verb that prices a run calls      */
 /* ----------------------------------------------------------------------------------------- */
 
 struct tp_eval_opts {
@@ -1516,8 +1516,8 @@ TP_API enum tp_status tp_layout_set_gbs(struct tp_layout *l, uint64_t gbs, bool 
 TP_API void tp_pareto_front(const double *a, const double *b, const bool *valid, size_t n,
                             bool *front);
 
-/* The names of the job and layout enums, one table each (src/names.c): what the CLI's options
-   take, a binding's keywords take, and the JSON documents print. */
+/* The names of the job and layout enums, one table each (src/core/names.c): what the CLI's
+   options take, a binding's keywords take, and the JSON documents print. */
 enum tp_names {
     TP_NAMES_TASK = 0,  /* enum tp_task: pretrain, sft, dpo, lora, qlora */
     TP_NAMES_OPTIMIZER, /* enum tp_optimizer: adamw, adamw-8bit, ... */
@@ -1539,7 +1539,7 @@ TP_API int tp_name_value(enum tp_names t, const char *name);
 TP_API size_t tp_name_choices(enum tp_names t, char *buf, size_t len);
 
 /* ----------------------------------------------------------------------------------------- */
-/* A run as options (src/request.c): what the CLI's flags and a binding's keywords describe    */
+/* A run as options (src/io/request.c): what the CLI's flags and a binding's keywords describe */
 /* ----------------------------------------------------------------------------------------- */
 
 /* Options named as the CLI's flags without dashes ("gpus_per_node" is --gpus-per-node and a
@@ -1582,7 +1582,7 @@ TP_API enum tp_status tp_model_from_name(const char *name, struct tp_model *m,
 TP_API uint32_t tp_lora_targets_parse(const char *list);
 
 /* ----------------------------------------------------------------------------------------- */
-/* JSON documents (src/report_json.c, src/report_run_json.c, src/call.c)                       */
+/* JSON documents (src/io/report_json.c, src/io/report_run_json.c, src/io/call.c)              */
 /* ----------------------------------------------------------------------------------------- */
 
 /* The documents `--format json` prints, as jansson objects (json_t, new references; NULL when
@@ -1657,7 +1657,7 @@ TP_API enum tp_status tp_call_json(const char *verb, const char *model, const ch
                                    struct tp_error *err);
 
 /* ----------------------------------------------------------------------------------------- */
-/* Version and layout checks for bindings (src/abi.c)                                          */
+/* Version and layout checks for bindings (src/core/abi.c)                                     */
 /* ----------------------------------------------------------------------------------------- */
 
 /* The library's version, TP_VERSION as it was built. */

@@ -49,7 +49,7 @@ enum tp_status tp_cluster_check(const struct tp_cluster *c, const struct tp_job 
     unsigned pi = (unsigned)j->precision;
     if (pi > TP_PREC_FP32)
         return tp_fail(err, TP_EINVAL, "precision %u is not one of bf16, fp16, fp8, fp32", pi);
-    /* the catalog's 0 means the part has no such unit (datasheets, src/gpus.c): a job in that
+    /* the catalog's 0 means the part has no such unit (datasheets, src/data/gpus.c): a job in that
        precision has no rate to run at, and bf16 pricing would be a silent wrong answer */
     if (j->precision == TP_PREC_FP8 && g->peak_flops[TP_FP8] <= 0)
         return tp_fail_field(err, TP_EINVAL, "precision",
