@@ -504,13 +504,17 @@ int cmd_search(int argc, char **argv)
         print_table(&r, &st, hits, n, o.gbs);
         if (outside[0])
             printf("warning: outside what the calibration was fitted on: %s\n", outside);
-        if (n > 0 && a.tokens > 0) {
-            double train, hours;
-            budget(&hits[0].time, r.c.n_gpus, a.tokens, &train, &hours);
+        if (n > 0 && a.tokens > 0) { /* the best layout evaluated as estimate does */
+            struct tp_eval_opts eo;
+            tp_eval_opts_init(&eo);
+            eo.tokens = a.tokens;
+            eo.gpu_hour_price = a.price;
+            static struct tp_evaluation ev;
+            tp_evaluate(&r.m, &r.c, &r.j, &hits[0].layout, &cal, &eo, &ev, NULL);
             printf("best layout trains %.3g tokens in %.1f h, %.1f GPU-hours", a.tokens,
-                   train / 3600, hours);
+                   ev.wall.total_s / 3600, ev.gpu_hours);
             if (a.price >= 0)
-                printf(", cost %.2f", hours * a.price);
+                printf(", cost %.2f", ev.cost);
             printf("\n");
         }
         if (a.explain) {
