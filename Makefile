@@ -18,7 +18,7 @@ WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wmissing-prototypes -Wstrict-prot
 # TP_LDFLAGS) instead of replacing them.
 # (sanitizer builds default to -O1: faster to build, still useful stack traces)
 CFLAGS   ?= $(if $(filter 1 fuzz,$(SAN)),-O1,-O2) -g
-TP_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -Iinclude -MMD -MP
+TP_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -Iinclude -Isrc/core -MMD -MP
 # the CLI runs the search on POSIX threads (cli/par_search.c); the library has none
 TP_CFLAGS  += -pthread
 TP_LDFLAGS := -pthread
@@ -49,7 +49,7 @@ DEP_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 DEP_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ljansson -lgsl -lgslcblas -lyaml) -lcsv
 TEST_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
-LIB_SRC  := $(wildcard src/*.c)
+LIB_SRC  := $(wildcard src/*/*.c)
 CLI_SRC  := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
 BENCH_SRC:= $(wildcard bench/bench_*.c)
@@ -87,8 +87,8 @@ $(BUILD)/src/%.o: TP_CFLAGS += $(LIB_CFLAGS)
 $(BUILD)/gen/calib_defaults.inc: data/calibration.json
 	@mkdir -p $(dir $@)
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@
-$(BUILD)/src/calib.o: $(BUILD)/gen/calib_defaults.inc
-$(BUILD)/src/calib.o: TP_CFLAGS += -I$(BUILD)/gen
+$(BUILD)/src/data/calib.o: $(BUILD)/gen/calib_defaults.inc
+$(BUILD)/src/data/calib.o: TP_CFLAGS += -I$(BUILD)/gen
 
 $(LIB): $(LIB_SRC:%.c=$(BUILD)/%.o)
 	$(AR) rcs $@ $^
