@@ -15,13 +15,16 @@ BUILD   ?= $(if $(filter 1,$(SAN)),build-san,$(if $(filter fuzz,$(SAN)),build-fu
 PKGS     := jansson gsl yaml-0.1
 WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
             -Wformat=2 -Wvla
-CFLAGS   ?= -O2 -g
-CFLAGS   += -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -Iinclude -MMD -MP
+# The user's CFLAGS / LDFLAGS (make CFLAGS=-O3) extend the flags the build needs (TP_CFLAGS,
+# TP_LDFLAGS) instead of replacing them.
+# (sanitizer builds default to -O1: faster to build, still useful stack traces)
+CFLAGS   ?= $(if $(filter 1 fuzz,$(SAN)),-O1,-O2) -g
+TP_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -Iinclude -Isrc/core -MMD -MP
 # the CLI runs the search on POSIX threads (cli/par_search.c); the library has none
-CFLAGS   += -pthread
-LDFLAGS  += -pthread
+TP_CFLAGS  += -pthread
+TP_LDFLAGS := -pthread
 ifeq ($(WERROR),1)
-CFLAGS   += -Werror
+TP_CFLAGS  += -Werror
 endif
 # SAN=1: ASan + UBSan; clang adds the checks gcc's UBSan lacks: float-cast-overflow (a double
 # out of an integer's range converted to it) and the integer checks that are never intended here
@@ -29,20 +32,25 @@ endif
 SAN_CHECKS = address,undefined$(if $(filter clang%,$(notdir $(CC))),$(SAN_EXTRA))
 SAN_EXTRA  = ,float-cast-overflow,integer-divide-by-zero,implicit-signed-integer-truncation
 ifeq ($(SAN),1)
-CFLAGS   += -O1 -fsanitize=$(SAN_CHECKS) -fno-sanitize-recover=all -fno-omit-frame-pointer
-LDFLAGS  += -fsanitize=$(SAN_CHECKS)
+TP_CFLAGS  += -fsanitize=$(SAN_CHECKS) -fno-sanitize-recover=all -fno-omit-frame-pointer
+TP_LDFLAGS += -fsanitize=$(SAN_CHECKS)
 endif
 # SAN=fuzz (make fuzz): objects instrumented for libFuzzer, with ASan and UBSan
 ifeq ($(SAN),fuzz)
-CFLAGS   += -O1 -fsanitize=fuzzer-no-link,address,undefined,float-cast-overflow \
-            -fno-sanitize-recover=all -fno-omit-frame-pointer
-LDFLAGS  += -fsanitize=address,undefined,float-cast-overflow
+TP_CFLAGS  += -fsanitize=fuzzer-no-link,address,undefined,float-cast-overflow \
+              -fno-sanitize-recover=all -fno-omit-frame-pointer
+TP_LDFLAGS += -fsanitize=address,undefined,float-cast-overflow
 endif
+# The library's objects: position-independent (one set serves the .a and the .so) and hidden
+# unless include/ marks a declaration TP_API.
+LIB_CFLAGS := -fPIC -fvisibility=hidden -DTP_BUILDING_LIBRARY
+ALL_CFLAGS  = $(TP_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(TP_LDFLAGS) $(LDFLAGS)
 DEP_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 DEP_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ljansson -lgsl -lgslcblas -lyaml) -lcsv
 TEST_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
-LIB_SRC  := $(wildcard src/*.c)
+LIB_SRC  := $(wildcard src/*/*.c)
 CLI_SRC  := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
 BENCH_SRC:= $(wildcard bench/bench_*.c)
@@ -50,6 +58,11 @@ FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
 FUZZ_NAMES := $(FUZZ_SRC:fuzz/fuzz_%.c=%)
 
 LIB      := $(BUILD)/libtrainplan.a
+# the shared library: soname libtrainplan.so.MAJOR; only the TP_API declarations are exported
+VERSION  := $(shell sed -n 's/^\#define TP_VERSION "\(.*\)"/\1/p' include/trainplan.h)
+SOMAJOR  := $(firstword $(subst ., ,$(VERSION)))
+SHLIB    := $(BUILD)/libtrainplan.so
+PCFILE   := $(BUILD)/trainplan.pc
 BIN      := $(BUILD)/trainplan
 TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCHES  := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
@@ -58,49 +71,74 @@ CLI_OBJ  := $(filter-out $(BUILD)/cli/main.o,$(CLI_SRC:%.c=$(BUILD)/%.o))
 REPLAYS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
 FUZZERS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 
-.PHONY: all deps run test unit cli-test svg-test web web-test bench-smoke bench clean calibration check-calibration \
-        fuzz-replay fuzz fuzzers valgrind
+.PHONY: all deps run test unit cli-test svg-test web web-test bench-smoke bench clean calibration \
+        check-calibration fuzz-replay fuzz fuzzers valgrind install python-test
 .SECONDARY:
-all: $(BIN) $(TESTS) $(BENCHES) $(REPLAYS)
+all: $(BIN) $(SHLIB) $(PCFILE) $(TESTS) $(BENCHES) $(REPLAYS)
 
 deps:
 	@sh scripts/deps.sh
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DEP_CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) -c $< -o $@
+$(BUILD)/src/%.o: TP_CFLAGS += $(LIB_CFLAGS)
 
-# The built-in calibration: data/calibration.json as a C string literal for src/calib.c.
+# The built-in calibration: data/calibration.json as a C string literal for src/data/calib.c.
 $(BUILD)/gen/calib_defaults.inc: data/calibration.json
 	@mkdir -p $(dir $@)
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@
-$(BUILD)/src/calib.o: $(BUILD)/gen/calib_defaults.inc
-$(BUILD)/src/calib.o: CFLAGS += -I$(BUILD)/gen
+$(BUILD)/src/data/calib.o: $(BUILD)/gen/calib_defaults.inc
+$(BUILD)/src/data/calib.o: TP_CFLAGS += -I$(BUILD)/gen
 
 $(LIB): $(LIB_SRC:%.c=$(BUILD)/%.o)
 	$(AR) rcs $@ $^
 
+$(SHLIB): $(LIB_SRC:%.c=$(BUILD)/%.o)
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libtrainplan.so.$(SOMAJOR) -o $@ $^ $(DEP_LIBS) -lm
+
+# pkg-config: the static link needs the dependencies' libraries too (Libs.private); written
+# again by install, for the PREFIX it installs to
+PREFIX  ?= /usr/local
+PC_SED   = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+               -e 's|@LIBS_PRIVATE@|$(strip $(DEP_LIBS)) -lm|' trainplan.pc.in
+$(PCFILE): trainplan.pc.in include/trainplan.h
+	@mkdir -p $(dir $@)
+	$(PC_SED) > $@
+
+# make install PREFIX=/opt/trainplan (DESTDIR for staging): the CLI, the headers, both libraries,
+# the pkg-config file
+install: $(BIN) $(LIB) $(SHLIB)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/trainplan
+	install -m 644 include/trainplan.h include/trainplan_export.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libtrainplan.a
+	install -m 755 $(SHLIB) $(DESTDIR)$(PREFIX)/lib/libtrainplan.so.$(VERSION)
+	ln -sf libtrainplan.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libtrainplan.so.$(SOMAJOR)
+	ln -sf libtrainplan.so.$(SOMAJOR) $(DESTDIR)$(PREFIX)/lib/libtrainplan.so
+	$(PC_SED) > $(DESTDIR)$(PREFIX)/lib/pkgconfig/trainplan.pc
+
 $(BIN): $(CLI_SRC:%.c=$(BUILD)/%.o) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(DEP_LIBS) -lm
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DEP_LIBS) -lm
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(DEP_LIBS) $(TEST_LIBS) -lm
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DEP_LIBS) $(TEST_LIBS) -lm
 
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(BUILD)/bench/common.o $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(DEP_LIBS) -lm
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DEP_LIBS) -lm
 
 # bench_search times the threaded search of the CLI too
 $(BUILD)/bench/bench_search: $(BUILD)/bench/bench_search.o $(BUILD)/bench/common.o \
                              $(BUILD)/cli/par_search.o $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(DEP_LIBS) -lm
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DEP_LIBS) -lm
 
 # A fuzz target without libFuzzer: fuzz/replay.c feeds it files (the reproducers, the seeds).
 $(BUILD)/fuzz/replay_%: $(BUILD)/fuzz/fuzz_%.o $(BUILD)/fuzz/replay.o $(CLI_OBJ) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(DEP_LIBS) -lm
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DEP_LIBS) -lm
 
 # The same target linked with libFuzzer (SAN=fuzz builds only).
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/fuzz_%.o $(CLI_OBJ) $(LIB)
-	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(DEP_LIBS) -lm
+	$(CC) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(DEP_LIBS) -lm
 
 run: deps
 	@$(MAKE) --no-print-directory $(BIN)
@@ -108,7 +146,7 @@ run: deps
 
 test: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory unit bench-smoke fuzz-replay cli-test svg-test \
+	@$(MAKE) --no-print-directory unit bench-smoke fuzz-replay cli-test svg-test python-test \
 	    $(if $(filter 1,$(SAN)),,web-test)
 
 unit: $(TESTS)
@@ -131,6 +169,17 @@ web-test: $(BIN)
 	@if command -v chromium >/dev/null 2>&1 && command -v emcc >/dev/null 2>&1 && \
 	    ls -d .web-deps/jansson-*/src >/dev/null 2>&1; then sh web/build.sh >/dev/null; fi
 	@sh tests/web/check.sh ./$(BIN)
+
+# The Python package (python/trainplan) against the CLI's JSON, on this build's shared library.
+# A sanitizer build's library cannot be loaded into an uninstrumented python3: there the C test
+# tests/test_threads.c covers the same calls.
+python-test: $(BIN) $(SHLIB)
+ifeq ($(SAN),0)
+	@TRAINPLAN_LIBRARY=$(SHLIB) TRAINPLAN_CLI=$(BIN) PYTHONPATH=python \
+	    python3 -m unittest discover -s python/tests
+else
+	@echo "python-test: skipped under SAN=$(SAN) (tests/test_threads.c covers the library)"
+endif
 
 bench-smoke: $(BENCHES)
 	@set -e; for b in $(BENCHES); do ./$$b --smoke >/dev/null; echo "bench $$b: ran"; done

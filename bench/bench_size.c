@@ -34,7 +34,7 @@ static size_t count_grid(const struct tp_size_grid *g, struct tp_size_shape *s, 
 {
     double t0 = now();
     for (size_t i = 0; i < n; i++) {
-        struct tp_error err = {{0}};
+        struct tp_error err = {{0}, {0}};
         if (tp_size_count(g, hoffmann3(), 1.36e21, &s[i], &err) != TP_OK) {
             fprintf(stderr, "bench_size: %s\n", err.msg);
             return 0;
@@ -56,7 +56,7 @@ static int search_some(const struct tp_size_grid *g, struct tp_size_shape *s, si
                        const char *gpu, uint32_t gpus, bool quiet)
 {
     struct tp_cluster c;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     if (tp_cluster_init(&c, gpu, gpus, &err) != TP_OK) {
         fprintf(stderr, "bench_size: %s\n", err.msg);
         return 2;

@@ -150,22 +150,20 @@ void cli_error(const char *fmt, ...)
 #endif
     ;
 
+/* Prints a library error, its field (struct tp_error.field) rendered as the option "--field". */
+void cli_error_field(const struct tp_error *err);
+
 /* Number formatting for human tables. */
 void fmt_count(char *buf, size_t len, uint64_t v);  /* 8,030,261,248 */
 void fmt_si(char *buf, size_t len, double v);        /* 8.03B, 124.4M, 51.47G */
 void fmt_duration(char *buf, size_t len, double s);  /* 42.0 s, 3.5 min, 37.6 h, 4.3 days */
 
-/* Names of the job and layout enums, indexed by value (report.c). */
-extern const char *const task_names[], *const optimizer_names[], *const precision_names[], *const framework_names[],
-    *const recompute_names[], *const offload_names[], *const schedule_names[], *const attn_names[];
 /* The attention kernel a job runs, for tables ("flash (TE/cuDNN)", "FlashAttention-2", ...). */
 const char *attn_label(const struct tp_job *j);
 /* Prints the resolved model, cluster, job and layout under "trainplan VERSION - what". */
 void report_header(const struct run *r, const char *what);
 /* Prints the memory breakdown of one stage (`worst`: it is the stage that decides the fit). */
 void report_memory_stage(const struct run *r, const struct tp_memory *mem, bool worst);
-json_t *report_memory_json(const struct tp_memory *m);
-json_t *report_layout_json(const struct tp_layout *l);
 /* One CSV cell on stdout through libcsv's writer: quoted, quotes doubled (RFC 4180). */
 void report_csv_cell(const char *s);
 /* Blocks per pipeline stage: "20+2x21+19" (first, middle stages, last), "48+46" with pp 2. */
@@ -202,9 +200,8 @@ int cmd_logs(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_size(int argc, char **argv);
 int cmd_checkpoint(int argc, char **argv);
-/* The checkpoint plan of a run (cmd_checkpoint.c): a table section, or a JSON object. */
+/* The checkpoint plan of a run (cmd_checkpoint.c) as a table section. */
 void report_checkpoint_plan(const struct tp_ckpt_plan *p, double storage_gbps);
-json_t *report_checkpoint_plan_json(const struct tp_ckpt_plan *p);
 
 /* Prints `doc` (consumed; NULL means a failed build) as indented JSON with its key order kept,
    reals with `digits` significant digits (0 = jansson's shortest round-trip form).  Returns

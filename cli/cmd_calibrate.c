@@ -88,7 +88,7 @@ int cmd_calibrate(int argc, char **argv)
         base_name = "physics priors";
     } else if (a.base) {
         if (tp_calib_from_file(a.base, &base, &err) != TP_OK) {
-            cli_error("%s", err.msg);
+            cli_error_field(&err);
             return EXIT_USAGE;
         }
         base_name = a.base;
@@ -134,7 +134,7 @@ int cmd_calibrate(int argc, char **argv)
     struct tp_calib fitted;
     struct tp_fit_result res;
     if (tp_calib_fit(ptr, meas, n, &base, &o, &fitted, &res, &err) != TP_OK) {
-        cli_error("%s", err.msg);
+        cli_error_field(&err);
         goto out;
     }
     for (size_t i = 0; i < n; i++) {
@@ -147,7 +147,7 @@ int cmd_calibrate(int argc, char **argv)
     }
     bool cv = !a.no_cv && res.sources >= 2;
     if (cv && tp_calib_cross_validate(ptr, meas, n, &base, &o, e.held_out, &err) != TP_OK) {
-        cli_error("%s", err.msg);
+        cli_error_field(&err);
         goto out;
     }
     if (a.output) {

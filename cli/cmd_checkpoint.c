@@ -100,7 +100,7 @@ static int resolve_model(const struct cli_args *a, struct ctx *x)
     struct stat st;
     if (stat(cfg, &st) != 0)
         return EXIT_OK;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     if (tp_model_from_hf_config(cfg, &x->m, &err) != TP_OK) {
         snprintf(x->model_note, sizeof x->model_note, "config.json beside it not used: %s",
                  err.msg);
@@ -174,21 +174,6 @@ void report_checkpoint_plan(const struct tp_ckpt_plan *p, double storage_gbps)
     printf("  %-34s %s host RAM, %s free disk\n", "zero_to_fp32 needs", a, b);
     if (storage_gbps > 0)
         printf("  %-34s %.1f s at %g GB/s\n", "time per save", p->save_s, storage_gbps);
-}
-
-json_t *report_checkpoint_plan_json(const struct tp_ckpt_plan *p)
-{
-    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:I, s:f, s:I, s:f, s:f, s:f, s:f, s:f, s:o}",
-                     "params", p->params, "save_bytes", p->save_bytes, "weights_bytes",
-                     p->weights_bytes, "master_bytes", p->master_bytes, "moments_bytes",
-                     p->moments_bytes, "model_files", (json_int_t)p->model_files,
-                     "model_file_bytes", p->model_file_bytes, "optim_files",
-                     (json_int_t)p->optim_files, "optim_file_bytes", p->optim_file_bytes,
-                     "consolidated_fp32_bytes", p->consolidated_fp32_bytes,
-                     "consolidated_bf16_bytes", p->consolidated_bf16_bytes,
-                     "zero_to_fp32_ram_bytes", p->zero_to_fp32_ram_bytes,
-                     "zero_to_fp32_disk_bytes", p->zero_to_fp32_disk_bytes, "save_s",
-                     p->save_s > 0 ? json_real(p->save_s) : json_null());
 }
 
 /* ---- table ------------------------------------------------------------------------------- */
@@ -318,7 +303,8 @@ static void print_table(const struct ctx *x)
         print_zero(&c->zero);
     if (x->planned) {
         printf("\nplan per save      %u GPUs, ZeRO %u, %s, %s (DeepSpeed's files)\n", x->plan_gpus,
-               x->plan_zero, optimizer_names[x->j.optimizer], precision_names[x->j.precision]);
+               x->plan_zero, tp_name(TP_NAMES_OPTIMIZER, (int)x->j.optimizer),
+               tp_name(TP_NAMES_PRECISION, (int)x->j.precision));
         report_checkpoint_plan(&x->plan, x->storage_gbps);
     }
     bool stub = false;
@@ -451,7 +437,7 @@ static int print_json(const struct ctx *x)
     json_object_set_new(doc, "zero", zero_json(&c->zero));
     json_t *pl = json_null();
     if (x->planned) {
-        pl = report_checkpoint_plan_json(&x->plan);
+        pl = tp_json_ckpt_plan(&x->plan);
         json_object_set_new(pl, "gpus", json_integer(x->plan_gpus));
         json_object_set_new(pl, "zero", json_integer(x->plan_zero));
     }
@@ -510,10 +496,10 @@ int cmd_checkpoint(int argc, char **argv)
     if ((rc = resolve_model(&a, &x)) != EXIT_OK)
         return rc;
     resolve_job(&a, &x.j);
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     uint32_t gpus = a.gpus != TP_UNSET ? (uint32_t)a.gpus : 0;
     if (tp_ckpt_inspect(x.path, x.have_model ? &x.m : NULL, &x.j, gpus, &x.ck, &err) != TP_OK) {
-        cli_error("%s", err.msg);
+        cli_error_field(&err);
         return EXIT_USAGE;
     }
     if (x.ck->n_files == 0 && !x.ck->zero.present) {

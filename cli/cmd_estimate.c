@@ -45,13 +45,10 @@ struct budget {
     bool extras;           /* any of those was asked for */
 };
 
-/* The wall-clock beyond the steps; GPU-hours and cost follow the whole wall-clock. */
-static int resolve_wallclock(const struct cli_args *a, const struct run *r,
-                             const struct tp_time *t, const struct tp_ckpt_plan *ck,
-                             struct budget *b)
+/* The wall-clock beyond the steps, as tp_evaluate's options; GPU-hours and cost follow the
+   whole wall-clock. */
+static int resolve_wallclock(const struct cli_args *a, struct budget *b, struct tp_eval_opts *o)
 {
-    struct tp_wallclock_opts o;
-    tp_wallclock_opts_init(&o);
     b->extras = a->ckpt_every != TP_UNSET || a->eval_every != TP_UNSET || a->eval_tokens > 0 ||
                 a->startup_min > 0;
     if (b->extras && b->tokens == 0) {
@@ -67,18 +64,17 @@ static int resolve_wallclock(const struct cli_args *a, const struct run *r,
         cli_error("--eval-every and --eval-tokens go together");
         return EXIT_USAGE;
     }
-    o.startup_s = a->startup_min * 60;
+    tp_eval_opts_init(o);
+    o->tokens = b->tokens;
+    o->gpu_hour_price = b->priced ? a->price : -1;
+    o->storage_bps = a->storage_gbps * 1e9;
+    o->wall.startup_s = a->startup_min * 60;
     /* the weights are read in the wall-clock only when its extras are asked for: alone,
        --storage-gbps prices the saves of the checkpoint block */
-    o.storage_bps = b->extras && a->storage_gbps > 0 ? a->storage_gbps * 1e9 : 0;
-    o.ckpt_every = a->ckpt_every != TP_UNSET ? (uint64_t)a->ckpt_every : 0;
-    o.eval_every = a->eval_every != TP_UNSET ? (uint64_t)a->eval_every : 0;
-    o.eval_tokens = a->eval_tokens;
-    tp_wallclock(t, ck, b->tokens, &o, &b->w);
-    if (b->tokens > 0) {
-        b->gpu_hours = b->w.total_s / 3600 * r->c.n_gpus;
-        b->cost = b->priced ? b->gpu_hours * a->price : 0;
-    }
+    o->wall.storage_bps = b->extras && a->storage_gbps > 0 ? a->storage_gbps * 1e9 : 0;
+    o->wall.ckpt_every = a->ckpt_every != TP_UNSET ? (uint64_t)a->ckpt_every : 0;
+    o->wall.eval_every = a->eval_every != TP_UNSET ? (uint64_t)a->eval_every : 0;
+    o->wall.eval_tokens = a->eval_tokens;
     return EXIT_OK;
 }
 
@@ -203,102 +199,6 @@ static void print_time(const struct run *r, const struct tp_time *t, const struc
     printf("\ncalibration  %s\n", calibration ? calibration : "built-in defaults");
 }
 
-static json_t *time_json(const struct tp_time *t)
-{
-    json_t *o = json_object();
-    const struct {
-        const char *k;
-        double v;
-    } f[] = {{"forward_s", t->fwd_s},           {"backward_s", t->bwd_s},
-             {"recompute_s", t->recompute_s},   {"gemm_s", t->gemm_s},
-             {"attention_s", t->attn_s},        {"memory_bound_s", t->elementwise_s},
-             {"tp_comm_s", t->tp_comm_s},       {"cp_comm_s", t->cp_comm_s},
-             {"ep_comm_s", t->ep_comm_s},       {"pp_comm_s", t->pp_comm_s},
-             {"bubble_s", t->bubble_s},         {"dp_comm_s", t->dp_comm_s},
-             {"dp_comm_total_s", t->dp_comm_total_s}, {"optimizer_s", t->optimizer_s},
-             {"offload_s", t->offload_s},       {"overhead_s", t->overhead_s}};
-    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-        json_object_set_new(o, f[i].k, json_real(f[i].v));
-    json_object_set_new(o, "slowest_stage", json_integer(t->slowest_stage));
-    return o;
-}
-
-static json_t *range_json(const struct tp_range *rg)
-{
-    return json_pack("{s:s, s:s, s:I, s:b, s:f, s:f}", "class", rg->cls, "basis", rg->basis,
-                          "held_out_runs", (json_int_t)rg->rows, "widened", (int)rg->widened,
-                     "low_factor", rg->lo, "high_factor", rg->hi);
-}
-
-static int print_json(const struct run *r, const struct tp_memory *mem, const struct tp_time *t,
-                      const struct budget *b, const char *calibration, const char *outside,
-                      const struct tp_range *rg, const struct tp_ckpt_plan *ck)
-{
-    json_t *doc = json_pack(
-        "{s:i, s:s, s:{s:s, s:s}, s:{s:s, s:I, s:I}, s:{s:s, s:s, s:s, s:s, s:I, s:b}, s:o,"
-        " s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
-        "schema_version", TP_SCHEMA_VERSION, "command", "estimate", "model", "name", r->m.name,
-        "family", r->m.family, "cluster", "gpu", r->c.gpu.key, "gpus", (json_int_t)r->c.n_gpus,
-        "gpus_per_node", (json_int_t)r->c.gpus_per_node, "job", "task", task_names[r->j.task],
-        "precision", precision_names[r->j.precision], "framework",
-        framework_names[r->j.framework], "attention", attn_names[r->j.attn_impl], "seq",
-        (json_int_t)r->j.seq, "tp_comm_overlap", (int)r->j.tp_comm_overlap, "layout", report_layout_json(&r->l), "step_time_s", t->step_s,
-        "tokens_per_step", t->tokens_per_step, "tokens_per_s_per_gpu", t->tokens_per_s_per_gpu,
-        "tokens_per_s", t->tokens_per_s, "samples_per_s", t->samples_per_s,
-        "model_flops_per_token", t->model_flops_per_token, "hw_flops_per_token",
-        t->hw_flops_per_token, "model_tflops_per_gpu", t->model_tflops_per_gpu, "mfu", t->mfu,
-        "hw_tflops_per_gpu", t->hw_tflops_per_gpu, "hfu", t->hfu, "peak_tflops",
-        t->peak_flops / 1e12, "megatron_tflops_per_gpu", t->megatron_tflops_per_gpu,
-        "deepspeed_tflops_per_gpu", t->deepspeed_tflops_per_gpu);
-    if (!doc) {
-        cli_error("out of memory");
-        return EXIT_USAGE;
-    }
-    json_object_set_new(doc, "fits", json_boolean(mem->fits));
-    json_object_set_new(doc, "tokens_per_s_per_gpu_low", json_real(t->tokens_per_s_per_gpu * rg->lo));
-    json_object_set_new(doc, "tokens_per_s_per_gpu_high", json_real(t->tokens_per_s_per_gpu * rg->hi));
-    json_object_set_new(doc, "step_time_s_low", json_real(t->step_s / rg->hi));
-    json_object_set_new(doc, "step_time_s_high", json_real(t->step_s / rg->lo));
-    json_object_set_new(doc, "range", range_json(rg));
-    json_object_set_new(doc, "moe_impl", r->m.n_experts ? json_string(tp_moe_impl_name(
-                                              tp_job_moe_impl(&r->m, &r->j, &r->l)))
-                                                        : json_null());
-    json_object_set_new(doc, "flop_convention",
-                        json_string("exact matmuls, causal attention (Megatron-LM 2025); MFU/HFU "
-                                    "against the dense 16-bit peak"));
-    json_object_set_new(doc, "time", time_json(t));
-    json_object_set_new(doc, "memory", report_memory_json(mem));
-    json_object_set_new(doc, "checkpoint", report_checkpoint_plan_json(ck));
-    if (b->tokens > 0) {
-        json_object_set_new(doc, "train_tokens", json_real(b->tokens));
-        json_object_set_new(doc, "train_steps", json_real(b->w.steps));
-        json_object_set_new(doc, "train_time_s", json_real(b->w.train_s));
-        json_object_set_new(doc, "train_time_s_low", json_real(b->w.train_s / rg->hi));
-        json_object_set_new(doc, "train_time_s_high", json_real(b->w.train_s / rg->lo));
-        double other = b->w.total_s - b->w.train_s;
-        json_object_set_new(doc, "wall_clock_s", json_real(b->w.total_s));
-        json_object_set_new(doc, "wall_clock_s_low", json_real(other + b->w.train_s / rg->hi));
-        json_object_set_new(doc, "wall_clock_s_high", json_real(other + b->w.train_s / rg->lo));
-        json_object_set_new(doc, "goodput", json_real(b->w.goodput));
-        json_object_set_new(
-            doc, "wall_clock",
-            json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "steps_s", b->w.train_s,
-                      "startup_s", b->w.startup_s, "load_weights_s", b->w.load_s,
-                      "checkpoints_s", b->w.ckpt_s, "saves", b->w.saves, "evaluation_s",
-                      b->w.eval_s, "evaluations", b->w.evals));
-        json_object_set_new(doc, "gpu_hours", json_real(b->gpu_hours));
-        json_object_set_new(doc, "cost", b->priced ? json_real(b->cost) : json_null());
-    } else {
-        json_object_set_new(doc, "train_time_s", json_null());
-    }
-    json_object_set_new(doc, "calibration",
-                        json_string(calibration ? calibration : "built-in defaults"));
-    json_object_set_new(doc, "outside_calibration",
-                        outside[0] ? json_string(outside) : json_null());
-    json_object_set_new(doc, "notes", json_string(r->notes));
-    return cli_print_json(doc, 8);
-}
-
 static void print_csv(const struct run *r, const struct tp_memory *mem, const struct tp_time *t,
                       const struct budget *b)
 {
@@ -308,8 +208,8 @@ static void print_csv(const struct run *r, const struct tp_memory *mem, const st
     printf("\"%s\",%s,%u,%u,%u,%u,%u,%u,%u,%u,%u,%u,%s,%.6g,%.6g,%.6g,%.6g,%.4f,%.6g,%.4f,%.0f,"
            "%d,",
            r->m.name, r->c.gpu.key, r->c.n_gpus, r->l.dp, r->l.tp, r->l.pp, r->l.vpp, r->l.cp,
-           r->l.ep, r->l.zero, r->l.mbs, r->l.gas, recompute_names[r->l.recompute], t->step_s,
-           t->tokens_per_s_per_gpu, t->tokens_per_s, t->model_tflops_per_gpu, t->mfu,
+           r->l.ep, r->l.zero, r->l.mbs, r->l.gas, tp_name(TP_NAMES_RECOMPUTE, (int)r->l.recompute),
+           t->step_s, t->tokens_per_s_per_gpu, t->tokens_per_s, t->model_tflops_per_gpu, t->mfu,
            t->hw_tflops_per_gpu, t->hfu, mem->total_bytes, mem->fits);
     if (b->tokens > 0)
         printf("%.6g,%.6g,", b->w.train_s, b->gpu_hours);
@@ -332,29 +232,34 @@ int cmd_estimate(int argc, char **argv)
     if (a.calibration) {
         struct tp_error err;
         if (tp_calib_from_file(a.calibration, &cal, &err) != TP_OK) {
-            cli_error("%s", err.msg);
+            cli_error_field(&err);
             return EXIT_USAGE;
         }
     }
-    struct tp_memory mem;
-    tp_memory_worst(&r.m, &r.c, &r.j, &r.l, &mem);
-    struct tp_time t;
-    tp_time_step(&r.m, &r.c, &r.j, &r.l, &cal, &t);
     struct budget b;
-    if ((rc = resolve_budget(&a, &b)) != EXIT_OK)
+    struct tp_eval_opts o;
+    if ((rc = resolve_budget(&a, &b)) != EXIT_OK || (rc = resolve_wallclock(&a, &b, &o)) != EXIT_OK)
         return rc;
-    char outside[192];
-    unsigned domain = tp_calib_domain_check(&cal, &r.m, &r.c, &r.j, outside, sizeof outside);
-    struct tp_range rg;
-    tp_time_range(&r.m, &r.c, &r.j, &r.l, domain, &rg);
-    struct tp_ckpt_plan ck;
-    tp_ckpt_plan(&r.m, &r.c, &r.j, &r.l, a.storage_gbps * 1e9, &ck);
-    if ((rc = resolve_wallclock(&a, &r, &t, &ck, &b)) != EXIT_OK)
-        return rc;
+    static struct tp_evaluation ev;
+    struct tp_error err = {{0}, {0}};
+    if (tp_evaluate(&r.m, &r.c, &r.j, &r.l, &cal, &o, &ev, &err) != TP_OK) {
+        cli_error_field(&err);
+        return EXIT_USAGE;
+    }
+    b.w = ev.wall;
+    b.gpu_hours = ev.gpu_hours;
+    b.cost = ev.cost;
+    const struct tp_memory mem = ev.memory;
+    const struct tp_time t = ev.time;
+    const struct tp_range rg = ev.range;
+    const struct tp_ckpt_plan ck = ev.ckpt;
+    const char *outside = ev.outside;
     if (a.svg && (rc = plot_estimate(a.svg, &r, &t)) != EXIT_OK)
         return rc;
     if (a.format == FMT_JSON) {
-        if ((rc = print_json(&r, &mem, &t, &b, a.calibration, outside, &rg, &ck)) != EXIT_OK)
+        rc = cli_print_json(tp_json_estimate(&r.m, &r.c, &r.j, &r.l, &o, &ev, a.calibration,
+                                             r.notes), 8);
+        if (rc != EXIT_OK)
             return rc;
     } else if (a.format == FMT_CSV) {
         print_csv(&r, &mem, &t, &b);

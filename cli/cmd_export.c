@@ -1,7 +1,7 @@
 /*
  * cmd_export.c - `trainplan export --to FORMAT MODEL ...`: the planned layout as the files the
  * user's framework runs (DeepSpeed JSON, Axolotl YAML, Megatron arguments, torchrun/Slurm
- * launch scripts).  The library builds the texts (src/export*.c); this file resolves the plan
+ * launch scripts).  The library builds the texts (src/export/); this file resolves the plan
  * (the flags of estimate, or the search's best layout with --best), refuses a layout that does
  * not fit, and prints or writes the files.
  *
@@ -81,10 +81,10 @@ static int best_layout(const struct cli_args *a, struct run *r, uint64_t gbs)
 {
     static struct tp_calib cal;
     tp_calib_init(&cal);
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     int rc;
     if (a->calibration && tp_calib_from_file(a->calibration, &cal, &err) != TP_OK) {
-        cli_error("%s", err.msg);
+        cli_error_field(&err);
         return EXIT_USAGE;
     }
     struct tp_search_opts o;
@@ -109,7 +109,7 @@ static int best_layout(const struct cli_args *a, struct run *r, uint64_t gbs)
     struct tp_search_stats st;
     if (par_search(&r->m, &r->c, &r->j, &o, &cal, threads, false, hit, 1, &n, &st, &err) !=
         TP_OK) {
-        cli_error("%s", err.msg);
+        cli_error_field(&err);
         return EXIT_USAGE;
     }
     if (n == 0) {
@@ -190,7 +190,7 @@ static int print_json(const struct cli_args *a, const struct run *r, const struc
         "{s:i, s:s, s:s, s:{s:s, s:s}, s:s, s:I, s:I, s:o, s:I, s:b, s:f, s:s, s:o}",
         "schema_version", TP_SCHEMA_VERSION, "command", "export", "to", a->to, "model", "name",
         r->m.name, "family", r->m.family, "gpu", r->c.gpu.key, "gpus", (json_int_t)r->c.n_gpus,
-        "nodes", (json_int_t)nodes, "layout", report_layout_json(l), "global_batch",
+        "nodes", (json_int_t)nodes, "layout", tp_json_layout(l), "global_batch",
         (json_int_t)((uint64_t)l->mbs * l->gas * l->dp), "fits", (int)mem->fits,
         "memory_bytes", mem->total_bytes, "notes", x->notes, "files", files);
     return cli_print_json(doc, 12);
@@ -240,7 +240,7 @@ int cmd_export(int argc, char **argv)
     if (rc >= 0)
         return rc;
     enum tp_export_format fmt;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     if (!a.to) {
         cli_error("export needs --to FORMAT (deepspeed, axolotl, megatron, megatron-deepspeed, "
                   "torchrun, slurm)");

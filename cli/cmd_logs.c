@@ -161,23 +161,24 @@ static int model_figures(const struct tp_calib *cal, struct result *r)
 {
     const struct run *run = &r->run;
     struct tp_flops f;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     if (tp_flops_per_token(&run->m, run->j.seq, TP_ATTN_CAUSAL, TP_RECOMPUTE_NONE, 0, &f,
                            &err) != TP_OK) {
-        cli_error("%s", err.msg);
+        cli_error_field(&err);
         return EXIT_USAGE;
     }
     r->modelled = true;
     r->flops_per_token = f.model;
-    double peak = run->j.precision == TP_PREC_FP32 ? run->c.gpu.peak_flops[TP_FP32]
-                                                     : run->c.gpu.peak_flops[TP_BF16];
+    double peak = tp_job_peak_flops(&run->c, &run->j);
     r->peak_tflops = peak / 1e12;
     r->model_tflops = r->st.tokens_per_s_per_gpu * f.model / 1e12;
-    r->mfu = peak > 0 ? r->model_tflops * 1e12 / peak : NAN;
-    tp_time_step(&run->m, &run->c, &run->j, &run->l, cal, &r->pred);
-    struct tp_memory mem;
-    tp_memory_worst(&run->m, &run->c, &run->j, &run->l, &mem);
-    r->pred_mem_gib = mem.total_bytes / 1073741824.0;
+    r->mfu = tp_mfu(f.model, r->st.tokens_per_s_per_gpu, peak);
+    struct tp_eval_opts o;
+    tp_eval_opts_init(&o);
+    static struct tp_evaluation ev;
+    tp_evaluate(&run->m, &run->c, &run->j, &run->l, cal, &o, &ev, NULL);
+    r->pred = ev.time;
+    r->pred_mem_gib = ev.memory.total_bytes / 1073741824.0;
     return EXIT_OK;
 }
 
@@ -189,7 +190,7 @@ static int evaluate(const struct cli_args *a, const struct tp_calib *cal, struct
     int rc = read_all(r->path, &text, &len);
     if (rc != EXIT_OK)
         return rc;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     enum tp_log_format hint = (enum tp_log_format)a->log_format;
     enum tp_status st = tp_log_parse(text, len, hint, NULL, 0, &r->info, &err);
     struct tp_log_step *steps = NULL;
@@ -248,9 +249,9 @@ static int evaluate(const struct cli_args *a, const struct tp_calib *cal, struct
         }
         r->train_s = a->tokens / s->tokens_per_s;
         if (s->tokens_per_step > 0)
-            r->steps = ceil(a->tokens / s->tokens_per_step);
+            r->steps = tp_budget_steps(a->tokens, s->tokens_per_step);
         if (s->gpus)
-            r->gpu_hours = r->train_s / 3600 * s->gpus;
+            r->gpu_hours = tp_gpu_hours(r->train_s, s->gpus);
         if (a->price >= 0 && isfinite(r->gpu_hours))
             r->cost = r->gpu_hours * a->price;
     }
@@ -532,7 +533,7 @@ static json_t *result_json(const struct cli_args *a, const struct result *r)
         json_object_set_new(m, "gpu", json_string(run->c.gpu.key));
         json_object_set_new(m, "gpus", json_integer(run->c.n_gpus));
         json_object_set_new(m, "seq", json_integer((json_int_t)run->j.seq));
-        json_object_set_new(m, "layout", report_layout_json(&run->l));
+        json_object_set_new(m, "layout", tp_json_layout(&run->l));
         json_object_set_new(m, "model_flops_per_token", json_real(r->flops_per_token));
         json_object_set_new(m, "model_tflops_per_gpu", jreal(r->model_tflops));
         json_object_set_new(m, "mfu", jreal(r->mfu));
@@ -613,9 +614,9 @@ int cmd_logs(int argc, char **argv)
     static struct tp_calib cal;
     tp_calib_init(&cal);
     if (a.calibration) {
-        struct tp_error err = {{0}};
+        struct tp_error err = {{0}, {0}};
         if (tp_calib_from_file(a.calibration, &cal, &err) != TP_OK) {
-            cli_error("%s", err.msg);
+            cli_error_field(&err);
             return EXIT_USAGE;
         }
     }

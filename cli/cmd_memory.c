@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_FIXES = 6 };
-
 static void help(void)
 {
     printf("usage: trainplan memory MODEL --gpu NAME --gpus N [layout and job options]\n\n"
@@ -28,46 +26,6 @@ static void help(void)
     printf("\nexit status: 0 fits; 1 does not fit; 2 usage or input error.\n");
 }
 
-static int print_json(const struct run *r, const struct tp_memory *worst, bool per_stage,
-                      const struct tp_fix *fixes, size_t n_fixes)
-{
-    json_t *o = report_memory_json(worst);
-    json_t *head = json_pack(
-        "{s:i, s:s, s:{s:s, s:s}, s:{s:s, s:I, s:I, s:f}, s:{s:s, s:s, s:s, s:s, s:I, s:s},"
-        " s:o}",
-        "schema_version", TP_SCHEMA_VERSION, "command", "memory", "model", "name", r->m.name,
-        "family", r->m.family, "cluster", "gpu", r->c.gpu.key, "gpus", (json_int_t)r->c.n_gpus,
-        "gpus_per_node", (json_int_t)r->c.gpus_per_node, "capacity_bytes", r->c.gpu.hbm_bytes,
-        "job", "task", task_names[r->j.task], "optimizer", optimizer_names[r->j.optimizer], "precision",
-        precision_names[r->j.precision], "framework", framework_names[r->j.framework], "seq",
-        (json_int_t)r->j.seq, "attention", attn_names[r->j.attn_impl], "layout",
-        report_layout_json(&r->l));
-    if (!head || !o) {
-        json_decref(head);
-        json_decref(o);
-        cli_error("out of memory");
-        return EXIT_USAGE;
-    }
-    json_object_update(head, o);
-    json_decref(o);
-    if (per_stage) {
-        json_t *stages = json_array();
-        for (uint32_t s = 0; s < r->l.pp; s++) {
-            struct tp_memory m;
-            tp_memory_stage(&r->m, &r->c, &r->j, &r->l, s, &m);
-            json_array_append_new(stages, report_memory_json(&m));
-        }
-        json_object_set_new(head, "stages", stages);
-    }
-    json_t *fx = json_array();
-    for (size_t i = 0; i < n_fixes; i++)
-        json_array_append_new(fx, json_pack("{s:s, s:f}", "change", fixes[i].text, "total_bytes",
-                                            fixes[i].total_bytes));
-    json_object_set_new(head, "fixes", fx);
-    json_object_set_new(head, "notes", json_string(r->notes));
-    return cli_print_json(head, 12);
-}
-
 static void print_csv(const struct run *r, const struct tp_memory *m)
 {
     printf("model,gpu,gpus,dp,tp,pp,cp,ep,zero,mbs,gas,recompute,weights_bytes,grads_bytes,"
@@ -76,8 +34,8 @@ static void print_csv(const struct run *r, const struct tp_memory *m)
     printf("\"%s\",%s,%u,%u,%u,%u,%u,%u,%u,%u,%u,%s,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,"
            "%.0f,%d\n",
            r->m.name, r->c.gpu.key, r->c.n_gpus, r->l.dp, r->l.tp, r->l.pp, r->l.cp, r->l.ep,
-           r->l.zero, r->l.mbs, r->l.gas, recompute_names[r->l.recompute], m->weights_bytes,
-           m->grads_bytes, m->optimizer_bytes, m->gather_bytes, m->activations_bytes,
+           r->l.zero, r->l.mbs, r->l.gas, tp_name(TP_NAMES_RECOMPUTE, (int)r->l.recompute),
+           m->weights_bytes, m->grads_bytes, m->optimizer_bytes, m->gather_bytes, m->activations_bytes,
            m->logits_bytes, m->comm_bytes, m->overhead_bytes, m->total_bytes, m->capacity_bytes,
            m->fits);
 }
@@ -89,14 +47,22 @@ int cmd_memory(int argc, char **argv)
     int rc = cli_begin_run(argc, argv, CMD_MEMORY, &a, help, &r);
     if (rc >= 0)
         return rc;
-    struct tp_memory worst;
-    tp_memory_worst(&r.m, &r.c, &r.j, &r.l, &worst);
-    struct tp_fix fixes[MAX_FIXES];
-    size_t n_fixes = worst.fits ? 0 : tp_memory_suggest(&r.m, &r.c, &r.j, &r.l, fixes, MAX_FIXES);
+    /* memory takes no --calibration: the built-in one (the time is not printed here) */
+    static struct tp_calib cal;
+    tp_calib_init(&cal);
+    struct tp_eval_opts o;
+    tp_eval_opts_init(&o);
+    static struct tp_evaluation ev;
+    tp_evaluate(&r.m, &r.c, &r.j, &r.l, &cal, &o, &ev, NULL);
+    const struct tp_memory worst = ev.memory;
+    struct tp_fix fixes[TP_MAX_FIXES];
+    size_t n_fixes = worst.fits ? 0 : tp_memory_suggest(&r.m, &r.c, &r.j, &r.l, fixes, TP_MAX_FIXES);
     if (a.svg && (rc = plot_memory(a.svg, &r)) != EXIT_OK)
         return rc;
     if (a.format == FMT_JSON) {
-        if ((rc = print_json(&r, &worst, a.per_stage != 0, fixes, n_fixes)) != EXIT_OK)
+        rc = cli_print_json(tp_json_memory_report(&r.m, &r.c, &r.j, &r.l, &worst, a.per_stage != 0,
+                                                  fixes, n_fixes, r.notes), 12);
+        if (rc != EXIT_OK)
             return rc;
     } else if (a.format == FMT_CSV) {
         print_csv(&r, &worst);

@@ -6,75 +6,36 @@
  */
 #include "cli.h"
 
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A run of consecutive blocks with the same counts. */
-struct block_run {
-    uint32_t first, last;
-    bool moe;
-    uint8_t attn;
-    uint64_t params, active;
-};
-
+/* The library's report, and where its sequence length came from (for the table). */
 struct report {
-    struct tp_model m;
-    struct tp_params p;
-    struct tp_flops f;
-    enum tp_attn_convention conv;
-    enum tp_recompute rc;
-    uint32_t mtp;
+    struct tp_params_report x;
     const char *seq_source;
-    char notes[512];
-    struct block_run runs[TP_MAX_LAYERS];
-    size_t n_runs;
 };
-
-static const char *const RECOMPUTE_NAMES[] = {"none", "selective", "full"};
-static const char *const CONV_NAMES[] = {"causal", "noncausal"};
-static const char *const ATTN_KIND[] = {"full", "sliding", "chunked"};
-
-static void build_runs(struct report *r, bool per_layer)
-{
-    const struct tp_model *m = &r->m;
-    r->n_runs = 0;
-    for (uint32_t l = 0; l < m->n_layers; l++) {
-        uint64_t p = tp_block_params(m, l, false), a = tp_block_params(m, l, true);
-        struct block_run *last = r->n_runs ? &r->runs[r->n_runs - 1] : NULL;
-        if (!per_layer && last && last->params == p && last->active == a &&
-            last->moe == (m->layer_moe[l] != 0) && last->attn == m->layer_attn[l]) {
-            last->last = l;
-            continue;
-        }
-        r->runs[r->n_runs++] = (struct block_run){l, l, m->layer_moe[l] != 0, m->layer_attn[l], p, a};
-    }
-}
 
 static int build(const struct cli_args *a, struct report *r)
 {
-    int rc = cli_resolve_model(a, &r->m, r->notes, sizeof r->notes);
+    int rc = cli_resolve_model(a, &r->x.m, r->x.notes, sizeof r->x.notes);
     if (rc != EXIT_OK)
         return rc;
-    uint64_t seq = 4096;
+    uint64_t seq = 0;
     r->seq_source = "default 4096 (the model states no pre-training context; set --seq)";
     if (a->seq != TP_UNSET) {
         seq = (uint64_t)a->seq;
         r->seq_source = "--seq";
-    } else if (r->m.default_seq) {
-        seq = r->m.default_seq;
+    } else if (r->x.m.default_seq) {
         r->seq_source = "the model's context";
     }
-    r->conv = (enum tp_attn_convention)a->attn_conv;
-    r->rc = (enum tp_recompute)a->recompute;
-    r->mtp = a->mtp == TP_UNSET ? 0 : (uint32_t)a->mtp;
-    struct tp_error err = {{0}};
-    tp_count_params(&r->m, &r->p);
-    if (tp_flops_per_token(&r->m, seq, r->conv, r->rc, r->mtp, &r->f, &err) != TP_OK) {
-        cli_error("%s", err.msg);
+    struct tp_error err = {{0}, {0}};
+    if (tp_params_report(&r->x, seq, (enum tp_attn_convention)a->attn_conv,
+                         (enum tp_recompute)a->recompute,
+                         a->mtp == TP_UNSET ? 0 : (uint32_t)a->mtp, a->per_layer != 0,
+                         &err) != TP_OK) {
+        cli_error_field(&err);
         return EXIT_USAGE;
     }
-    build_runs(r, a->per_layer != 0);
     return EXIT_OK;
 }
 
@@ -123,7 +84,7 @@ static void print_shape(const struct tp_model *m)
                m->chunk ? "chunked attention, chunk" : "sliding window", m->chunk ? m->chunk : m->window);
 }
 
-static void print_table(const struct report *r)
+static void print_table(const struct tp_params_report *r, const char *seq_source)
 {
     const struct tp_params *p = &r->p;
     const struct tp_flops *f = &r->f;
@@ -150,7 +111,7 @@ static void print_table(const struct report *r)
 
     printf("\nper block                                        count     short\n");
     for (size_t i = 0; i < r->n_runs; i++) {
-        const struct block_run *b = &r->runs[i];
+        const struct tp_block_run *b = &r->runs[i];
         char label[64], note[64];
         if (b->first == b->last)
             snprintf(label, sizeof label, "block %u", b->first);
@@ -160,12 +121,12 @@ static void print_table(const struct report *r)
         char act[16];
         fmt_si(act, sizeof act, (double)b->active);
         snprintf(note, sizeof note, "%s, %s attention%s%s", b->moe ? "MoE" : "dense",
-                 ATTN_KIND[b->attn], b->moe ? ", active " : "", b->moe ? act : "");
+                 tp_name(TP_NAMES_LAYER_ATTN, b->attn), b->moe ? ", active " : "", b->moe ? act : "");
         row(label, b->params, 0, note);
     }
 
     printf("\ntraining FLOPs per token (seq %llu from %s; attention %s; recompute %s)\n",
-           (unsigned long long)f->seq, r->seq_source, CONV_NAMES[r->conv], RECOMPUTE_NAMES[r->rc]);
+           (unsigned long long)f->seq, seq_source, tp_name(TP_NAMES_ATTN_CONVENTION, (int)r->conv), tp_name(TP_NAMES_RECOMPUTE, (int)r->rc));
     gflop("forward", f->fwd, "GEMMs + attention core");
     gflop("  dense GEMMs", f->fwd_dense, "2 x matmul weights incl. LM head");
     gflop("  attention core", f->fwd_attn, "QK^T and AV");
@@ -182,66 +143,9 @@ static void print_table(const struct report *r)
     gflop("Narayanan 2021 closed form", f->narayanan_2021, "72LH^2(1+s/6H+V/12LH); GPT shapes only");
 }
 
-/* ---- JSON -------------------------------------------------------------------------------- */
-
-#define I(v) ((json_int_t)(v))
-
-static json_t *model_json(const struct tp_model *m)
-{
-    static const char *const mlp[] = {"glu", "gelu"};
-    static const char *const norm[] = {"rmsnorm", "layernorm"};
-    static const char *const pos[] = {"rope", "learned", "alibi"};
-    return json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:s, s:I, s:I, s:b, s:s, s:s, s:s,"
-                     " s:I, s:I, s:I, s:I, s:I}",
-                     "name", m->name, "family", m->family, "source", m->source,
-                     "layers", I(m->n_layers), "hidden", I(m->hidden), "heads", I(m->n_heads),
-                     "kv_heads", I(m->n_kv_heads), "head_dim", I(m->head_dim),
-                     "attention", m->attn == TP_ATTN_MLA ? "mla" : "standard",
-                     "ffn", I(m->ffn), "vocab", I(m->vocab), "tied", (int)m->tied,
-                     "mlp", mlp[m->mlp], "norm", norm[m->norm], "pos", pos[m->pos],
-                     "experts", I(m->n_experts), "topk", I(m->top_k), "moe_ffn", I(m->moe_ffn),
-                     "shared_ffn", I(m->shared_ffn), "mtp_layers", I(m->mtp_layers));
-}
-
-static json_t *report_json(const struct report *r)
-{
-    const struct tp_params *p = &r->p;
-    const struct tp_flops *f = &r->f;
-    json_t *bc = json_object();
-    for (int c = 0; c < TP_COMP_COUNT; c++)
-        json_object_set_new(bc, tp_component_name((enum tp_component)c), json_integer(I(p->by_comp[c])));
-    json_t *blocks = json_array();
-    for (size_t i = 0; i < r->n_runs; i++) {
-        const struct block_run *b = &r->runs[i];
-        json_array_append_new(blocks,
-                              json_pack("{s:I, s:I, s:s, s:s, s:I, s:I}", "first", I(b->first),
-                                        "last", I(b->last), "ffn", b->moe ? "moe" : "dense",
-                                        "attention", ATTN_KIND[b->attn], "params", I(b->params),
-                                        "params_active", I(b->active)));
-    }
-    json_t *conv = json_pack("{s:f, s:f, s:f, s:f, s:f}", "six_n", f->six_n, "palm", f->palm,
-                             "torchtitan", f->torchtitan, "megatron_2023", f->megatron_2023,
-                             "narayanan_2021", f->narayanan_2021);
-    return json_pack(
-        "{s:i, s:s, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o,"
-        " s:I, s:s, s:s, s:I, s:f, s:f, s:f, s:f, s:f, s:o, s:s}",
-        "schema_version", TP_SCHEMA_VERSION, "command", "params", "model", model_json(&r->m),
-        "params_total", I(p->total), "params_active", I(p->active),
-        "params_embedding", I(p->embedding), "params_nonembedding", I(p->nonembedding),
-        "params_active_excl_embedding", I(p->active_excl_embedding),
-        "params_active_excl_embedding_head", I(p->active_excl_embedding_head),
-        "params_mtp", I(p->mtp), "params_buffers", I(p->buffers),
-        "params_checkpoint", I(p->checkpoint), "params_by_component", bc, "blocks", blocks,
-        "seq", I(f->seq), "attention_convention", CONV_NAMES[r->conv],
-        "recompute", RECOMPUTE_NAMES[r->rc], "mtp_trained", I(r->mtp),
-        "flops_per_token", f->model, "flops_per_token_forward", f->fwd,
-        "flops_per_token_backward", f->bwd, "flops_per_token_attention_forward", f->fwd_attn,
-        "hw_flops_per_token", f->hardware, "flops_conventions", conv, "notes", r->notes);
-}
-
 /* ---- CSV --------------------------------------------------------------------------------- */
 
-static void print_csv(const struct report *r)
+static void print_csv(const struct tp_params_report *r)
 {
     const struct tp_params *p = &r->p;
     const struct tp_flops *f = &r->f;
@@ -256,8 +160,8 @@ static void print_csv(const struct report *r)
            (unsigned long long)p->embedding, (unsigned long long)p->nonembedding);
     for (int c = 0; c < TP_COMP_COUNT; c++)
         printf(",%llu", (unsigned long long)p->by_comp[c]);
-    printf(",%llu,%s,%s,%.17g,%.17g\n", (unsigned long long)f->seq, CONV_NAMES[r->conv],
-           RECOMPUTE_NAMES[r->rc], f->model, f->hardware);
+    printf(",%llu,%s,%s,%.17g,%.17g\n", (unsigned long long)f->seq, tp_name(TP_NAMES_ATTN_CONVENTION, (int)r->conv),
+           tp_name(TP_NAMES_RECOMPUTE, (int)r->rc), f->model, f->hardware);
 }
 
 static void help(void)
@@ -296,12 +200,12 @@ int cmd_params(int argc, char **argv)
     if (rc != EXIT_OK)
         return rc;
     if (a.format == FMT_JSON) {
-        if ((rc = cli_print_json(report_json(&r), 10)) != EXIT_OK)
+        if ((rc = cli_print_json(tp_json_params(&r.x), 10)) != EXIT_OK)
             return rc;
     } else if (a.format == FMT_CSV) {
-        print_csv(&r);
+        print_csv(&r.x);
     } else {
-        print_table(&r);
+        print_table(&r.x, r.seq_source);
     }
     return cli_finish(EXIT_OK);
 }

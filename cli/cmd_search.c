@@ -25,10 +25,10 @@ static int run_search(const struct run *r, const struct tp_search_opts *o,
                       const struct tp_calib *cal, struct tp_search_hit *hits, size_t cap,
                       size_t *n, struct tp_search_stats *st)
 {
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     if (par_search(&r->m, &r->c, &r->j, o, cal, n_threads, show_progress, hits, cap, n, st,
                    &err) != TP_OK) {
-        cli_error("%s", err.msg);
+        cli_error_field(&err);
         return EXIT_USAGE;
     }
     return EXIT_OK;
@@ -57,52 +57,6 @@ static void help(void)
     printf("\nexit status: 0 a layout fits; 1 none fits; 2 usage or input error.\n");
 }
 
-static json_t *hit_json(const struct tp_search_hit *h)
-{
-    const struct tp_layout *l = &h->layout;
-    const struct tp_time *t = &h->time;
-    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:s, s:I, s:s,"
-                     " s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
-                     "dp", (json_int_t)l->dp, "tp", (json_int_t)l->tp, "pp", (json_int_t)l->pp,
-                     "vpp", (json_int_t)l->vpp, "pp_first", (json_int_t)l->pp_first, "pp_last",
-                     (json_int_t)l->pp_last, "ep", (json_int_t)l->ep, "cp", (json_int_t)l->cp,
-                     "sp", (int)l->sp, "zero", (json_int_t)l->zero, "mbs", (json_int_t)l->mbs,
-                     "gas", (json_int_t)l->gas, "recompute", recompute_names[l->recompute],
-                     "recompute_layers", (json_int_t)l->recompute_layers,
-                     "offload", offload_names[l->offload], "step_time_s", t->step_s,
-                     "tokens_per_s_per_gpu", t->tokens_per_s_per_gpu, "tokens_per_s",
-                     t->tokens_per_s, "model_tflops_per_gpu", t->model_tflops_per_gpu, "mfu",
-                     t->mfu, "hw_tflops_per_gpu", t->hw_tflops_per_gpu, "hfu", t->hfu,
-                     "memory_bytes", h->memory_bytes, "bubble_s", t->bubble_s);
-}
-
-static int print_json(const struct run *r, const struct tp_search_stats *st,
-                      const struct tp_search_hit *hits, size_t n, uint64_t gbs,
-                      const char *outside)
-{
-    json_t *rej = json_object();
-    for (int i = 0; i < TP_REJECT_COUNT; i++)
-        json_object_set_new(rej, tp_reject_name((enum tp_reject)i),
-                            json_integer((json_int_t)st->rejected[i]));
-    json_t *res = json_array();
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(res, hit_json(&hits[i]));
-    json_t *doc = json_pack("{s:i, s:s, s:{s:s}, s:{s:s, s:I, s:I}, s:I, s:I, s:I, s:I, s:I,"
-                            " s:I, s:I, s:o, s:o}",
-                            "schema_version", TP_SCHEMA_VERSION, "command", "search", "model",
-                            "name", r->m.name, "cluster", "gpu", r->c.gpu.key, "gpus",
-                            (json_int_t)r->c.n_gpus, "gpus_per_node",
-                            (json_int_t)r->c.gpus_per_node, "global_batch", (json_int_t)gbs,
-                            "seq", (json_int_t)r->j.seq, "evaluated", (json_int_t)st->evaluated,
-                            "feasible", (json_int_t)st->feasible, "dominated",
-                            (json_int_t)st->dominated, "partial_recompute_layouts",
-                            (json_int_t)st->partial, "uneven_split_layouts",
-                            (json_int_t)st->uneven, "rejected", rej, "results", res);
-    json_object_set_new(doc, "outside_calibration",
-                        outside[0] ? json_string(outside) : json_null());
-    return cli_print_json(doc, 8);
-}
-
 /* The split column: "-" for the even split, else the blocks per stage. */
 static void split_text(const struct tp_model *m, const struct tp_layout *l, char *buf,
                        size_t len)
@@ -120,8 +74,8 @@ static void print_table(const struct run *r, const struct tp_search_stats *st,
     printf("model    %s [%s]\n", r->m.name, r->m.family);
     printf("cluster  %u x %s (%u per node)\n", r->c.n_gpus, r->c.gpu.label, r->c.gpus_per_node);
     printf("job      %s, %s, %s conventions, seq %llu, global batch %llu sequences\n",
-           task_names[r->j.task], precision_names[r->j.precision],
-           framework_names[r->j.framework], (unsigned long long)r->j.seq,
+           tp_name(TP_NAMES_TASK, (int)r->j.task), tp_name(TP_NAMES_PRECISION, (int)r->j.precision),
+           tp_stack_get(r->j.framework)->key, (unsigned long long)r->j.seq,
            (unsigned long long)gbs);
     printf("\nevaluated %llu layouts (%llu with partial recompute, %llu with an uneven pipeline "
            "split): %llu feasible (%llu of them dominated by a cheaper recompute mode), "
@@ -150,8 +104,8 @@ static void print_table(const struct run *r, const struct tp_search_stats *st,
         printf("%4zu %4u %4u %4u %4u %-12s %4u %4u %4u %4u %5u %-9s %-9s %9.3f %11.0f %5.1f%% "
                "%8.1f\n",
                i + 1, l->dp, l->tp, l->pp, l->vpp, split, l->cp, l->ep, l->zero, l->mbs, l->gas,
-               rc, offload_names[l->offload], t->step_s, t->tokens_per_s_per_gpu, 100 * t->mfu,
-               hits[i].memory_bytes / 1073741824.0);
+               rc, tp_name(TP_NAMES_OFFLOAD, (int)l->offload), t->step_s, t->tokens_per_s_per_gpu,
+               100 * t->mfu, hits[i].memory_bytes / 1073741824.0);
     }
     const struct tp_time *b = &hits[0].time;
     printf("\nbest layout, time per step: compute %.3f s, TP %.3f, CP %.3f, EP %.3f, PP %.3f, "
@@ -192,11 +146,7 @@ static int parse_explain(const char *text, struct tp_layout *l)
         *eq = '\0';
         const char *val = eq + 1;
         if (strcmp(tok, "recompute") == 0 || strcmp(tok, "offload") == 0) {
-            const char *const *names = tok[0] == 'r' ? recompute_names : offload_names;
-            int found = -1;
-            for (int i = 0; i < 3; i++)
-                if (strcmp(names[i], val) == 0)
-                    found = i;
+            int found = tp_name_value(tok[0] == 'r' ? TP_NAMES_RECOMPUTE : TP_NAMES_OFFLOAD, val);
             if (found < 0) {
                 cli_error("--explain: %s=%s: expected %s", tok, val,
                           tok[0] == 'r' ? "none, selective or full" : "none or optimizer");
@@ -283,7 +233,7 @@ static void explain(const struct run *r, const struct tp_search_opts *o,
     printf("\nexplain %s (other knobs as the best layout): tp %u pp %u%s vpp %u dp %u cp %u ep %u "
            "zero %u mbs %u recompute %s offload %s\n",
            text, l->tp, l->pp, split, l->vpp, l->dp, l->cp, l->ep, l->zero, l->mbs, rc,
-           offload_names[l->offload]);
+           tp_name(TP_NAMES_OFFLOAD, (int)l->offload));
     if (why != TP_REJECT_COUNT) {
         printf("  rejected (%s): %s", tp_reject_name(why), reason_text(why));
         if (why == TP_REJECT_MEMORY)
@@ -402,10 +352,10 @@ static int parse_counts(const char *text, uint32_t *out, size_t *n)
 static void budget(const struct tp_time *t, uint32_t gpus, double tokens, double *train_s,
                    double *gpu_hours)
 {
-    double tok = tokens > 0 ? tokens : 1e6;
-    double steps = tokens > 0 ? ceil(tok / t->tokens_per_step) : tok / t->tokens_per_step;
+    double steps = tokens > 0 ? tp_budget_steps(tokens, t->tokens_per_step)
+                              : 1e6 / t->tokens_per_step;
     *train_s = steps * t->step_s;
-    *gpu_hours = *train_s / 3600 * gpus;
+    *gpu_hours = tp_gpu_hours(*train_s, gpus);
 }
 
 static int sweep(const struct cli_args *a, struct run *r, const struct tp_search_opts *o,
@@ -434,13 +384,7 @@ static int sweep(const struct cli_args *a, struct run *r, const struct tp_search
     /* Pareto front of time against GPU-hours: no other count is at least as fast and as cheap
        and better in one of them */
     bool front[MAX_COUNTS];
-    for (size_t i = 0; i < nc; i++) {
-        front[i] = found[i];
-        for (size_t k = 0; k < nc && front[i]; k++)
-            if (k != i && found[k] && train[k] <= train[i] && hours[k] <= hours[i] &&
-                (train[k] < train[i] || hours[k] < hours[i]))
-                front[i] = false;
-    }
+    tp_pareto_front(train, hours, found, nc, front);
     struct plot_sweep ps = {counts, found, front, train, hours, best, nc, a->tokens};
     if (a->svg && (rc = plot_search(a->svg, r, &ps)) != EXIT_OK)
         return rc;
@@ -448,7 +392,7 @@ static int sweep(const struct cli_args *a, struct run *r, const struct tp_search
     if (a->format == FMT_JSON) {
         json_t *list = json_array();
         for (size_t i = 0; i < nc; i++) {
-            json_t *e = found[i] ? hit_json(&best[i]) : json_object();
+            json_t *e = found[i] ? tp_json_search_hit(&best[i]) : json_object();
             json_object_set_new(e, "gpus", json_integer(counts[i]));
             json_object_set_new(e, "feasible", json_boolean(found[i]));
             json_object_set_new(e, "pareto", json_boolean(front[i]));
@@ -473,7 +417,7 @@ static int sweep(const struct cli_args *a, struct run *r, const struct tp_search
     printf("trainplan %s - search over GPU counts\n\n", TP_VERSION);
     printf("model    %s; %s; seq %llu, global batch %llu; %s conventions\n", r->m.name,
            r->c.gpu.label, (unsigned long long)r->j.seq, (unsigned long long)o->gbs,
-           framework_names[r->j.framework]);
+           tp_stack_get(r->j.framework)->key);
     char tk[32];
     fmt_si(tk, sizeof tk, a->tokens > 0 ? a->tokens : 1e6);
     printf("\nbest layout per GPU count; time and GPU-hours for %s tokens; * = Pareto front of "
@@ -526,9 +470,9 @@ int cmd_search(int argc, char **argv)
         return rc;
     static struct tp_calib cal;
     tp_calib_init(&cal);
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     if (a.calibration && tp_calib_from_file(a.calibration, &cal, &err) != TP_OK) {
-        cli_error("%s", err.msg);
+        cli_error_field(&err);
         return EXIT_USAGE;
     }
     struct tp_search_opts o;
@@ -562,19 +506,24 @@ int cmd_search(int argc, char **argv)
     char outside[192];
     tp_calib_domain_check(&cal, &r.m, &r.c, &r.j, outside, sizeof outside);
     if (a.format == FMT_JSON) {
-        if ((rc = print_json(&r, &st, hits, n, o.gbs, outside)) != EXIT_OK)
+        rc = cli_print_json(tp_json_search(&r.m, &r.c, &r.j, o.gbs, &st, hits, n, outside), 8);
+        if (rc != EXIT_OK)
             return rc;
     } else {
         print_table(&r, &st, hits, n, o.gbs);
         if (outside[0])
             printf("warning: outside what the calibration was fitted on: %s\n", outside);
-        if (n > 0 && a.tokens > 0) {
-            double train, hours;
-            budget(&hits[0].time, r.c.n_gpus, a.tokens, &train, &hours);
+        if (n > 0 && a.tokens > 0) { /* the best layout evaluated as estimate does */
+            struct tp_eval_opts eo;
+            tp_eval_opts_init(&eo);
+            eo.tokens = a.tokens;
+            eo.gpu_hour_price = a.price;
+            static struct tp_evaluation ev;
+            tp_evaluate(&r.m, &r.c, &r.j, &hits[0].layout, &cal, &eo, &ev, NULL);
             printf("best layout trains %.3g tokens in %.1f h, %.1f GPU-hours", a.tokens,
-                   train / 3600, hours);
+                   ev.wall.total_s / 3600, ev.gpu_hours);
             if (a.price >= 0)
-                printf(", cost %.2f", hours * a.price);
+                printf(", cost %.2f", ev.cost);
             printf("\n");
         }
         if (a.explain) {

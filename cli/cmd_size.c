@@ -89,15 +89,15 @@ static int check_budget(const struct size_job *s)
     edge[1].layers = g.layers_max;
     edge[1].hidden = g.hidden_max / 128 * 128;
     struct tp_scaling_opt o;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     if (tp_scaling_optimum(s->loss_fit, s->nominal, &o, &err) != TP_OK) {
-        cli_error("%s", err.msg);
+        cli_error_field(&err);
         return EXIT_USAGE;
     }
     for (int i = 0; i < 2; i++) {
         tp_size_enumerate_one(&g, &edge[i]);
         if (tp_size_count(&g, s->loss_fit, 0, &edge[i], &err) != TP_OK) {
-            cli_error("%s", err.msg);
+            cli_error_field(&err);
             return EXIT_USAGE;
         }
     }
@@ -120,7 +120,7 @@ static int resolve(int argc, char **argv, struct size_job *s)
     int rc = cli_begin_listing(argc, argv, CMD_SIZE, a, help, "size");
     if (rc >= 0)
         return rc;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     s->cluster = a->gpu || a->gpus != TP_UNSET;
     if (s->cluster && (!a->gpu || a->gpus == TP_UNSET)) {
         cli_error("size with a cluster needs both --gpu and --gpus");
@@ -155,7 +155,7 @@ static int resolve(int argc, char **argv, struct size_job *s)
     s->g.seq = s->r.j.seq;
     tp_calib_init(&s->cal);
     if (a->calibration && tp_calib_from_file(a->calibration, &s->cal, &err) != TP_OK) {
-        cli_error("%s", err.msg);
+        cli_error_field(&err);
         return EXIT_USAGE;
     }
     double hours = a->gpu_hours > 0 ? a->gpu_hours / s->r.c.n_gpus : a->days * 24;
@@ -217,7 +217,7 @@ static json_t *shape_json(const struct size_job *s, const struct tp_size_shape *
         json_object_set_new(o, "mfu", json_real(t->mfu));
         json_object_set_new(o, "tokens_per_s", json_real(t->tokens_per_s));
         json_object_set_new(o, "step_time_s", json_real(t->step_s));
-        json_object_set_new(o, "layout", report_layout_json(&sh->best.layout));
+        json_object_set_new(o, "layout", tp_json_layout(&sh->best.layout));
     }
     return o;
 }
@@ -336,7 +336,7 @@ static void print_table(const struct size_job *s, const struct size_state *st,
            st->n ? st->shapes[0].vocab : 0, (unsigned long long)s->g.seq);
     if (s->cluster) {
         printf("cluster  %u x %s, %s conventions, global batch %llu sequences\n",
-               s->r.c.n_gpus, s->r.c.gpu.label, framework_names[s->r.j.framework],
+               s->r.c.n_gpus, s->r.c.gpu.label, tp_stack_get(s->r.j.framework)->key,
                (unsigned long long)s->o.gbs);
         if (s->a.flops > 0)
             printf("budget   %.4g model FLOPs (days follow each shape's fastest layout)\n",
@@ -408,7 +408,7 @@ static int print_json(const struct size_job *s, const struct size_state *st,
                             (json_int_t)s->r.c.n_gpus, "days", s->seconds / 86400,
                             "gpu_hours", s->seconds / 3600 * s->r.c.n_gpus, "global_batch",
                             (json_int_t)s->o.gbs, "framework",
-                            framework_names[s->r.j.framework]);
+                            tp_stack_get(s->r.j.framework)->key);
     json_t *doc = json_pack(
         "{s:i, s:s, s:s, s:f, s:f, s:o, s:o, s:o, s:s, s:s, s:I, s:I, s:o, s:o,"
         " s:{s:I, s:I}, s:o, s:o}",

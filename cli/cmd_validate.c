@@ -334,7 +334,7 @@ int cmd_validate(int argc, char **argv)
     tp_calib_init(&cal);
     struct tp_error err;
     if (a.calibration && tp_calib_from_file(a.calibration, &cal, &err) != TP_OK) {
-        cli_error("%s", err.msg);
+        cli_error_field(&err);
         return EXIT_USAGE;
     }
     struct cli_runs runs;

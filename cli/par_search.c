@@ -61,7 +61,7 @@ static void *work(void *arg)
         o.shard = k;
         size_t n = 0;
         struct tp_search_stats st;
-        struct tp_error err = {{0}};
+        struct tp_error err = {{0}, {0}};
         if (tp_search(sh->m, sh->c, sh->j, &o, sh->cal, w->shard, sh->cap, &n, &st, &err) !=
             TP_OK) {
             pthread_mutex_lock(&sh->lock);

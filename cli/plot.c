@@ -85,7 +85,7 @@ int plot_memory(const char *path, const struct run *r)
                              "GB per GPU (10^9 bytes)", bar, n, SEGS, MEM_SEGS, v,
                              m.capacity_bytes / 1e9, lim, false};
     struct tp_svg doc = {0};
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     enum tp_status st = tp_svg_bars(&p, &doc, &err);
     free(v);
     free(names);
@@ -120,7 +120,7 @@ int plot_estimate(const char *path, const struct run *r, const struct tp_time *t
     struct tp_plot_bars p = {title, sub, "seconds per optimizer step", BAR, 1, SEGS, TIME_SEGS, v,
                              NAN, NULL, true};
     struct tp_svg doc = {0};
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     enum tp_status st = isfinite(t->step_s) ? tp_svg_bars(&p, &doc, &err)
                                             : no_plot(&err, "no step time to plot");
     return finish(path, st, &doc, &err);
@@ -162,7 +162,7 @@ int plot_search(const char *path, const struct run *r, const struct plot_sweep *
     struct tp_plot_xy p = {"Training time against GPU-hours", sub, xl, yl, true, true, false,
                            se, no ? 2 : 1, NULL, 0};
     struct tp_svg doc = {0};
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     enum tp_status st = nf ? tp_svg_xy(&p, &doc, &err)
                            : no_plot(&err, "no feasible layout at any GPU count");
     free(x), free(y), free(lab), free(labels);
@@ -216,7 +216,7 @@ int plot_validate(const char *path, const struct cli_runs *runs, const struct tp
                            "measured tokens/s per GPU", "predicted tokens/s per GPU", true, true,
                            true, se, ns + (se[ns].n > 0), NULL, 0};
     struct tp_svg doc = {0};
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     enum tp_status st = tp_svg_xy(&p, &doc, &err);
     free(buf);
     return finish(path, st, &doc, &err);
@@ -296,7 +296,7 @@ int plot_logs(const char *path, const char *log_name, const struct tp_log_step *
                                           se[k], ns, &warm, 1};
     }
     struct tp_svg doc = {0};
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     enum tp_status st2 = np ? tp_svg_panels(p, np, &doc, &err)
                             : no_plot(&err, "the log has no per-step timing to plot");
     free(fig), free(buf);
@@ -339,7 +339,7 @@ int plot_size(const char *path, const struct plot_size *s)
                            "parameters", yl, true, false, false, se, 2, &opt,
                            isfinite(s->n_opt) ? 1 : 0};
     struct tp_svg doc = {0};
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     enum tp_status st = tp_svg_xy(&p, &doc, &err);
     free(buf), free(lab), free(labels);
     return finish(path, st, &doc, &err);

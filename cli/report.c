@@ -9,17 +9,6 @@
 #include <jansson.h>
 #include <string.h>
 
-const char *const task_names[] = {"pretrain", "sft", "dpo", "lora", "qlora"};
-const char *const optimizer_names[] = {"adamw", "adamw-8bit", "adamw-4bit", "adafactor", "sgd",
-                                         "sgd-momentum"};
-const char *const precision_names[] = {"bf16", "fp16", "fp8", "fp32", "mxfp8", "nvfp4", "mxfp4"};
-const char *const framework_names[] = {"deepspeed", "fsdp",       "megatron",
-                                       "axolotl",   "torchtitan", "megatron-deepspeed"};
-const char *const attn_names[] = {"flash", "eager", "flash2", "flash3"};
-const char *const recompute_names[] = {"none", "selective", "full"};
-const char *const offload_names[] = {"none", "optimizer", "params"};
-const char *const schedule_names[] = {"1f1b", "interleaved", "gpipe"};
-
 const char *attn_label(const struct tp_job *j)
 {
     switch (j->attn_impl) {
@@ -55,7 +44,7 @@ void report_recompute(const struct tp_layout *l, char *buf, size_t len)
     if (l->recompute == TP_RECOMPUTE_FULL && l->recompute_layers)
         snprintf(buf, len, "full(%u)", l->recompute_layers);
     else
-        snprintf(buf, len, "%s", recompute_names[l->recompute]);
+        snprintf(buf, len, "%s", tp_name(TP_NAMES_RECOMPUTE, (int)l->recompute));
 }
 
 void report_header(const struct run *r, const char *what)
@@ -72,14 +61,15 @@ void report_header(const struct run *r, const char *what)
         printf("assumed  %s\n", r->notes);
     printf("cluster  %u x %s (%u per node), %.1f GiB each\n", r->c.n_gpus, r->c.gpu.label,
            r->c.gpus_per_node, r->c.gpu.hbm_bytes / 1073741824.0);
-    printf("job      %s, %s, %s, %s conventions, seq %llu, %s attention%s%s%s\n", task_names[r->j.task],
-           precision_names[r->j.precision], optimizer_names[r->j.optimizer], framework_names[r->j.framework],
+    printf("job      %s, %s, %s, %s conventions, seq %llu, %s attention%s%s%s\n",
+           tp_name(TP_NAMES_TASK, (int)r->j.task), tp_name(TP_NAMES_PRECISION, (int)r->j.precision),
+           tp_name(TP_NAMES_OPTIMIZER, (int)r->j.optimizer), tp_stack_get(r->j.framework)->key,
            (unsigned long long)r->j.seq, attn_label(&r->j),
            r->j.dropout ? ", dropout" : "", r->j.fused_loss ? ", fused loss" : "",
            r->j.tp_comm_overlap ? ", TP comm overlap" : "");
     printf("layout   dp %u, tp %u%s, pp %u", l->dp, l->tp, l->sp && l->tp > 1 ? " (sp)" : "", l->pp);
     if (l->pp > 1)
-        printf(" (%s%s)", schedule_names[l->schedule], l->vpp > 1 ? ", vpp" : "");
+        printf(" (%s%s)", tp_name(TP_NAMES_SCHEDULE, (int)l->schedule), l->vpp > 1 ? ", vpp" : "");
     if (l->pp_first || l->pp_last) {
         char split[48];
         report_split(&r->m, l, split, sizeof split);
@@ -96,7 +86,7 @@ void report_header(const struct run *r, const char *what)
     if (l->shard_group)
         printf(" in groups of %u", l->shard_group);
     printf("; mbs %u x gas %u = global batch %llu; recompute %s", l->mbs, l->gas,
-           (unsigned long long)l->mbs * l->gas * l->dp, recompute_names[l->recompute]);
+           (unsigned long long)l->mbs * l->gas * l->dp, tp_name(TP_NAMES_RECOMPUTE, (int)l->recompute));
     if (l->recompute_layers)
         printf(" (%u blocks per stage)", l->recompute_layers);
     if (l->recompute == TP_RECOMPUTE_SELECTIVE && l->recompute_modules) {
@@ -104,7 +94,7 @@ void report_header(const struct run *r, const char *what)
         tp_recompute_modules_format(l->recompute_modules, mods, sizeof mods);
         printf(" (%s)", mods);
     }
-    printf("; offload %s\n", offload_names[l->offload]);
+    printf("; offload %s\n", tp_name(TP_NAMES_OFFLOAD, (int)l->offload));
 }
 
 void report_memory_stage(const struct run *r, const struct tp_memory *mem, bool worst)
@@ -141,42 +131,6 @@ void report_memory_stage(const struct run *r, const struct tp_memory *mem, bool 
            mem->fits ? "fits" : "DOES NOT FIT");
     if (mem->host_bytes_per_node > 0)
         printf("  host RAM for the offload: %.1f GB per node\n", mem->host_bytes_per_node / 1e9);
-}
-
-json_t *report_memory_json(const struct tp_memory *m)
-{
-    return json_pack("{s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f,"
-                     " s:b, s:f, s:f}",
-                     "stage", (json_int_t)m->stage, "first_layer", (json_int_t)m->first_layer,
-                     "layers", (json_int_t)m->n_layers, "params_per_gpu", m->params,
-                     "weights_bytes", m->weights_bytes, "grads_bytes", m->grads_bytes,
-                     "optimizer_bytes", m->optimizer_bytes, "gather_bytes", m->gather_bytes,
-                     "activations_bytes", m->activations_bytes, "logits_bytes", m->logits_bytes,
-                     "comm_bytes", m->comm_bytes, "overhead_bytes", m->overhead_bytes,
-                     "total_bytes", m->total_bytes, "capacity_bytes", m->capacity_bytes,
-                     "headroom_bytes", m->headroom_bytes, "fits", (int)m->fits,
-                     "micro_batches_in_flight", m->in_flight,
-                     "host_bytes_per_node", m->host_bytes_per_node);
-}
-
-json_t *report_layout_json(const struct tp_layout *l)
-{
-    json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:I, s:s,"
-                     " s:I, s:s, s:s}",
-                     "dp", (json_int_t)l->dp, "tp", (json_int_t)l->tp, "pp", (json_int_t)l->pp,
-                     "vpp", (json_int_t)l->vpp, "pp_first", (json_int_t)l->pp_first, "pp_last",
-                     (json_int_t)l->pp_last, "ep", (json_int_t)l->ep, "etp", (json_int_t)l->etp,
-                     "cp", (json_int_t)l->cp, "sp", (int)l->sp, "zero", (json_int_t)l->zero,
-                     "shard_group", (json_int_t)l->shard_group, "mbs", (json_int_t)l->mbs,
-                     "gas", (json_int_t)l->gas, "recompute", recompute_names[l->recompute],
-                     "recompute_layers", (json_int_t)l->recompute_layers,
-                     "offload", offload_names[l->offload], "schedule", schedule_names[l->schedule]);
-    if (o && l->pp_nv) {
-        char text[1024];
-        tp_layout_pp_format(NULL, l, text, sizeof text);
-        json_object_set_new(o, "pp_layout", json_string(text));
-    }
-    return o;
 }
 
 void report_csv_cell(const char *s)

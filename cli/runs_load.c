@@ -69,7 +69,7 @@ int cli_load_runs(const char *const *files, size_t n_files, struct cli_runs *out
     for (size_t i = 0; i < n_files; i++) {
         struct tp_error err;
         if (tp_runs_read(files[i], on_row, &ld, &err) != TP_OK) {
-            cli_error("%s", err.msg);
+            cli_error_field(&err);
             cli_free_runs(out);
             return EXIT_USAGE;
         }

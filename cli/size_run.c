@@ -37,7 +37,7 @@ int size_prepare(const struct size_ctx *c, struct size_state *s)
     if (c->cluster)
         peak = c->cluster->gpu.peak_flops[TP_BF16] * c->cluster->n_gpus;
     for (size_t i = 0; i < s->n; i++) {
-        struct tp_error err = {{0}};
+        struct tp_error err = {{0}, {0}};
         struct tp_size_shape *sh = &s->shapes[i];
         if (tp_size_count(c->grid, c->loss_fit, c->flops, sh, &err) != TP_OK) {
             cli_error("shape %uL-%uD: %s", sh->layers, sh->hidden, err.msg);
@@ -150,7 +150,7 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&w->mu);
         if (!accepts(w->f, &w->s->shapes[i], false))
             continue;
-        struct tp_error err = {{0}};
+        struct tp_error err = {{0}, {0}};
         enum tp_status st = TP_OK;
         if (todo)
             st = tp_size_on_cluster(w->c->grid, w->c->loss_fit, w->c->cluster, w->c->job,

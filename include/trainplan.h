@@ -27,6 +27,13 @@ extern "C" {
 #endif
 
 #define TP_VERSION "0.1.0"
+/* What a declaration of the public API carries: exported from libtrainplan.so, which builds every
+   other symbol hidden (-fvisibility=hidden). */
+#if defined(__GNUC__) || defined(__clang__)
+#define TP_API __attribute__((visibility("default")))
+#else
+#define TP_API
+#endif
 /* Version of the JSON documents the CLI writes; bumped on any incompatible key change. */
 #define TP_SCHEMA_VERSION 1
 /* Most transformer blocks a model may have (the largest published models have < 200). */
@@ -46,6 +53,8 @@ enum tp_status {
 
 struct tp_error {
     char msg[512]; /* one line, no trailing newline; empty when no error */
+    char field[32]; /* the input field the error is about, named as the CLI's option without
+                       its dashes and as a binding's keyword ("gbs", "gas"); empty when none */
 };
 
 /* ----------------------------------------------------------------------------------------- */
@@ -145,12 +154,12 @@ struct tp_model {
 };
 
 /* Sets every field to the defaults of a Llama-style dense decoder with no shape (all zero). */
-void tp_model_init(struct tp_model *m);
+TP_API void tp_model_init(struct tp_model *m);
 
 /* Derives defaulted fields (n_kv_heads, head_dim, shared_ffn, per-block layout) and validates
    the shapes: zero or absurd sizes, heads not divisible by kv-heads, top_k > experts, ...
    Returns TP_EINVAL with a message naming the field.  Idempotent. */
-enum tp_status tp_model_finalize(struct tp_model *m, struct tp_error *err);
+TP_API enum tp_status tp_model_finalize(struct tp_model *m, struct tp_error *err);
 
 /* Shape overrides, as given by the CLI shape flags.  TP_UNSET leaves a field as it is. */
 #define TP_UNSET (-1)
@@ -166,9 +175,9 @@ struct tp_shape {
 };
 
 /* A tp_shape with every field TP_UNSET. */
-void tp_shape_init(struct tp_shape *s);
+TP_API void tp_shape_init(struct tp_shape *s);
 /* True when any field is set. */
-bool tp_shape_any(const struct tp_shape *s);
+TP_API bool tp_shape_any(const struct tp_shape *s);
 
 /* Applies the set fields of `s` to `m` and re-finalizes.  With `m` from tp_model_init() this
    describes a hypothetical model from scratch; then layers, hidden, heads and vocab are
@@ -176,18 +185,18 @@ bool tp_shape_any(const struct tp_shape *s);
    Changing hidden/heads re-derives a derived head_dim; changing layers rebuilds an explicit
    per-block layout from its rule.  `notes` (may be NULL) receives a ';'-separated list of the
    assumptions made, for display. */
-enum tp_status tp_model_apply_shape(struct tp_model *m, const struct tp_shape *s, char *notes,
+TP_API enum tp_status tp_model_apply_shape(struct tp_model *m, const struct tp_shape *s, char *notes,
                                     size_t notes_len, struct tp_error *err);
 
 /* Reads a Hugging Face config.json (a file path, or a directory holding config.json) into `m`
    and finalizes it.  Supported model_type values: see tp_hf_families().  Errors name the file
    and the field; an unknown model_type lists the supported ones. */
-enum tp_status tp_model_from_hf_config(const char *path, struct tp_model *m, struct tp_error *err);
+TP_API enum tp_status tp_model_from_hf_config(const char *path, struct tp_model *m, struct tp_error *err);
 /* The same from JSON text in memory; `label` names it in messages. */
-enum tp_status tp_model_from_hf_json(const char *json, size_t len, const char *label,
+TP_API enum tp_status tp_model_from_hf_json(const char *json, size_t len, const char *label,
                                      struct tp_model *m, struct tp_error *err);
 /* Comma-separated list of the supported model_type values (static string). */
-const char *tp_hf_families(void);
+TP_API const char *tp_hf_families(void);
 
 /* ----------------------------------------------------------------------------------------- */
 /* Built-in presets                                                                           */
@@ -201,11 +210,11 @@ struct tp_preset_info {
 };
 
 /* Number of presets, and the i-th one (NULL past the end). */
-size_t tp_preset_count(void);
-const struct tp_preset_info *tp_preset_get(size_t i);
+TP_API size_t tp_preset_count(void);
+TP_API const struct tp_preset_info *tp_preset_get(size_t i);
 /* Builds preset `name` (key or alias, case-insensitive) into `m`.  TP_ENOTFOUND when unknown,
    with up to five close names in the message. */
-enum tp_status tp_model_from_preset(const char *name, struct tp_model *m, struct tp_error *err);
+TP_API enum tp_status tp_model_from_preset(const char *name, struct tp_model *m, struct tp_error *err);
 
 /* ----------------------------------------------------------------------------------------- */
 /* Parameter counts                                                                           */
@@ -226,7 +235,7 @@ enum tp_component {
 };
 
 /* Short lower-case name of a component ("embedding", "attention", ...). */
-const char *tp_component_name(enum tp_component c);
+TP_API const char *tp_component_name(enum tp_component c);
 
 /* One named tensor (or a stack of identical ones: `count` copies, of which `active` are used by
    one token - only routed experts have active < count). */
@@ -246,9 +255,9 @@ struct tp_tensor {
 
 /* Lists the tensors of block `layer` (0-based; layer == n_layers lists one MTP module's own
    tensors, excluding the block it wraps).  Returns the number written. */
-size_t tp_block_tensors(const struct tp_model *m, uint32_t layer, struct tp_tensor *out);
+TP_API size_t tp_block_tensors(const struct tp_model *m, uint32_t layer, struct tp_tensor *out);
 /* Lists the tensors outside the blocks (embedding, position table, final norm, head). */
-size_t tp_outer_tensors(const struct tp_model *m, struct tp_tensor *out);
+TP_API size_t tp_outer_tensors(const struct tp_model *m, struct tp_tensor *out);
 
 struct tp_params {
     uint64_t total;            /* every trainable parameter of the main model (no MTP, no buffers) */
@@ -266,9 +275,9 @@ struct tp_params {
 };
 
 /* Counts the parameters of a finalized model by summing its tensor lists. */
-void tp_count_params(const struct tp_model *m, struct tp_params *p);
+TP_API void tp_count_params(const struct tp_model *m, struct tp_params *p);
 /* Parameters of block `layer`; `active` selects the per-token count. */
-uint64_t tp_block_params(const struct tp_model *m, uint32_t layer, bool active);
+TP_API uint64_t tp_block_params(const struct tp_model *m, uint32_t layer, bool active);
 
 /* ----------------------------------------------------------------------------------------- */
 /* FLOPs                                                                                      */
@@ -300,10 +309,10 @@ enum tp_recompute_module {
 };
 /* Parses a list ("core_attn,moe_act layernorm": commas or blanks) of Megatron-Core's module
    names into a mask of enum tp_recompute_module; TP_EINVAL names an unknown one. */
-enum tp_status tp_recompute_modules_parse(const char *list, uint32_t *mask,
-                                          struct tp_error *err);
+TP_API enum tp_status tp_recompute_modules_parse(const char *list, uint32_t *mask,
+                                                 struct tp_error *err);
 /* Writes the mask as Megatron's names, comma-separated ("core_attn" for 0). */
-int tp_recompute_modules_format(uint32_t mask, char *buf, size_t len);
+TP_API int tp_recompute_modules_format(uint32_t mask, char *buf, size_t len);
 
 /* Training FLOPs per token of the batch. */
 struct tp_flops {
@@ -328,7 +337,7 @@ struct tp_flops {
 /* Computes training FLOPs per token at sequence length `seq` (> 0).  `mtp` is the number of MTP
    modules trained along (0 = main model only; at most m->mtp_layers is meaningful but any value
    is accepted).  Exact matmul counting after Megatron-LM num_floating_point_operations. */
-enum tp_status tp_flops_per_token(const struct tp_model *m, uint64_t seq,
+TP_API enum tp_status tp_flops_per_token(const struct tp_model *m, uint64_t seq,
                                   enum tp_attn_convention conv, enum tp_recompute rc,
                                   uint32_t mtp, struct tp_flops *f, struct tp_error *err);
 
@@ -367,10 +376,10 @@ struct tp_gpu {
     uint32_t mesh_links;
 };
 
-size_t tp_gpu_count(void);
-const struct tp_gpu *tp_gpu_get(size_t i);
+TP_API size_t tp_gpu_count(void);
+TP_API const struct tp_gpu *tp_gpu_get(size_t i);
 /* Finds a GPU by key or alias (case-insensitive); TP_ENOTFOUND lists close keys. */
-enum tp_status tp_gpu_find(const char *name, const struct tp_gpu **out, struct tp_error *err);
+TP_API enum tp_status tp_gpu_find(const char *name, const struct tp_gpu **out, struct tp_error *err);
 
 /* ----------------------------------------------------------------------------------------- */
 /* Cluster, job and parallel layout                                                           */
@@ -384,7 +393,7 @@ struct tp_cluster {
 
 /* `n_gpus` of catalog GPU `gpu` (key or alias) with the catalog's GPUs per node;
    TP_ENOTFOUND as tp_gpu_find. */
-enum tp_status tp_cluster_init(struct tp_cluster *c, const char *gpu, uint32_t n_gpus,
+TP_API enum tp_status tp_cluster_init(struct tp_cluster *c, const char *gpu, uint32_t n_gpus,
                                struct tp_error *err);
 
 enum tp_task { TP_TASK_PRETRAIN = 0, TP_TASK_SFT, TP_TASK_DPO, TP_TASK_LORA, TP_TASK_QLORA };
@@ -411,13 +420,13 @@ enum tp_precision {
 #define TP_PREC_COUNT 7
 /* The tensor-core type a precision's GEMMs run in: TP_FP8 (fp8, mxfp8), TP_FP4 (nvfp4,
    mxfp4), TP_TF32 (fp32), else TP_BF16. */
-enum tp_dtype tp_prec_gemm_dtype(enum tp_precision p);
+TP_API enum tp_dtype tp_prec_gemm_dtype(enum tp_precision p);
 /* Bytes per element of a GEMM input saved for backward in the precision's format (the
    quantized data plus its block scales): 1 fp8, 1 + 1/32 mxfp8, 0.5 + 1/16 nvfp4, 0.5 + 1/32
    mxfp4; 2 for 16-bit, 4 for fp32. */
-double tp_prec_saved_bytes(enum tp_precision p);
+TP_API double tp_prec_saved_bytes(enum tp_precision p);
 /* Lower-case name ("bf16", "nvfp4", ...); "?" when out of range. */
-const char *tp_prec_name(enum tp_precision p);
+TP_API const char *tp_prec_name(enum tp_precision p);
 /* Whose bytes-per-parameter conventions: DeepSpeed/FSDP keep 16-bit gradients (2+2+12 = 16 B
    for AdamW); Megatron accumulates fp32 main gradients (2+4+12 = 18 B). */
 enum tp_framework {
@@ -508,11 +517,11 @@ struct tp_layout {
 /* Fills a job with the defaults: pretrain, AdamW, bf16, DeepSpeed conventions, flash attention,
    seq 4096, LoRA rank 16 on all linear layers, dropless MoE with imbalance 1.2, overhead
    1.0 GB + 0.5 GB per communicator + 8% (training-physics.md §3.8). */
-void tp_job_init(struct tp_job *j);
+TP_API void tp_job_init(struct tp_job *j);
 /* Whether the job's attention kernel is native to async-MMA GPUs (FLASH3, or FLASH under
    Megatron-Core/NeMo, whose Transformer Engine runs cuDNN fused attention); FlashAttention-2
    and eager attention are not. */
-bool tp_attn_native(const struct tp_job *j);
+TP_API bool tp_attn_native(const struct tp_job *j);
 
 /* A software stack (--framework) as a first-class part of the model: what it can run and which
    kernels it runs (docs/stacks.md; each capability with the source it comes from). */
@@ -532,65 +541,65 @@ struct tp_stack {
     bool ds_zero;           /* its sharding is DeepSpeed's ZeRO (stage-2 per-micro-batch
                                reduce-scatter, bucket buffers, ZeRO-3 hooks per module) */
 };
-size_t tp_stack_count(void);
-const struct tp_stack *tp_stack_get(enum tp_framework fw);
+TP_API size_t tp_stack_count(void);
+TP_API const struct tp_stack *tp_stack_get(enum tp_framework fw);
 /* By key or alias, case-insensitive; TP_ENOTFOUND lists the keys. */
-enum tp_status tp_stack_find(const char *name, const struct tp_stack **out, struct tp_error *err);
+TP_API enum tp_status tp_stack_find(const char *name, const struct tp_stack **out, struct tp_error *err);
 /* The MoE implementation a job runs: its own, else its stack's (DeepSpeed-MoE where the
    stack runs expert parallel through it and ep > 1; where the stack runs Hugging Face's modeling
    code, that code's own: dense over all experts for the llama4 family).  `m` may be NULL. */
-enum tp_moe_impl tp_job_moe_impl(const struct tp_model *m, const struct tp_job *j,
-                                 const struct tp_layout *l);
-const char *tp_moe_impl_name(enum tp_moe_impl impl);
+TP_API enum tp_moe_impl tp_job_moe_impl(const struct tp_model *m, const struct tp_job *j,
+                                        const struct tp_layout *l);
+TP_API const char *tp_moe_impl_name(enum tp_moe_impl impl);
 /* Whether the job's stack can run the layout; TP_EINVAL names the first thing it cannot
    ("axolotl runs no tensor parallelism (tp 4)"), for search and for layouts a user gives. */
-enum tp_status tp_stack_check(const struct tp_model *m, const struct tp_job *j,
+TP_API enum tp_status tp_stack_check(const struct tp_model *m, const struct tp_job *j,
                               const struct tp_layout *l, struct tp_error *err);
 /* dp = tp = pp = vpp = ep = cp = mbs = gas = 1 (0 for etp: = tp), zero 0, no recompute. */
-void tp_layout_init(struct tp_layout *l);
+TP_API void tp_layout_init(struct tp_layout *l);
 
 /* Checks that layout, model, job and cluster fit together; derives dp (from n_gpus) when it is
    0 and etp when 0.  Messages say what does not divide what, with a hint. */
-enum tp_status tp_layout_check(const struct tp_model *m, const struct tp_cluster *c,
+TP_API enum tp_status tp_layout_check(const struct tp_model *m, const struct tp_cluster *c,
                                const struct tp_job *j, struct tp_layout *l, struct tp_error *err);
 /* Checks the cluster's figures against the job: GPUs per node, finite non-negative peaks,
    bandwidths, and a tensor-core rate for the job's precision (fp8 on a GPU without FP8 units,
    or fp32 on one without fp32/tf32 rates, is TP_EINVAL, not a silent or infinite answer).
    tp_layout_check() calls it. */
-enum tp_status tp_cluster_check(const struct tp_cluster *c, const struct tp_job *j,
+TP_API enum tp_status tp_cluster_check(const struct tp_cluster *c, const struct tp_job *j,
                                 struct tp_error *err);
 /* Checks a run as the functions that take a checked layout need it (finalized model, cluster,
    job, layout sizes and world size, calibration unless NULL), without changing anything: what
    tp_time_step(), tp_memory_stage() and tp_run_evaluate() run first. */
 struct tp_calib;
-enum tp_status tp_run_check(const struct tp_model *m, const struct tp_cluster *c,
+TP_API enum tp_status tp_run_check(const struct tp_model *m, const struct tp_cluster *c,
                             const struct tp_job *j, const struct tp_layout *l,
                             const struct tp_calib *cal, struct tp_error *err);
 /* The dense peak the job's GEMMs run at and MFU is measured against: the 16-bit peak, or for
    fp32 jobs the TF32 tensor-core peak where the GPU has one (else its FP32 peak). */
-double tp_job_peak_flops(const struct tp_cluster *c, const struct tp_job *j);
+TP_API double tp_job_peak_flops(const struct tp_cluster *c, const struct tp_job *j);
 /* Parses Megatron-Core's --pipeline-model-parallel-layout string (pipeline_parallel_layer_
    layout.py: 'E' embedding, 't' a decoder block, 'm' an MTP block, 'L' the loss, '|' between
    virtual stages, "(..)*n" and "x*n" repeat, ',' cosmetic; e.g. "Et*3|(tt|)*29,m|L") into
    l->pp_map for the layout's pp (set l->pp first): the stage count fixes vpp (it must be a
    multiple of pp, and match a vpp > 1 already set), the embedding must come first and the loss
    last, exactly once each, and the 't's must number n_layers.  TP_EINVAL names what is wrong. */
-enum tp_status tp_layout_pp_parse(const char *text, uint32_t n_layers, struct tp_layout *l,
-                                  struct tp_error *err);
+TP_API enum tp_status tp_layout_pp_parse(const char *text, uint32_t n_layers, struct tp_layout *l,
+                                         struct tp_error *err);
 /* Megatron-Core's --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-
    split: the embedding and/or the loss take one block's slot, so (n_layers + embedding + loss)
    must divide by pp * vpp; the first (last) virtual stage builds one block fewer.  Fills
    l->pp_map for l->pp and l->vpp. */
-enum tp_status tp_layout_pp_account(uint32_t n_layers, bool embedding, bool loss,
-                                    struct tp_layout *l, struct tp_error *err);
+TP_API enum tp_status tp_layout_pp_account(uint32_t n_layers, bool embedding, bool loss,
+                                           struct tp_layout *l, struct tp_error *err);
 /* Writes l->pp_map as a layout string Megatron-Core parses ("Et*3|(t*2|)*29|t|L"); the
    default split of m (may be NULL: then "") when pp_nv is 0.  Returns what snprintf would. */
-int tp_layout_pp_format(const struct tp_model *m, const struct tp_layout *l, char *buf,
-                        size_t len);
+TP_API int tp_layout_pp_format(const struct tp_model *m, const struct tp_layout *l, char *buf,
+                               size_t len);
 /* Transformer blocks pipeline stage `stage` (0..pp-1) of a checked layout holds (all its
    interleaved chunks together).  Without pp_first/pp_last, stage s holds blocks
    [s L / pp, (s+1) L / pp): an uneven depth spreads its remainder over the later stages. */
-uint32_t tp_stage_blocks(const struct tp_model *m, const struct tp_layout *l, uint32_t stage);
+TP_API uint32_t tp_stage_blocks(const struct tp_model *m, const struct tp_layout *l, uint32_t stage);
 
 /* ----------------------------------------------------------------------------------------- */
 /* Memory per GPU                                                                              */
@@ -619,7 +628,7 @@ struct tp_memory {
 
 /* Memory of pipeline stage `stage` (0..pp-1) for a checked layout. Pure, allocation-free.
    TP_EINVAL (NaN totals, fits false) when tp_run_check() rejects the inputs or stage >= pp. */
-enum tp_status tp_memory_stage(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
+TP_API enum tp_status tp_memory_stage(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
                      const struct tp_layout *l, uint32_t stage, struct tp_memory *out);
 /* A change that makes a run fit. */
 struct tp_fix {
@@ -631,13 +640,13 @@ struct tp_fix {
 
 /* Lists up to `cap` single changes (or pairs, when no single one works) after which the worst
    stage fits; cheapest in speed first.  Returns the number written. */
-size_t tp_memory_suggest(const struct tp_model *m, const struct tp_cluster *c,
+TP_API size_t tp_memory_suggest(const struct tp_model *m, const struct tp_cluster *c,
                          const struct tp_job *j, const struct tp_layout *l, struct tp_fix *out,
                          size_t cap);
 
 /* The stage with the largest total (the one that decides the fit); TP_EINVAL as
    tp_memory_stage(). */
-enum tp_status tp_memory_worst(const struct tp_model *m, const struct tp_cluster *c,
+TP_API enum tp_status tp_memory_worst(const struct tp_model *m, const struct tp_cluster *c,
                                const struct tp_job *j, const struct tp_layout *l,
                                struct tp_memory *out);
 
@@ -672,18 +681,18 @@ struct tp_run {
    a run.  Columns are found by name, in any order; extra columns are ignored.  A row that
    cannot be mapped returns TP_EINVAL / TP_EUNSUPPORTED with the reason (e.g. "seq_len is
    empty", "arch nemotron_h (hybrid Mamba) is not modelled"). */
-enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells, size_t n,
+TP_API enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells, size_t n,
                                struct tp_run *out, struct tp_error *err);
 
 /* FLOPs per token that a TFLOP/s convention of the runs file counts for this model at sequence
    length `seq` ("megatron-hfu-2021", "korthikanti-mfu", "megatron-core", "nemo-model",
    "llm-foundry", "torchtitan", "dgxc-formula"); 0 for "other", empty or unknown names. */
-double tp_convention_flops_per_token(const struct tp_model *m, uint64_t seq, const char *conv);
+TP_API double tp_convention_flops_per_token(const struct tp_model *m, uint64_t seq, const char *conv);
 
 /* The run's measured throughput in tokens/s per GPU: the row's own figure, else its step time
    over the mapped batch, else its TFLOP/s (or MFU times the dense 16-bit peak) divided by its
    convention's FLOPs per token.  NaN when none applies; `how` (may be NULL) names the route. */
-double tp_run_measured_tokens_per_s(const struct tp_run *run, const char **how);
+TP_API double tp_run_measured_tokens_per_s(const struct tp_run *run, const char **how);
 
 /* Called once per data row of a runs file with the mapped run and why == NULL, or, when the
    row cannot be mapped, with the run's identity and measured figures filled and the reason in
@@ -692,7 +701,7 @@ typedef bool (*tp_run_fn)(void *ctx, const char *path, size_t line, const struct
                           const struct tp_error *why);
 /* Reads a runs CSV (RFC 4180 quoting; the first line names the columns) and calls `fn` for
    every row.  TP_EIO / TP_EINVAL for an unreadable or malformed file. */
-enum tp_status tp_runs_read(const char *path, tp_run_fn fn, void *ctx, struct tp_error *err);
+TP_API enum tp_status tp_runs_read(const char *path, tp_run_fn fn, void *ctx, struct tp_error *err);
 
 /* ----------------------------------------------------------------------------------------- */
 /* Time per step                                                                              */
@@ -779,22 +788,22 @@ struct tp_calib {
 
 /* The physics priors: sourced constants and first-principles efficiencies before any fit
    (docs/design.md "Calibration").  `trainplan calibrate --base prior` starts from these. */
-void tp_calib_prior(struct tp_calib *c);
+TP_API void tp_calib_prior(struct tp_calib *c);
 /* The built-in defaults: the priors plus data/calibration.json (fitted by `trainplan calibrate`
    over ../shared/validation/runs and compiled in). */
-void tp_calib_init(struct tp_calib *c);
+TP_API void tp_calib_init(struct tp_calib *c);
 /* Reads a calibration JSON document (keys as the struct's field names, "gpus": {"key": {...}});
    keys not given keep their current value; unknown keys are an error. */
-enum tp_status tp_calib_from_json(const char *json, size_t len, struct tp_calib *c,
+TP_API enum tp_status tp_calib_from_json(const char *json, size_t len, struct tp_calib *c,
                                   struct tp_error *err);
-enum tp_status tp_calib_from_file(const char *path, struct tp_calib *c, struct tp_error *err);
+TP_API enum tp_status tp_calib_from_file(const char *path, struct tp_calib *c, struct tp_error *err);
 /* Writes the calibration as JSON into buf (NUL-terminated); returns the length needed. */
-size_t tp_calib_to_json(const struct tp_calib *c, char *buf, size_t len);
+TP_API size_t tp_calib_to_json(const struct tp_calib *c, char *buf, size_t len);
 /* The per-GPU entry for `key`, or NULL. */
-const struct tp_calib_gpu *tp_calib_gpu_find(const struct tp_calib *c, const char *key);
+TP_API const struct tp_calib_gpu *tp_calib_gpu_find(const struct tp_calib *c, const char *key);
 /* Flags (TP_DOMAIN_*) for the ways a run lies outside the calibration's domain, and a
    one-line explanation in `why` (empty when inside, or when the domain is unknown). */
-unsigned tp_calib_domain_check(const struct tp_calib *c, const struct tp_model *m,
+TP_API unsigned tp_calib_domain_check(const struct tp_calib *c, const struct tp_model *m,
                                const struct tp_cluster *cl, const struct tp_job *j, char *why,
                                size_t len);
 
@@ -830,13 +839,13 @@ struct tp_time {
 
 /* Time per step of a checked layout (tp_layout_check) with `cal`.  Pure and allocation-free.
    TP_EINVAL (and NaN figures) when tp_run_check() rejects the inputs. */
-enum tp_status tp_time_step(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
+TP_API enum tp_status tp_time_step(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
                   const struct tp_layout *l, const struct tp_calib *cal, struct tp_time *out);
 
 /* An 80% range on a throughput estimate: measured / predicted tokens/s of held-out runs of the
    same class (stack kind, GPU vendor, dense or MoE), widened outside the calibrated domain
-   (src/range.c, docs/accuracy.md).  tokens/s low = predicted * lo, high = predicted * hi; a step
-   time or a wall-clock divides by them. */
+   (src/core/range.c, docs/accuracy.md).  tokens/s low = predicted * lo, high = predicted * hi;
+   a step time or a wall-clock divides by them. */
 struct tp_range {
     double lo, hi;
     char cls[32];          /* "fused/nvidia/dense", "hf/other/moe", ... */
@@ -844,19 +853,19 @@ struct tp_range {
     const char *basis;     /* where the range comes from, in words */
     bool widened;          /* outside the calibrated domain (TP_DOMAIN_* given) */
 };
-void tp_time_range(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
+TP_API void tp_time_range(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
                    const struct tp_layout *l, unsigned domain, struct tp_range *out);
 
 /* Collective times (seconds) for `bytes` over n ranks, `per_node` of them in each node, with the
    cluster's links and the calibration's efficiencies (training-physics.md §4.1-4.3). */
-double tp_time_allreduce(const struct tp_cluster *c, const struct tp_calib *cal, double bytes,
+TP_API double tp_time_allreduce(const struct tp_cluster *c, const struct tp_calib *cal, double bytes,
                          uint32_t n, uint32_t per_node);
-double tp_time_allgather(const struct tp_cluster *c, const struct tp_calib *cal, double bytes,
+TP_API double tp_time_allgather(const struct tp_cluster *c, const struct tp_calib *cal, double bytes,
                          uint32_t n, uint32_t per_node);
-double tp_time_alltoall(const struct tp_cluster *c, const struct tp_calib *cal, double bytes,
+TP_API double tp_time_alltoall(const struct tp_cluster *c, const struct tp_calib *cal, double bytes,
                         uint32_t n, uint32_t per_node);
 /* Pipeline bubble as a fraction of the ideal time: (p-1)/(v m) ([NAR21] §2.2). */
-double tp_bubble_fraction(uint32_t pp, uint32_t vpp, uint32_t micro_batches);
+TP_API double tp_bubble_fraction(uint32_t pp, uint32_t vpp, uint32_t micro_batches);
 
 /* ----------------------------------------------------------------------------------------- */
 /* Validation: predicted against measured (trainplan validate)                                 */
@@ -887,7 +896,7 @@ struct tp_run_eval {
 
 /* Predicts one mapped run (tp_run_from_row) with `cal` and pairs it with what was measured.
    TP_EINVAL (NaN predictions) when tp_run_check() rejects the run. */
-enum tp_status tp_run_evaluate(const struct tp_run *run, const struct tp_calib *cal,
+TP_API enum tp_status tp_run_evaluate(const struct tp_run *run, const struct tp_calib *cal,
                      struct tp_run_eval *out);
 
 /* Error statistics of relative errors (predicted / measured - 1). */
@@ -897,7 +906,7 @@ struct tp_err_stats {
     double bias;                /* median of the signed errors */
 };
 /* `scratch` holds n doubles; NaNs in `err` are skipped. */
-void tp_err_stats(const double *err, size_t n, double *scratch, struct tp_err_stats *out);
+TP_API void tp_err_stats(const double *err, size_t n, double *scratch, struct tp_err_stats *out);
 
 /* ----------------------------------------------------------------------------------------- */
 /* Calibration fit (trainplan calibrate)                                                       */
@@ -914,7 +923,7 @@ struct tp_fit_opts {
                               (default 4; 1 = the base only) */
     uint32_t samples;      /* quasi-random points tried for the starts (default 256) */
 };
-void tp_fit_opts_init(struct tp_fit_opts *o);
+TP_API void tp_fit_opts_init(struct tp_fit_opts *o);
 
 #define TP_FIT_MAX_PARAMS 48
 struct tp_fit_param {
@@ -935,13 +944,13 @@ struct tp_fit_result {
 /* Fits the efficiency parameters (docs/design.md "Calibration") starting from and regularised
    toward `base`; `out` is `base` with the fitted values and the rows' domain joined to its own.
    Allocates working memory (GSL); TP_EINVAL when there is nothing to fit. */
-enum tp_status tp_calib_fit(const struct tp_run *const *runs, const double *measured, size_t n,
+TP_API enum tp_status tp_calib_fit(const struct tp_run *const *runs, const double *measured, size_t n,
                             const struct tp_calib *base, const struct tp_fit_opts *o,
                             struct tp_calib *out, struct tp_fit_result *res,
                             struct tp_error *err);
 /* Leave-one-source-out: for each source, fits on the other sources' rows and predicts its own;
    held_out[i] = predicted / measured - 1 (NaN when only one source). */
-enum tp_status tp_calib_cross_validate(const struct tp_run *const *runs, const double *measured,
+TP_API enum tp_status tp_calib_cross_validate(const struct tp_run *const *runs, const double *measured,
                                        size_t n, const struct tp_calib *base,
                                        const struct tp_fit_opts *o, double *held_out,
                                        struct tp_error *err);
@@ -966,7 +975,7 @@ enum tp_reject {
     TP_REJECT_COUNT
 };
 /* Short stable name of a rejection reason ("tp-divides-heads", ..., "memory"). */
-const char *tp_reject_name(enum tp_reject r);
+TP_API const char *tp_reject_name(enum tp_reject r);
 
 /* recompute_mask bits: the three modes, and partial recompute (full on N blocks per stage,
    searched only together with TP_SEARCH_RC_FULL). */
@@ -1001,7 +1010,7 @@ struct tp_search_opts {
        result, so callers may run shards on threads; the library itself runs none. */
     uint32_t shard, n_shards;
 };
-void tp_search_opts_init(struct tp_search_opts *o);
+TP_API void tp_search_opts_init(struct tp_search_opts *o);
 
 struct tp_search_hit {
     struct tp_layout layout; /* checked, as tp_time_step saw it */
@@ -1029,27 +1038,27 @@ struct tp_search_stats {
    TP_REJECT_COUNT when it is feasible; then `mem` (when it got that far) and `t` (feasible)
    hold its evaluation.  Any valid pp_first/pp_last split passes (the search itself enumerates
    only the even and the embedding/head ones); the even split needs pp | L.  For --explain. */
-enum tp_reject tp_search_check(const struct tp_model *m, const struct tp_cluster *c,
+TP_API enum tp_reject tp_search_check(const struct tp_model *m, const struct tp_cluster *c,
                                const struct tp_job *j, const struct tp_search_opts *o,
                                const struct tp_calib *cal, struct tp_layout *l,
                                struct tp_memory *mem, struct tp_time *t);
 
 /* Enumerates the layouts of job `j` on cluster `c`, keeps the `cap` fastest per token in `hits`
    (sorted by tp_search_hit_cmp), and counts the rest by reason.  Pure and allocation-free. */
-enum tp_status tp_search(const struct tp_model *m, const struct tp_cluster *c,
+TP_API enum tp_status tp_search(const struct tp_model *m, const struct tp_cluster *c,
                          const struct tp_job *j, const struct tp_search_opts *o,
                          const struct tp_calib *cal, struct tp_search_hit *hits, size_t cap,
                          size_t *n_hits, struct tp_search_stats *st, struct tp_error *err);
 
 /* The search's total order: time per token, then the layout fields (tp, pp, vpp, cp, ep, dp,
    zero, mbs, recompute, recompute_layers, pp_first, pp_last, offload).  <0, 0, >0. */
-int tp_search_hit_cmp(const struct tp_search_hit *a, const struct tp_search_hit *b);
+TP_API int tp_search_hit_cmp(const struct tp_search_hit *a, const struct tp_search_hit *b);
 /* Merges two lists sorted by tp_search_hit_cmp into `out` (not overlapping them), keeping the
    first `cap`; returns how many it wrote. */
-size_t tp_search_merge(const struct tp_search_hit *a, size_t na, const struct tp_search_hit *b,
+TP_API size_t tp_search_merge(const struct tp_search_hit *a, size_t na, const struct tp_search_hit *b,
                        size_t nb, struct tp_search_hit *out, size_t cap);
 /* Adds the counts of `part` (one shard) to `sum`. */
-void tp_search_stats_add(struct tp_search_stats *sum, const struct tp_search_stats *part);
+TP_API void tp_search_stats_add(struct tp_search_stats *sum, const struct tp_search_stats *part);
 
 /* ----------------------------------------------------------------------------------------- */
 /* Training logs (trainplan logs)                                                             */
@@ -1074,13 +1083,13 @@ enum tp_log_format {
 
 /* Stable short name ("megatron", "megatron-deepspeed", "hf", "torchtitan", "nanogpt", "llm.c",
    "json"; "unknown") and a human description. */
-const char *tp_log_format_name(enum tp_log_format f);
-const char *tp_log_format_label(enum tp_log_format f);
+TP_API const char *tp_log_format_name(enum tp_log_format f);
+TP_API const char *tp_log_format_label(enum tp_log_format f);
 /* The list a user reads when a file is in none of the formats (static string). */
-const char *tp_log_formats_understood(void);
+TP_API const char *tp_log_formats_understood(void);
 /* A format by name or alias ("megatron-lm", "axolotl", "trl", "llmc", ...); TP_ENOTFOUND
    lists the names. */
-enum tp_status tp_log_format_find(const char *name, enum tp_log_format *out,
+TP_API enum tp_status tp_log_format_find(const char *name, enum tp_log_format *out,
                                   struct tp_error *err);
 
 /* One logged step.  Every figure is as the log prints it, NaN when the line does not give it. */
@@ -1132,7 +1141,7 @@ struct tp_log_info {
    (understood: ...)"); with a hint, no step lines of that format.  A log whose only figures are
    the HF summary is accepted with 0 steps.  Allocates a line buffer, a pattern and (JSON) the
    document, all released before returning. */
-enum tp_status tp_log_parse(const char *text, size_t len, enum tp_log_format hint,
+TP_API enum tp_status tp_log_parse(const char *text, size_t len, enum tp_log_format hint,
                             struct tp_log_step *steps, size_t cap, struct tp_log_info *info,
                             struct tp_error *err);
 
@@ -1143,7 +1152,7 @@ struct tp_log_steady_opts {
     uint32_t gpus;               /* 0 = as the log states */
     uint64_t global_batch, seq;  /* 0 = as the log states (tokens per step = their product) */
 };
-void tp_log_steady_opts_init(struct tp_log_steady_opts *o);
+TP_API void tp_log_steady_opts_init(struct tp_log_steady_opts *o);
 
 /*
  * The steady state of a log (docs/design.md "Training logs").  Warm-up: the first
@@ -1178,10 +1187,10 @@ struct tp_log_steady {
 
 /* Whether one step (after the warm-up) is an outlier under `o`'s rule: its figure of the
    series `o->basis` lies more than basis_threshold from basis_median. */
-bool tp_log_is_outlier(const struct tp_log_steady *o, const struct tp_log_step *s);
+TP_API bool tp_log_is_outlier(const struct tp_log_steady *o, const struct tp_log_step *s);
 /* Computes the steady state of n parsed steps.  Allocates scratch (freed before returning).
    TP_EINVAL when nothing is left to measure (no steps, no timing figure, warm-up >= steps). */
-enum tp_status tp_log_steady_state(const struct tp_log_step *steps, size_t n,
+TP_API enum tp_status tp_log_steady_state(const struct tp_log_step *steps, size_t n,
                                    const struct tp_log_info *info,
                                    const struct tp_log_steady_opts *o, struct tp_log_steady *out,
                                    struct tp_error *err);
@@ -1202,7 +1211,7 @@ struct tp_log_row {
 /* Writes the runs file's canonical header line (with `header`) and one row for `r` into buf as
    RFC 4180 CSV (cells quoted where they need it); tp_runs_read() reads it back.  Returns the
    length needed, like snprintf. */
-size_t tp_log_runs_csv(const struct tp_log_row *r, bool header, char *buf, size_t len);
+TP_API size_t tp_log_runs_csv(const struct tp_log_row *r, bool header, char *buf, size_t len);
 
 /* ----------------------------------------------------------------------------------------- */
 /* Model sizing for a compute budget (trainplan size)                                         */
@@ -1227,7 +1236,7 @@ enum tp_scaling_form {
                                   (C / c_ref)^d_exp; no loss law */
 };
 
-/* One published scaling-law fit, as data (src/scaling.c cites each). */
+/* One published scaling-law fit, as data (src/core/scaling.c cites each). */
 struct tp_scaling_fit {
     const char *key;          /* "hoffmann-3", "besiroglu", "kaplan", ... */
     const char *label;
@@ -1241,10 +1250,10 @@ struct tp_scaling_fit {
     double n_coef, n_exp, d_coef, d_exp, c_ref; /* POWER (KAPLAN: n_coef, n_exp, c_ref) */
 };
 
-size_t tp_scaling_fit_count(void);
-const struct tp_scaling_fit *tp_scaling_fit_get(size_t i);
+TP_API size_t tp_scaling_fit_count(void);
+TP_API const struct tp_scaling_fit *tp_scaling_fit_get(size_t i);
 /* A fit by key (case-insensitive); TP_ENOTFOUND lists the keys. */
-enum tp_status tp_scaling_fit_find(const char *name, const struct tp_scaling_fit **out,
+TP_API enum tp_status tp_scaling_fit_find(const char *name, const struct tp_scaling_fit **out,
                                    struct tp_error *err);
 
 /* A fit's compute-optimal allocation of `flops` (its own C convention). */
@@ -1256,18 +1265,18 @@ struct tp_scaling_opt {
     double tokens_per_n;      /* d_opt / n_opt (NaN for DeepSeek's M) */
 };
 /* TP_EINVAL for a budget that is not a positive finite number. */
-enum tp_status tp_scaling_optimum(const struct tp_scaling_fit *f, double flops,
+TP_API enum tp_status tp_scaling_optimum(const struct tp_scaling_fit *f, double flops,
                                   struct tp_scaling_opt *out, struct tp_error *err);
 /* The fit's predicted loss at (n, d) in its conventions; NaN when it has no loss law. */
-double tp_scaling_loss(const struct tp_scaling_fit *f, double n, double d);
+TP_API double tp_scaling_loss(const struct tp_scaling_fit *f, double n, double d);
 /* The fit's N for a finalized model at sequence length `seq`: total parameters, parameters
    without embedding and head, or M = model FLOPs per token (causal) less the LM head's. */
-double tp_scaling_n_of(const struct tp_scaling_fit *f, const struct tp_model *m, uint64_t seq);
+TP_API double tp_scaling_n_of(const struct tp_scaling_fit *f, const struct tp_model *m, uint64_t seq);
 
 /* Architecture families the size grid builds. */
 enum tp_size_family { TP_FAMILY_LLAMA3 = 0, TP_FAMILY_QWEN3, TP_FAMILY_GPT, TP_FAMILY_COUNT };
-const char *tp_size_family_name(enum tp_size_family f);
-enum tp_status tp_size_family_find(const char *name, enum tp_size_family *out,
+TP_API const char *tp_size_family_name(enum tp_size_family f);
+TP_API enum tp_status tp_size_family_find(const char *name, enum tp_size_family *out,
                                    struct tp_error *err);
 
 struct tp_size_grid {
@@ -1278,7 +1287,7 @@ struct tp_size_grid {
     uint32_t hidden_min, hidden_max; /* default 256..16384, multiples of 128 */
     uint32_t layers_max;          /* default 160 (deepest released dense LLMs: 126-118) */
 };
-void tp_size_grid_init(struct tp_size_grid *g);
+TP_API void tp_size_grid_init(struct tp_size_grid *g);
 
 /* One concrete shape of the family and what it gets from the budget. */
 struct tp_size_shape {
@@ -1298,20 +1307,20 @@ struct tp_size_shape {
 
 /* Enumerates the family's shapes (hidden, layers) of the grid into `out` (NULL: counts);
    returns how many there are. */
-size_t tp_size_enumerate(const struct tp_size_grid *g, struct tp_size_shape *out, size_t cap);
+TP_API size_t tp_size_enumerate(const struct tp_size_grid *g, struct tp_size_shape *out, size_t cap);
 /* Fills the family's shape for s->layers and s->hidden (the rest of `s` is reset). */
-void tp_size_enumerate_one(const struct tp_size_grid *g, struct tp_size_shape *s);
+TP_API void tp_size_enumerate_one(const struct tp_size_grid *g, struct tp_size_shape *s);
 /* Builds the finalized model of a shape. */
-enum tp_status tp_size_model(const struct tp_size_grid *g, const struct tp_size_shape *s,
+TP_API enum tp_status tp_size_model(const struct tp_size_grid *g, const struct tp_size_shape *s,
                              struct tp_model *m, struct tp_error *err);
 /* Counts the shape (params, fit_n, flops_per_token) for loss fit `f`, then, for a FLOP budget
    `flops` > 0, tokens = flops / flops_per_token and the loss. */
-enum tp_status tp_size_count(const struct tp_size_grid *g, const struct tp_scaling_fit *f,
+TP_API enum tp_status tp_size_count(const struct tp_size_grid *g, const struct tp_scaling_fit *f,
                              double flops, struct tp_size_shape *s, struct tp_error *err);
 /* With a cluster: the search's fastest layout for the shape (`o->gbs` set), then tokens from
    `seconds` of training (flops == 0) or seconds from the budget (flops > 0), and the loss.
    TP_OK with has_layout false when no layout fits. */
-enum tp_status tp_size_on_cluster(const struct tp_size_grid *g, const struct tp_scaling_fit *f,
+TP_API enum tp_status tp_size_on_cluster(const struct tp_size_grid *g, const struct tp_scaling_fit *f,
                                   const struct tp_cluster *c, const struct tp_job *j,
                                   const struct tp_search_opts *o, const struct tp_calib *cal,
                                   double flops, double seconds, struct tp_size_shape *s,
@@ -1335,9 +1344,9 @@ enum tp_st_dtype {
     TP_ST_DTYPE_COUNT
 };
 /* The name as a header writes it ("BF16"); "?" for TP_ST_UNKNOWN. */
-const char *tp_st_dtype_name(enum tp_st_dtype d);
+TP_API const char *tp_st_dtype_name(enum tp_st_dtype d);
 /* Bits per element (4 for F4, 6 for F6_*, 8 for F8_*, 128 for C64...); 0 when unknown. */
-unsigned tp_st_dtype_bits(enum tp_st_dtype d);
+TP_API unsigned tp_st_dtype_bits(enum tp_st_dtype d);
 
 /* What can be wrong with a checkpoint; append only.  Names (tp_ckpt_problem_name) are the
    JSON `kind` values. */
@@ -1365,7 +1374,7 @@ enum tp_ckpt_kind {
     TP_CK_SMALL_RANK,     /* "small-rank-file": a ZeRO rank file under half its planned size */
     TP_CK_KIND_COUNT
 };
-const char *tp_ckpt_problem_name(enum tp_ckpt_kind k);
+TP_API const char *tp_ckpt_problem_name(enum tp_ckpt_kind k);
 
 struct tp_ckpt_problem {
     enum tp_ckpt_kind kind;
@@ -1401,9 +1410,9 @@ struct tp_st_header {
    checked against TP_ST_MAX_HEADER, `len` and `file_bytes` before anything is allocated, and
    offsets are checked, never trusted.  Faults are problems in `h`, not errors: TP_OK whenever
    the header could be examined; TP_ENOMEM only.  Free `h` with tp_st_header_free. */
-enum tp_status tp_st_parse(const unsigned char *buf, size_t len, uint64_t file_bytes,
+TP_API enum tp_status tp_st_parse(const unsigned char *buf, size_t len, uint64_t file_bytes,
                            struct tp_st_header *h, struct tp_error *err);
-void tp_st_header_free(struct tp_st_header *h);
+TP_API void tp_st_header_free(struct tp_st_header *h);
 
 /* One file of a checkpoint. */
 struct tp_ckpt_file {
@@ -1487,12 +1496,12 @@ struct tp_ckpt {
    plans the ZeRO files' sizes for `n_gpus` ranks (0 = the ranks found) under job `j` (NULL:
    tp_job_init's).  TP_ENOTFOUND / TP_EIO when `path` cannot be read; every fault in the files
    is a problem in the result.  Free with tp_ckpt_free (NULL is fine). */
-enum tp_status tp_ckpt_inspect(const char *path, const struct tp_model *m,
+TP_API enum tp_status tp_ckpt_inspect(const char *path, const struct tp_model *m,
                                const struct tp_job *j, uint32_t n_gpus, struct tp_ckpt **out,
                                struct tp_error *err);
-void tp_ckpt_free(struct tp_ckpt *c);
+TP_API void tp_ckpt_free(struct tp_ckpt *c);
 /* The component a Hugging Face tensor name belongs to (TP_COMP_COUNT: none of them). */
-enum tp_component tp_ckpt_component(const char *name);
+TP_API enum tp_component tp_ckpt_component(const char *name);
 
 /* The checkpoints a run saves (docs/checkpoint.md), in bytes. */
 struct tp_ckpt_plan {
@@ -1512,11 +1521,11 @@ struct tp_ckpt_plan {
 };
 /* Plans the checkpoint of a checked run; `storage_bps` (bytes/s, 0 = not given) is the
    aggregate write bandwidth. */
-void tp_ckpt_plan(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
+TP_API void tp_ckpt_plan(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
                   const struct tp_layout *l, double storage_bps, struct tp_ckpt_plan *out);
 
 /* ----------------------------------------------------------------------------------------- */
-/* Wall-clock as users measure it (src/wallclock.c)                                            */
+/* Wall-clock as users measure it (src/core/wallclock.c)                                       */
 /* ----------------------------------------------------------------------------------------- */
 
 struct tp_wallclock_opts {
@@ -1533,12 +1542,221 @@ struct tp_wallclock {
     double total_s;
     double goodput;         /* train_s / total_s */
 };
-void tp_wallclock_opts_init(struct tp_wallclock_opts *o);
+TP_API void tp_wallclock_opts_init(struct tp_wallclock_opts *o);
 /* The wall-clock of training `tokens` with the step time `t`; `ck` (may be NULL) gives the
    bytes of the weights and of one save (tp_ckpt_plan with o->storage_bps). */
-void tp_wallclock(const struct tp_time *t, const struct tp_ckpt_plan *ck, double tokens,
+TP_API void tp_wallclock(const struct tp_time *t, const struct tp_ckpt_plan *ck, double tokens,
                   const struct tp_wallclock_opts *o, struct tp_wallclock *out);
 
+/* ----------------------------------------------------------------------------------------- */
+/* One evaluation of a run (src/core/evaluate.c): what every verb that prices a run calls      */
+/* ----------------------------------------------------------------------------------------- */
+
+struct tp_eval_opts {
+    double tokens;          /* token budget (0 = none): steps, wall-clock, GPU-hours */
+    double gpu_hour_price;  /* price of one GPU-hour (< 0 = not priced) */
+    double storage_bps;     /* aggregate checkpoint write bandwidth, bytes/s (0 = not given) */
+    struct tp_wallclock_opts wall; /* the wall-clock beyond the steps (a token budget's) */
+};
+struct tp_evaluation {
+    struct tp_memory memory;   /* the worst pipeline stage */
+    struct tp_time time;
+    struct tp_range range;     /* the 80% range of the throughput */
+    unsigned domain;           /* TP_DOMAIN_* flags: outside the calibration's domain */
+    char outside[192];         /* why, in one line (empty when inside) */
+    struct tp_ckpt_plan ckpt;
+    struct tp_wallclock wall;  /* all zero without a token budget */
+    double gpu_hours;          /* of the whole wall-clock; 0 without a token budget */
+    double cost;               /* gpu_hours x price; 0 when not priced */
+};
+TP_API void tp_eval_opts_init(struct tp_eval_opts *o);
+/* The whole evaluation of a checked run: memory of the worst stage, time per step, its range,
+   the domain check, the checkpoint plan, and with a token budget the wall-clock, GPU-hours and
+   cost.  Pure and allocation-free (tp_calib_init gives the built-in calibration).  TP_EINVAL (NaN
+   figures, the reason in err) when tp_run_check() rejects the run. */
+TP_API enum tp_status tp_evaluate(const struct tp_model *m, const struct tp_cluster *c,
+                                  const struct tp_job *j, const struct tp_layout *l,
+                                  const struct tp_calib *cal, const struct tp_eval_opts *o,
+                                  struct tp_evaluation *out, struct tp_error *err);
+
+/* Model FLOPs utilisation: flops_per_token x tokens/s per GPU over `peak_flops` (the MFU basis,
+   tp_job_peak_flops); NaN when the peak is not positive. */
+TP_API double tp_mfu(double flops_per_token, double tokens_per_s_per_gpu, double peak_flops);
+/* Optimizer steps a token budget takes at `tokens_per_step` (whole steps). */
+TP_API double tp_budget_steps(double tokens, double tokens_per_step);
+/* GPU-hours of `seconds` on `gpus` GPUs. */
+TP_API double tp_gpu_hours(double seconds, uint32_t gpus);
+/* The gradient accumulation a global batch of `gbs` samples gives a checked layout
+   (gbs = mbs x dp x gas); when `gas_given`, l->gas must agree.  Sets l->gas; TP_EINVAL with
+   err->field "gbs" when gbs is not a multiple of mbs x dp or disagrees with the given gas. */
+TP_API enum tp_status tp_layout_set_gbs(struct tp_layout *l, uint64_t gbs, bool gas_given,
+                                        struct tp_error *err);
+/* Marks the Pareto front of n points, smaller being better in both a and b: front[i] is true
+   when valid[i] and no other valid point is at least as good in both and better in one. */
+TP_API void tp_pareto_front(const double *a, const double *b, const bool *valid, size_t n,
+                            bool *front);
+
+/* The names of the job and layout enums, one table each (src/core/names.c): what the CLI's
+   options take, a binding's keywords take, and the JSON documents print. */
+enum tp_names {
+    TP_NAMES_TASK = 0,  /* enum tp_task: pretrain, sft, dpo, lora, qlora */
+    TP_NAMES_OPTIMIZER, /* enum tp_optimizer: adamw, adamw-8bit, ... */
+    TP_NAMES_PRECISION, /* enum tp_precision: bf16, fp16, fp8, fp32, mxfp8, nvfp4, mxfp4 */
+    TP_NAMES_ATTENTION, /* enum tp_attn_impl: flash, eager, flash2, flash3 */
+    TP_NAMES_RECOMPUTE, /* enum tp_recompute: none, selective, full */
+    TP_NAMES_OFFLOAD,   /* enum tp_offload: none, optimizer, params */
+    TP_NAMES_SCHEDULE,  /* enum tp_schedule: 1f1b, interleaved, gpipe */
+    TP_NAMES_LAYER_ATTN, /* enum tp_layer_attn: full, sliding, chunked */
+    TP_NAMES_ATTN_CONVENTION, /* enum tp_attn_convention: causal, noncausal */
+    TP_NAMES_COUNT
+};
+/* The name of `value` in table `t`; "?" when out of range. */
+TP_API const char *tp_name(enum tp_names t, int value);
+/* The value named `name` in table `t`, or -1. */
+TP_API int tp_name_value(enum tp_names t, const char *name);
+/* The table's names joined by '|' ("none|selective|full") into buf (NUL-terminated), for
+   messages and help; returns the length needed. */
+TP_API size_t tp_name_choices(enum tp_names t, char *buf, size_t len);
+
+/* ----------------------------------------------------------------------------------------- */
+/* A run as options (src/io/request.c): what the CLI's flags and a binding's keywords describe */
+/* ----------------------------------------------------------------------------------------- */
+
+/* Options named as the CLI's flags without dashes ("gpus_per_node" is --gpus-per-node and a
+   binding's gpus_per_node=).  TP_UNSET / 0 / negative leave the default, as each field says. */
+struct tp_request {
+    const char *gpu;                /* catalog key or alias; NULL = h100-sxm */
+    int64_t gpus, gpus_per_node;    /* TP_UNSET: dp*tp*pp*cp when dp is given, else a node */
+    double hbm_gb, peak_tflops, hbm_tbps, intra_gbps, inter_gbps, host_gbps; /* 0 = catalog */
+    /* job: enums by value; framework is 1 + enum tp_framework (0 = deepspeed, or megatron when
+       the layout needs model parallelism) */
+    int task, optimizer, precision, framework, attn_impl, moe_impl;
+    bool z3_leaf, dropout, fused_loss, tp_comm_overlap;
+    int64_t seq;                    /* TP_UNSET: the model's context, else 4096 */
+    int64_t lora_rank;              /* TP_UNSET = 16 */
+    uint32_t lora_targets;          /* TP_LORA_* mask; 0 = all */
+    double moe_capacity, moe_imbalance, overhead_gb, nccl_gb, frag; /* < 0 = default */
+    /* layout (TP_UNSET = default or derived) */
+    int64_t dp, tp, pp, vpp, ep, etp, cp, zero, shard_group, mbs, gas, gbs, recompute_layers;
+    int64_t pp_first, pp_last;
+    bool sp, hybrid_shard;          /* hybrid_shard: FSDP HYBRID_SHARD (shard within a node) */
+    int recompute, offload, schedule;
+    const char *pp_layout;          /* Megatron's --pipeline-model-parallel-layout string, or
+                                       embedding, loss, embedding,loss (NULL: none) */
+    const char *recompute_modules;  /* "core_attn,moe_act,..." (implies recompute selective) */
+    bool no_stack_check;            /* logs: a measured run may use what its stack cannot */
+    bool gbs_is_target;             /* search, size: gbs is the search's, not the layout's */
+};
+TP_API void tp_request_init(struct tp_request *r);
+/* Sets one option from text by its name ("gpu", "gpus", "tp", "zero", "recompute" ...; dashes
+   or underscores).  TP_EINVAL with err->field set for an unknown name or a bad value. */
+TP_API enum tp_status tp_request_set(struct tp_request *r, const char *key, const char *value,
+                                     struct tp_error *err);
+/* The cluster, job and layout a request describes for model `m` (finalized), checked
+   (tp_layout_check, tp_stack_check) and with gbs turned into gas. */
+TP_API enum tp_status tp_request_resolve(const struct tp_request *r, const struct tp_model *m,
+                                         struct tp_cluster *c, struct tp_job *j,
+                                         struct tp_layout *l, struct tp_error *err);
+/* A model by name: a config.json or a folder holding one when `name` exists or looks like a
+   path (a '/', or ending ".json"), else a preset. */
+TP_API enum tp_status tp_model_from_name(const char *name, struct tp_model *m,
+                                         struct tp_error *err);
+/* "q,k,v" (or all, attention, mlp) as TP_LORA_* bits; 0 for an unknown name. */
+TP_API uint32_t tp_lora_targets_parse(const char *list);
+
+/* ----------------------------------------------------------------------------------------- */
+/* JSON documents (src/io/report_json.c, src/io/report_run_json.c, src/io/call.c)              */
+/* ----------------------------------------------------------------------------------------- */
+
+/* The documents `--format json` prints, as jansson objects (json_t, new references; NULL when
+   out of memory) for C callers, and as text for bindings.  Keys and numbers are the CLI's. */
+struct json_t;
+TP_API struct json_t *tp_json_layout(const struct tp_layout *l);
+TP_API struct json_t *tp_json_memory(const struct tp_memory *m);
+TP_API struct json_t *tp_json_ckpt_plan(const struct tp_ckpt_plan *p);
+/* `trainplan estimate`'s document; `calibration` names the file (NULL: the built-in one). */
+TP_API struct json_t *tp_json_estimate(const struct tp_model *m, const struct tp_cluster *c,
+                                       const struct tp_job *j, const struct tp_layout *l,
+                                       const struct tp_eval_opts *o,
+                                       const struct tp_evaluation *ev, const char *calibration,
+                                       const char *notes);
+/* `trainplan memory`'s document: the worst stage, every stage with per_stage, the fixes. */
+TP_API struct json_t *tp_json_memory_report(const struct tp_model *m, const struct tp_cluster *c,
+                                            const struct tp_job *j, const struct tp_layout *l,
+                                            const struct tp_memory *worst, bool per_stage,
+                                            const struct tp_fix *fixes, size_t n_fixes,
+                                            const char *notes);
+/* `trainplan search`'s document (one hit: a result row, also used by the sweep over counts). */
+struct tp_search_stats;
+struct tp_search_hit;
+TP_API struct json_t *tp_json_search_hit(const struct tp_search_hit *h);
+TP_API struct json_t *tp_json_search(const struct tp_model *m, const struct tp_cluster *c,
+                                     const struct tp_job *j, uint64_t gbs,
+                                     const struct tp_search_stats *st,
+                                     const struct tp_search_hit *hits, size_t n,
+                                     const char *outside);
+/* `trainplan params`: counts, FLOPs per token and the blocks in runs of equal counts. */
+struct tp_block_run {
+    uint32_t first, last;       /* blocks first..last, each with the counts below */
+    bool moe;
+    uint8_t attn;               /* enum tp_layer_attn */
+    uint64_t params, active;
+};
+struct tp_params_report {
+    struct tp_model m;          /* the caller's, finalized */
+    struct tp_params p;
+    struct tp_flops f;
+    enum tp_attn_convention conv;
+    enum tp_recompute rc;
+    uint32_t mtp;
+    char notes[512];            /* the caller's assumptions (shape overrides) */
+    struct tp_block_run runs[TP_MAX_LAYERS];
+    size_t n_runs;
+};
+/* Fills r->p, r->f and r->runs for r->m at `seq` tokens (0: the model's context, else 4096);
+   `per_layer` gives one run per block.  TP_EINVAL as tp_flops_per_token. */
+TP_API enum tp_status tp_params_report(struct tp_params_report *r, uint64_t seq,
+                                       enum tp_attn_convention conv, enum tp_recompute rc,
+                                       uint32_t mtp, bool per_layer, struct tp_error *err);
+/* `trainplan params`'s document. */
+TP_API struct json_t *tp_json_params(const struct tp_params_report *r);
+/* `doc` (consumed; NULL gives NULL) as the CLI prints it: indented by 2, keys in order, reals
+   with `digits` significant digits (0: the shortest round-trip form).  Free with tp_free. */
+TP_API char *tp_json_dumps(struct json_t *doc, int digits);
+TP_API void tp_free(void *p);
+/* Fixes a memory report lists, as `trainplan memory` does. */
+#define TP_MAX_FIXES 6
+
+/* One verb, its options named as the CLI's flags, its document as the CLI's --format json
+   prints it: the entry point of bindings (ctypes, WebAssembly).  verb "estimate" or "memory":
+   keys as tp_request_set takes them, plus "tokens", "gpu_hour_price" and "calibration" (a file)
+   for estimate, "per_stage" for memory; verb "params": "seq", "recompute", "attention_flops",
+   "mtp", "per_layer"; verb "search": the run's keys with "gbs" (required), "top", "max_tp",
+   "max_pp", "max_cp", "max_ep", "max_mbs", "mem_headroom", "no_offload", "even_pp",
+   "calibration" (one thread: the same hits as the CLI's threaded search).  *out (free with tp_free) on TP_OK; err names the field
+   otherwise.  Thread-safe: nothing is shared between calls. */
+TP_API enum tp_status tp_call_json(const char *verb, const char *model, const char *const *keys,
+                                   const char *const *values, size_t n, char **out,
+                                   struct tp_error *err);
+
+/* ----------------------------------------------------------------------------------------- */
+/* Version and layout checks for bindings (src/core/abi.c)                                     */
+/* ----------------------------------------------------------------------------------------- */
+
+/* The library's version, TP_VERSION as it was built. */
+TP_API const char *tp_version(void);
+/* sizeof a public struct as the library was built, by its name without "struct " ("tp_model",
+   "tp_evaluation", ...); 0 for a name it does not know.  A binding compares it with its own. */
+TP_API size_t tp_struct_size(const char *name);
+/* TP_OK when the caller was compiled against the header the library was built from: call it as
+   TP_ABI_CHECK(&err).  TP_EUNSUPPORTED, naming the first mismatch, otherwise. */
+TP_API enum tp_status tp_abi_check(const char *version, size_t model, size_t cluster, size_t job,
+                                   size_t layout, size_t calib, size_t evaluation,
+                                   struct tp_error *err);
+#define TP_ABI_CHECK(err)                                                                       \
+    tp_abi_check(TP_VERSION, sizeof(struct tp_model), sizeof(struct tp_cluster),                \
+                 sizeof(struct tp_job), sizeof(struct tp_layout), sizeof(struct tp_calib),      \
+                 sizeof(struct tp_evaluation), (err))
 
 /* ----------------------------------------------------------------------------------------- */
 /* SVG plots (src/svg.c: the document, axes, legend; src/svg_plot.c: the charts)              */
@@ -1550,7 +1768,7 @@ struct tp_svg {
     size_t len, cap;
     bool failed;           /* an allocation failed: the document is incomplete */
 };
-void tp_svg_free(struct tp_svg *s);
+TP_API void tp_svg_free(struct tp_svg *s);
 
 /* How a series' points are drawn. */
 enum tp_mark { TP_MARK_DOT = 0, TP_MARK_SQUARE, TP_MARK_DIAMOND, TP_MARK_TRIANGLE, TP_MARK_NONE };
@@ -1605,12 +1823,12 @@ struct tp_plot_bars {
 /* Renders a chart into `out` (initialised to {0}; appended to).  Okabe-Ito colours, text in
    the SVG (titles, ticks, legend) so it reads without explanation.  TP_EINVAL when the chart
    has nothing to draw or a value is out of range; TP_ENOMEM when an allocation failed. */
-enum tp_status tp_svg_xy(const struct tp_plot_xy *p, struct tp_svg *out, struct tp_error *err);
-enum tp_status tp_svg_bars(const struct tp_plot_bars *p, struct tp_svg *out,
-                           struct tp_error *err);
+TP_API enum tp_status tp_svg_xy(const struct tp_plot_xy *p, struct tp_svg *out, struct tp_error *err);
+TP_API enum tp_status tp_svg_bars(const struct tp_plot_bars *p, struct tp_svg *out,
+                                  struct tp_error *err);
 /* n x-y charts one above the other in one document (a log's step time and its tokens/s). */
-enum tp_status tp_svg_panels(const struct tp_plot_xy *p, size_t n, struct tp_svg *out,
-                             struct tp_error *err);
+TP_API enum tp_status tp_svg_panels(const struct tp_plot_xy *p, size_t n, struct tp_svg *out,
+                                    struct tp_error *err);
 
 #ifdef __cplusplus
 }

@@ -27,9 +27,9 @@ enum tp_export_format {
 };
 
 /* "deepspeed", "axolotl", "megatron", "megatron-deepspeed", "torchrun", "slurm". */
-const char *tp_export_format_name(enum tp_export_format f);
+TP_API const char *tp_export_format_name(enum tp_export_format f);
 /* A format by name; TP_ENOTFOUND lists the names. */
-enum tp_status tp_export_format_find(const char *name, enum tp_export_format *out,
+TP_API enum tp_status tp_export_format_find(const char *name, enum tp_export_format *out,
                                      struct tp_error *err);
 
 /* File names the exports use and refer to each other by. */
@@ -50,7 +50,7 @@ struct tp_export_opts {
     const char *base_model; /* Axolotl base_model (HF id or path); NULL = tp_export_base_model */
     const char *job_name;   /* Slurm job name; NULL = "trainplan" */
 };
-void tp_export_opts_init(struct tp_export_opts *o);
+TP_API void tp_export_opts_init(struct tp_export_opts *o);
 
 struct tp_export {
     /* files[0] is the file the format names; the others are what it refers to (the DeepSpeed
@@ -65,15 +65,15 @@ struct tp_export {
    with the reason, when the target cannot run the layout as planned (e.g. tensor parallelism
    under Axolotl + DeepSpeed, ZeRO-3 under Megatron-DeepSpeed's pipeline); TP_ENOMEM.  On
    failure `out` holds no file. */
-enum tp_status tp_export_build(enum tp_export_format f, const struct tp_model *m,
+TP_API enum tp_status tp_export_build(enum tp_export_format f, const struct tp_model *m,
                                const struct tp_cluster *c, const struct tp_job *j,
                                const struct tp_layout *l, const struct tp_export_opts *o,
                                struct tp_export *out, struct tp_error *err);
-void tp_export_free(struct tp_export *x);
+TP_API void tp_export_free(struct tp_export *x);
 
 /* The Hugging Face id (or local directory) of the model: "meta-llama/Llama-3.3-70B-Instruct"
    from a preset's source, "zai-org/GLM-4.5-Air" from a hub-cache path
    (.../models--zai-org--GLM-4.5-Air/snapshots/...), else the config's directory. */
-void tp_export_base_model(const struct tp_model *m, char *buf, size_t len);
+TP_API void tp_export_base_model(const struct tp_model *m, char *buf, size_t len);
 
 #endif

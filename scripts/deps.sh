@@ -13,12 +13,23 @@ if [ "${1:-}" = web ]; then
     shift
     set -- emscripten chromium "$@"
 fi
-pkgs="make pkg-config libjansson-dev libcmocka-dev libcsv-dev libgsl-dev libyaml-dev $*"
+pkgs="make pkg-config libjansson-dev libcmocka-dev libcsv-dev libgsl-dev libyaml-dev locales python3 $*"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
 command -v "${CC:-cc}" >/dev/null 2>&1 || missing="$missing gcc"
+# the comma-decimal locale the locale tests run under (tests/test_props.c, python/tests)
+need_locale() { ! locale -a 2>/dev/null | grep -qi '^de_DE\.utf-\?8$'; }
+add_locale() {
+    need_locale || return 0
+    if [ "$(id -u)" = 0 ]; then
+        localedef -i de_DE -f UTF-8 de_DE.UTF-8 >/dev/null 2>&1 || {
+            echo "error: localedef -i de_DE -f UTF-8 de_DE.UTF-8 failed" >&2; exit 1; }
+    else
+        echo "the locale tests are skipped without de_DE.UTF-8: sudo localedef -i de_DE -f UTF-8 de_DE.UTF-8" >&2
+    fi
+}
 # web_sources: jansson and libcsv as Debian packages their source, into .web-deps/, through a
 # temporary deb-src list (the system's apt configuration is left as it is)
 web_sources() {
@@ -35,19 +46,18 @@ web_sources() {
     for f in "$dir"/jansson_*.orig.tar.* "$dir"/libcsv_*.orig.tar.*; do tar -xf "$f" -C "$dir"; done
     rm -rf "$tmp"
 }
-if [ -z "$missing" ]; then
-    [ $web = 1 ] && { web_sources || exit 1; }
-    exit 0
+if [ -n "$missing" ]; then
+    if [ "$(id -u)" = 0 ]; then
+        echo "installing build dependencies:$missing" >&2
+        export DEBIAN_FRONTEND=noninteractive
+        { apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing; } >/dev/null || {
+            echo "error: apt-get install$missing failed" >&2; exit 1; }
+    else
+        echo "missing build dependencies:$missing" >&2
+        echo "run: sudo apt-get install -y$missing" >&2
+        exit 1
+    fi
 fi
-if [ "$(id -u)" = 0 ]; then
-    echo "installing build dependencies:$missing" >&2
-    export DEBIAN_FRONTEND=noninteractive
-    { apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing; } >/dev/null || {
-        echo "error: apt-get install$missing failed" >&2; exit 1; }
-else
-    echo "missing build dependencies:$missing" >&2
-    echo "run: sudo apt-get install -y$missing" >&2
-    exit 1
-fi
+add_locale
 [ $web = 1 ] && { web_sources || exit 1; }
 exit 0

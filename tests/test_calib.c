@@ -123,7 +123,7 @@ static void make_run(struct tp_run *run, const char *id, const char *layers, con
     const char *cells[] = {id, "llama", layers, hidden, heads, "8", ffn, "128256", seq,
                            "h100-sxm", gpus, tp, pp, mbs, gbs, "bf16", "megatron",
                            "megatron-distopt", "1000"};
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     enum tp_status st = tp_run_from_row(cols, cells, sizeof cols / sizeof cols[0], run, &err);
     if (st != TP_OK)
         fprintf(stderr, "%s: %s\n", id, err.msg);
@@ -250,7 +250,7 @@ static void test_evaluate_converts(void **state)
     const char *cells[] = {"s:1", "gpt", "24", "2048", "16", "8192", "51200", "2048",
                            "a100-80gb", "8", "1", "1", "4", "64", "2.0"};
     static struct tp_run run;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_run_from_row(cols, cells, 15, &run, &err), TP_OK);
     static struct tp_calib cal;
     tp_calib_init(&cal);

@@ -252,7 +252,7 @@ static void make_clean(struct fixture *fx)
 static struct tp_ckpt *inspect(const char *path, const struct tp_model *m)
 {
     struct tp_ckpt *c = NULL;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     enum tp_status st = tp_ckpt_inspect(path, m, NULL, 0, &c, &err);
     if (st != TP_OK)
         print_error("%s: %s\n", path, err.msg);

@@ -231,7 +231,7 @@ struct plan {
 static void plan_init(struct plan *p, const char *preset, const char *gpu, uint32_t gpus,
                       enum tp_framework fw, uint64_t seq)
 {
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     if (tp_model_from_preset(preset, &p->m, &err) != TP_OK)
         fail_msg("%s", err.msg);
     if (tp_cluster_init(&p->c, gpu, gpus, &err) != TP_OK)
@@ -245,7 +245,7 @@ static void plan_init(struct plan *p, const char *preset, const char *gpu, uint3
 
 static void plan_check(struct plan *p)
 {
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     if (tp_layout_check(&p->m, &p->c, &p->j, &p->l, &err) != TP_OK)
         fail_msg("%s", err.msg);
 }
@@ -253,7 +253,7 @@ static void plan_check(struct plan *p)
 static void build(struct plan *p, enum tp_export_format f, struct tp_export *x)
 {
     plan_check(p);
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     if (tp_export_build(f, &p->m, &p->c, &p->j, &p->l, NULL, x, &err) != TP_OK)
         fail_msg("%s", err.msg);
 }
@@ -700,7 +700,7 @@ static void test_refusals(void **state)
     (void)state;
     static struct plan p;
     static struct tp_export x;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     plan_init(&p, "llama-3.1-8b", "h100-sxm", 16, TP_FW_DEEPSPEED, 4096);
     p.l.tp = 2;
     plan_check(&p);

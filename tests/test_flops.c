@@ -23,7 +23,7 @@ static struct tp_model model;
 
 static void load(const char *name)
 {
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     enum tp_status st = name[0] == 't' ? tp_model_from_hf_config(name, &model, &err)
                                        : tp_model_from_preset(name, &model, &err);
     if (st != TP_OK)
@@ -34,7 +34,7 @@ static struct tp_flops flops(uint64_t seq, enum tp_attn_convention c, enum tp_re
                              uint32_t mtp)
 {
     struct tp_flops f;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     if (tp_flops_per_token(&model, seq, c, r, mtp, &f, &err) != TP_OK)
         fail_msg("%s", err.msg);
     return f;
@@ -103,7 +103,7 @@ static void test_gpt3_narayanan(void **state)
     tp_shape_init(&s);
     s.vocab = 51200;
     load("gpt3-175b");
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_model_apply_shape(&model, &s, NULL, 0, &err), TP_OK);
     struct tp_flops m = flops(2048, TP_ATTN_NONCAUSAL, TP_RECOMPUTE_NONE, 0);
     struct tp_flops h = flops(2048, TP_ATTN_NONCAUSAL, TP_RECOMPUTE_FULL, 0);
@@ -168,7 +168,7 @@ static void test_bad_seq(void **state)
     (void)state;
     load("llama-3.1-8b");
     struct tp_flops f;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_flops_per_token(&model, 0, TP_ATTN_CAUSAL, TP_RECOMPUTE_NONE, 0, &f, &err),
                      TP_EINVAL);
     assert_non_null(strstr(err.msg, "sequence length"));

@@ -27,7 +27,7 @@ static const char *const REQUIRED[] = {
 
 static const struct tp_gpu *find(const char *name)
 {
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     const struct tp_gpu *g = NULL;
     if (tp_gpu_find(name, &g, &err) != TP_OK)
         fail_msg("%s: %s", name, err.msg);
@@ -71,7 +71,7 @@ static void test_aliases_and_case(void **state)
 static void test_unknown(void **state)
 {
     (void)state;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     const struct tp_gpu *g = NULL;
     assert_int_equal(tp_gpu_find("h1000", &g, &err), TP_ENOTFOUND);
     assert_null(g);

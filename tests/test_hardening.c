@@ -41,7 +41,7 @@ static void expect_row_error(const char *const *names, const char *const *values
                              const char *field)
 {
     struct tp_run *run = malloc(sizeof *run);
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_non_null(run);
     assert_int_equal(row(names, values, n, run, &err), TP_EINVAL);
     if (!strstr(err.msg, field))
@@ -53,7 +53,7 @@ static void test_runs_zero_and_wrapping_counts(void **state)
 {
     (void)state;
     struct tp_run *run = malloc(sizeof *run);
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(row(NULL, NULL, 0, run, &err), TP_OK); /* the row as published maps */
     free(run);
     /* tp and pp empty: resolve_split divides by cp, num_gpus and gpus_per_node (SIGFPE) */
@@ -161,7 +161,7 @@ static void test_precision_needs_the_unit(void **state)
 {
     (void)state;
     struct tp_time t;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     /* Gaudi 2 lists no fp32/tf32 matrix rate (Intel Gaudi 2 spec via [MLE]): once an infinite
        step, 0 tokens/s and -nan% shares */
     assert_int_equal(precision_on("gaudi2", TP_PREC_FP32, &t, &err), TP_EINVAL);
@@ -181,7 +181,7 @@ static void test_precision_needs_the_unit(void **state)
 static void expect_config_error(const char *json, const char *field)
 {
     struct tp_model m;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_model_from_hf_json(json, strlen(json), "t.json", &m, &err), TP_EINVAL);
     if (!strstr(err.msg, field))
         fail_msg("\"%s\" does not name %s", err.msg, field);
@@ -205,7 +205,7 @@ static void test_config_numbers_in_range_before_use(void **state)
                         "shared");
     /* every field in range, the product past 10^15 (it once printed a negative total) */
     struct tp_model m;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     tp_model_init(&m);
     m.n_layers = 1024;
     m.hidden = 1u << 18;
@@ -230,7 +230,7 @@ static void test_logs_implausible_figures_dropped(void **state)
                       " iteration       30/    1000 | elapsed time per iteration (ms): 0.0 | "
                       "throughput per GPU (TFLOP/s/GPU): 401.5 | global batch size:   512 |\n";
     struct tp_log_info info;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_log_parse(neg, strlen(neg), TP_LOG_MEGATRON, steps, 64, &info, &err),
                      TP_OK);
     assert_int_equal(info.n_steps, 3);

@@ -50,7 +50,7 @@ static void parse_file(const char *path, struct parsed *p, const struct tp_log_s
 {
     size_t len;
     char *text = slurp(path, &len);
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     enum tp_status st = tp_log_parse(text, len, TP_LOG_UNKNOWN, p->steps, 64, &p->info, &err);
     free(text);
     if (st != TP_OK)
@@ -67,7 +67,7 @@ static void test_names(void **state)
 {
     (void)state;
     enum tp_log_format f;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_log_format_find("Megatron-LM", &f, &err), TP_OK);
     assert_int_equal(f, TP_LOG_MEGATRON);
     assert_int_equal(tp_log_format_find("axolotl", &f, &err), TP_OK);
@@ -450,7 +450,7 @@ static void test_hf_values(void **state)
         "TAIL NOT PASSED";
     struct tp_log_step steps[8];
     struct tp_log_info info;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     size_t len = strlen(text) - strlen("TAIL NOT PASSED"); /* a slice, not NUL-terminated there */
     assert_int_equal(tp_log_parse(text, len, TP_LOG_UNKNOWN, steps, 8, &info, &err), TP_OK);
     assert_int_equal(info.format, TP_LOG_HF);
@@ -510,7 +510,7 @@ static void test_titan_ranks(void **state)
         "memory: 69.10GiB(87.35%)  tps: 5,761  tflops: 333.53  mfu: 33.72%\n";
     struct tp_log_step steps[4];
     struct tp_log_info info;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_log_parse(text, strlen(text), TP_LOG_UNKNOWN, steps, 4, &info, &err),
                      TP_OK);
     assert_int_equal(info.format, TP_LOG_TORCHTITAN);
@@ -527,7 +527,7 @@ static void test_count_and_cap(void **state)
     size_t len;
     char *text = slurp("tests/fixtures/logs/llmc.log", &len);
     struct tp_log_info info;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_log_parse(text, len, TP_LOG_UNKNOWN, NULL, 0, &info, &err), TP_OK);
     assert_int_equal(info.n_steps, 12);
     struct tp_log_step few[3];
@@ -542,7 +542,7 @@ static void expect_error(const char *text, enum tp_log_format hint, const char *
 {
     struct tp_log_step steps[4];
     struct tp_log_info info;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_log_parse(text, strlen(text), hint, steps, 4, &info, &err), TP_EINVAL);
     if (!strstr(err.msg, msg))
         print_error("got \"%s\", expected \"%s\"\n", err.msg, msg);
@@ -571,7 +571,7 @@ static void test_errors(void **state)
     struct tp_log_step steps[4];
     struct tp_log_info info;
     struct tp_log_steady st;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     const char *loss_only = "{'loss': 1.5, 'epoch': 0.1}\n{'loss': 1.4, 'epoch': 0.2}\n";
     assert_int_equal(tp_log_parse(loss_only, strlen(loss_only), TP_LOG_UNKNOWN, steps, 4, &info,
                                   &err), TP_OK);
@@ -605,7 +605,7 @@ static void roundtrip(const char *preset, const struct tp_layout *lay, enum tp_f
     static struct parsed p;
     parse_file("tests/fixtures/logs/megatron-lm.log", &p, NULL);
     static struct tp_model m;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_model_from_preset(preset, &m, &err), TP_OK);
     const struct tp_gpu *g;
     assert_int_equal(tp_gpu_find("h100-sxm", &g, &err), TP_OK);

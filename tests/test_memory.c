@@ -26,7 +26,7 @@ static struct tp_layout lay;
 
 static void setup_run(const char *preset, const char *gpu, uint32_t gpus)
 {
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     if (tp_model_from_preset(preset, &model, &err) != TP_OK)
         fail_msg("%s", err.msg);
     if (tp_cluster_init(&cluster, gpu, gpus, &err) != TP_OK)
@@ -37,7 +37,7 @@ static void setup_run(const char *preset, const char *gpu, uint32_t gpus)
 
 static struct tp_memory eval(void)
 {
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     struct tp_layout l = lay;
     if (tp_layout_check(&model, &cluster, &job, &l, &err) != TP_OK)
         fail_msg("%s", err.msg);
@@ -214,7 +214,7 @@ static void test_pipeline_and_dpo(void **state)
     lay.tp = 8;
     lay.sp = true;
     lay.gas = 32;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     struct tp_layout l = lay;
     assert_int_equal(tp_layout_check(&model, &cluster, &job, &l, &err), TP_OK);
     struct tp_memory first, last;
@@ -242,7 +242,7 @@ static void test_pipeline_and_dpo(void **state)
 
 static void expect_error(const char *needle)
 {
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     struct tp_layout l = lay;
     if (tp_layout_check(&model, &cluster, &job, &l, &err) != TP_EINVAL)
         fail_msg("expected an error containing \"%s\"", needle);
@@ -256,7 +256,12 @@ static void test_layout_errors(void **state)
     setup_run("llama-3.1-8b", "h100-sxm", 8);
     lay.tp = 3;
     cluster.n_gpus = 9;
-    expect_error("--tp 3 must divide num_attention_heads=32 (try 1, 2, 4, 8, 16, 32)");
+    expect_error("tp 3 must divide num_attention_heads=32 (try 1, 2, 4, 8, 16, 32)");
+    /* the error names its field, for the CLI's --tp and a binding's tp= */
+    struct tp_error field_err = {{0}, {0}};
+    struct tp_layout bad = lay;
+    assert_int_equal(tp_layout_check(&model, &cluster, &job, &bad, &field_err), TP_EINVAL);
+    assert_string_equal(field_err.field, "tp");
     lay.tp = 2;
     lay.dp = 3;
     cluster.n_gpus = 8;
@@ -269,13 +274,13 @@ static void test_layout_errors(void **state)
     expect_error("needs an MoE model");
     setup_run("mixtral-8x7b", "h100-sxm", 8);
     lay.ep = 3;
-    expect_error("--ep 3 must divide num_experts=8");
+    expect_error("ep 3 must divide num_experts=8");
     lay.ep = 8;
     lay.zero = 3;
     expect_error("DeepSpeed's MoE layer does not run under ZeRO-3");
     lay.zero = 0;
     lay.offload = TP_OFFLOAD_PARAMS;
-    expect_error("--offload params needs --zero 3");
+    expect_error("offload params needs --zero 3");
     /* uneven pipeline splits (32 blocks) */
     setup_run("llama-3.1-8b", "h100-sxm", 8);
     lay.pp = 4;
@@ -289,22 +294,22 @@ static void test_layout_errors(void **state)
     lay.vpp = 1;
     lay.recompute = TP_RECOMPUTE_FULL;
     lay.recompute_layers = 10; /* 7 + 9 + 9 + 7 */
-    expect_error("--recompute-layers 10 exceeds the 9 blocks of the largest stage");
+    expect_error("recompute_layers 10 exceeds the 9 blocks of the largest stage");
     lay.recompute_layers = 9;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     struct tp_layout l = lay;
     assert_int_equal(tp_layout_check(&model, &cluster, &job, &l, &err), TP_OK);
     lay.pp = 2;
     lay.pp_first = 15;
     lay.pp_last = 15;
     lay.recompute_layers = 0;
-    expect_error("--pp-first 15 and --pp-last 15 must add up to num_hidden_layers=32");
+    expect_error("pp_first 15 and --pp-last 15 must add up to num_hidden_layers=32");
     lay.pp_last = 0; /* 15 + 17 */
     l = lay;
     assert_int_equal(tp_layout_check(&model, &cluster, &job, &l, &err), TP_OK);
     assert_int_equal(tp_stage_blocks(&model, &l, 1), 17);
     lay.pp = 1;
-    expect_error("--pp-first/--pp-last need pipeline parallelism");
+    expect_error("pp_first/--pp-last need pipeline parallelism");
 }
 
 /* Uneven pipeline split, known answer: Llama 3.1 70B (80 blocks), tp 8 + SP, pp 4, mbs 1,
@@ -322,7 +327,7 @@ static void test_uneven_split(void **state)
     lay.sp = true;
     lay.pp = 4;
     lay.gas = 8;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     struct tp_layout even = lay, split = lay;
     split.pp_first = split.pp_last = 19;
     assert_int_equal(tp_layout_check(&model, &cluster, &job, &even, &err), TP_OK);

@@ -19,7 +19,7 @@ static struct tp_model model;
 /* Parses `json`; expects `want` and, on failure, a message containing `needle`. */
 static void parse_expect(const char *json, enum tp_status want, const char *needle)
 {
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     enum tp_status st = tp_model_from_hf_json(json, strlen(json), "config.json", &model, &err);
     if (st != want)
         fail_msg("status %d, expected %d (%s) for %s", st, want, err.msg, json);
@@ -93,7 +93,7 @@ static void test_config_minimal_ok(void **state)
 static void test_validation(void **state)
 {
     (void)state;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     tp_model_init(&model);
     assert_int_equal(tp_model_finalize(&model, &err), TP_EINVAL);
     assert_non_null(strstr(err.msg, "num_hidden_layers must be positive"));
@@ -113,7 +113,7 @@ static void test_validation(void **state)
 
 static void shape_model(struct tp_shape *s, enum tp_status want, const char *needle)
 {
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     char notes[256];
     tp_model_init(&model);
     enum tp_status st = tp_model_apply_shape(&model, s, notes, sizeof notes, &err);
@@ -177,7 +177,7 @@ static void test_shape_flags(void **state)
     shape_model(&s, TP_EINVAL, "num_key_value_heads=3 must divide");
     s.kv_heads = TP_UNSET;
     s.experts = 8;
-    shape_model(&s, TP_EINVAL, "--experts needs --topk");
+    shape_model(&s, TP_EINVAL, "experts needs --topk");
     s.topk = 9;
     shape_model(&s, TP_EINVAL, "exceeds the number of experts 8");
     s.topk = 2;
@@ -188,7 +188,7 @@ static void test_shape_flags(void **state)
 static void test_overrides(void **state)
 {
     (void)state;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     struct tp_shape s;
     struct tp_params p;
     /* Llama 3.1 8B with 16 layers: half the blocks, same embedding and head */
@@ -227,7 +227,7 @@ static void test_overrides(void **state)
 static void test_unknown_preset(void **state)
 {
     (void)state;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_model_from_preset("llama-3.1-8", &model, &err), TP_ENOTFOUND);
     assert_non_null(strstr(err.msg, "did you mean: llama-3.1-8b"));
     assert_int_equal(tp_model_from_preset("LLAMA3.1-8B", &model, &err), TP_OK); /* alias, any case */

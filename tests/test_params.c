@@ -23,7 +23,7 @@ static struct tp_model model; /* large: keep off the stack */
 
 static void load(const char *path, struct tp_params *p)
 {
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     enum tp_status st = tp_model_from_hf_config(path, &model, &err);
     if (st != TP_OK)
         fail_msg("%s: %s", path, err.msg);
@@ -32,7 +32,7 @@ static void load(const char *path, struct tp_params *p)
 
 static void preset(const char *name, struct tp_params *p)
 {
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     if (tp_model_from_preset(name, &model, &err) != TP_OK)
         fail_msg("%s: %s", name, err.msg);
     tp_count_params(&model, p);

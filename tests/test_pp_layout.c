@@ -22,7 +22,7 @@ static void test_deepseek_layout_string(void **state)
 {
     (void)state;
     struct tp_model m;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_model_from_preset("deepseek-v3", &m, &err), TP_OK);
     struct tp_layout l;
     tp_layout_init(&l);
@@ -65,7 +65,7 @@ static void test_account_embedding_loss(void **state)
 {
     (void)state;
     struct tp_model m;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_model_from_preset("qwen3-30b-a3b", &m, &err), TP_OK);
     m.n_layers = 94; /* Qwen3-235B-A22B's depth; only the count matters here */
     struct tp_layout l;
@@ -97,7 +97,7 @@ static void test_uneven_interleaved(void **state)
     struct tp_model m;
     struct tp_cluster c;
     struct tp_job j;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_model_from_preset("llama-3.1-70b", &m, &err), TP_OK);
     assert_int_equal(tp_cluster_init(&c, "h100-sxm", 32, &err), TP_OK);
     tp_job_init(&j);

@@ -24,7 +24,7 @@ static void test_module_names(void **state)
 {
     (void)state;
     uint32_t mask;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_recompute_modules_parse("moe_act layernorm", &mask, &err), TP_OK);
     assert_int_equal(mask, TP_RC_MOE_ACT | TP_RC_LAYERNORM);
     assert_int_equal(tp_recompute_modules_parse("core_attn,mlp, moe", &mask, &err), TP_OK);
@@ -48,7 +48,7 @@ struct setup {
 static void set_up(struct setup *x, const char *preset, const char *gpu, uint32_t gpus,
                    enum tp_precision prec)
 {
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_model_from_preset(preset, &x->m, &err), TP_OK);
     assert_int_equal(tp_cluster_init(&x->c, gpu, gpus, &err), TP_OK);
     tp_job_init(&x->j);
@@ -66,7 +66,7 @@ static double acts(const char *preset, enum tp_precision prec, enum tp_recompute
     struct tp_cluster c = x.c;
     struct tp_job j = x.j;
     struct tp_layout l = x.l;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     j.seq = 4096;
     j.moe_imbalance = 1.0;
     l.recompute = rc;
@@ -120,7 +120,7 @@ static void test_recipe_defaults(void **state)
 {
     (void)state;
     struct tp_run *run = test_malloc(sizeof *run);
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     /* a Megatron-Bridge row of the 26.06 pages: no zero_or_fsdp, no sp column */
     const char *bridge[] = {"row_id", "b:1", "arch", "llama", "n_layers", "32", "hidden", "4096",
                             "n_heads", "32", "kv_heads", "8", "ffn_hidden", "14336", "vocab",
@@ -171,7 +171,7 @@ static double tokens_per_s(const char *preset, const char *gpu, uint32_t gpus, u
     struct tp_cluster c = x.c;
     struct tp_job j = x.j;
     struct tp_layout l = x.l;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     j.seq = 8192;
     j.tp_comm_overlap = tp > 1;
     l.tp = tp;
@@ -205,7 +205,7 @@ static void test_fp4_speedups(void **state)
     assert_true(fabs(nv / mx / (1166.0 / 783) - 1) < 0.10);
     /* FP4 needs FP4 tensor cores: H100 has none (datasheet: FP8 is its narrowest type) */
     struct setup x;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     set_up(&x, "llama-3.1-8b", "h100-sxm", 8, TP_PREC_NVFP4);
     struct tp_layout l = x.l;
     assert_int_equal(tp_layout_check(&x.m, &x.c, &x.j, &l, &err), TP_EINVAL);

@@ -48,7 +48,7 @@ static void test_read(void **state)
     (void)state;
     struct seen s;
     memset(&s, 0, sizeof s);
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_runs_read("tests/fixtures/runs/mini.csv", on_row, &s, &err), TP_OK);
     assert_int_equal(s.rows, 3);
     assert_int_equal(s.mapped, 1);
@@ -72,7 +72,7 @@ static void test_row_arrays(void **state)
     const char *cells[] = {"2048", "gpt", "24", "2048", "16", "51200", "8192", "a100-80gb", "8",
                            "4", "x:1", "1", "1"};
     static struct tp_run run;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_run_from_row(cols, cells, 13, &run, &err), TP_OK);
     assert_true(isnan(run.mem_gib));
     assert_int_equal(run.layout.dp, 8);
@@ -98,7 +98,7 @@ static void test_row_kernels(void **state)
                            "h100-sxm", "16", "4", "1", "nemo", ""};
     enum { N = sizeof cols / sizeof cols[0] };
     static struct tp_run run;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
     assert_true(run.job.tp_comm_overlap);
     assert_true(tp_attn_native(&run.job));

@@ -23,7 +23,7 @@
 static const struct tp_scaling_fit *fit(const char *key)
 {
     const struct tp_scaling_fit *f = NULL;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     if (tp_scaling_fit_find(key, &f, &err) != TP_OK)
         fail_msg("%s", err.msg);
     return f;
@@ -32,7 +32,7 @@ static const struct tp_scaling_fit *fit(const char *key)
 static struct tp_scaling_opt opt(const char *key, double c)
 {
     struct tp_scaling_opt o;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     if (tp_scaling_optimum(fit(key), c, &o, &err) != TP_OK)
         fail_msg("%s", err.msg);
     return o;
@@ -47,7 +47,7 @@ static void near_rel(double got, double want, double tol, const char *what)
 static uint64_t preset_total(const char *name)
 {
     struct tp_model m;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     if (tp_model_from_preset(name, &m, &err) != TP_OK)
         fail_msg("%s", err.msg);
     struct tp_params p;
@@ -71,7 +71,7 @@ static struct tp_size_shape grid_shape(enum tp_size_family fam, uint32_t layers,
     size_t n = tp_size_enumerate(&g, shapes, TP_MAX_LAYERS);
     for (size_t i = 0; i < n; i++)
         if (shapes[i].layers == layers) {
-            struct tp_error err = {{0}};
+            struct tp_error err = {{0}, {0}};
             if (tp_size_count(&g, fit(f), c, &shapes[i], &err) != TP_OK)
                 fail_msg("%s", err.msg);
             return shapes[i];
@@ -167,7 +167,7 @@ static void test_deepseek(void **state)
     near_rel(o.n_opt * o.d_opt, 1e22, 2e-4, "M_opt D_opt = C");
     assert_true(isnan(o.loss_opt));
     struct tp_model m;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     tp_model_init(&m);
     m.n_layers = 30;
     m.hidden = 4096;
@@ -216,7 +216,7 @@ static void test_grid_budget(void **state)
     (void)state;
     struct tp_size_shape s = grid_shape(TP_FAMILY_LLAMA3, 18, 2048, 2048, "hoffmann-3", 1.36e21);
     struct tp_model m;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     if (tp_model_from_preset("llama3-1.5b", &m, &err) != TP_OK)
         fail_msg("%s", err.msg);
     struct tp_flops f;
@@ -249,7 +249,7 @@ static void test_grid_cluster(void **state)
     struct tp_job j;
     struct tp_calib cal;
     struct tp_search_opts o;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     if (tp_cluster_init(&c, "a100-80gb", 8, &err) != TP_OK)
         fail_msg("%s", err.msg);
     tp_job_init(&j);
@@ -281,7 +281,7 @@ static void test_bad_input(void **state)
 {
     (void)state;
     const struct tp_scaling_fit *f = NULL;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_scaling_fit_find("chinchilla-4", &f, &err), TP_ENOTFOUND);
     assert_non_null(strstr(err.msg, "hoffmann-3"));
     struct tp_scaling_opt o;

@@ -27,7 +27,7 @@ struct world {
 static void setup(struct world *w, const char *preset, const char *gpu, uint32_t n,
                   enum tp_framework fw, uint64_t gbs, uint64_t seq)
 {
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     if (tp_model_from_preset(preset, &w->m, &err) != TP_OK)
         fail_msg("%s", err.msg);
     if (tp_cluster_init(&w->c, gpu, n, &err) != TP_OK)
@@ -43,7 +43,7 @@ static void setup(struct world *w, const char *preset, const char *gpu, uint32_t
 static size_t search(struct world *w, struct tp_search_hit *hits, struct tp_search_stats *st)
 {
     size_t n = 0;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     if (tp_search(&w->m, &w->c, &w->j, &w->o, &w->cal, hits, K, &n, st, &err) != TP_OK)
         fail_msg("%s", err.msg);
     return n;
@@ -87,7 +87,7 @@ static void check_hits(struct world *w, const struct tp_search_hit *hits, size_t
 {
     for (size_t i = 0; i < n; i++) {
         struct tp_layout l = hits[i].layout;
-        struct tp_error err = {{0}};
+        struct tp_error err = {{0}, {0}};
         assert_int_equal(tp_layout_check(&w->m, &w->c, &w->j, &l, &err), TP_OK);
         assert_true(memcmp(&l, &hits[i].layout, sizeof l) == 0); /* already checked */
         assert_int_equal(l.tp * l.pp * l.cp * l.dp, w->c.n_gpus);
@@ -156,7 +156,7 @@ static void check_explain(struct world *w, const struct tp_search_hit *hits, siz
     static struct tp_search_hit tmp[K];
     size_t k;
     struct tp_search_stats st;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_search(&w->m, &w->c, &w->j, &probe, &w->cal, tmp, K, &k, &st, &err),
                      TP_OK);
     assert_int_equal(st.faster_than_probe, 0);
@@ -305,7 +305,7 @@ static void test_shards_add_up(void **state)
     w.o.n_shards = 3;
     w.o.shard = 3;
     size_t n;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_search(&w.m, &w.c, &w.j, &w.o, &w.cal, hits, K, &n, &st, &err),
                      TP_EINVAL);
 }
@@ -354,7 +354,7 @@ static void test_uneven_splits(void **state)
     struct tp_shape sh;
     tp_shape_init(&sh);
     sh.layers = 31;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_model_apply_shape(&w.m, &sh, NULL, 0, &err), TP_OK);
     w.o.max_tp = 1;
     w.o.max_mbs = 1;
@@ -445,7 +445,7 @@ static void test_partial_recompute(void **state)
                     l.mbs = 1 + (uint32_t)z;
                     l.gas = 8;
                     w.c.n_gpus = 8 * tp * pp;
-                    struct tp_error err = {{0}};
+                    struct tp_error err = {{0}, {0}};
                     if (tp_layout_check(&w.m, &w.c, &w.j, &l, &err) != TP_OK)
                         continue;
                     struct tp_memory mem;

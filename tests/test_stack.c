@@ -22,7 +22,7 @@ static struct tp_layout lay;
 
 static void setup(const char *preset, const char *gpu, uint32_t gpus, enum tp_framework fw)
 {
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     if (tp_model_from_preset(preset, &model, &err) != TP_OK)
         fail_msg("%s", err.msg);
     if (tp_cluster_init(&cluster, gpu, gpus, &err) != TP_OK)
@@ -34,7 +34,7 @@ static void setup(const char *preset, const char *gpu, uint32_t gpus, enum tp_fr
 
 static enum tp_status check(char *msg, size_t len)
 {
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     enum tp_status st = tp_layout_check(&model, &cluster, &job, &lay, &err);
     if (st == TP_OK)
         st = tp_stack_check(&model, &job, &lay, &err);
@@ -48,7 +48,7 @@ static void test_find(void **state)
 {
     (void)state;
     const struct tp_stack *s;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_stack_find("NeMo", &s, &err), TP_OK);
     assert_int_equal(s->fw, TP_FW_MEGATRON);
     assert_int_equal(tp_stack_find("hf", &s, &err), TP_OK);
@@ -208,7 +208,7 @@ static bool on_row(void *ctx, const char *path, size_t line, const struct tp_run
 static struct swift *read_swift(void)
 {
     static struct swift s;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     if (tp_runs_read("data/runs/public_hf_stacks.csv", on_row, &s, &err) != TP_OK)
         fail_msg("%s", err.msg);
     assert_int_equal(s.found, 3);
@@ -287,7 +287,7 @@ static void test_mesh_links(void **state)
     struct tp_calib cal;
     tp_calib_prior(&cal);
     struct tp_cluster mi, h;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_cluster_init(&mi, "mi300x", 8, &err), TP_OK);
     assert_int_equal(tp_cluster_init(&h, "h100-sxm", 8, &err), TP_OK);
     cal.lat_base_s = cal.lat_intra_s = cal.lat_inter_s = 0; /* bandwidth terms only */

@@ -39,7 +39,7 @@ static void test_bars_content(void **state)
     struct tp_plot_bars p = {"a<b & \"c\"", "sub", "GB", BARS, 1, SEGS, 3, v, 4.5,
                              "capacity 4.5 GB", false};
     struct tp_svg doc = {0};
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_svg_bars(&p, &doc, &err), TP_OK);
     assert_true(strncmp(doc.data, "<svg xmlns=\"http://www.w3.org/2000/svg\"", 39) == 0);
     assert_int_equal(strlen(doc.data), doc.len);
@@ -64,7 +64,7 @@ static void test_bars_refused(void **state)
     const double v[2] = {1, NAN};
     struct tp_plot_bars p = {"t", "", "s", BARS, 1, SEGS, 2, v, NAN, NULL, true};
     struct tp_svg doc = {0};
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_svg_bars(&p, &doc, &err), TP_EINVAL);
     assert_non_null(strstr(err.msg, "'backward'"));
     const double neg[2] = {1, -0.5};
@@ -84,7 +84,7 @@ static void test_xy_log_ticks_and_bands(void **state)
     struct tp_plot_xy p = {"predicted", "", "measured", "predicted", true, true, true, &se, 1,
                            NULL, 0};
     struct tp_svg doc = {0};
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_svg_xy(&p, &doc, &err), TP_OK);
     /* 3..3100 on log axes: whole decades 1..10000, labelled 1, 10, 100, 1000, 10k */
     has(&doc, ">1</text>");
@@ -104,7 +104,7 @@ static void test_xy_refused(void **state)
     struct tp_plot_series se = {"s", x, y, NULL, NULL, NULL, 2, TP_MARK_DOT, false, false, 0};
     struct tp_plot_xy p = {"t", "", "x", "y", true, false, false, &se, 1, NULL, 0};
     struct tp_svg doc = {0};
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_svg_xy(&p, &doc, &err), TP_EINVAL);
     assert_non_null(strstr(err.msg, "positive"));
     p.n_series = 0;
@@ -120,7 +120,7 @@ static void test_panels(void **state)
     struct tp_plot_xy p[2] = {{"one", "", "x", "y", false, false, false, &se, 1, NULL, 0},
                               {"two", "", "x", "y", false, false, false, &se, 1, NULL, 0}};
     struct tp_svg doc = {0};
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_svg_panels(p, 2, &doc, &err), TP_OK);
     has(&doc, "height=\"1040\"");        /* two 520-pixel charts */
     has(&doc, "id=\"plot0\"");

@@ -25,7 +25,7 @@ static struct tp_calib cal;
 
 static void setup_run(const char *preset, const char *gpu, uint32_t gpus)
 {
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     if (tp_model_from_preset(preset, &model, &err) != TP_OK)
         fail_msg("%s", err.msg);
     if (tp_cluster_init(&cluster, gpu, gpus, &err) != TP_OK)
@@ -40,7 +40,7 @@ static void setup_run(const char *preset, const char *gpu, uint32_t gpus)
 
 static void check(void)
 {
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     if (tp_layout_check(&model, &cluster, &job, &lay, &err) != TP_OK)
         fail_msg("%s", err.msg);
 }
@@ -243,7 +243,7 @@ static double gemm_eff(void)
 {
     struct tp_time t;
     struct tp_flops f;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     check();
     tp_time_step(&model, &cluster, &job, &lay, &cal, &t);
     if (tp_flops_per_token(&model, job.seq, TP_ATTN_CAUSAL, TP_RECOMPUTE_NONE, 0, &f, &err))
@@ -264,7 +264,7 @@ static void test_shape_quantization(void **state)
     tp_shape_init(&sh);
     sh.hidden = 4096 + 129; /* 34 column tiles of 128 for 33.01 of work */
     sh.head_dim = 128;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     char notes[256];
     if (tp_model_apply_shape(&model, &sh, notes, sizeof notes, &err) != TP_OK)
         fail_msg("%s", err.msg);
@@ -291,7 +291,7 @@ static void test_calibration_json(void **state)
 {
     (void)state;
     struct tp_calib c, d;
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     tp_calib_prior(&c); /* no per-GPU entries yet */
     const char *doc = "{\"gemm_scale\": 0.5, \"tile_n\": 256, \"gpus\": {\"H100\": "
                       "{\"mamf_bf16\": 0.7}}}";
@@ -331,7 +331,7 @@ static void test_calibration_per_gpu(void **state)
     tp_time_step(&model, &cluster, &job, &lay, &cal, &base);
     const char *doc = "{\"gpus\": {\"h100-sxm\": {\"mamf_bf16\": 0.4}, \"a100-80gb\": "
                       "{\"mamf_bf16\": 0.9}}}";
-    struct tp_error err = {{0}};
+    struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_calib_from_json(doc, strlen(doc), &cal, &err), TP_OK);
     tp_time_step(&model, &cluster, &job, &lay, &cal, &slow);
     near(slow.gemm_s, base.gemm_s * 0.803 / 0.4, 0.02);

@@ -1,0 +1,128 @@
+/*
+ * internal.h - helpers shared by the library's source files; not installed, not public.
+ */
+#ifndef TP_INTERNAL_H
+#define TP_INTERNAL_H
+
+#include "trainplan.h"
+
+#include <stdarg.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define TP_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define TP_PRINTF(a, b)
+/* Optimizer-state bytes per parameter beside the fp32 master copy: fp32 m and v for AdamW,
+   ... (memory.c; the checkpoint plan uses it too). */
+double tp_optimizer_state_bytes(const struct tp_model *m, enum tp_optimizer o);
+
+#endif
+
+/* Writes a formatted one-line message into err (if not NULL) and returns st. */
+enum tp_status tp_fail(struct tp_error *err, enum tp_status st, const char *fmt, ...) TP_PRINTF(3, 4);
+/* Locale-independent number conversions (numfmt.c): strtod, snprintf and vsnprintf in the C
+   locale whatever the calling thread's LC_NUMERIC is.  The library uses nothing else. */
+double tp_strtod(const char *s, char **end);
+int tp_snprintf(char *buf, size_t len, const char *fmt, ...) TP_PRINTF(3, 4);
+int tp_vsnprintf(char *buf, size_t len, const char *fmt, va_list ap) TP_PRINTF(3, 0);
+/* tp_fail naming the input field the error is about (struct tp_error.field). */
+enum tp_status tp_fail_field(struct tp_error *err, enum tp_status st, const char *field,
+                             const char *fmt, ...) TP_PRINTF(4, 5);
+
+/* Returns from the calling function when `expr` (an enum tp_status) is not TP_OK. */
+#define TRY(expr)                                                                                 \
+    do {                                                                                          \
+        enum tp_status st_ = (expr);                                                              \
+        if (st_ != TP_OK)                                                                         \
+            return st_;                                                                           \
+    } while (0)
+
+/* a * b into *out unless it wraps 64 bits (then false, *out untouched). */
+static inline bool tp_mul_u64(uint64_t a, uint64_t b, uint64_t *out)
+{
+    if (b && a > UINT64_MAX / b)
+        return false;
+    *out = a * b;
+    return true;
+}
+
+/* Drops (sets NaN) and counts the physically impossible figures of parsed log steps and of the
+   log's run facts; returns how many, also added to info->n_implausible. */
+size_t tp_log_drop_implausible(struct tp_log_step *steps, size_t n, struct tp_log_info *info);
+
+/* a * b, or UINT32_MAX when it does not fit: a width computed from two counts then fails the
+   range check instead of wrapping to a small (or zero) number. */
+static inline uint32_t tp_mul_u32_sat(uint32_t a, uint32_t b)
+{
+    uint64_t p = (uint64_t)a * b;
+    return p > UINT32_MAX ? UINT32_MAX : (uint32_t)p;
+}
+
+/* comm.c: the network primitives time.c composes. */
+/* Ranks of a group of n with stride `stride` that share a node of gpn. */
+uint32_t tp_comm_per_node(uint32_t n, uint64_t stride, uint32_t gpn);
+/* The node's scale-up link is no faster than its host link (PCIe only). */
+bool tp_comm_pcie_only(const struct tp_cluster *c);
+/* Achieved scale-up bandwidth per rank for a group with g ranks in a node (mesh-aware). */
+double tp_comm_intra_bw(const struct tp_cluster *c, const struct tp_calib *cal, uint32_t g);
+/* Achieved per-rank bus bandwidth of a group over `nodes` nodes with g ranks in each. */
+double tp_comm_bus_bw(const struct tp_cluster *c, const struct tp_calib *cal, uint32_t g,
+                      uint32_t nodes);
+/* NCCL ring latency: a base plus a per-step cost, inter-node steps costing more. */
+double tp_comm_latency(const struct tp_calib *cal, double steps, double inter_steps);
+/* Nodes a group of n spans with g ranks in each. */
+uint32_t tp_comm_nodes_of(uint32_t n, uint32_t g);
+
+/* check.c: the model has been finalized (layers, hidden, heads, head_dim, vocab set). */
+enum tp_status tp_model_shape_check(const struct tp_model *m, struct tp_error *err);
+
+/* Room for one more element in an array of n elements of elem bytes that grows by doubling:
+   reallocated only when n is 0 or a power of two (its capacity then), so appending n elements
+   costs O(n) copies, not O(n^2) as a fixed increment does on files of 10^5 entries.  Returns
+   the array (moved or not), or NULL when out of memory or the size would overflow (the array
+   is then unchanged and still owned by the caller). */
+void *tp_grow(void *array, size_t n, size_t elem);
+
+/* Case-insensitive ASCII string equality. */
+bool tp_streq_ci(const char *a, const char *b);
+
+/* Levenshtein distance between two short ASCII strings (case-insensitive), capped at 99. */
+unsigned tp_edit_distance(const char *a, const char *b);
+
+/* Mean number of keys one query of block `layer` attends to at sequence length s (flops.c). */
+double tp_keys_per_query(const struct tp_model *m, uint32_t layer, double s,
+                         enum tp_attn_convention conv);
+/* tp_flops_per_token with the causal convention and no MTP, without the comparison
+   conventions (which count parameters): the evaluation core's fast path (flops.c). */
+enum tp_status tp_flops_model(const struct tp_model *m, uint64_t seq, enum tp_recompute rc,
+                              struct tp_flops *f);
+/* n_q * (d_qk + d_v): the attention core's width summed over query heads (flops.c). */
+double tp_head_widths(const struct tp_model *m);
+
+/* Parameters one GPU of a pipeline stage holds, split by how they shard (memory.c). */
+struct tp_shard_params {
+    double dense;     /* non-expert, after TP split (replicated tensors whole) */
+    double expert;    /* routed experts, after EP * ETP split */
+    double quantizable;  /* linear weights QLoRA stores in NF4 (subset of dense + expert) */
+    double lora;      /* LoRA adapter parameters on the targeted weights */
+    double largest_block; /* the largest block: a ZeRO-3/FSDP gather unit */
+    double largest_outer; /* the embedding or the head: separate gather units */
+};
+/* The blocks of stage `stage` of a checked layout as ranges [lo[i], hi[i]); returns how many
+   (memory.c).  lo and hi hold TP_MAX_LAYERS entries. */
+uint32_t tp_stage_ranges(const struct tp_model *m, const struct tp_layout *l, uint32_t stage,
+                         uint32_t *lo, uint32_t *hi);
+/* pp_first/pp_last with vpp > 1 as Megatron-Core builds them, into l->pp_map (pp_layout.c). */
+enum tp_status tp_layout_pp_uneven(uint32_t n_layers, struct tp_layout *l, struct tp_error *err);
+/* The uneven-split part of tp_layout_check (pp_first, pp_last) (layout.c). */
+enum tp_status tp_layout_check_split(const struct tp_model *m, const struct tp_layout *l,
+                                     struct tp_error *err);
+/* The parameters of stage `stage`; `first`/`count` receive its block range (memory.c). */
+void tp_stage_params(const struct tp_model *m, const struct tp_job *j, const struct tp_layout *l,
+                     uint32_t stage, struct tp_shard_params *s, uint32_t *first, uint32_t *count);
+
+/* Optimizer-state bytes per parameter beside the fp32 master copy: fp32 m and v for AdamW,
+   ... (memory.c; the checkpoint plan uses it too). */
+double tp_optimizer_state_bytes(const struct tp_model *m, enum tp_optimizer o);
+
+#endif

@@ -1,0 +1,166 @@
+/*
+ * stack.c - the software stacks (--framework): what each can run and which kernels it runs.
+ *
+ * The capability of each stack comes from its own argument parser or config schema (docs/stacks.md
+ * lists the versions read):
+ *   megatron            Megatron-LM / Megatron-Core, NeMo, Megatron-Bridge
+ *                       (megatron/training/arguments.py): --tensor-/--pipeline-model-parallel-size,
+ *                       --num-virtual-stages-per-pipeline-rank, --context-parallel-size,
+ *                       --expert-model-parallel-size, --sequence-parallel,
+ *                       --decoder-first/last-pipeline-num-layers, --use-distributed-optimizer,
+ *                       --use-megatron-fsdp (full sharding), --optimizer-cpu-offload; MoE through
+ *                       TEGroupedMLP (grouped GEMMs).
+ *   megatron-deepspeed  Megatron-DeepSpeed (megatron/arguments.py): TP, SP and PP on DeepSpeed's
+ *                       pipeline engine, which runs ZeRO 0/1 only with pp > 1
+ *                       (deepspeed/runtime/pipe/engine.py) and no interleaving; partition
+ *                       methods count the embedding as a layer (uneven splits); MoE through
+ *                       DeepSpeed-MoE (expert parallel, ZeRO <= 2).
+ *   deepspeed           DeepSpeed's engine: ZeRO 0-3 with offload, its PipelineModule (ZeRO 0/1),
+ *                       DeepSpeed-MoE with expert parallel but not under ZeRO-3 (engine.py:
+ *                       "Native DeepSpeed MoE is not supported with ZeRO Stage 3").
+ *   axolotl (hf)        Hugging Face Trainer / Axolotl / TRL / LLaMA-Factory on DeepSpeed or FSDP:
+ *                       data parallel with ZeRO 0-3 or FSDP, ring-attention context parallel
+ *                       (Axolotl sequence_parallel_degree), expert parallel only through
+ *                       DeepSpeed-MoE / Tutel (ZeRO <= 2); the Hugging Face modules op by op.
+ *   fsdp                PyTorch FSDP / FSDP2 with DTensor TP and CP (no pipeline).
+ *   torchtitan          FSDP2 + TP (with sequence parallel) + PP (interleaved schedules) + CP + EP.
+ */
+#include "internal.h"
+
+#include <string.h>
+#include <strings.h>
+
+#define Z(a) (1u << (a))
+static const struct tp_stack STACKS[] = {
+    {TP_FW_DEEPSPEED, "deepspeed", "zero", "DeepSpeed",
+     "DeepSpeed runtime/engine.py, pipe/engine.py, moe/layer.py",
+     false, true, false, false, true, false, false, true, Z(0) | Z(1) | Z(2) | Z(3), false,
+     false, TP_MOE_EAGER, false, true},
+    {TP_FW_FSDP, "fsdp", "fsdp2", "PyTorch FSDP / FSDP2",
+     "torch.distributed.fsdp (ShardingStrategy), torch.distributed.tensor.parallel",
+     true, false, false, true, true, false, false, true, Z(0) | Z(2) | Z(3), true,
+     false, TP_MOE_GROUPED, false, false},
+    {TP_FW_MEGATRON, "megatron", "megatron-core,megatron-lm,mcore,nemo,megatron-bridge",
+     "Megatron-Core / NeMo / Megatron-Bridge", "Megatron-LM megatron/training/arguments.py",
+     true, true, true, true, true, true, true, true, Z(0) | Z(1) | Z(3), true,
+     false, TP_MOE_GROUPED, true, false},
+    {TP_FW_AXOLOTL, "axolotl", "hf,huggingface,trl,transformers,llama-factory,llamafactory,"
+     "ms-swift,swift", "Hugging Face Trainer / Axolotl (DeepSpeed or FSDP)",
+     "Axolotl src/axolotl/utils/schemas/config.py; transformers Trainer",
+     false, false, false, true, true, false, false, true, Z(0) | Z(1) | Z(2) | Z(3), false,
+     true, TP_MOE_EAGER, false, true},
+    {TP_FW_TORCHTITAN, "torchtitan", "titan", "torchtitan",
+     "torchtitan torchtitan/config/job_config.py (Parallelism)",
+     true, true, true, true, true, true, true, false, Z(0) | Z(2) | Z(3), true,
+     false, TP_MOE_GROUPED, true, false},
+    {TP_FW_MEGATRON_DS, "megatron-deepspeed", "megatron_deepspeed,mds,bigscience", 
+     "Megatron-DeepSpeed", "Megatron-DeepSpeed megatron/arguments.py; DeepSpeed pipe/engine.py",
+     true, true, false, false, true, true, true, true, Z(0) | Z(1), false,
+     false, TP_MOE_DEEPSPEED, true, true},
+};
+#undef Z
+#define N_STACKS (sizeof STACKS / sizeof STACKS[0])
+
+size_t tp_stack_count(void)
+{
+    return N_STACKS;
+}
+
+const struct tp_stack *tp_stack_get(enum tp_framework fw)
+{
+    for (size_t i = 0; i < N_STACKS; i++)
+        if (STACKS[i].fw == fw)
+            return &STACKS[i];
+    return &STACKS[0];
+}
+
+static bool alias_of(const char *aliases, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = aliases; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && strncasecmp(p, name, n) == 0)
+            return true;
+        p += len + (e != NULL);
+    }
+    return false;
+}
+
+enum tp_status tp_stack_find(const char *name, const struct tp_stack **out, struct tp_error *err)
+{
+    for (size_t i = 0; i < N_STACKS; i++)
+        if (strcasecmp(STACKS[i].key, name) == 0 || alias_of(STACKS[i].aliases, name)) {
+            *out = &STACKS[i];
+            return TP_OK;
+        }
+    char keys[256] = "";
+    for (size_t i = 0; i < N_STACKS; i++)
+        tp_snprintf(keys + strlen(keys), sizeof keys - strlen(keys), "%s%s", i ? ", " : "",
+                 STACKS[i].key);
+    return tp_fail(err, TP_ENOTFOUND, "unknown framework \"%s\" (known: %s)", name, keys);
+}
+
+enum tp_moe_impl tp_job_moe_impl(const struct tp_model *m, const struct tp_job *j,
+                                 const struct tp_layout *l)
+{
+    if (j->moe_impl != TP_MOE_DEFAULT)
+        return j->moe_impl;
+    const struct tp_stack *s = tp_stack_get(j->framework);
+    /* DeepSpeed-MoE is how the DeepSpeed stacks run expert parallel */
+    if (s->moe_impl == TP_MOE_EAGER && l && l->ep > 1)
+        return TP_MOE_DEEPSPEED;
+    /* transformers' Llama4TextMoe (modeling_llama4.py) repeats the hidden states once per
+       expert and runs all of them; Axolotl's linearized experts keep that layout */
+    if (s->moe_impl == TP_MOE_EAGER && m && strcmp(m->family, "llama4") == 0)
+        return TP_MOE_DENSE;
+    return s->moe_impl;
+}
+
+const char *tp_moe_impl_name(enum tp_moe_impl impl)
+{
+    static const char *const NAMES[] = {"default", "eager", "grouped", "deepspeed", "dense"};
+    return (unsigned)impl < sizeof NAMES / sizeof NAMES[0] ? NAMES[impl] : "?";
+}
+
+enum tp_status tp_stack_check(const struct tp_model *m, const struct tp_job *j,
+                              const struct tp_layout *l, struct tp_error *err)
+{
+    const struct tp_stack *s = tp_stack_get(j->framework);
+    const char *k = s->key;
+    if (l->tp > 1 && !s->tp)
+        return tp_fail(err, TP_EINVAL, "%s runs no tensor parallelism (tp %u)", k, l->tp);
+    if (l->pp > 1 && !s->pp)
+        return tp_fail(err, TP_EINVAL, "%s runs no pipeline parallelism (pp %u)", k, l->pp);
+    if (l->vpp > 1 && !s->vpp)
+        return tp_fail(err, TP_EINVAL, "%s runs no interleaved pipeline (vpp %u)", k, l->vpp);
+    if (l->cp > 1 && !s->cp)
+        return tp_fail(err, TP_EINVAL, "%s runs no context parallelism (cp %u)", k, l->cp);
+    if (l->ep > 1 && !s->ep)
+        return tp_fail(err, TP_EINVAL, "%s runs no expert parallelism (ep %u)", k, l->ep);
+    if (l->sp && l->tp > 1 && !s->sp)
+        return tp_fail(err, TP_EINVAL, "%s runs no Megatron sequence parallelism", k);
+    if ((l->pp_first || l->pp_last) && !s->uneven_pp)
+        return tp_fail(err, TP_EINVAL, "%s runs no uneven pipeline split", k);
+    if (l->offload != TP_OFFLOAD_NONE && !s->offload)
+        return tp_fail(err, TP_EINVAL, "%s runs no CPU offload", k);
+    if (l->zero > 3 || !(s->zero_mask & (1u << l->zero)))
+        return tp_fail(err, TP_EINVAL, "%s runs no ZeRO stage / sharding %u", k, l->zero);
+    bool ds_pipe = j->framework == TP_FW_DEEPSPEED || j->framework == TP_FW_MEGATRON_DS;
+    if (ds_pipe && l->pp > 1 && l->zero > 1)
+        return tp_fail(err, TP_EINVAL,
+                       "%s: DeepSpeed's pipeline engine runs ZeRO 0 or 1 only (zero %u with pp %u)",
+                       k, l->zero, l->pp);
+    if (m->n_experts > 0 && l->ep > 1) {
+        enum tp_moe_impl impl = tp_job_moe_impl(m, j, l);
+        if (impl == TP_MOE_EAGER || impl == TP_MOE_DENSE)
+            return tp_fail(err, TP_EINVAL,
+                           "the Hugging Face expert loop runs no expert parallelism (ep %u): "
+                           "use the deepspeed or grouped MoE implementation", l->ep);
+        if (l->zero == 3 && (impl == TP_MOE_DEEPSPEED || !s->ep_zero3))
+            return tp_fail(err, TP_EINVAL,
+                           "%s: DeepSpeed-MoE expert parallelism does not run under ZeRO-3 "
+                           "(ep %u with zero 3)", k, l->ep);
+    }
+    return TP_OK;
+}

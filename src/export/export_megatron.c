@@ -1,0 +1,395 @@
+/*
+ * export_megatron.c - Megatron-LM / Megatron-DeepSpeed arguments of a plan, one per line in a
+ * bash array (megatron_args.sh) that the launch script passes to pretrain_gpt.py.
+ *
+ * Flags are those of the frameworks' argument parsers: Megatron-LM
+ * megatron/training/arguments.py (explicit add_argument calls) and training_config.py (the
+ * dataclass fields ArgumentGroupFactory turns into --micro-batch-size, --global-batch-size,
+ * --ckpt-format); Megatron-DeepSpeed megatron/arguments.py plus DeepSpeed's --deepspeed and
+ * --deepspeed_config (deepspeed/__init__.py add_config_arguments).  docs/export.md names the
+ * commits checked; test_export pins every name.
+ */
+#include "export_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_ARGS = 96 };
+
+struct args {
+    const char *flag[MAX_ARGS];
+    char value[MAX_ARGS][160]; /* "" = a switch */
+    size_t n;
+};
+
+static void arg(struct args *a, const char *flag, const char *fmt, ...) TP_PRINTF(3, 4);
+static void arg(struct args *a, const char *flag, const char *fmt, ...)
+{
+    if (a->n == MAX_ARGS)
+        return; /* MAX_ARGS is above what any plan emits */
+    a->flag[a->n] = flag;
+    va_list ap;
+    va_start(ap, fmt);
+    tp_vsnprintf(a->value[a->n], sizeof a->value[a->n], fmt, ap);
+    va_end(ap);
+    a->n++;
+}
+
+/* A switch: a flag with no value. */
+static void sw(struct args *a, const char *flag)
+{
+    if (a->n == MAX_ARGS)
+        return;
+    a->flag[a->n] = flag;
+    a->value[a->n][0] = '\0';
+    a->n++;
+}
+
+/* --moe-layer-freq as Megatron's Python list pattern: "([0]*3+[1]*43)" (1 = MoE block). */
+static void moe_pattern(const struct tp_model *m, char *buf, size_t len)
+{
+    size_t o = 0;
+    o += (size_t)tp_snprintf(buf, len, "(");
+    for (uint32_t i = 0; i < m->n_layers && o < len;) {
+        uint32_t k = i;
+        while (k < m->n_layers && m->layer_moe[k] == m->layer_moe[i])
+            k++;
+        o += (size_t)tp_snprintf(buf + o, len - o, "%s[%u]*%u", i ? "+" : "", m->layer_moe[i] ? 1 : 0,
+                              k - i);
+        i = k;
+    }
+    if (o < len)
+        tp_snprintf(buf + o, len - o, ")");
+}
+
+static bool all_moe(const struct tp_model *m)
+{
+    for (uint32_t i = 0; i < m->n_layers; i++)
+        if (!m->layer_moe[i])
+            return false;
+    return true;
+}
+
+static void shape_lm(const struct tp_export_plan *p, struct args *a)
+{
+    const struct tp_model *m = p->m;
+    arg(a, "--num-layers", "%u", m->n_layers);
+    arg(a, "--hidden-size", "%u", m->hidden);
+    if (m->ffn)
+        arg(a, "--ffn-hidden-size", "%u", m->ffn);
+    arg(a, "--num-attention-heads", "%u", m->n_heads);
+    if (m->attn == TP_ATTN_MLA) {
+        sw(a, "--multi-latent-attention");
+        if (m->q_lora_rank)
+            arg(a, "--q-lora-rank", "%u", m->q_lora_rank);
+        arg(a, "--kv-lora-rank", "%u", m->kv_lora_rank);
+        arg(a, "--qk-head-dim", "%u", m->qk_nope_dim);
+        arg(a, "--qk-pos-emb-head-dim", "%u", m->qk_rope_dim);
+        arg(a, "--v-head-dim", "%u", m->v_head_dim);
+    } else {
+        if (m->head_dim * m->n_heads != m->hidden)
+            arg(a, "--kv-channels", "%u", m->head_dim);
+        if (m->n_kv_heads < m->n_heads) {
+            sw(a, "--group-query-attention");
+            arg(a, "--num-query-groups", "%u", m->n_kv_heads);
+        }
+    }
+    arg(a, "--seq-length", "%llu", (unsigned long long)p->j->seq);
+    uint64_t maxpos = m->pos == TP_POS_LEARNED && m->max_positions > p->j->seq ? m->max_positions
+                                                                               : p->j->seq;
+    arg(a, "--max-position-embeddings", "%llu", (unsigned long long)maxpos);
+    if (m->pos == TP_POS_ALIBI)
+        tp_export_note(p->out, "ALiBi is not in Megatron-LM's --position-embedding-type "
+                               "choices: the run gets no position embedding");
+    arg(a, "--position-embedding-type", "%s",
+        m->pos == TP_POS_ROPE ? "rope" : m->pos == TP_POS_LEARNED ? "learned_absolute" : "none");
+    arg(a, "--normalization", "%s", m->norm == TP_NORM_RMS ? "RMSNorm" : "LayerNorm");
+    if (m->mlp == TP_MLP_GLU)
+        sw(a, "--swiglu");
+    if (!m->tied)
+        sw(a, "--untie-embeddings-and-output-weights");
+    if (!m->qkv_bias && !m->o_bias && !m->mlp_bias)
+        sw(a, "--disable-bias-linear");
+    else if (m->qkv_bias && !m->o_bias && !m->mlp_bias) {
+        sw(a, "--disable-bias-linear");
+        sw(a, "--add-qkv-bias");
+    }
+    if (m->qk_norm)
+        sw(a, "--qk-layernorm");
+    if (m->window)
+        tp_export_note(p->out, "sliding-window attention (%u): set Megatron's --window-size for "
+                               "the windowed blocks", m->window);
+}
+
+static void moe_lm(const struct tp_export_plan *p, struct args *a)
+{
+    const struct tp_model *m = p->m;
+    if (!m->n_experts)
+        return;
+    arg(a, "--num-experts", "%u", m->n_experts);
+    arg(a, "--moe-router-topk", "%u", m->top_k);
+    arg(a, "--moe-ffn-hidden-size", "%u", m->moe_ffn);
+    uint32_t shared = m->shared_ffn ? m->shared_ffn : m->n_shared_experts * m->moe_ffn;
+    if (shared)
+        arg(a, "--moe-shared-expert-intermediate-size", "%u", shared);
+    if (!all_moe(m)) {
+        char pat[160];
+        moe_pattern(m, pat, sizeof pat);
+        arg(a, "--moe-layer-freq", "\"%s\"", pat);
+    }
+    sw(a, "--moe-grouped-gemm");
+    arg(a, "--moe-token-dispatcher-type", "alltoall");
+    if (p->j->moe_capacity > 0)
+        arg(a, "--moe-expert-capacity-factor", "%g", p->j->moe_capacity);
+    if (m->router_score_bias)
+        sw(a, "--moe-router-enable-expert-bias");
+}
+
+static enum tp_status layout_lm(const struct tp_export_plan *p, struct args *a,
+                                struct tp_error *err)
+{
+    const struct tp_layout *l = p->l;
+    arg(a, "--tensor-model-parallel-size", "%u", l->tp);
+    arg(a, "--pipeline-model-parallel-size", "%u", l->pp);
+    if (l->vpp > 1)
+        arg(a, "--num-virtual-stages-per-pipeline-rank", "%u", l->vpp);
+    if (l->pp_first)
+        arg(a, "--decoder-first-pipeline-num-layers", "%u", l->pp_first);
+    if (l->pp_last)
+        arg(a, "--decoder-last-pipeline-num-layers", "%u", l->pp_last);
+    arg(a, "--context-parallel-size", "%u", l->cp);
+    if (p->m->n_experts) {
+        arg(a, "--expert-model-parallel-size", "%u", l->ep);
+        if (l->etp != l->tp)
+            arg(a, "--expert-tensor-parallel-size", "%u", l->etp);
+    }
+    if (l->sp)
+        sw(a, "--sequence-parallel");
+    if (l->zero == 1) {
+        sw(a, "--use-distributed-optimizer");
+    } else if (l->zero >= 2) { /* Megatron-FSDP: ZeRO-2 = optim_grads, ZeRO-3 = + params */
+        sw(a, "--use-megatron-fsdp");
+        arg(a, "--data-parallel-sharding-strategy", "%s",
+            l->zero == 2 ? "optim_grads" : "optim_grads_params");
+        arg(a, "--ckpt-format", "fsdp_dtensor"); /* the only format Megatron-FSDP saves */
+    }
+    if (l->dp > 1) {
+        sw(a, "--overlap-grad-reduce");
+        if (l->zero == 1)
+            sw(a, "--overlap-param-gather");
+    }
+    if (l->offload == TP_OFFLOAD_PARAMS)
+        return tp_fail(err, TP_EUNSUPPORTED, "Megatron-LM offloads the optimizer, not the "
+                                             "parameters (--optimizer-cpu-offload)");
+    if (l->offload == TP_OFFLOAD_OPTIMIZER) {
+        if (l->zero != 1)
+            return tp_fail(err, TP_EUNSUPPORTED, "Megatron-LM's --optimizer-cpu-offload needs "
+                                                 "the distributed optimizer (--zero 1)");
+        sw(a, "--optimizer-cpu-offload");
+        arg(a, "--optimizer-offload-fraction", "1.0");
+    }
+    return TP_OK;
+}
+
+static void recompute(const struct tp_export_plan *p, struct args *a, bool ds)
+{
+    const struct tp_layout *l = p->l;
+    if (l->recompute == TP_RECOMPUTE_SELECTIVE) {
+        arg(a, "--recompute-granularity", "selective");
+    } else if (l->recompute == TP_RECOMPUTE_FULL) {
+        arg(a, "--recompute-granularity", "full");
+        /* block: the first N blocks of each stage; uniform 1: every block on its own */
+        arg(a, "--recompute-method", "%s", l->recompute_layers ? "block" : "uniform");
+        arg(a, "--recompute-num-layers", "%u", l->recompute_layers ? l->recompute_layers : 1);
+        if (ds)
+            sw(a, "--deepspeed-activation-checkpointing");
+    }
+}
+
+static enum tp_status job_lm(const struct tp_export_plan *p, struct args *a,
+                             struct tp_error *err)
+{
+    const struct tp_job *j = p->j;
+    arg(a, "--micro-batch-size", "%u", p->l->mbs);
+    arg(a, "--global-batch-size", "%llu", (unsigned long long)p->gbs);
+    if (j->precision != TP_PREC_FP16 && j->precision != TP_PREC_FP32)
+        sw(a, "--bf16");
+    if (j->precision == TP_PREC_FP16)
+        sw(a, "--fp16");
+    if (j->precision == TP_PREC_FP8)
+        arg(a, "--fp8-format", "hybrid"); /* e4m3 forward, e5m2 gradients */
+    if (j->precision == TP_PREC_MXFP8) {
+        arg(a, "--fp8-format", "e4m3");
+        arg(a, "--fp8-recipe", "mxfp8");
+    }
+    if (j->precision == TP_PREC_MXFP4) /* transformer_config.py: fp4_recipe nvfp4 | custom */
+        return tp_fail(err, TP_EUNSUPPORTED, "Megatron-Core has no MXFP4 recipe (fp4_recipe "
+                                             "nvfp4 or custom): plan --precision nvfp4");
+    if (j->precision == TP_PREC_NVFP4) {
+        arg(a, "--fp4-format", "e2m1");
+        arg(a, "--fp4-recipe", "nvfp4");
+    }
+    static const char *const backend[] = {"fused", "unfused", "flash", "fused"};
+    arg(a, "--attention-backend", "%s", backend[j->attn_impl]);
+    if (j->tp_comm_overlap)
+        sw(a, "--tp-comm-overlap");
+    if (j->fused_loss)
+        sw(a, "--cross-entropy-loss-fusion");
+    if (!j->dropout) {
+        arg(a, "--attention-dropout", "0.0");
+        arg(a, "--hidden-dropout", "0.0");
+    }
+    if (j->optimizer != TP_OPT_ADAMW && j->optimizer != TP_OPT_SGD &&
+        j->optimizer != TP_OPT_SGD_MOMENTUM)
+        return tp_fail(err, TP_EUNSUPPORTED, "Megatron's optimizers are adam (AdamW) and sgd, "
+                                             "not the planned one; plan --optimizer adamw");
+    arg(a, "--optimizer", "%s", j->optimizer == TP_OPT_ADAMW ? "adam" : "sgd");
+    arg(a, "--clip-grad", "1.0");
+    return TP_OK;
+}
+
+/* Megatron-DeepSpeed: the older parser (megatron/arguments.py) and DeepSpeed's engine. */
+static enum tp_status build_ds(const struct tp_export_plan *p, struct args *a,
+                               struct tp_error *err)
+{
+    const struct tp_model *m = p->m;
+    const struct tp_layout *l = p->l;
+    const struct tp_job *j = p->j;
+    if (l->vpp > 1 || l->pp_first || l->pp_last || l->cp > 1 || m->attn == TP_ATTN_MLA)
+        return tp_fail(err, TP_EUNSUPPORTED,
+                       "Megatron-DeepSpeed has no %s; use --to megatron --framework megatron",
+                       l->vpp > 1 ? "interleaved pipeline (vpp)"
+                       : l->cp > 1 ? "ring context parallelism (its --ds-sequence-parallel-size "
+                                     "is Ulysses)"
+                       : m->attn == TP_ATTN_MLA ? "multi-latent attention"
+                                                : "uneven pipeline split");
+    if (j->optimizer != TP_OPT_ADAMW && j->optimizer != TP_OPT_SGD &&
+        j->optimizer != TP_OPT_SGD_MOMENTUM)
+        return tp_fail(err, TP_EUNSUPPORTED, "Megatron-DeepSpeed's optimizers are adam and sgd");
+    arg(a, "--num-layers", "%u", m->n_layers);
+    arg(a, "--hidden-size", "%u", m->hidden);
+    arg(a, "--ffn-hidden-size", "%u", m->n_experts ? m->moe_ffn : m->ffn);
+    arg(a, "--num-attention-heads", "%u", m->n_heads);
+    if (m->n_kv_heads < m->n_heads)
+        arg(a, "--num-key-value-heads", "%u", m->n_kv_heads);
+    arg(a, "--seq-length", "%llu", (unsigned long long)j->seq);
+    arg(a, "--max-position-embeddings", "%llu",
+        (unsigned long long)(m->pos == TP_POS_LEARNED && m->max_positions > j->seq
+                                 ? m->max_positions : j->seq));
+    if (m->pos == TP_POS_ROPE)
+        sw(a, "--use-rotary-position-embeddings");
+    if (m->pos == TP_POS_ALIBI || m->embed_norm)
+        tp_export_note(p->out, "%s%s: not in deepspeedai/Megatron-DeepSpeed's parser (the "
+                               "bigscience-workshop fork that trained BLOOM has "
+                               "--position-embedding-type alibi and --embed-layernorm)",
+                       m->pos == TP_POS_ALIBI ? "ALiBi" : "",
+                       m->embed_norm ? (m->pos == TP_POS_ALIBI ? ", embedding LayerNorm"
+                                                               : "embedding LayerNorm") : "");
+    if (m->norm == TP_NORM_RMS)
+        arg(a, "--normalization", "rmsnorm");
+    if (m->mlp == TP_MLP_GLU)
+        sw(a, "--swiglu");
+    if (!m->tied)
+        sw(a, "--untie-embeddings-and-output-weights");
+    if (!m->qkv_bias && !m->o_bias && !m->mlp_bias)
+        sw(a, "--disable-bias-linear");
+    if (m->n_experts) {
+        arg(a, "--num-experts", "%u", m->n_experts);
+        arg(a, "--topk", "%u", m->top_k);
+        arg(a, "--expert-interval", "%u", m->moe_step ? m->moe_step : 1);
+        arg(a, "--moe-expert-parallel-size", "%u", l->ep);
+        if (m->moe_first_dense || m->n_shared_experts || m->ffn != m->moe_ffn)
+            tp_export_note(p->out, "Megatron-DeepSpeed MoE: every expert-interval block is MoE "
+                                   "with --ffn-hidden-size experts; leading dense blocks, a "
+                                   "separate dense width and shared experts are not expressible");
+    }
+    arg(a, "--tensor-model-parallel-size", "%u", l->tp);
+    arg(a, "--pipeline-model-parallel-size", "%u", l->pp);
+    if (l->pp == 1)
+        sw(a, "--no-pipeline-parallel"); /* ZeRO-2/3 need the non-pipeline engine */
+    if (l->sp)
+        sw(a, "--sequence-parallel");
+    arg(a, "--micro-batch-size", "%u", l->mbs);
+    arg(a, "--global-batch-size", "%llu", (unsigned long long)p->gbs);
+    if (j->precision == TP_PREC_BF16)
+        sw(a, "--bf16");
+    if (j->precision == TP_PREC_FP16)
+        sw(a, "--fp16");
+    recompute(p, a, true);
+    if (j->attn_impl != TP_ATTN_EAGER)
+        sw(a, "--use-flash-attn-v2");
+    if (!j->dropout) {
+        arg(a, "--attention-dropout", "0.0");
+        arg(a, "--hidden-dropout", "0.0");
+    }
+    arg(a, "--optimizer", "%s", j->optimizer == TP_OPT_ADAMW ? "adam" : "sgd");
+    arg(a, "--clip-grad", "1.0");
+    arg(a, "--zero-stage", "%u", l->zero);
+    sw(a, "--deepspeed");
+    arg(a, "--deepspeed_config", TP_EXPORT_DS_FILE);
+    return TP_OK;
+}
+
+static enum tp_status render(const struct tp_export_plan *p, const struct args *a,
+                             bool deepspeed, struct tp_error *err)
+{
+    struct tp_sbuf b = {0};
+    char summary[512];
+    tp_export_summary(p, summary, sizeof summary);
+    tp_sbuf_printf(&b, "# %s arguments (pretrain_gpt.py), planned by %s\n",
+                   deepspeed ? "Megatron-DeepSpeed" : "Megatron-LM", summary);
+    tp_sbuf_printf(&b, "# Data and tokenizer arguments are yours: the launch script appends "
+                       "its own arguments (\"$@\").\n");
+    tp_sbuf_printf(&b, "MEGATRON_ARGS=(\n");
+    for (size_t i = 0; i < a->n; i++)
+        tp_sbuf_printf(&b, "    %s%s%s\n", a->flag[i], a->value[i][0] ? " " : "", a->value[i]);
+    tp_sbuf_printf(&b, ")\n");
+    return tp_export_add_sbuf(p->out, TP_EXPORT_MEGATRON_FILE, &b, err);
+}
+
+static enum tp_status build_lm(const struct tp_export_plan *p, struct args *a,
+                               struct tp_error *err)
+{
+    if (p->j->precision == TP_PREC_FP32)
+        tp_export_note(p->out, "fp32: Megatron-LM trains in fp32 without --bf16/--fp16");
+    shape_lm(p, a);
+    moe_lm(p, a);
+    TRY(layout_lm(p, a, err));
+    recompute(p, a, false);
+    return job_lm(p, a, err);
+}
+
+enum tp_status tp_export_megatron(const struct tp_export_plan *p, bool deepspeed,
+                                  struct tp_error *err)
+{
+    const struct tp_job *j = p->j;
+    if (j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA || j->task == TP_TASK_DPO)
+        return tp_fail(err, TP_EUNSUPPORTED, "pretrain_gpt.py trains every weight on next-token "
+                                             "loss: %s is not a Megatron pretraining run (use "
+                                             "--to axolotl)",
+                       j->task == TP_TASK_DPO ? "DPO" : "LoRA/QLoRA");
+    struct args *a = calloc(1, sizeof *a); /* ~15 KiB: off the stack */
+    if (!a)
+        return tp_fail(err, TP_ENOMEM, "out of memory");
+    json_t *ds = NULL;
+    enum tp_status st = TP_OK;
+    if (deepspeed) {
+        ds = tp_export_deepspeed_doc(p, false, true, &st, err);
+        if (!ds && st == TP_OK)
+            st = tp_fail(err, TP_ENOMEM, "out of memory");
+        if (st == TP_OK)
+            st = build_ds(p, a, err);
+    } else {
+        st = build_lm(p, a, err);
+    }
+    if (st == TP_OK)
+        st = render(p, a, deepspeed, err);
+    free(a);
+    if (st != TP_OK) {
+        json_decref(ds);
+        return st;
+    }
+    return ds ? tp_export_add_json(p->out, ds, err) : TP_OK;
+}

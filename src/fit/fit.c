@@ -1,0 +1,588 @@
+/*
+ * fit.c - fits the time model's efficiency parameters to measured runs (trainplan calibrate).
+ *
+ * Loss: per row r = log(predicted / measured) tokens/s per GPU, so over- and under-prediction
+ * count alike; the pseudo-Huber loss delta * (sqrt(1 + (r / delta)^2) - 1) with delta 0.05 is
+ * quadratic for small errors and linear (robust) for large ones; the mean over a source's rows,
+ * averaged over sources, stops the largest source from owning the fit.  (The median per source
+ * is what the report shows; fitting it directly is a piecewise-constant landscape where the
+ * simplex stalls in a different basin every start.)  A ridge term pulls every parameter toward
+ * the base calibration (lambda * sum ((u - u0) / sigma)^2 in the fitting coordinate u: log for
+ * rates and ratios, logit for fractions; lambda = prior_weight / rows, so the pull weighs as
+ * much as 0.4 rows and fades as rows accumulate), so parameters the rows cannot move stay at
+ * the base, and a fit to two runs moves the base no further than the two runs need.
+ *
+ * Method (all GSL): the loss at 256 quasi-random points (Sobol) of a box around the base;
+ * Nelder-Mead (nmsimplex2) from the base and from the 3 best points, each restarted until a
+ * restart stops improving, over the global parameters the rows identify (those that move the
+ * loss at all); then, per GPU type measured by at least `min_gpu_rows` rows from two sources
+ * (one source cannot separate its GPU from its software stack), that GPU's GEMM rate (its MAMF
+ * times one factor in 0.76..1.25) by Brent's method inside the bracket a grid finds.  The two
+ * alternate `rounds` times.  Fitted values are rounded to 3 significant digits (far finer than
+ * what the runs determine) so the output is stable across compilers.
+ *
+ * The fitter allocates (GSL's workspace and per-row arrays); the evaluation it calls is the
+ * pure tp_time_step.
+ */
+#include "internal.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_min.h>
+#include <gsl/gsl_multimin.h>
+#include <gsl/gsl_qrng.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum xform { LOG, LOGIT };
+#define DELTA 0.05 /* pseudo-Huber scale of the fit's loss, in log-ratio */
+
+struct global {
+    const char *name;
+    size_t off;
+    enum xform x;
+    double sigma; /* prior width in the fitting coordinate */
+};
+
+#define G(f, x, s) {#f, offsetof(struct tp_calib, f), x, s}
+static const struct global GLOBALS[] = {
+    /* attn_bwd_ratio is not fitted: training runs see attention as (1 + ratio) / attn_eff, so
+       the two cannot be told apart; the ratio stays at FlashAttention's 2.5 */
+    G(gemm_scale, LOG, 1),      G(attn_eff, LOGIT, 1),          G(fa2_ratio, LOGIT, 1),
+    G(mem_eff, LOGIT, 1),       G(fused_elementwise, LOGIT, 1), G(tp_overlap, LOGIT, 2),
+    G(dp_overlap, LOGIT, 1),    G(step_overhead_s, LOG, 1.5),
+    /* achieved bus bandwidth is measured (nccl-tests): a tighter prior */
+    G(eff_intra, LOGIT, 0.5),   G(eff_inter, LOGIT, 0.5),
+};
+#undef G
+#define N_GLOBALS (sizeof GLOBALS / sizeof GLOBALS[0])
+#define GPU_SIGMA 1.0
+
+void tp_fit_opts_init(struct tp_fit_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->prior_weight = 0.4;
+    o->min_gpu_rows = 5;
+    o->max_evals = 2500;
+    o->rounds = 2;
+    o->per_gpu = true;
+    o->starts = 4;
+    o->samples = 256;
+}
+
+static double to_u(enum xform x, double v)
+{
+    if (x == LOG)
+        return log(v > 1e-4 ? v : 1e-4);
+    double f = v < 0.005 ? 0.005 : v > 0.995 ? 0.995 : v;
+    return log(f / (1 - f));
+}
+
+static double from_u(enum xform x, double u)
+{
+    return x == LOG ? exp(u) : 1 / (1 + exp(-u));
+}
+
+static double round3(double v)
+{
+    if (v == 0 || !isfinite(v))
+        return v;
+    double scale = pow(10, 2 - floor(log10(fabs(v))));
+    return round(v * scale) / scale;
+}
+
+struct gpu_slot {
+    char key[24];
+    double mamf, mamf8; /* the base's effective rates for this GPU */
+    double u;           /* log of the fitted factor */
+    uint32_t rows;
+    uint32_t sources;   /* distinct sources measuring this GPU */
+    bool fitted;
+};
+
+struct problem {
+    const struct tp_run *const *runs;
+    const double *measured;
+    size_t n;
+    uint32_t *source, n_sources;
+    uint32_t *slot;     /* per row: index into gpu[], or UINT32_MAX */
+    double *r, *scratch;
+    struct tp_calib cal;
+    double lambda;
+    size_t free_k[N_GLOBALS], n_free;
+    double u0[N_GLOBALS];
+    struct gpu_slot gpu[TP_CALIB_MAX_GPUS];
+    uint32_t n_gpu;
+    uint32_t only;      /* restrict the data term to this slot (UINT32_MAX: all rows) */
+    enum { LOSS_HUBER, LOSS_MEDIAN } loss;
+    unsigned evals;
+};
+
+static double *field(struct tp_calib *c, size_t off)
+{
+    return (double *)(void *)((char *)c + off);
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Mean over sources of the median |log(pred/meas)| of the rows in play. */
+static double data_term(struct problem *p)
+{
+    p->evals++;
+    for (size_t i = 0; i < p->n; i++) {
+        if (p->only != UINT32_MAX && p->slot[i] != p->only)
+            continue;
+        const struct tp_run *run = p->runs[i];
+        struct tp_time t;
+        tp_time_step(&run->model, &run->cluster, &run->job, &run->layout, &p->cal, &t);
+        double ratio = t.tokens_per_s_per_gpu / p->measured[i];
+        p->r[i] = ratio > 0 && isfinite(ratio) ? fabs(log(ratio)) : 10;
+    }
+    double sum = 0;
+    uint32_t used = 0;
+    for (uint32_t s = 0; s < p->n_sources; s++) {
+        size_t k = 0;
+        for (size_t i = 0; i < p->n; i++)
+            if (p->source[i] == s && (p->only == UINT32_MAX || p->slot[i] == p->only))
+                p->scratch[k++] = p->r[i];
+        if (k == 0)
+            continue;
+        if (p->loss == LOSS_MEDIAN) {
+            qsort(p->scratch, k, sizeof p->scratch[0], by_value);
+            sum += k % 2 ? p->scratch[k / 2] : (p->scratch[k / 2 - 1] + p->scratch[k / 2]) / 2;
+        } else { /* pseudo-Huber: quadratic within DELTA, linear beyond */
+            double m = 0;
+            for (size_t i = 0; i < k; i++)
+                m += DELTA * (sqrt(1 + p->scratch[i] * p->scratch[i] / (DELTA * DELTA)) - 1);
+            sum += m / (double)k;
+        }
+        used++;
+    }
+    return used ? sum / used : 0;
+}
+
+/* Physical bounds a fit may not cross: a training GEMM never beats the MAMF sweep's best shape
+   (gemm_scale <= 1), and nothing exceeds the peak (per-GPU MAMF <= 1, set_gpu). */
+static double physical(size_t k, double v)
+{
+    if (strcmp(GLOBALS[k].name, "gemm_scale") == 0 && v > 1.0)
+        return 1.0;
+    return v;
+}
+
+static void set_global(struct problem *p, size_t k, double u)
+{
+    *field(&p->cal, GLOBALS[k].off) = physical(k, from_u(GLOBALS[k].x, u));
+}
+
+static struct tp_calib_gpu *calib_entry(struct tp_calib *c, const char *key)
+{
+    struct tp_calib_gpu *e = (struct tp_calib_gpu *)tp_calib_gpu_find(c, key);
+    if (e || c->n_gpus >= TP_CALIB_MAX_GPUS)
+        return e;
+    e = &c->gpus[c->n_gpus++];
+    memset(e, 0, sizeof *e);
+    tp_snprintf(e->key, sizeof e->key, "%s", key);
+    return e;
+}
+
+static void set_gpu(struct problem *p, uint32_t g, double u)
+{
+    struct tp_calib_gpu *e = calib_entry(&p->cal, p->gpu[g].key);
+    if (!e)
+        return;
+    e->mamf_bf16 = fmin(1.0, p->gpu[g].mamf * exp(u));
+    e->mamf_fp8 = fmin(1.0, p->gpu[g].mamf8 * exp(u));
+}
+
+static double global_f(const gsl_vector *v, void *arg)
+{
+    struct problem *p = arg;
+    double prior = 0;
+    for (size_t i = 0; i < p->n_free; i++) {
+        size_t k = p->free_k[i];
+        double u = gsl_vector_get(v, i);
+        set_global(p, k, u);
+        double d = (u - p->u0[k]) / GLOBALS[k].sigma;
+        prior += d * d;
+    }
+    return data_term(p) + p->lambda * prior;
+}
+
+static void fit_globals(struct problem *p, unsigned max_evals);
+
+/* Multi-start: the objective at quasi-random points (GSL's Sobol sequence) of a box around
+   the current values (+-2 in log, +-6 in logit), then Nelder-Mead from the current values
+   and from the best `starts` - 1 points; the best optimum stays in the calibration. */
+static void fit_globals_multistart(struct problem *p, const struct tp_fit_opts *o)
+{
+    enum { MAX_STARTS = 16 };
+    size_t d = p->n_free;
+    uint32_t starts = o->starts < MAX_STARTS ? o->starts : MAX_STARTS;
+    if (d == 0)
+        return;
+    double center[N_GLOBALS], cand[MAX_STARTS][N_GLOBALS], cand_f[MAX_STARTS];
+    uint32_t n_cand = 0;
+    for (size_t i = 0; i < d; i++) {
+        size_t k = p->free_k[i];
+        center[i] = to_u(GLOBALS[k].x, *field(&p->cal, GLOBALS[k].off));
+    }
+    gsl_qrng *q = d <= 40 && starts > 1 ? gsl_qrng_alloc(gsl_qrng_sobol, (unsigned)d) : NULL;
+    gsl_vector *v = gsl_vector_alloc(d);
+    for (uint32_t s = 0; q && v && s < o->samples; s++) {
+        double x[N_GLOBALS];
+        gsl_qrng_get(q, x);
+        for (size_t i = 0; i < d; i++) {
+            double half = GLOBALS[p->free_k[i]].x == LOG ? 2.0 : 6.0;
+            gsl_vector_set(v, i, center[i] + half * (2 * x[i] - 1));
+        }
+        double f = global_f(v, p);
+        /* keep the best starts - 1, sorted */
+        uint32_t pos = n_cand;
+        while (pos > 0 && cand_f[pos - 1] > f)
+            pos--;
+        if (pos >= starts - 1)
+            continue;
+        uint32_t last = n_cand < starts - 1 ? n_cand : starts - 2;
+        for (uint32_t m = last; m > pos; m--) {
+            cand_f[m] = cand_f[m - 1];
+            memcpy(cand[m], cand[m - 1], sizeof cand[m]);
+        }
+        cand_f[pos] = f;
+        for (size_t i = 0; i < d; i++)
+            cand[pos][i] = gsl_vector_get(v, i);
+        if (n_cand < starts - 1)
+            n_cand++;
+    }
+    gsl_qrng_free(q);
+    /* from the current values first, then from each candidate */
+    double best_f = HUGE_VAL, best_u[N_GLOBALS];
+    memcpy(best_u, center, sizeof best_u);
+    for (uint32_t c = 0; c <= n_cand; c++) {
+        for (size_t i = 0; i < d; i++)
+            set_global(p, p->free_k[i], c == 0 ? center[i] : cand[c - 1][i]);
+        fit_globals(p, o->max_evals);
+        for (size_t i = 0; i < d; i++)
+            gsl_vector_set(v, i, to_u(GLOBALS[p->free_k[i]].x,
+                                      *field(&p->cal, GLOBALS[p->free_k[i]].off)));
+        double f = global_f(v, p);
+        if (f < best_f) {
+            best_f = f;
+            for (size_t i = 0; i < d; i++)
+                best_u[i] = gsl_vector_get(v, i);
+        }
+    }
+    for (size_t i = 0; i < d; i++)
+        set_global(p, p->free_k[i], best_u[i]);
+    gsl_vector_free(v);
+}
+
+/* Nelder-Mead over the free global parameters from their current values. */
+static void fit_globals(struct problem *p, unsigned max_evals)
+{
+    if (p->n_free == 0)
+        return;
+    const gsl_multimin_fminimizer_type *T = gsl_multimin_fminimizer_nmsimplex2;
+    gsl_vector *x = gsl_vector_alloc(p->n_free), *step = gsl_vector_alloc(p->n_free);
+    gsl_multimin_fminimizer *s = gsl_multimin_fminimizer_alloc(T, p->n_free);
+    if (!x || !step || !s)
+        goto done;
+    /* a collapsed simplex can stop short of the optimum: restart with a fresh simplex around
+       the best point until a restart no longer improves it */
+    double best = HUGE_VAL;
+    for (int restart = 0; restart < 8; restart++) {
+        for (size_t i = 0; i < p->n_free; i++) {
+            size_t k = p->free_k[i];
+            gsl_vector_set(x, i, to_u(GLOBALS[k].x, *field(&p->cal, GLOBALS[k].off)));
+        }
+        gsl_vector_set_all(step, 0.3);
+        gsl_multimin_function fn = {global_f, p->n_free, p};
+        if (gsl_multimin_fminimizer_set(s, &fn, x, step) != GSL_SUCCESS)
+            break;
+        unsigned start = p->evals;
+        while (p->evals - start < max_evals) {
+            if (gsl_multimin_fminimizer_iterate(s) != GSL_SUCCESS)
+                break;
+            if (gsl_multimin_fminimizer_size(s) < 1e-3)
+                break;
+        }
+        /* leave the best vertex in the calibration */
+        for (size_t i = 0; i < p->n_free; i++)
+            set_global(p, p->free_k[i], gsl_vector_get(s->x, i));
+        double f = gsl_multimin_fminimizer_minimum(s);
+        if (f > best - 1e-7)
+            break;
+        best = f;
+    }
+done:
+    gsl_multimin_fminimizer_free(s);
+    gsl_vector_free(x);
+    gsl_vector_free(step);
+}
+
+static double gpu_f(double u, void *arg)
+{
+    struct problem *p = arg;
+    set_gpu(p, p->only, u);
+    double d = u / GPU_SIGMA;
+    return data_term(p) + p->lambda * d * d;
+}
+
+/* One GPU's GEMM factor: the best point of a grid over 0.76x..1.25x (a GPU's measured MAMF
+   is good to that; a larger gap between a GPU's rows and the model is the model's or the
+   software's, not the GPU's), refined by Brent. */
+static void fit_gpu(struct problem *p, uint32_t g)
+{
+    enum { STEPS = 23 };
+    double lo = -0.275, du = 0.025, f[STEPS];
+    p->only = g;
+    uint32_t best = 0;
+    for (uint32_t i = 0; i < STEPS; i++) {
+        f[i] = gpu_f(lo + du * i, p);
+        if (f[i] < f[best])
+            best = i;
+    }
+    double u = lo + du * best;
+    if (best > 0 && best + 1 < STEPS && f[best] < f[best - 1] && f[best] < f[best + 1]) {
+        gsl_min_fminimizer *m = gsl_min_fminimizer_alloc(gsl_min_fminimizer_brent);
+        gsl_function fn = {gpu_f, p};
+        if (m && gsl_min_fminimizer_set_with_values(m, &fn, u, f[best], u - du, f[best - 1],
+                                                    u + du, f[best + 1]) == GSL_SUCCESS) {
+            for (int it = 0; it < 40; it++) {
+                if (gsl_min_fminimizer_iterate(m) != GSL_SUCCESS)
+                    break;
+                double a = gsl_min_fminimizer_x_lower(m), b = gsl_min_fminimizer_x_upper(m);
+                if (gsl_min_test_interval(a, b, 1e-3, 0) == GSL_SUCCESS)
+                    break;
+            }
+            if (gsl_min_fminimizer_f_minimum(m) < f[best])
+                u = gsl_min_fminimizer_x_minimum(m);
+        }
+        gsl_min_fminimizer_free(m);
+    }
+    p->gpu[g].u = u;
+    set_gpu(p, g, u);
+    p->only = UINT32_MAX;
+}
+
+/* The domain of `n` rows joined with `d`. */
+static void join_domain(struct tp_calib_domain *d, const struct tp_run *const *runs, size_t n,
+                        uint32_t n_sources)
+{
+    bool fresh = d->rows == 0;
+    d->rows += (uint32_t)n;
+    d->sources += n_sources;
+    for (size_t i = 0; i < n; i++) {
+        const struct tp_run *r = runs[i];
+        struct tp_params pc;
+        tp_count_params(&r->model, &pc);
+        double params = (double)pc.total;
+        if ((fresh && i == 0) || params < d->min_params)
+            d->min_params = params;
+        if (params > d->max_params)
+            d->max_params = params;
+        if (r->job.seq > d->max_seq)
+            d->max_seq = r->job.seq;
+        uint32_t g = 0;
+        while (g < d->n_gpus && strcmp(d->gpu[g].key, r->cluster.gpu.key) != 0)
+            g++;
+        if (g == d->n_gpus) {
+            if (d->n_gpus >= TP_CALIB_MAX_GPUS)
+                continue;
+            memset(&d->gpu[g], 0, sizeof d->gpu[g]);
+            tp_snprintf(d->gpu[g].key, sizeof d->gpu[g].key, "%s", r->cluster.gpu.key);
+            d->n_gpus++;
+        }
+        d->gpu[g].rows++;
+        if (r->cluster.n_gpus > d->gpu[g].max_gpus)
+            d->gpu[g].max_gpus = r->cluster.n_gpus;
+    }
+}
+
+enum tp_status tp_calib_fit(const struct tp_run *const *runs, const double *measured, size_t n,
+                            const struct tp_calib *base, const struct tp_fit_opts *o,
+                            struct tp_calib *out, struct tp_fit_result *res,
+                            struct tp_error *err)
+{
+    memset(res, 0, sizeof *res);
+    if (n == 0)
+        return tp_fail(err, TP_EINVAL, "calibrate: no runs with a measured throughput to fit");
+    for (size_t i = 0; i < n; i++)
+        if (!(measured[i] > 0) || !isfinite(measured[i]))
+            return tp_fail(err, TP_EINVAL, "calibrate: %s: measured throughput must be positive",
+                           runs[i]->row_id);
+    struct problem p;
+    memset(&p, 0, sizeof p);
+    p.runs = runs;
+    p.measured = measured;
+    p.n = n;
+    p.cal = *base;
+    p.lambda = o->prior_weight / (double)n; /* the data term is a mean: the pull weighs as
+                                                prior_weight rows, fading as rows accumulate */
+    p.only = UINT32_MAX;
+    p.source = calloc(n, sizeof *p.source);
+    p.slot = calloc(n, sizeof *p.slot);
+    p.r = calloc(n, sizeof *p.r);
+    p.scratch = calloc(n, sizeof *p.scratch);
+    enum tp_status st = TP_OK;
+    if (!p.source || !p.slot || !p.r || !p.scratch) {
+        st = tp_fail(err, TP_ENOMEM, "calibrate: out of memory");
+        goto done;
+    }
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    /* sources and GPU slots */
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        while (j < i && strcmp(runs[j]->source, runs[i]->source) != 0)
+            j++;
+        p.source[i] = j < i ? p.source[j] : p.n_sources++;
+        const struct tp_gpu *g = &runs[i]->cluster.gpu;
+        uint32_t s = 0;
+        while (s < p.n_gpu && strcmp(p.gpu[s].key, g->key) != 0)
+            s++;
+        if (s == p.n_gpu && p.n_gpu < TP_CALIB_MAX_GPUS) {
+            struct gpu_slot *e = &p.gpu[p.n_gpu++];
+            memset(e, 0, sizeof *e);
+            tp_snprintf(e->key, sizeof e->key, "%s", g->key);
+            const struct tp_calib_gpu *b = tp_calib_gpu_find(base, g->key);
+            e->mamf = b && b->mamf_bf16 > 0 ? b->mamf_bf16
+                      : g->mamf_bf16 > 0    ? g->mamf_bf16
+                                            : base->mamf_default;
+            e->mamf8 = b && b->mamf_fp8 > 0 ? b->mamf_fp8
+                       : g->mamf_fp8 > 0    ? g->mamf_fp8
+                                            : e->mamf * base->fp8_mamf_ratio;
+        }
+        p.slot[i] = s < p.n_gpu ? s : UINT32_MAX;
+        if (s < p.n_gpu) {
+            p.gpu[s].rows++;
+            size_t k = 0; /* a source seen before on this GPU? */
+            while (k < i && !(p.slot[k] == s && p.source[k] == p.source[i]))
+                k++;
+            p.gpu[s].sources += k == i;
+        }
+    }
+    res->rows = n;
+    res->sources = p.n_sources;
+    p.loss = LOSS_MEDIAN;
+    res->objective_before = data_term(&p);
+    p.loss = LOSS_HUBER;
+    double f0 = data_term(&p);
+    /* which global parameters the rows identify */
+    for (size_t k = 0; k < N_GLOBALS; k++) {
+        double v = *field(&p.cal, GLOBALS[k].off);
+        p.u0[k] = to_u(GLOBALS[k].x, v);
+        double moved = 0;
+        for (int sgn = -1; sgn <= 1; sgn += 2) {
+            set_global(&p, k, p.u0[k] + 0.2 * sgn);
+            moved = fmax(moved, fabs(data_term(&p) - f0));
+        }
+        *field(&p.cal, GLOBALS[k].off) = v;
+        struct tp_fit_param *fp = &res->params[res->n_params++];
+        tp_snprintf(fp->name, sizeof fp->name, "%s", GLOBALS[k].name);
+        fp->before = v;
+        fp->identified = moved > 1e-7;
+        if (fp->identified)
+            p.free_k[p.n_free++] = k;
+    }
+    /* A GPU's own GEMM rate needs enough rows, and rows from two sources when the fit has
+       two: one source alone cannot tell its GPU from its software stack. */
+    uint32_t need_sources = p.n_sources >= 2 ? 2 : 1;
+    for (uint32_t g = 0; g < p.n_gpu; g++)
+        p.gpu[g].fitted = o->per_gpu && p.gpu[g].rows >= o->min_gpu_rows &&
+                          p.gpu[g].sources >= need_sources &&
+                          res->n_params + g < TP_FIT_MAX_PARAMS;
+    for (uint32_t round = 0; round < (o->rounds ? o->rounds : 1); round++) {
+        fit_globals_multistart(&p, o);
+        for (uint32_t g = 0; g < p.n_gpu; g++)
+            if (p.gpu[g].fitted)
+                fit_gpu(&p, g);
+    }
+    /* round, and report */
+    for (size_t i = 0; i < p.n_free; i++) {
+        double *v = field(&p.cal, GLOBALS[p.free_k[i]].off);
+        *v = round3(*v);
+    }
+    for (size_t k = 0; k < N_GLOBALS; k++)
+        res->params[k].after = *field(&p.cal, GLOBALS[k].off);
+    for (uint32_t g = 0; g < p.n_gpu; g++) {
+        if (!p.gpu[g].fitted)
+            continue;
+        struct tp_calib_gpu *e = calib_entry(&p.cal, p.gpu[g].key);
+        if (!e)
+            continue;
+        e->mamf_bf16 = round3(e->mamf_bf16);
+        e->mamf_fp8 = round3(e->mamf_fp8);
+        struct tp_fit_param *fp = &res->params[res->n_params++];
+        tp_snprintf(fp->name, sizeof fp->name, "gpus.%s.mamf_bf16", p.gpu[g].key);
+        fp->before = p.gpu[g].mamf;
+        fp->after = e->mamf_bf16;
+        fp->identified = true;
+    }
+    p.loss = LOSS_MEDIAN;
+    res->objective_after = data_term(&p);
+    res->evaluations = p.evals;
+    join_domain(&p.cal.domain, runs, n, p.n_sources);
+    *out = p.cal;
+    gsl_set_error_handler(old);
+done:
+    free(p.source);
+    free(p.slot);
+    free(p.r);
+    free(p.scratch);
+    return st;
+}
+
+enum tp_status tp_calib_cross_validate(const struct tp_run *const *runs, const double *measured,
+                                       size_t n, const struct tp_calib *base,
+                                       const struct tp_fit_opts *o, double *held_out,
+                                       struct tp_error *err)
+{
+    const struct tp_run **train = calloc(n ? n : 1, sizeof *train);
+    double *meas = calloc(n ? n : 1, sizeof *meas);
+    bool *done = calloc(n ? n : 1, sizeof *done);
+    enum tp_status st = TP_OK;
+    if (!train || !meas || !done) {
+        st = tp_fail(err, TP_ENOMEM, "calibrate: out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        held_out[i] = NAN;
+    for (size_t i = 0; i < n && st == TP_OK; i++) {
+        if (done[i])
+            continue;
+        const char *source = runs[i]->source;
+        size_t k = 0;
+        for (size_t j = 0; j < n; j++) {
+            bool same = strcmp(runs[j]->source, source) == 0;
+            done[j] |= same;
+            if (!same) {
+                train[k] = runs[j];
+                meas[k++] = measured[j];
+            }
+        }
+        if (k == 0)
+            continue; /* one source: nothing to hold out against */
+        struct tp_calib fitted;
+        struct tp_fit_result res;
+        st = tp_calib_fit(train, meas, k, base, o, &fitted, &res, err);
+        for (size_t j = 0; j < n && st == TP_OK; j++) {
+            if (strcmp(runs[j]->source, source) != 0)
+                continue;
+            struct tp_time t;
+            tp_time_step(&runs[j]->model, &runs[j]->cluster, &runs[j]->job, &runs[j]->layout,
+                         &fitted, &t);
+            held_out[j] = t.tokens_per_s_per_gpu / measured[j] - 1;
+        }
+    }
+out:
+    free(train);
+    free(meas);
+    free(done);
+    return st;
+}

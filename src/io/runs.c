@@ -1,0 +1,707 @@
+/*
+ * runs.c - one row of the runs file (validation/runs/README.md) -> model, cluster, job,
+ * layout and measured figures.
+ *
+ * Cells are strings as the CSV reader returns them; this file parses and checks them.  What a
+ * row leaves empty and the model needs is assumed from the framework's documented default and
+ * listed in run->assumptions; what cannot be assumed makes the row unmappable, with the reason.
+ * Reading the file itself is the caller's job (bench/ and the CLI use libcsv).
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct row {
+    const char *const *cols;
+    const char *const *cells;
+    size_t n;
+    struct tp_error *err;
+    struct tp_run *run;
+};
+
+static const char *cell(const struct row *r, const char *name)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (r->cols[i] && strcmp(r->cols[i], name) == 0)
+            return r->cells[i] ? r->cells[i] : "";
+    return "";
+}
+
+static void assume(struct tp_run *run, const char *text)
+{
+    size_t used = strlen(run->assumptions);
+    tp_snprintf(run->assumptions + used, sizeof run->assumptions - used, "%s%s", used ? "; " : "",
+             text);
+}
+
+/* The release year of a row's stack: a calendar year ("2024-07"), or 2000 + yy of a container
+   release ("26.04", "NeMo 24.07 container"); 0 when the cell names neither. */
+static long release_year(const char *date)
+{
+    while (*date && (*date < '0' || *date > '9'))
+        date++;
+    char *end;
+    long v = strtol(date, &end, 10);
+    if (v >= 2000 && v < 2100)
+        return v;
+    return v >= 19 && v < 100 && *end == '.' ? 2000 + v : 0;
+}
+
+/* A Megatron-Core recipe: NeMo / Megatron-Bridge, or Megatron-LM from 2022 on (Megatron-LM of
+   2020-2021 predates sequence parallelism and the distributed optimizer). */
+static bool mcore_recipe(const struct row *r)
+{
+    const char *fw = cell(r, "framework_key");
+    long year = release_year(cell(r, "source_version_or_date"));
+    return strcmp(fw, "nemo") == 0 || (strcmp(fw, "megatron") == 0 && year >= 2022);
+}
+
+/* A non-negative whole number; `dflt` when empty; error when malformed. */
+static enum tp_status num_u32(const struct row *r, const char *name, bool required, uint32_t dflt,
+                              uint32_t *out)
+{
+    const char *s = cell(r, name);
+    if (!*s) {
+        if (required)
+            return tp_fail(r->err, TP_EINVAL, "%s is empty", name);
+        *out = dflt;
+        return TP_OK;
+    }
+    char *end;
+    errno = 0;
+    double v = tp_strtod(s, &end);
+    if (*end || errno || v < 0 || v > UINT32_MAX || v != floor(v))
+        return tp_fail(r->err, TP_EINVAL, "%s \"%s\" is not a whole number", name, s);
+    *out = (uint32_t)v;
+    return TP_OK;
+}
+
+/* A measured figure: NaN when empty; an error when it is not a plain non-negative decimal
+   (a unit or suffix such as "5.7k" or "80GB" would otherwise be dropped silently). */
+static enum tp_status num_real(const struct row *r, const char *name, double *out)
+{
+    const char *s = cell(r, name);
+    *out = NAN;
+    if (!*s)
+        return TP_OK;
+    char *end;
+    errno = 0;
+    double v = tp_strtod(s, &end);
+    if (*end || errno || !isfinite(v) || v < 0)
+        return tp_fail(r->err, TP_EINVAL,
+                       "%s \"%s\" is not a plain non-negative number (no units or suffixes)",
+                       name, s);
+    *out = v;
+    return TP_OK;
+}
+
+/* MLA dimensions shared by DeepSeek-V2/V3 and Kimi K2 (their config.json files). */
+static void mla_defaults(struct tp_model *m)
+{
+    m->attn = TP_ATTN_MLA;
+    m->q_lora_rank = 1536;
+    m->kv_lora_rank = 512;
+    m->qk_nope_dim = 128;
+    m->qk_rope_dim = 64;
+    m->v_head_dim = 128;
+    m->head_dim = 192;
+    m->head_dim_explicit = true;
+}
+
+static enum tp_status map_arch(const struct row *r, struct tp_model *m)
+{
+    const char *arch = cell(r, "arch");
+    if (strcmp(arch, "llama") == 0 || strcmp(arch, "mixtral") == 0 ||
+        strcmp(arch, "llama4") == 0 || strcmp(arch, "bailing_moe") == 0 ||
+        strcmp(arch, "grok1") == 0) {
+        /* RMSNorm, SwiGLU, RoPE, no biases: the defaults */
+    } else if (strcmp(arch, "qwen3_moe") == 0) {
+        m->qk_norm = true;
+    } else if (strcmp(arch, "gpt_oss") == 0) {
+        m->qkv_bias = m->o_bias = m->attn_sinks = m->router_bias = m->expert_bias = true;
+    } else if (strcmp(arch, "gpt") == 0) {
+        m->norm = TP_NORM_LAYER;
+        m->mlp = TP_MLP_GELU;
+        m->pos = TP_POS_LEARNED;
+        m->qkv_bias = m->o_bias = m->mlp_bias = true;
+    } else if (strcmp(arch, "nemotron") == 0) {
+        m->norm = TP_NORM_LAYER; /* squared-ReLU MLP: two matrices */
+        m->mlp = TP_MLP_GELU;
+    } else if (strcmp(arch, "deepseek_v2") == 0 || strcmp(arch, "deepseek_v3") == 0) {
+        mla_defaults(m);
+        if (strcmp(arch, "deepseek_v3") == 0)
+            m->router_score_bias = true;
+    } else if (*arch == '\0') {
+        return tp_fail(r->err, TP_EINVAL, "arch is empty");
+    } else {
+        return tp_fail(r->err, TP_EUNSUPPORTED, "arch %s is not modelled", arch);
+    }
+    tp_snprintf(m->family, sizeof m->family, "%s", arch);
+    return TP_OK;
+}
+
+/* A row that names its model but gives no shape (n_layers, hidden or n_heads empty): the
+   built-in preset of that name (the whole cell, or the text in its parentheses, as in
+   "Ring mini (ring-mini-2.0)"), with the row's sequence length.  *found is false when no
+   preset has the name; the row is then reported with the first empty shape field. */
+static enum tp_status map_preset(const struct row *r, struct tp_model *m, bool *found)
+{
+    *found = false;
+    char name[128];
+    snprintf(name, sizeof name, "%s", cell(r, "model"));
+    char *open = strchr(name, '('), *close = open ? strchr(open, ')') : NULL;
+    struct tp_error inner;
+    if (tp_model_from_preset(name, m, &inner) != TP_OK) {
+        if (!open || !close)
+            return TP_OK;
+        *close = '\0';
+        if (tp_model_from_preset(open + 1, m, &inner) != TP_OK)
+            return TP_OK;
+    }
+    *found = true;
+    uint32_t seq = 0;
+    TRY(num_u32(r, "seq_len", true, 0, &seq));
+    m->default_seq = seq;
+    char text[160];
+    snprintf(text, sizeof text, "shape of the built-in preset %s (the row gives none)", m->name);
+    assume(r->run, text);
+    if (tp_model_finalize(m, &inner) != TP_OK)
+        return tp_fail(r->err, TP_EINVAL, "model shape: %s", inner.msg);
+    return TP_OK;
+}
+
+static enum tp_status map_model(const struct row *r, struct tp_model *m)
+{
+    if (!*cell(r, "n_layers") || !*cell(r, "hidden") || !*cell(r, "n_heads")) {
+        bool found;
+        TRY(map_preset(r, m, &found));
+        if (found)
+            return TP_OK;
+    }
+    tp_model_init(m);
+    TRY(map_arch(r, m));
+    tp_snprintf(m->name, sizeof m->name, "%s", cell(r, "model"));
+    tp_snprintf(m->source, sizeof m->source, "runs file row %s", r->run->row_id);
+    TRY(num_u32(r, "n_layers", true, 0, &m->n_layers));
+    TRY(num_u32(r, "hidden", true, 0, &m->hidden));
+    TRY(num_u32(r, "n_heads", true, 0, &m->n_heads));
+    TRY(num_u32(r, "kv_heads", false, 0, &m->n_kv_heads));
+    if (m->attn == TP_ATTN_MLA)
+        m->n_kv_heads = m->n_heads;
+    uint32_t hd = 0;
+    TRY(num_u32(r, "head_dim", false, 0, &hd));
+    if (hd && m->attn != TP_ATTN_MLA) {
+        m->head_dim = hd;
+        m->head_dim_explicit = true;
+    }
+    TRY(num_u32(r, "vocab", true, 0, &m->vocab));
+    uint32_t tied = 0;
+    TRY(num_u32(r, "tied", false, 0, &tied));
+    m->tied = tied != 0;
+    if (!*cell(r, "tied"))
+        assume(r->run, "untied head");
+    TRY(num_u32(r, "moe_num_experts", false, 0, &m->n_experts));
+    bool four_h = m->n_experts == 0 && m->mlp == TP_MLP_GELU && !*cell(r, "ffn_hidden");
+    TRY(num_u32(r, "ffn_hidden", m->n_experts == 0 && !four_h, 0, &m->ffn));
+    if (four_h) {
+        m->ffn = 4 * m->hidden; /* the GPT MLP default (Megatron-LM --ffn-hidden-size) */
+        assume(r->run, "ffn_hidden = 4 * hidden (GPT default)");
+    }
+    if (m->n_experts) {
+        TRY(num_u32(r, "moe_topk", true, 0, &m->top_k));
+        TRY(num_u32(r, "moe_ffn_hidden", true, 0, &m->moe_ffn));
+        TRY(num_u32(r, "moe_shared_experts", false, 0, &m->n_shared_experts));
+        TRY(num_u32(r, "dense_layers", false, 0, &m->moe_first_dense));
+    }
+    uint32_t seq = 0;
+    TRY(num_u32(r, "seq_len", true, 0, &seq));
+    m->default_seq = seq;
+    if (m->pos == TP_POS_LEARNED)
+        m->max_positions = seq;
+    struct tp_error inner;
+    if (tp_model_finalize(m, &inner) != TP_OK)
+        return tp_fail(r->err, TP_EINVAL, "model shape: %s", inner.msg);
+    return TP_OK;
+}
+
+static enum tp_status map_framework(const struct row *r, struct tp_job *j)
+{
+    static const struct {
+        const char *key;
+        enum tp_framework fw;
+    } fws[] = {{"megatron", TP_FW_MEGATRON},    {"megatron-deepspeed", TP_FW_MEGATRON_DS},
+               {"nemo", TP_FW_MEGATRON},        {"deepspeed", TP_FW_DEEPSPEED},
+               {"fsdp", TP_FW_FSDP},            {"torchtitan", TP_FW_TORCHTITAN},
+               {"llm-foundry", TP_FW_FSDP},     {"axolotl", TP_FW_AXOLOTL},
+               {"maxtext", TP_FW_FSDP},         {"paxml", TP_FW_FSDP},
+               {"colossalai", TP_FW_DEEPSPEED}, {"other", TP_FW_FSDP}};
+    const char *key = cell(r, "framework_key");
+    tp_snprintf(r->run->framework_key, sizeof r->run->framework_key, "%s", key);
+    for (size_t i = 0; i < sizeof fws / sizeof fws[0]; i++)
+        if (strcmp(fws[i].key, key) == 0) {
+            j->framework = fws[i].fw;
+            return TP_OK;
+        }
+    j->framework = TP_FW_FSDP;
+    assume(r->run, "framework conventions of FSDP");
+    return TP_OK;
+}
+
+/* The stack columns (optimizer, fused_loss, moe_impl, attention): a cell that is given decides;
+   an empty one keeps what the free-text hints and defaults gave. */
+static enum tp_status map_stack_columns(const struct row *r, struct tp_job *j)
+{
+    static const struct {
+        const char *name;
+        int value;
+    } OPTS[] = {{"adamw", TP_OPT_ADAMW},           {"adam", TP_OPT_ADAMW},
+                {"adamw-8bit", TP_OPT_ADAMW_8BIT}, {"adamw_8bit", TP_OPT_ADAMW_8BIT},
+                {"adamw_bnb_8bit", TP_OPT_ADAMW_8BIT}, {"paged_adamw_8bit", TP_OPT_ADAMW_8BIT},
+                {"adamw-4bit", TP_OPT_ADAMW_4BIT}, {"adamw_4bit", TP_OPT_ADAMW_4BIT},
+                {"adafactor", TP_OPT_ADAFACTOR},   {"sgd", TP_OPT_SGD}},
+      MOE[] = {{"eager", TP_MOE_EAGER},         {"hf", TP_MOE_EAGER},
+               {"grouped", TP_MOE_GROUPED},     {"megablocks", TP_MOE_GROUPED},
+               {"deepspeed", TP_MOE_DEEPSPEED}, {"tutel", TP_MOE_DEEPSPEED},
+               {"dense", TP_MOE_DENSE}},
+      ATTN[] = {{"flash", TP_ATTN_FLASH},  {"flash2", TP_ATTN_FLASH2}, {"fa2", TP_ATTN_FLASH2},
+                {"flash3", TP_ATTN_FLASH3}, {"fa3", TP_ATTN_FLASH3},  {"cudnn", TP_ATTN_FLASH3},
+                {"eager", TP_ATTN_EAGER},  {"fused-softmax", TP_ATTN_EAGER},
+                {"math", TP_ATTN_EAGER}};
+    const struct {
+        const char *col;
+        const void *table;
+        size_t n;
+        int *dst;
+    } cols[] = {{"optimizer", OPTS, sizeof OPTS / sizeof OPTS[0], (int *)&j->optimizer},
+                {"moe_impl", MOE, sizeof MOE / sizeof MOE[0], (int *)&j->moe_impl},
+                {"attention", ATTN, sizeof ATTN / sizeof ATTN[0], (int *)&j->attn_impl}};
+    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
+        const char *v = cell(r, cols[c].col);
+        if (!*v)
+            continue;
+        const struct {
+            const char *name;
+            int value;
+        } *t = cols[c].table;
+        size_t i = 0;
+        while (i < cols[c].n && strcasecmp(t[i].name, v) != 0)
+            i++;
+        if (i == cols[c].n)
+            return tp_fail(r->err, TP_EINVAL, "%s \"%s\" is not a known value", cols[c].col, v);
+        *cols[c].dst = t[i].value;
+    }
+    const char *fl = cell(r, "fused_loss");
+    if (*fl)
+        j->fused_loss = strcmp(fl, "1") == 0 || strcasecmp(fl, "true") == 0;
+    return TP_OK;
+}
+
+static enum tp_status map_job(const struct row *r, const struct tp_model *m, struct tp_job *j)
+{
+    tp_job_init(j);
+    j->seq = m->default_seq;
+    TRY(map_framework(r, j));
+    const char *task = cell(r, "task");
+    static const char *const tasks[] = {"pretrain", "sft", "dpo", "lora", "qlora"};
+    for (int i = 0; i < 5; i++)
+        if (strcmp(task, tasks[i]) == 0)
+            j->task = (enum tp_task)i;
+    const char *prec = cell(r, "precision");
+    if (strcmp(prec, "fp16") == 0)
+        j->precision = TP_PREC_FP16;
+    else if (strcmp(prec, "fp32") == 0)
+        j->precision = TP_PREC_FP32;
+    else if (strcmp(prec, "mxfp8") == 0)
+        j->precision = TP_PREC_MXFP8;
+    else if (strcmp(prec, "nvfp4") == 0)
+        j->precision = TP_PREC_NVFP4;
+    else if (strcmp(prec, "mxfp4") == 0)
+        j->precision = TP_PREC_MXFP4;
+    else if (strstr(prec, "fp8"))
+        j->precision = TP_PREC_FP8;
+    else if (!*prec)
+        assume(r->run, "bf16");
+    const char *fw = cell(r, "framework"), *notes = cell(r, "notes");
+    if (strstr(fw, "8bit") || strstr(fw, "8-bit"))
+        j->optimizer = TP_OPT_ADAMW_8BIT;
+    /* a loss that never holds the full fp32 logits: Liger's fused linear cross-entropy, TRL's
+       chunked_nll, Apple's cut cross-entropy */
+    if (strstr(fw, "Liger") || strstr(notes, "Liger") || strstr(notes, "chunked_nll") ||
+        strstr(notes, "cut_cross_entropy"))
+        j->fused_loss = true;
+    /* NeMo 2 and Megatron-Bridge performance recipes keep and reduce the main gradients in
+       16 bits (_perf_precision: grad_reduce_in_fp32 = False) */
+    if (strcmp(cell(r, "framework_key"), "nemo") == 0 &&
+        release_year(cell(r, "source_version_or_date")) >= 2025) {
+        j->grad_16bit = true;
+        assume(r->run, "16-bit main gradients (grad_reduce_in_fp32 False)");
+    }
+    /* Megatron-Bridge MoE benchmarks force-balance the routing (the source's footnote) */
+    if (strstr(notes, "force-balance"))
+        j->moe_imbalance = 1.0;
+    /* Megatron-LM before FlashAttention (2020-2021) kept dropout and the s x s scores */
+    const char *date = cell(r, "source_version_or_date");
+    long year = strtol(date, NULL, 10);
+    if (year >= 2000 && year < 2022) { /* a calendar year, not a release like "26.08" */
+        j->attn_impl = TP_ATTN_EAGER;
+        j->dropout = true;
+    } else if (strcmp(r->run->framework_key, "megatron-deepspeed") == 0) {
+        j->attn_impl = TP_ATTN_FLASH2; /* Megatron-DeepSpeed calls flash-attn, not TE */
+    }
+    return map_stack_columns(r, j);
+}
+
+/* Selective recompute's modules: the `recompute_modules` cell, else Megatron's flag as the
+   row's notes quote it ("--recompute-modules moe_act layernorm"), else core_attn. */
+static enum tp_status map_recompute_modules(const struct row *r, struct tp_layout *l)
+{
+    struct tp_error inner;
+    const char *list = cell(r, "recompute_modules");
+    if (*list) {
+        if (tp_recompute_modules_parse(list, &l->recompute_modules, &inner) != TP_OK)
+            return tp_fail(r->err, TP_EINVAL, "recompute_modules: %s", inner.msg);
+        return TP_OK;
+    }
+    const char *flag = strstr(cell(r, "notes"), "--recompute-modules ");
+    if (!flag)
+        return TP_OK;
+    flag += strlen("--recompute-modules ");
+    char names[128];
+    size_t n = 0;
+    /* the names up to the next flag, parenthesis or sentence end */
+    while (flag[n] && flag[n] != '(' && flag[n] != ';' && flag[n] != ')' &&
+           !(flag[n] == '-' && flag[n + 1] == '-') && n + 1 < sizeof names)
+        n++;
+    memcpy(names, flag, n);
+    names[n] = '\0';
+    if (tp_recompute_modules_parse(names, &l->recompute_modules, &inner) != TP_OK)
+        return tp_fail(r->err, TP_EINVAL, "notes: %s", inner.msg);
+    return TP_OK;
+}
+
+static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
+{
+    struct tp_run *run = r->run;
+    tp_layout_init(l);
+    TRY(num_u32(r, "tp", false, 0, &l->tp));
+    TRY(num_u32(r, "pp", false, 0, &l->pp));
+    TRY(num_u32(r, "dp", false, 0, &l->dp));
+    TRY(num_u32(r, "cp", false, 1, &l->cp));
+    TRY(num_u32(r, "ep", false, 1, &l->ep));
+    TRY(num_u32(r, "vpp", false, 1, &l->vpp));
+    TRY(num_u32(r, "etp", false, 0, &l->etp));
+    TRY(num_u32(r, "pp_first", false, 0, &l->pp_first));
+    TRY(num_u32(r, "pp_last", false, 0, &l->pp_last));
+    uint32_t sp = 0;
+    TRY(num_u32(r, "sp", false, 0, &sp));
+    l->sp = sp != 0;
+    if (!*cell(r, "sp") && mcore_recipe(r) && l->tp != 1) {
+        l->sp = true; /* NeMo/Megatron-Bridge recipes and Megatron-Core's examples run SP with TP */
+        assume(run, "sequence parallelism with TP (Megatron-Core recipes)");
+    }
+    const char *z = cell(r, "zero_or_fsdp");
+    if (strcmp(z, "fsdp-full") == 0 || strcmp(z, "3") == 0)
+        l->zero = 3;
+    else if (strcmp(z, "fsdp-grad-op") == 0 || strcmp(z, "2") == 0)
+        l->zero = 2;
+    else if (strcmp(z, "megatron-distopt") == 0 || strcmp(z, "1") == 0)
+        l->zero = 1;
+    else if (strcmp(z, "hsdp") == 0)
+        l->zero = 3;
+    else if (!*z && mcore_recipe(r)) {
+        l->zero = 1; /* Megatron-Bridge's and NeMo's default: use_distributed_optimizer True */
+        assume(run, "distributed optimizer (Megatron-Core recipes' default)");
+    } else if (strcmp(z, "0") != 0)
+        assume(run, "no ZeRO sharding");
+    TRY(num_u32(r, "shard_group_size", false, 0, &l->shard_group));
+    TRY(num_u32(r, "micro_batch", false, 0, &l->mbs));
+    TRY(num_u32(r, "grad_accum", false, 0, &l->gas));
+    run->gas_unknown = l->gas == 0;
+    if (l->gas == 0)
+        l->gas = 1; /* derived from global_batch once dp is known */
+    run->mbs_unknown = l->mbs == 0;
+    if (l->mbs == 0)
+        l->mbs = 1; /* derived from global_batch once dp is known */
+    const char *rc = cell(r, "recompute");
+    if (strcmp(rc, "full") == 0) {
+        l->recompute = TP_RECOMPUTE_FULL;
+    } else if (strcmp(rc, "selective") == 0) {
+        l->recompute = TP_RECOMPUTE_SELECTIVE;
+        TRY(map_recompute_modules(r, l));
+    } else if (!*rc && strcmp(cell(r, "framework_key"), "megatron") == 0 &&
+               release_year(cell(r, "source_version_or_date")) > 0 &&
+               release_year(cell(r, "source_version_or_date")) < 2022) {
+        /* Megatron-LM of 2019-2021 checkpointed every layer: --checkpoint-activations in its
+           example scripts, "activation checkpointing after every transformer layer" in the
+           Megatron-LM paper (Shoeybi et al. 2019, §5) */
+        l->recompute = TP_RECOMPUTE_FULL;
+        assume(run, "full recompute (Megatron-LM --checkpoint-activations)");
+    } else if (!*rc) {
+        bool finetune = strcmp(cell(r, "framework_key"), "axolotl") == 0;
+        l->recompute = finetune ? TP_RECOMPUTE_FULL : TP_RECOMPUTE_NONE;
+        assume(run, finetune ? "gradient checkpointing on (Axolotl fine-tuning configs)"
+                             : "no recompute");
+    }
+    return TP_OK;
+}
+
+/* Rows that give only the model-parallel size (TP x PP = num_gpus / dp) get Megatron's rule:
+   tensor parallelism inside a node (up to gpus_per_node), pipeline stages for the rest
+   ([NAR21] §3.3, the takeaway every table of that paper follows). */
+static enum tp_status resolve_split(const struct row *r, struct tp_run *run)
+{
+    struct tp_layout *l = &run->layout;
+    if (l->tp && l->pp)
+        return TP_OK;
+    uint32_t n = run->cluster.n_gpus, gpn = run->cluster.gpus_per_node;
+    if (!l->dp)
+        return tp_fail(r->err, TP_EINVAL, "the layout is unknown (tp%s%s and dp are empty)",
+                       l->tp ? "" : ", pp", l->pp ? "" : (l->tp ? ", tp" : ""));
+    /* dp*cp in 64 bits (two 32-bit cells can wrap it to 0) and every divisor nonzero */
+    uint64_t per_rank = (uint64_t)l->dp * l->cp;
+    if (n == 0 || gpn == 0 || l->cp == 0)
+        return tp_fail(r->err, TP_EINVAL, "%s is 0", n == 0     ? "num_gpus"
+                                                     : gpn == 0 ? "gpus_per_node"
+                                                                : "cp");
+    if (per_rank > n)
+        return tp_fail(r->err, TP_EINVAL, "dp * cp = %u * %u exceeds num_gpus = %u", l->dp, l->cp,
+                       n);
+    if (n % per_rank != 0)
+        return tp_fail(r->err, TP_EINVAL, "tp and pp are empty and dp = %u does not divide "
+                       "num_gpus = %u", l->dp, n);
+    uint32_t mp = (uint32_t)(n / per_rank);
+    if (!l->tp && !l->pp) {
+        l->tp = mp < gpn ? mp : gpn;
+        while (mp % l->tp)
+            l->tp--;
+        l->pp = mp / l->tp;
+        assume(run, "tp = model-parallel size up to a node, pp = the rest");
+    } else if (!l->tp) {
+        l->tp = mp % l->pp == 0 ? mp / l->pp : 1;
+        assume(run, "tp = num_gpus / (dp * cp * pp)");
+    } else {
+        l->pp = mp % l->tp == 0 ? mp / l->tp : 1;
+        assume(run, "pp = num_gpus / (dp * cp * tp)");
+    }
+    return TP_OK;
+}
+
+/* Expert tensor parallel (Megatron-Core's MoE parallel folding): the `etp` cell, else
+   Megatron-Core's default etp = tp, unless ep * tp expert ranks cannot be carved out of
+   tp * cp * dp: the run then folded its experts with etp 1 (the only size that ran). */
+static void resolve_etp(struct tp_run *run)
+{
+    struct tp_layout *l = &run->layout;
+    if (l->etp || !l->tp || !l->dp)
+        return;
+    uint64_t ranks = (uint64_t)l->tp * l->cp * l->dp;
+    if (l->ep > 1 && run->model.n_experts > 0 && ranks % ((uint64_t)l->ep * l->tp) != 0) {
+        l->etp = 1;
+        assume(run, "etp 1 (ep*tp expert ranks do not divide tp*cp*dp)");
+    }
+}
+
+/* Megatron-Core's pipeline split where the row's blocks do not divide evenly: the `pp_layout`
+   cell (a --pipeline-model-parallel-layout string) when given; otherwise, for Megatron-Core
+   stacks, the embedding and the loss each taking a block's slot
+   (--account-for-embedding/loss-in-pipeline-split, how Megatron-Core recipes run 94 or 126
+   blocks on 32 or 128 virtual stages), else the loss alone, else (any stack, interleaved)
+   blocks spread as evenly as they go with the remainder on the later virtual stages. */
+static enum tp_status resolve_pp_split(const struct row *r, struct tp_run *run)
+{
+    struct tp_layout *l = &run->layout;
+    uint32_t L = run->model.n_layers, nv = l->pp * (l->vpp ? l->vpp : 1);
+    struct tp_error inner;
+    const char *text = cell(r, "pp_layout");
+    if (*text) {
+        if (tp_layout_pp_parse(text, L, l, &inner) != TP_OK)
+            return tp_fail(r->err, TP_EINVAL, "pp_layout: %s", inner.msg);
+        return TP_OK;
+    }
+    if (l->pp < 2 || L % nv == 0 || l->pp_first || l->pp_last || nv > TP_MAX_VSTAGES)
+        return TP_OK;
+    bool mcore = strcmp(run->framework_key, "megatron") == 0 ||
+                 strcmp(run->framework_key, "nemo") == 0;
+    if (mcore && tp_layout_pp_account(L, true, true, l, &inner) == TP_OK) {
+        assume(run, "embedding and loss each take a block's slot in the pipeline split");
+        return TP_OK;
+    }
+    if (mcore && tp_layout_pp_account(L, false, true, l, &inner) == TP_OK) {
+        assume(run, "the loss takes a block's slot in the pipeline split");
+        return TP_OK;
+    }
+    if (l->vpp < 2)
+        return TP_OK; /* 1F1B spreads an uneven depth itself (stage_span) */
+    uint32_t blocks[TP_MAX_VSTAGES];
+    for (uint32_t v = 0; v < nv; v++)
+        blocks[v] = (uint32_t)((uint64_t)(v + 1) * L / nv - (uint64_t)v * L / nv);
+    for (uint32_t v = 0; v < nv; v++)
+        l->pp_map[v] = (uint16_t)blocks[v];
+    l->pp_nv = nv;
+    assume(run, "blocks spread over the virtual stages, the remainder on the later ones");
+    return TP_OK;
+}
+
+enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells, size_t n,
+                               struct tp_run *out, struct tp_error *err)
+{
+    if (!out || (n && (!cols || !cells)))
+        return tp_fail(err, TP_EINVAL, "no row given (columns, cells or the output are NULL)");
+    memset(out, 0, sizeof *out);
+    struct row r = {cols, cells, n, err, out};
+    tp_snprintf(out->row_id, sizeof out->row_id, "%s", cell(&r, "row_id"));
+    tp_snprintf(out->source, sizeof out->source, "%.*s", (int)strcspn(out->row_id, ":"),
+             out->row_id);
+    out->duplicate = *cell(&r, "dup_of") != '\0';
+    out->tokens_per_s_per_gpu = out->step_time_s = out->tflops_per_gpu = NAN;
+    out->mfu = out->hfu = out->mem_gib = NAN;
+    out->samples_per_s = out->wall_clock_h = out->total_tokens = NAN;
+    TRY(num_real(&r, "tokens_per_s_per_gpu", &out->tokens_per_s_per_gpu));
+    TRY(num_real(&r, "step_time_s", &out->step_time_s));
+    TRY(num_real(&r, "tflops_per_gpu", &out->tflops_per_gpu));
+    TRY(num_real(&r, "mfu", &out->mfu));
+    TRY(num_real(&r, "hfu", &out->hfu));
+    TRY(num_real(&r, "mem_per_gpu_gib", &out->mem_gib));
+    TRY(num_real(&r, "samples_per_s", &out->samples_per_s));
+    TRY(num_real(&r, "wall_clock_h", &out->wall_clock_h));
+    TRY(num_real(&r, "total_tokens", &out->total_tokens));
+    out->oom = strcmp(cell(&r, "oom"), "1") == 0;
+    tp_snprintf(out->tflops_convention, sizeof out->tflops_convention, "%s",
+             cell(&r, "tflops_convention"));
+
+    TRY(map_model(&r, &out->model));
+    TRY(map_job(&r, &out->model, &out->job));
+    TRY(map_layout(&r, &out->layout));
+    const struct tp_gpu *g;
+    struct tp_error inner;
+    if (tp_gpu_find(cell(&r, "gpu_type"), &g, &inner) != TP_OK)
+        return tp_fail(err, TP_EUNSUPPORTED, "gpu_type \"%s\" is not in the catalog",
+                       cell(&r, "gpu_type"));
+    out->cluster.gpu = *g;
+    TRY(num_u32(&r, "num_gpus", true, 0, &out->cluster.n_gpus));
+    TRY(num_u32(&r, "gpus_per_node", false, g->gpus_per_node, &out->cluster.gpus_per_node));
+    /* rack-scale parts (GB200/GB300 NVL72): the NVLink domain, not the 4-GPU tray, is what the
+       network model calls a node */
+    if (g->gpus_per_node >= 32 && out->cluster.gpus_per_node < g->gpus_per_node) {
+        out->cluster.gpus_per_node = g->gpus_per_node;
+        assume(out, "NVLink domain of the catalog as the node");
+    }
+    double nic = NAN;
+    TRY(num_real(&r, "nic_gbps_per_node", &nic));
+    if (isfinite(nic) && nic > 0) /* the measured network: Gb/s per node over its GPUs */
+        out->cluster.gpu.inter_bw = nic / 8 * 1e9 / out->cluster.gpus_per_node;
+    struct tp_layout *l = &out->layout;
+    TRY(resolve_split(&r, out));
+    resolve_etp(out);
+    TRY(resolve_pp_split(&r, out));
+    /* Transformer Engine's TP communication overlap: stated in the notes ("--tp-comm-overlap",
+       "--no-tp-comm-overlap", as `trainplan logs` writes them), else the default of NeMo's
+       performance recipes and Megatron-Core's published runs on Hopper and Blackwell */
+    const char *fwk = out->framework_key, *notes = cell(&r, "notes");
+    if (l->tp <= 1 || strstr(notes, "no-tp-comm-overlap")) {
+        out->job.tp_comm_overlap = false;
+    } else if (strstr(notes, "tp-comm-overlap") || strstr(notes, "tp_comm_overlap")) {
+        out->job.tp_comm_overlap = true;
+    } else if (g->async_mma && out->job.attn_impl != TP_ATTN_EAGER &&
+               (strcmp(fwk, "megatron") == 0 || strcmp(fwk, "nemo") == 0)) {
+        out->job.tp_comm_overlap = true;
+        assume(out, "TP communication overlapped (Transformer Engine userbuffers)");
+    }
+    if (tp_layout_check(&out->model, &out->cluster, &out->job, l, &inner) != TP_OK)
+        return tp_fail(err, TP_EINVAL, "layout: %s", inner.msg);
+    uint32_t gbs = 0;
+    TRY(num_u32(&r, "global_batch", false, 0, &gbs));
+    if (out->mbs_unknown) {
+        /* Megatron-LM before 2021 had no micro-batches: the batch per GPU ran in one pass */
+        long year = strtol(cell(&r, "source_version_or_date"), NULL, 10);
+        bool whole = year >= 2000 && year < 2021 && gbs && gbs % l->dp == 0 && l->pp == 1;
+        if (whole) {
+            l->mbs = gbs / l->dp;
+            assume(out, "micro_batch = global_batch / dp (no accumulation before Megatron-LM 2021)");
+        } else if (!out->gas_unknown && gbs && gbs % ((uint64_t)l->dp * l->gas) == 0) {
+            l->mbs = (uint32_t)(gbs / ((uint64_t)l->dp * l->gas));
+            assume(out, "micro_batch = global_batch / (dp * grad_accum)");
+        } else {
+            l->mbs = 1;
+            assume(out, "micro_batch 1 (not stated)");
+        }
+    }
+    if (out->gas_unknown) {
+        uint64_t per = (uint64_t)l->mbs * l->dp;
+        l->gas = gbs && gbs % per == 0 ? (uint32_t)(gbs / per) : 1;
+        if (!gbs)
+            assume(out, "one micro-batch per step");
+    }
+    out->global_batch = (double)l->mbs * l->gas * l->dp;
+    return TP_OK;
+}
+
+double tp_convention_flops_per_token(const struct tp_model *m, uint64_t seq, const char *conv)
+{
+    struct tp_flops f;
+    if (!conv || tp_flops_per_token(m, seq, TP_ATTN_CAUSAL, TP_RECOMPUTE_NONE, 0, &f, NULL) != TP_OK)
+        return 0;
+    double L = m->n_layers, h = m->hidden, s = (double)seq, V = m->vocab;
+    if (strcmp(conv, "megatron-hfu-2021") == 0) /* [NAR21] eq. 3: counts the recompute forward */
+        return 96 * L * h * h * (1 + s / (6 * h) + V / (16 * L * h));
+    if (strcmp(conv, "korthikanti-mfu") == 0) /* [KOR22]: model FLOPs, no recompute */
+        return f.narayanan_2021;
+    if (strcmp(conv, "megatron-core") == 0 || strcmp(conv, "nemo-model") == 0)
+        return f.megatron_2023; /* 3x forward, full (non-causal) attention square, LM head */
+    if (strcmp(conv, "llm-foundry") == 0) /* 6N + 12 L d s, N with embeddings */
+        return f.palm;
+    if (strcmp(conv, "torchtitan") == 0) /* 6 N_noemb + 12 L H Q T */
+        return f.torchtitan;
+    if (strcmp(conv, "dgxc-formula") == 0) {
+        double g = m->n_kv_heads, a = m->n_heads, ffn = m->ffn;
+        return 12 * L * h * h * (1 + g / a + s / h) + 18 * L * h * ffn + 6 * V * h;
+    }
+    return 0;
+}
+
+double tp_run_measured_tokens_per_s(const struct tp_run *run, const char **how)
+{
+    const char *unused;
+    how = how ? how : &unused;
+    *how = "";
+    if (isfinite(run->tokens_per_s_per_gpu) && run->tokens_per_s_per_gpu > 0) {
+        *how = "tokens/s";
+        return run->tokens_per_s_per_gpu;
+    }
+    double n = run->cluster.n_gpus, seq = (double)run->job.seq;
+    if (isfinite(run->step_time_s) && run->step_time_s > 0 && run->global_batch > 0 && n > 0) {
+        *how = "step time";
+        return run->global_batch * seq / run->step_time_s / n;
+    }
+    if (isfinite(run->samples_per_s) && run->samples_per_s > 0 && n > 0) {
+        *how = "samples/s";
+        return run->samples_per_s * seq / n;
+    }
+    /* a whole run's tokens over its wall-clock: start-up, evaluation and checkpoints included,
+       so a lower bound on the steady state */
+    if (isfinite(run->wall_clock_h) && run->wall_clock_h > 0 && isfinite(run->total_tokens) &&
+        run->total_tokens > 0 && n > 0) {
+        *how = "wall-clock";
+        return run->total_tokens / (run->wall_clock_h * 3600) / n;
+    }
+    double per_token = tp_convention_flops_per_token(&run->model, run->job.seq,
+                                                     run->tflops_convention);
+    if (per_token <= 0)
+        return NAN;
+    if (isfinite(run->tflops_per_gpu) && run->tflops_per_gpu > 0) {
+        *how = "TFLOP/s";
+        return run->tflops_per_gpu * 1e12 / per_token;
+    }
+    bool hw = strcmp(run->tflops_convention, "megatron-hfu-2021") == 0;
+    double frac = hw ? run->hfu : run->mfu;
+    if (isfinite(frac) && frac > 0) {
+        *how = hw ? "HFU" : "MFU";
+        return frac * run->cluster.gpu.peak_flops[TP_BF16] / per_token;
+    }
+    return NAN;
+}

@@ -1,0 +1,251 @@
+/*
+ * logs_row.c - a parsed log (with the model, cluster, job and layout it ran) as a row of the
+ * canonical runs file, for validate and calibrate.
+ */
+#include "logs_internal.h"
+
+#include <csv.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ----------------------------------------------------------------------------------------- */
+/* Runs-file row                                                                              */
+/* ----------------------------------------------------------------------------------------- */
+
+/* The canonical columns of the runs files, in their order (validation/runs/README.md). */
+static const char *const RUNS_COLUMNS[] = {
+    "row_id", "source", "source_ref", "source_table", "source_version_or_date", "model",
+    "n_layers", "hidden", "n_heads", "kv_heads", "ffn_hidden", "vocab", "seq_len",
+    "total_params", "moe_num_experts", "moe_topk", "moe_ffn_hidden", "moe_shared_experts",
+    "active_params", "gpu_type", "gpu_mem_gb", "num_gpus", "gpus_per_node", "interconnect",
+    "tp", "pp", "dp", "cp", "sp", "ep", "vpp", "zero_or_fsdp", "micro_batch", "global_batch",
+    "grad_accum", "recompute", "precision", "framework", "tflops_per_gpu", "tflops_convention",
+    "mfu", "hfu", "tokens_per_s_per_gpu", "tokens_per_s_total", "samples_per_s", "step_time_s",
+    "mem_per_gpu_gib", "derived_fields", "notes", "arch", "tied", "dense_layers", "head_dim",
+    "framework_key", "task", "fp8_recipe", "recompute_detail", "shard_group_size", "oom",
+    "dup_of", "wall_clock_h", "total_tokens", "original_values"};
+enum { N_RUNS_COLUMNS = sizeof RUNS_COLUMNS / sizeof RUNS_COLUMNS[0] };
+
+struct out {
+    char *buf;
+    size_t len, used; /* used counts what would have been written */
+};
+
+static void put(struct out *o, const char *s, size_t n)
+{
+    if (o->used < o->len) {
+        size_t room = o->len - o->used - 1;
+        memcpy(o->buf + o->used, s, n < room ? n : room);
+        o->buf[o->used + (n < room ? n : room)] = '\0';
+    }
+    o->used += n;
+}
+
+/* One cell, quoted by libcsv when it holds a comma, a quote or a line break. */
+static void cell(struct out *o, const char *s, bool first)
+{
+    if (!first)
+        put(o, ",", 1);
+    size_t n = strlen(s);
+    if (strpbrk(s, ",\"\r\n") == NULL) {
+        put(o, s, n);
+        return;
+    }
+    size_t need = csv_write(NULL, 0, s, n);
+    char *q = malloc(need + 1);
+    if (!q) {
+        put(o, "\"\"", 2);
+        return;
+    }
+    csv_write(q, need, s, n);
+    put(o, q, need);
+    free(q);
+}
+
+/* The runs file's `arch` key for a model, and what of the model it cannot carry. */
+static const char *runs_arch(const struct tp_model *m, char *lost, size_t len)
+{
+    const char *arch;
+    lost[0] = '\0';
+    if (m->attn == TP_ATTN_MLA)
+        arch = m->router_score_bias ? "deepseek_v3" : "deepseek_v2";
+    else if (m->attn_sinks || m->expert_bias)
+        arch = "gpt_oss";
+    else if (m->norm == TP_NORM_LAYER && m->mlp == TP_MLP_GELU && m->pos != TP_POS_ROPE)
+        arch = "gpt";
+    else if (m->norm == TP_NORM_LAYER && m->mlp == TP_MLP_GELU)
+        arch = "nemotron";
+    else if (m->n_experts)
+        arch = m->qk_norm ? "qwen3_moe" : "mixtral";
+    else
+        arch = "llama";
+    size_t u = 0;
+    if (m->qkv_bias && strcmp(arch, "gpt") != 0 && strcmp(arch, "gpt_oss") != 0)
+        u += (size_t)tp_snprintf(lost + u, len - u, "%sq/k/v biases", u ? ", " : "");
+    if (m->qk_norm && strcmp(arch, "qwen3_moe") != 0 && u < len)
+        u += (size_t)tp_snprintf(lost + u, len - u, "%sq/k norms", u ? ", " : "");
+    if ((m->window || m->chunk) && u < len)
+        u += (size_t)tp_snprintf(lost + u, len - u, "%ssliding/chunked attention", u ? ", " : "");
+    if (m->n_experts && (m->moe_step > 1 || m->layers_explicit) && u < len)
+        u += (size_t)tp_snprintf(lost + u, len - u, "%sinterleaved MoE layout", u ? ", " : "");
+    if (m->norms_per_block == 4 && u < len)
+        tp_snprintf(lost + u, len - u, "%ssandwich norms", u ? ", " : "");
+    return arch;
+}
+
+static const char *zero_key(const struct tp_job *j, const struct tp_layout *l, char *buf)
+{
+    bool fsdp = j->framework == TP_FW_FSDP || j->framework == TP_FW_TORCHTITAN;
+    if (fsdp && l->zero == 3)
+        return "fsdp-full";
+    if (fsdp && l->zero == 2)
+        return "fsdp-grad-op";
+    if (j->framework == TP_FW_MEGATRON && l->zero == 1)
+        return "megatron-distopt";
+    tp_snprintf(buf, 8, "%u", l->zero);
+    return buf;
+}
+
+static void fmt_num(char *buf, size_t len, double v)
+{
+    if (isfinite(v))
+        tp_snprintf(buf, len, "%.10g", v);
+    else
+        buf[0] = '\0';
+}
+
+size_t tp_log_runs_csv(const struct tp_log_row *r, bool header, char *buf, size_t len)
+{
+    static const char *const TASK[] = {"pretrain", "sft", "dpo", "lora", "qlora"};
+    static const char *const PREC[] = {"bf16", "fp16", "fp8", "fp32", "mxfp8", "nvfp4", "mxfp4"};
+    static const char *const RC[] = {"none", "selective", "full"};
+    struct out o = {buf, len, 0};
+    if (buf && len)
+        buf[0] = '\0';
+    if (header) {
+        for (size_t i = 0; i < N_RUNS_COLUMNS; i++)
+            cell(&o, RUNS_COLUMNS[i], i == 0);
+        put(&o, "\n", 1);
+    }
+    const struct tp_model *m = r->model;
+    const struct tp_cluster *c = r->cluster;
+    const struct tp_job *j = r->job;
+    const struct tp_layout *l = r->layout;
+    const struct tp_log_steady *st = r->steady;
+    enum tp_log_format f = r->info->format;
+    struct tp_params pc;
+    tp_count_params(m, &pc);
+    char lost[160];
+    const char *arch = runs_arch(m, lost, sizeof lost);
+
+    /* the FLOP convention of the logged TFLOP/s and MFU (runs README tflops_convention) */
+    const char *conv = "other";
+    if (f == TP_LOG_TORCHTITAN)
+        conv = "torchtitan";
+    else if (f == TP_LOG_MEGATRON_DS && l->recompute == TP_RECOMPUTE_FULL)
+        conv = "megatron-hfu-2021"; /* 24*4*B*s*L*h^2*(1+s/6h+V/16Lh): counts the recompute */
+    bool flops = isfinite(st->tflops_per_gpu) || isfinite(st->mfu);
+
+    char framework[96], derived[256], notes[1024], zbuf[8];
+    tp_snprintf(framework, sizeof framework, "%s (from a %s log)%s%s", tp_stack_get(j->framework)->key,
+             tp_log_format_name(f),
+             j->optimizer == TP_OPT_ADAMW_8BIT ? "; optimizer=adamw-8bit" : "",
+             j->fused_loss ? "; fused loss (as Liger)" : "");
+    tp_snprintf(derived, sizeof derived, "tokens_per_s_per_gpu, tokens_per_s_total, samples_per_s, "
+             "step_time_s, mem_per_gpu_gib: steady state of the log (trainplan logs); model "
+             "shape, GPU and layout from the command line and the log");
+    int nn = tp_snprintf(notes, sizeof notes, "trainplan logs, %s log: %zu steps logged, %zu used "
+                      "(%s); throughput: %s", tp_log_format_name(f), st->n_steps, st->n_used,
+                      st->rule, st->how);
+    if (flops && nn > 0 && (size_t)nn < sizeof notes)
+        nn += tp_snprintf(notes + nn, sizeof notes - (size_t)nn, "; TFLOP/s and MFU as the %s log "
+                       "counts them", tp_log_format_name(f));
+    if (lost[0] && nn > 0 && (size_t)nn < sizeof notes)
+        nn += tp_snprintf(notes + nn, sizeof notes - (size_t)nn, "; the runs format does not "
+                       "carry the model's %s", lost);
+    if (l->tp > 1 && nn > 0 && (size_t)nn < sizeof notes) /* the runs mapper reads it back */
+        nn += tp_snprintf(notes + nn, sizeof notes - (size_t)nn, "; %s",
+                       j->tp_comm_overlap ? "--tp-comm-overlap" : "--no-tp-comm-overlap");
+    if (r->note && r->note[0] && nn > 0 && (size_t)nn < sizeof notes)
+        tp_snprintf(notes + nn, sizeof notes - (size_t)nn, "; %s", r->note);
+
+    char v[N_RUNS_COLUMNS][48];
+    const char *cells[N_RUNS_COLUMNS];
+    for (size_t i = 0; i < N_RUNS_COLUMNS; i++) {
+        v[i][0] = '\0';
+        cells[i] = v[i];
+    }
+#define SETS(i, s) (cells[i] = (s))
+#define SETU(i, x) tp_snprintf(v[i], sizeof v[i], "%llu", (unsigned long long)(x))
+#define SETD(i, x) fmt_num(v[i], sizeof v[i], (x))
+    SETS(0, r->row_id);
+    SETS(1, "logs");
+    SETS(2, r->source_ref);
+    SETS(5, m->name);
+    SETU(6, m->n_layers);
+    SETU(7, m->hidden);
+    SETU(8, m->n_heads);
+    SETU(9, m->attn == TP_ATTN_MLA ? m->n_heads : m->n_kv_heads);
+    if (m->ffn)
+        SETU(10, m->ffn);
+    SETU(11, m->vocab);
+    SETU(12, j->seq);
+    SETU(13, pc.total);
+    if (m->n_experts) {
+        SETU(14, m->n_experts);
+        SETU(15, m->top_k);
+        SETU(16, m->moe_ffn);
+        SETU(17, m->n_shared_experts);
+    }
+    SETU(18, pc.active);
+    SETS(19, c->gpu.key);
+    SETD(20, c->gpu.hbm_bytes / 1073741824.0);
+    SETU(21, c->n_gpus);
+    SETU(22, c->gpus_per_node);
+    SETU(24, l->tp);
+    SETU(25, l->pp);
+    SETU(26, l->dp);
+    SETU(27, l->cp);
+    SETU(28, l->sp ? 1 : 0);
+    SETU(29, l->ep);
+    SETU(30, l->vpp);
+    SETS(31, zero_key(j, l, zbuf));
+    SETU(32, l->mbs);
+    SETU(33, (uint64_t)l->mbs * l->gas * l->dp);
+    SETU(34, l->gas);
+    SETS(35, RC[l->recompute]);
+    SETS(36, PREC[j->precision]);
+    SETS(37, framework);
+    if (flops) {
+        SETD(38, st->tflops_per_gpu);
+        SETS(39, conv);
+        SETD(40, st->mfu);
+    }
+    SETD(42, st->tokens_per_s_per_gpu);
+    SETD(43, st->tokens_per_s);
+    SETD(44, st->samples_per_s);
+    SETD(45, st->step_s_mean);
+    SETD(46, st->mem_gib);
+    SETS(47, derived);
+    SETS(48, notes);
+    SETS(49, arch);
+    SETU(50, m->tied ? 1 : 0);
+    SETU(51, m->n_experts ? m->moe_first_dense : m->n_layers);
+    if (m->attn != TP_ATTN_MLA)
+        SETU(52, m->head_dim);
+    SETS(53, tp_stack_get(j->framework)->key);
+    SETS(54, TASK[j->task]);
+    if (l->shard_group)
+        SETU(57, l->shard_group);
+    SETS(58, "0");
+#undef SETS
+#undef SETU
+#undef SETD
+    for (size_t i = 0; i < N_RUNS_COLUMNS; i++)
+        cell(&o, cells[i], i == 0);
+    put(&o, "\n", 1);
+    return o.used;
+}
+
