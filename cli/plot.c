@@ -1,6 +1,6 @@
 /*
  * plot.c - `--svg FILE` on memory, estimate, search --gpus, validate, logs and size: each
- * command's figures mapped onto the library's charts (src/svg_plot.c) and written to FILE.
+ * command's figures mapped onto the library's charts (src/plot/svg_plot.c) and written to FILE.
  */
 #include "plot.h"
 

@@ -1759,7 +1759,7 @@ TP_API enum tp_status tp_abi_check(const char *version, size_t model, size_t clu
                  sizeof(struct tp_evaluation), (err))
 
 /* ----------------------------------------------------------------------------------------- */
-/* SVG plots (src/svg.c: the document, axes, legend; src/svg_plot.c: the charts)              */
+/* SVG plots (src/plot/svg.c: the document, axes, legend; src/plot/svg_plot.c: the charts)              */
 /* ----------------------------------------------------------------------------------------- */
 
 /* A growing SVG document (malloc'd; tp_svg_free releases it).  `data` is NUL-terminated. */

@@ -1,5 +1,5 @@
 /*
- * test_svg.c - the SVG charts (src/svg.c, src/svg_plot.c): the document's content for known
+ * test_svg.c - the SVG charts (src/plot/svg.c, src/plot/svg_plot.c): the document's content for known
  * inputs, XML escaping, the Okabe-Ito colours, round log ticks, and the inputs refused.
  *
  * The colours are Okabe & Ito (2008), "Color Universal Design (CUD): how to make figures and
