@@ -14,7 +14,12 @@ static bool check_row(void *ctx, const char *path, size_t line, const struct tp_
     if (why)
         return true;
     static struct tp_run_eval ev;
-    tp_run_evaluate(run, ctx, &ev);
+    /* a row tp_run_from_row accepts is one the evaluation takes: a refusal here would be a
+       row dropped without its reason */
+    if (tp_run_evaluate(run, ctx, &ev) != TP_OK) {
+        fprintf(stderr, "fuzz: a mapped row is refused by tp_run_evaluate\n");
+        abort();
+    }
     fuzz_sane(ev.predicted_step_s, 0, "predicted step time");
     fuzz_sane(ev.predicted_tokens_per_s_per_gpu, 0, "predicted tokens/s per GPU");
     fuzz_sane(ev.predicted_mem_gib, 0, "predicted memory");

@@ -638,6 +638,11 @@ enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells
             assume(out, "one micro-batch per step");
     }
     out->global_batch = (double)l->mbs * l->gas * l->dp;
+    /* the micro-batch and accumulation derived above from global_batch are checked like the
+       rest: a row the evaluation would refuse (gas 12,825,616 from a fuzzed global_batch) is
+       reported here, with its reason, not dropped later */
+    if (tp_run_check(&out->model, &out->cluster, &out->job, l, NULL, &inner) != TP_OK)
+        return tp_fail(err, TP_EINVAL, "layout: %s", inner.msg);
     return TP_OK;
 }
 
