@@ -258,6 +258,14 @@ static const struct {
     {"mi355", "mi355x"},            {"max1550-stack", "max1550-tile"},
     {"pvc-tile", "max1550-tile"},   {"pvc", "max1550"},
     {"gaudi-2", "gaudi2"},          {"gaudi-3", "gaudi3"},
+    /* the names on datasheets and in cloud instance listings (A100-SXM-80GB, H100 SXM5 80GB) */
+    {"a100-sxm-80gb", "a100-80gb"}, {"a100-sxm-40gb", "a100-40gb"},
+    {"a100-80gb-sxm", "a100-80gb"}, {"a100-40gb-sxm", "a100-40gb"},
+    {"h100-sxm-80gb", "h100-sxm"},  {"h100-sxm5-80gb", "h100-sxm"},
+    {"h100-pcie-80gb", "h100-pcie"}, {"h100-nvl", "h100-96gb"},
+    {"h200-141gb", "h200"},         {"h200-sxm-141gb", "h200"},
+    {"b200-180gb", "b200"},         {"mi300x-192gb", "mi300x"},
+    {"mi325x-256gb", "mi325x"},     {"mi355x-288gb", "mi355x"},
 };
 
 #define N_ALIASES (sizeof ALIASES / sizeof ALIASES[0])
@@ -343,6 +351,44 @@ static void close_keys(const char *name, char *out, size_t len)
     }
 }
 
+/* A name as people type it, reduced for comparison: lower case, no vendor or family word
+   ("NVIDIA", "AMD", "Instinct", "Intel"), and no separators, so "H100 SXM", "h100_sxm" and
+   "nvidia-h100-sxm" all read "h100sxm". */
+static void squeeze(const char *name, char *out, size_t len)
+{
+    static const char *const VENDOR[] = {"nvidia", "amd", "instinct", "intel", "tesla"};
+    char lower[96];
+    size_t n = 0;
+    for (const char *p = name; *p && n + 1 < sizeof lower; p++)
+        lower[n++] = (char)tolower((unsigned char)*p);
+    lower[n] = '\0';
+    const char *p = lower;
+    for (bool again = true; again;) {
+        again = false;
+        while (*p == ' ' || *p == '-' || *p == '_')
+            p++;
+        for (size_t i = 0; i < sizeof VENDOR / sizeof VENDOR[0]; i++) {
+            size_t k = strlen(VENDOR[i]);
+            if (strncmp(p, VENDOR[i], k) == 0 && (p[k] == ' ' || p[k] == '-' || p[k] == '_')) {
+                p += k;
+                again = true;
+            }
+        }
+    }
+    size_t o = 0;
+    for (; *p && o + 1 < len; p++)
+        if (*p != ' ' && *p != '-' && *p != '_')
+            out[o++] = *p;
+    out[o] = '\0';
+}
+
+static bool same_name(const char *typed_squeezed, const char *catalog)
+{
+    char c[96];
+    squeeze(catalog, c, sizeof c);
+    return strcmp(typed_squeezed, c) == 0;
+}
+
 enum tp_status tp_gpu_find(const char *name, const struct tp_gpu **out, struct tp_error *err)
 {
     if (name == NULL || out == NULL)
@@ -350,6 +396,15 @@ enum tp_status tp_gpu_find(const char *name, const struct tp_gpu **out, struct t
     const struct tp_gpu *g = by_key(name);
     for (size_t i = 0; g == NULL && i < N_ALIASES; i++)
         if (tp_streq_ci(ALIASES[i].alias, name))
+            g = by_key(ALIASES[i].key);
+    /* then as typed: any case, blanks or underscores for hyphens, a vendor word in front */
+    char sq[96];
+    squeeze(name, sq, sizeof sq);
+    for (size_t i = 0; g == NULL && sq[0] && i < N_GPUS; i++)
+        if (same_name(sq, GPUS[i].key))
+            g = &GPUS[i];
+    for (size_t i = 0; g == NULL && sq[0] && i < N_ALIASES; i++)
+        if (same_name(sq, ALIASES[i].alias))
             g = by_key(ALIASES[i].key);
     if (g != NULL) {
         *out = g;
