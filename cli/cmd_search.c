@@ -321,9 +321,8 @@ static void explain(const struct run *r, const struct tp_search_opts *o,
          best->memory_bytes / 1073741824.0);
 }
 
-enum { MAX_COUNTS = 64 };
+enum { MAX_COUNTS = CLI_MAX_SWEEP_VALUES };
 
-/* "8,16,32" or "8..512" (doubling from the low end, the high end included). */
 /* --recompute-modes none,selective,full,partial -> TP_SEARCH_RC_* mask. */
 static int parse_modes(const char *text, unsigned *mask)
 {
@@ -365,38 +364,6 @@ static int parse_modes(const char *text, unsigned *mask)
     return EXIT_OK;
 }
 
-static int parse_counts(const char *text, uint32_t *out, size_t *n)
-{
-    *n = 0;
-    const char *dots = strstr(text, "..");
-    char *end;
-    if (dots) {
-        long lo = strtol(text, &end, 10), hi;
-        if (end != dots || lo < 1 || (hi = strtol(dots + 2, &end, 10)) < lo || *end ||
-            hi > 1 << 20) {
-            cli_error("--gpus %s: expected LOW..HIGH with 1 <= LOW <= HIGH <= 1048576", text);
-            return EXIT_USAGE;
-        }
-        for (long v = lo; v <= hi && *n < MAX_COUNTS; v *= 2)
-            out[(*n)++] = (uint32_t)v;
-        if (out[*n - 1] != (uint32_t)hi && *n < MAX_COUNTS)
-            out[(*n)++] = (uint32_t)hi;
-        return EXIT_OK;
-    }
-    const char *p = text;
-    while (*p) {
-        long v = strtol(p, &end, 10);
-        if (end == p || v < 1 || v > 1 << 20 || (*end && *end != ',') || *n == MAX_COUNTS) {
-            cli_error("--gpus %s: expected a list of up to %d GPU counts (8,16,32) or a range "
-                      "(8..512)", text, MAX_COUNTS);
-            return EXIT_USAGE;
-        }
-        out[(*n)++] = (uint32_t)v;
-        p = *end ? end + 1 : end;
-    }
-    return EXIT_OK;
-}
-
 /* Train time and GPU-hours for a token budget (or per million tokens without one). */
 static void budget(const struct tp_time *t, uint32_t gpus, double tokens, double *train_s,
                    double *gpu_hours)
@@ -410,9 +377,9 @@ static void budget(const struct tp_time *t, uint32_t gpus, double tokens, double
 static int sweep(const struct cli_args *a, struct run *r, const struct tp_search_opts *o,
                  const struct tp_calib *cal)
 {
-    uint32_t counts[MAX_COUNTS];
+    int64_t counts[MAX_COUNTS];
     size_t nc;
-    int rc = parse_counts(a->gpus_list, counts, &nc);
+    int rc = cli_parse_list("gpus", a->gpus_list, 1, 1 << 20, counts, MAX_COUNTS, &nc);
     if (rc != EXIT_OK)
         return rc;
     static struct tp_search_hit best[MAX_COUNTS];
@@ -420,7 +387,7 @@ static int sweep(const struct cli_args *a, struct run *r, const struct tp_search
     double train[MAX_COUNTS], hours[MAX_COUNTS];
     size_t any = 0;
     for (size_t i = 0; i < nc; i++) {
-        r->c.n_gpus = counts[i];
+        r->c.n_gpus = (uint32_t)counts[i];
         size_t n;
         struct tp_search_stats st;
         if ((rc = run_search(r, o, cal, &best[i], 1, &n, &st)) != EXIT_OK)
@@ -428,7 +395,7 @@ static int sweep(const struct cli_args *a, struct run *r, const struct tp_search
         found[i] = n > 0;
         any += n > 0;
         if (found[i])
-            budget(&best[i].time, counts[i], a->tokens, &train[i], &hours[i]);
+            budget(&best[i].time, (uint32_t)counts[i], a->tokens, &train[i], &hours[i]);
     }
     /* Pareto front of time against GPU-hours: no other count is at least as fast and as cheap
        and better in one of them */
@@ -445,7 +412,7 @@ static int sweep(const struct cli_args *a, struct run *r, const struct tp_search
         json_t *list = json_array();
         for (size_t i = 0; i < nc; i++) {
             json_t *e = found[i] ? hit_json(&best[i]) : json_object();
-            json_object_set_new(e, "gpus", json_integer(counts[i]));
+            json_object_set_new(e, "gpus", json_integer((json_int_t)counts[i]));
             json_object_set_new(e, "feasible", json_boolean(found[i]));
             json_object_set_new(e, "pareto", json_boolean(front[i]));
             if (found[i]) {
@@ -480,7 +447,7 @@ static int sweep(const struct cli_args *a, struct run *r, const struct tp_search
            "tok/s/GPU", "MFU", "time", "GPU-hours", priced ? "         cost" : "");
     for (size_t i = 0; i < nc; i++) {
         if (!found[i]) {
-            printf("  %6u  no feasible layout\n", counts[i]);
+            printf("  %6lld  no feasible layout\n", (long long)counts[i]);
             continue;
         }
         const struct tp_layout *l = &best[i].layout;
@@ -489,8 +456,8 @@ static int sweep(const struct cli_args *a, struct run *r, const struct tp_search
         fmt_duration(wall, sizeof wall, train[i]);
         split_text(&r->m, l, split, sizeof split);
         report_recompute(l, rcs, sizeof rcs);
-        printf("%c %6u %4u %4u %4u %4u %-12s %4u %4u %4u %5u %-9s %9.3f %9.0f %5.1f%% %12s %12.1f",
-               front[i] ? '*' : ' ', counts[i], l->dp, l->tp, l->pp, l->vpp, split, l->ep,
+        printf("%c %6lld %4u %4u %4u %4u %-12s %4u %4u %4u %5u %-9s %9.3f %9.0f %5.1f%% %12s %12.1f",
+               front[i] ? '*' : ' ', (long long)counts[i], l->dp, l->tp, l->pp, l->vpp, split, l->ep,
                l->zero, l->mbs, l->gas, rcs, t->step_s, t->tokens_per_s_per_gpu, 100 * t->mfu,
                wall, hours[i]);
         if (priced)

@@ -97,6 +97,41 @@ void report_header(const struct run *r, const char *what)
     printf("; offload %s\n", offload_names[l->offload]);
 }
 
+void report_fit_hint(const struct run *r, const struct tp_memory *mem, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (mem->fits)
+        return;
+    /* the switches that change no layout size: a fused/chunked loss, another recompute mode */
+    static const struct {
+        bool fused;
+        int recompute; /* -1: as given */
+        const char *text;
+    } TRY[] = {{true, -1, "--fused-loss"},
+               {false, TP_RECOMPUTE_SELECTIVE, "--recompute selective"},
+               {false, TP_RECOMPUTE_FULL, "--recompute full"},
+               {true, TP_RECOMPUTE_SELECTIVE, "--fused-loss --recompute selective"},
+               {true, TP_RECOMPUTE_FULL, "--fused-loss --recompute full"}};
+    for (size_t i = 0; i < sizeof TRY / sizeof TRY[0]; i++) {
+        struct tp_job j = r->j;
+        struct tp_layout l = r->l;
+        if ((TRY[i].fused && j.fused_loss) ||
+            (TRY[i].recompute >= 0 && (int)l.recompute == TRY[i].recompute &&
+             !l.recompute_layers))
+            continue;
+        j.fused_loss = j.fused_loss || TRY[i].fused;
+        if (TRY[i].recompute >= 0) {
+            l.recompute = (enum tp_recompute)TRY[i].recompute;
+            l.recompute_layers = 0;
+        }
+        struct tp_memory m;
+        if (tp_memory_worst(&r->m, &r->c, &j, &l, &m) == TP_OK && m.fits) {
+            snprintf(buf, len, "%s", TRY[i].text);
+            return; /* the first, the cheapest in speed */
+        }
+    }
+}
+
 void report_memory_stage(const struct run *r, const struct tp_memory *mem, bool worst)
 {
     char head[96];
@@ -123,8 +158,11 @@ void report_memory_stage(const struct run *r, const struct tp_memory *mem, bool 
     line("overhead (context, NCCL, fragmentation)", mem->overhead_bytes, t);
     line("total", mem->total_bytes, 0);
     line("capacity", mem->capacity_bytes, 0);
-    printf("  %-44s %9.2f GB   -> %s\n", "headroom", mem->headroom_bytes / 1e9,
-           mem->fits ? "fits" : "DOES NOT FIT");
+    char hint[160];
+    report_fit_hint(r, mem, hint, sizeof hint);
+    printf("  %-44s %9.2f GB   -> %s%s%s%s\n", "headroom", mem->headroom_bytes / 1e9,
+           mem->fits ? "fits" : "DOES NOT FIT", hint[0] ? " (fits with " : "", hint,
+           hint[0] ? ")" : "");
     if (mem->host_bytes_per_node > 0)
         printf("  host RAM for the offload: %.1f GB per node\n", mem->host_bytes_per_node / 1e9);
 }
