@@ -196,6 +196,8 @@ static const struct opt OPTS[] = {
      "per stage; needs full); default all four"},
     {"even-pp", NULL, OPT_CONST, F(even_pp), 1, 1, NULL, NULL, SEARCH_CMDS, NULL,
      "only even pipeline splits (no stages shortened for the embedding and the head)"},
+    {"quiet", "q", OPT_CONST, F(quiet), 1, 1, NULL, NULL, SEARCH_CMDS | CMD_CALIBRATE, NULL,
+     "no progress line on stderr (it shows only on a terminal anyway)"},
     {"threads", NULL, OPT_INT, F(threads), 1, 256, NULL, NULL, SEARCH_CMDS | CMD_SIZE, "N",
      "worker threads (default: the online CPUs); the result does not depend on it"},
     {"gpu-hour-price", NULL, OPT_REAL, F(price), 0, 1000000, NULL, NULL,

@@ -81,6 +81,7 @@ struct cli_args {
     const char *explain;     /* --explain "tp=8 pp=4 mbs=2" */
     const char *recompute_modes; /* search --recompute-modes none,selective,full,partial */
     const char *gpus_list;   /* search --gpus 8,16,32 or 8..512 */
+    int quiet;               /* --quiet: no progress line */
     /* layout (TP_UNSET = default / derived) */
     int64_t dp, tp, pp, vpp, ep, etp, cp, zero, shard_group, mbs, gas, gbs, recompute_layers;
     int64_t pp_first, pp_last; /* uneven pipeline split */
@@ -223,6 +224,36 @@ int out_csv_row(json_t *row);
 void report_split(const struct tp_model *m, const struct tp_layout *l, char *buf, size_t len);
 /* The recompute mode: "none", "selective", "full", or "full(N)" for N blocks per stage. */
 void report_recompute(const struct tp_layout *l, char *buf, size_t len);
+
+/* The search over software stacks (search_stacks.c). */
+enum { SEARCH_MAX_TOP = 1000 };
+struct stack_hit {
+    struct tp_search_hit h;
+    enum tp_framework fw;    /* the stack it runs on */
+};
+struct search_ctl {
+    enum tp_framework fw[TP_FW_COUNT]; /* the stacks searched */
+    size_t n_fw;
+    unsigned threads;
+    bool progress;           /* the progress line on stderr */
+};
+/* The `cap` fastest layouts over the stacks of `ctl` (r->j.framework is left at the best's);
+   the stats add up over the stacks.  EXIT_OK, or EXIT_USAGE after an error line. */
+int search_stacks(struct run *r, const struct tp_search_opts *o, const struct tp_calib *cal,
+                  const struct search_ctl *ctl, struct stack_hit *out, size_t cap, size_t *n,
+                  struct tp_search_stats *st);
+/* The relative difference in time per token within which a layout ties the best: half the 80%
+   range of the best's class, in log space; `rg` receives that range. */
+double search_tie_band(const struct run *r, const struct stack_hit *best, unsigned domain,
+                       struct tp_range *rg);
+/* The step-time term that differs most from the best's: "bubble +0.120s", or "best". */
+void search_differs(const struct stack_hit *best, const struct stack_hit *h, char *buf,
+                    size_t len);
+/* Nothing feasible: prints the binding constraint and the nearest changes that work (another
+   stack when one was named, the nearest global batch, more GPUs). */
+void search_nothing(struct run *r, const struct tp_search_opts *o, const struct tp_calib *cal,
+                    const struct search_ctl *ctl, const struct tp_search_stats *st,
+                    bool framework_given);
 
 int cmd_params(int argc, char **argv);
 int cmd_models(int argc, char **argv);
