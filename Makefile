@@ -57,7 +57,7 @@ CLI_OBJ  := $(filter-out $(BUILD)/cli/main.o,$(CLI_SRC:%.c=$(BUILD)/%.o))
 REPLAYS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
 FUZZERS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 
-.PHONY: all deps run test unit cli-test bench-smoke bench clean calibration check-calibration \
+.PHONY: all deps run test unit cli-test formats-test bench-smoke bench clean calibration check-calibration \
         fuzz-replay fuzz fuzzers valgrind
 .SECONDARY:
 all: $(BIN) $(TESTS) $(BENCHES) $(REPLAYS)
@@ -107,13 +107,21 @@ run: deps
 
 test: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory unit bench-smoke fuzz-replay cli-test
+	@$(MAKE) --no-print-directory unit bench-smoke fuzz-replay cli-test formats-test
 
 unit: $(TESTS)
 	@set -e; for t in $(TESTS); do echo "== $$t"; ./$$t; done
 
 cli-test: $(BIN)
 	@sh tests/cli/run.sh ./$(BIN) tests/cli/cases.txt
+
+# every command's CSV and JSON parse (libcsv strict, jansson)
+$(BUILD)/tests/check_format: tests/formats/check_format.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(DEP_CFLAGS) $(LDFLAGS) -o $@ $< $(DEP_LIBS)
+
+formats-test: $(BIN) $(BUILD)/tests/check_format
+	@sh tests/formats/run.sh ./$(BIN) ./$(BUILD)/tests/check_format
 
 bench-smoke: $(BENCHES)
 	@set -e; for b in $(BENCHES); do ./$$b --smoke >/dev/null; echo "bench $$b: ran"; done

@@ -836,6 +836,10 @@ struct tp_fit_opts {
     uint32_t starts;       /* Nelder-Mead starts: the base and the best quasi-random points
                               (default 4; 1 = the base only) */
     uint32_t samples;      /* quasi-random points tried for the starts (default 256) */
+    /* called every 256 objective evaluations with the count so far in this fit (NULL: none);
+       the library prints nothing, the caller may show progress */
+    void (*progress)(void *ctx, unsigned evaluations);
+    void *progress_ctx;
 };
 void tp_fit_opts_init(struct tp_fit_opts *o);
 
