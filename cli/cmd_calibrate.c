@@ -16,7 +16,7 @@ static void help(void)
 {
     printf("usage: trainplan calibrate RUNS.csv... [-o CAL.json] [--base FILE|prior] [--no-cv]\n"
            "                           [--no-per-gpu] [--min-gpu-rows N] [--prior-weight W]\n"
-           "                           [--max-evals N] [--format table|json]\n\n"
+           "                           [--max-evals N] [--quiet] [--format table|json|csv]\n\n"
            "Fits the efficiency parameters of the time model to the measured throughput of the\n"
            "runs files (docs/runs-file.md): GEMM efficiency, attention and memory-bound kernel\n"
            "efficiency, achieved network bandwidth per level, TP and DP overlap and the per-step\n"
@@ -29,7 +29,8 @@ static void help(void)
            "before and after and, with rows from two or more sources, the leave-one-source-out\n"
            "cross-validated error (each source predicted by a fit to the others): the honest\n"
            "figure.  The built-in defaults are `make calibration` (this command with --base\n"
-           "prior over ../shared/validation/runs).\n\noptions:\n");
+           "prior over ../shared/validation/runs).  CSV: the fitted parameters, one row each.\n"
+           "On a terminal, a progress line on stderr (not with --quiet).\n\noptions:\n");
     cli_print_options(stdout, CMD_CALIBRATE);
 }
 

@@ -19,7 +19,9 @@ static void help(void)
            "stage with --per-stage): weights, gradients, optimizer states after ZeRO/FSDP and\n"
            "TP/PP/EP sharding, ZeRO-3 gather buffers, activations of the micro-batches in flight,\n"
            "logits, communication buffers and framework overhead, against the GPU's capacity.\n"
-           "When it does not fit, lists the smallest changes that make it fit.\n\n"
+           "When it does not fit, lists the smallest changes that make it fit.\n"
+           "Lists: --mbs 1,2,4,8, --seq 4096,8192, --gpus 8..512 (doubling), also --gbs --gas\n"
+           "--tp --pp --dp --cp --ep --zero: one row per combination (JSON sweep[], CSV rows).\n\n"
            "JSON keys: schema_version, weights_bytes, grads_bytes, optimizer_bytes,\n"
            "activations_bytes, total_bytes, capacity_bytes, fits, ... (bytes, per GPU).\n\n"
            "options:\n");
