@@ -269,6 +269,9 @@ static int print_json(const struct run *r, const struct tp_memory *mem, const st
                                     "against the dense 16-bit peak"));
     json_object_set_new(doc, "time", time_json(t));
     json_object_set_new(doc, "memory", report_memory_json(mem));
+    char hint[160];
+    report_fit_hint(r, mem, hint, sizeof hint);
+    json_object_set_new(doc, "fits_with", json_string(hint));
     json_object_set_new(doc, "checkpoint", report_checkpoint_plan_json(ck));
     if (b->tokens > 0) {
         json_object_set_new(doc, "train_tokens", json_real(b->tokens));

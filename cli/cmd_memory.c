@@ -66,6 +66,9 @@ static int print_json(const struct run *r, const struct tp_memory *worst, bool p
                                             fixes[i].total_bytes));
     json_object_set_new(head, "fixes", fx);
     json_object_set_new(head, "notes", json_string(r->notes));
+    char hint[160];
+    report_fit_hint(r, worst, hint, sizeof hint);
+    json_object_set_new(head, "fits_with", json_string(hint));
     return cli_print_json(head, 12);
 }
 
