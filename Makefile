@@ -71,8 +71,8 @@ CLI_OBJ  := $(filter-out $(BUILD)/cli/main.o,$(CLI_SRC:%.c=$(BUILD)/%.o))
 REPLAYS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
 FUZZERS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 
-.PHONY: all deps run test unit cli-test svg-test web web-test bench-smoke bench clean calibration \
-        check-calibration fuzz-replay fuzz fuzzers valgrind install python-test
+.PHONY: all deps run test unit cli-test formats-test svg-test web web-test bench-smoke bench clean \
+        calibration check-calibration fuzz-replay fuzz fuzzers valgrind install python-test
 .SECONDARY:
 all: $(BIN) $(SHLIB) $(PCFILE) $(TESTS) $(BENCHES) $(REPLAYS)
 
@@ -146,8 +146,8 @@ run: deps
 
 test: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory unit bench-smoke fuzz-replay cli-test svg-test python-test \
-	    $(if $(filter 1,$(SAN)),,web-test)
+	@$(MAKE) --no-print-directory unit bench-smoke fuzz-replay cli-test formats-test svg-test \
+	    python-test $(if $(filter 1,$(SAN)),,web-test)
 
 unit: $(TESTS)
 	@set -e; for t in $(TESTS); do echo "== $$t"; ./$$t; done
@@ -180,6 +180,14 @@ ifeq ($(SAN),0)
 else
 	@echo "python-test: skipped under SAN=$(SAN) (tests/test_threads.c covers the library)"
 endif
+
+# every command's CSV and JSON parse (libcsv strict, jansson)
+$(BUILD)/tests/check_format: tests/formats/check_format.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(DEP_CFLAGS) $(LDFLAGS) -o $@ $< $(DEP_LIBS)
+
+formats-test: $(BIN) $(BUILD)/tests/check_format
+	@sh tests/formats/run.sh ./$(BIN) ./$(BUILD)/tests/check_format
 
 bench-smoke: $(BENCHES)
 	@set -e; for b in $(BENCHES); do ./$$b --smoke >/dev/null; echo "bench $$b: ran"; done

@@ -9,7 +9,9 @@
  * prints the Spearman rank correlation between predicted and measured tokens/s per GPU and the
  * regret of picking the predicted best (how much slower, measured, than the measured best).
  * A benchmark: it never fails on accuracy.
- *   bench_sweeps [--calibration FILE] [RUNS.csv ...]   default: ../shared/validation/runs
+ *   bench_sweeps [--calibration FILE] [--min N] [RUNS.csv ...]   default: ../shared/validation/runs
+ *                                      --min: layouts a sweep needs (default 3; 2 adds pairs such
+ *                                      as Korthikanti 2022's full vs selective + SP)
  *   bench_sweeps --smoke                               quietly
  */
 #include "trainplan.h"
@@ -21,7 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_RUNS = 1024, MIN_SWEEP = 3 };
+enum { MAX_RUNS = 1024 };
+static size_t min_sweep = 3;
 
 struct row {
     char key[200];
@@ -102,6 +105,9 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--smoke") == 0) {
             quiet = true;
+        } else if (strcmp(argv[i], "--min") == 0 && i + 1 < argc) {
+            min_sweep = (size_t)strtoul(argv[++i], NULL, 10);
+            min_sweep = min_sweep < 2 ? 2 : min_sweep;
         } else if (strcmp(argv[i], "--calibration") == 0 && i + 1 < argc) {
             struct tp_error err;
             if (tp_calib_from_file(argv[++i], &cal, &err) != TP_OK) {
@@ -122,6 +128,8 @@ int main(int argc, char **argv)
         printf("bench_sweeps: predicted vs measured order of layouts within sweeps (same model, "
                "GPU, count, seq, precision)\n\n  %-78s %4s %8s %8s\n", "sweep", "lay.",
                "Spearman", "regret");
+    /* regret: how much slower, measured, the predicted best is than the measured best (the
+       predicted best is within `regret` of the measured best) */
     for (size_t i = 0; i < n_rows; i++) {
         if (used[i])
             continue;
@@ -145,7 +153,7 @@ int main(int argc, char **argv)
         }
         for (size_t p = 0; p < n; p++)
             meas[p] /= count[p];
-        if (n < MIN_SWEEP)
+        if (n < min_sweep)
             continue;
         double rho = spearman(pred, meas, n);
         size_t best_m = 0, best_p = 0;

@@ -201,6 +201,8 @@ static const struct opt OPTS[] = {
      "per stage; needs full); default all four"},
     {"even-pp", NULL, OPT_CONST, F(even_pp), 1, 1, NULL, NULL, SEARCH_CMDS, NULL,
      "only even pipeline splits (no stages shortened for the embedding and the head)"},
+    {"quiet", "q", OPT_CONST, F(quiet), 1, 1, NULL, NULL, SEARCH_CMDS | CMD_CALIBRATE, NULL,
+     "no progress line on stderr (it shows only on a terminal anyway)"},
     {"threads", NULL, OPT_INT, F(threads), 1, 256, NULL, NULL, SEARCH_CMDS | CMD_SIZE, "N",
      "worker threads (default: the online CPUs); the result does not depend on it"},
     {"gpu-hour-price", NULL, OPT_REAL, F(price), 0, 1000000, NULL, NULL,
@@ -353,10 +355,27 @@ static const struct opt OPTS[] = {
 
 #define N_OPTS (sizeof OPTS / sizeof OPTS[0])
 
+/* cli_error_capture: where errors go instead of stderr (a sweep's rows), NULL = stderr */
+static char *capture_buf;
+static size_t capture_len;
+
+void cli_error_capture(char *buf, size_t len)
+{
+    capture_buf = buf;
+    capture_len = len;
+    if (buf && len)
+        buf[0] = '\0';
+}
+
 void cli_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    if (capture_buf) {
+        vsnprintf(capture_buf, capture_len, fmt, ap);
+        va_end(ap);
+        return;
+    }
     fputs("trainplan: error: ", stderr);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
@@ -475,6 +494,75 @@ static int set_opt(const struct opt *o, const char *val, struct cli_args *a)
     return EXIT_OK;
 }
 
+/* The options memory and estimate sweep over (one row per combination of their values). */
+static const char *const SWEEPABLE[] = {"mbs", "seq", "gpus", "gbs", "gas", "tp", "pp", "dp",
+                                        "cp", "ep", "zero"};
+
+/* --mbs 1,2,4 or --gpus 8..512: checks every value as the option would, keeps the list for
+   cli_sweep and the first value for the rest of the parse. */
+static int add_sweep(const struct opt *o, const char *val, struct cli_args *a)
+{
+    bool ok = false;
+    for (size_t i = 0; i < sizeof SWEEPABLE / sizeof SWEEPABLE[0]; i++)
+        ok = ok || strcmp(SWEEPABLE[i], o->name) == 0;
+    if (!ok) {
+        cli_error("--%s %s: only --mbs, --seq, --gpus, --gbs, --gas, --tp, --pp, --dp, --cp, "
+                  "--ep and --zero take a list", o->name, val);
+        return EXIT_USAGE;
+    }
+    if (a->n_sweeps == CLI_MAX_SWEEPS) {
+        cli_error("--%s %s: at most %d options take a list at once", o->name, val,
+                  CLI_MAX_SWEEPS);
+        return EXIT_USAGE;
+    }
+    struct cli_sweep *sw = &a->sweeps[a->n_sweeps];
+    int rc = cli_parse_list(o->name, val, (int64_t)o->lo, (int64_t)o->hi, sw->values,
+                            CLI_MAX_SWEEP_VALUES, &sw->n);
+    if (rc != EXIT_OK)
+        return rc;
+    sw->name = o->name;
+    sw->offset = o->offset;
+    *(int64_t *)((char *)a + o->offset) = sw->values[0];
+    a->n_sweeps++;
+    return EXIT_OK;
+}
+
+int cli_parse_list(const char *name, const char *text, int64_t lo, int64_t hi, int64_t *out,
+                   size_t cap, size_t *n)
+{
+    *n = 0;
+    const char *dots = strstr(text, "..");
+    char *end;
+    errno = 0;
+    if (dots) {
+        long long a = strtoll(text, &end, 10), b;
+        if (end != dots || a < lo || a < 1 || (b = strtoll(dots + 2, &end, 10)) < a || *end ||
+            b > hi || errno) {
+            cli_error("--%s %s: expected LOW..HIGH (doubling) with %lld <= LOW <= HIGH <= %lld",
+                      name, text, (long long)(lo > 1 ? lo : 1), (long long)hi);
+            return EXIT_USAGE;
+        }
+        for (long long v = a; v <= b && *n < cap; v *= 2)
+            out[(*n)++] = v;
+        if (out[*n - 1] != b && *n < cap)
+            out[(*n)++] = b;
+        return EXIT_OK;
+    }
+    for (const char *p = text; *p;) {
+        long long v = strtoll(p, &end, 10);
+        if (end == p || v < lo || v > hi || errno || (*end && *end != ',') || *n == cap ||
+            (*end == ',' && !end[1])) {
+            cli_error("--%s %s: expected a list of up to %zu whole numbers in %lld..%lld "
+                      "(1,2,4) or a range (8..512: doubling)", name, text, cap, (long long)lo,
+                      (long long)hi);
+            return EXIT_USAGE;
+        }
+        out[(*n)++] = v;
+        p = *end ? end + 1 : end;
+    }
+    return EXIT_OK;
+}
+
 static const char *cmd_name(unsigned cmd)
 {
     return cmd == CMD_PARAMS   ? "params"
@@ -559,6 +647,13 @@ int cli_parse(int argc, char **argv, unsigned cmd, struct cli_args *a)
         }
         if (cmd == CMD_SEARCH && o->offset == F(gpus) && strpbrk(val, ",.")) {
             a->gpus_list = val; /* "8,16,32" or "8..512": cmd_search parses it */
+            continue;
+        }
+        if ((cmd & (CMD_MEMORY | CMD_ESTIMATE)) && o->kind == OPT_INT &&
+            (strchr(val, ',') || strstr(val, ".."))) {
+            int rc = add_sweep(o, val, a);
+            if (rc != EXIT_OK)
+                return rc;
             continue;
         }
         int rc = set_opt(o, val, a);

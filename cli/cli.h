@@ -35,6 +35,16 @@ enum {
 /* Commands whose positional arguments are files (cli_args.files), not MODEL. */
 #define FILES_CMDS (CMD_VALIDATE | CMD_CALIBRATE | CMD_LOGS | CMD_CHECKPOINT)
 #define CLI_MAX_FILES 64
+#define CLI_MAX_SWEEPS 4
+#define CLI_MAX_SWEEP_VALUES 64
+
+/* An option given a list on memory or estimate: --mbs 1,2,4,8, --gpus 8..512 (sweep.c). */
+struct cli_sweep {
+    const char *name;        /* the option, without "--" */
+    size_t offset;           /* its int64_t field in struct cli_args */
+    int64_t values[CLI_MAX_SWEEP_VALUES];
+    size_t n;
+};
 
 struct cli_args {
     unsigned cmd;            /* one CMD_* bit */
@@ -71,6 +81,7 @@ struct cli_args {
     const char *explain;     /* --explain "tp=8 pp=4 mbs=2" */
     const char *recompute_modes; /* search --recompute-modes none,selective,full,partial */
     const char *gpus_list;   /* search --gpus 8,16,32 or 8..512 */
+    int quiet;               /* --quiet: no progress line */
     /* layout (TP_UNSET = default / derived) */
     int64_t dp, tp, pp, vpp, ep, etp, cp, zero, shard_group, mbs, gas, gbs, recompute_layers;
     int64_t pp_first, pp_last; /* uneven pipeline split */
@@ -106,6 +117,9 @@ struct cli_args {
     /* estimate: the wall-clock beyond the steps */
     int64_t ckpt_every, eval_every; /* TP_UNSET = none */
     double eval_tokens, startup_min;  /* 0 = none */
+    /* memory, estimate: options given a list (the field holds the first value) */
+    struct cli_sweep sweeps[CLI_MAX_SWEEPS];
+    size_t n_sweeps;
 };
 
 /* Everything a run needs, resolved and checked. */
@@ -143,6 +157,37 @@ void cli_print_options(FILE *out, unsigned cmd);
    Prints the error and returns EXIT_USAGE on failure. */
 int cli_resolve_model(const struct cli_args *a, struct tp_model *m, char *notes, size_t len);
 
+/* "8,16,32" or "8..512" (doubling from LOW, HIGH included) into at most `cap` values in
+   [lo, hi]; prints the error naming --name and returns EXIT_USAGE when it is not one. */
+int cli_parse_list(const char *name, const char *text, int64_t lo, int64_t hi, int64_t *out,
+                   size_t cap, size_t *n);
+/* One combination of a sweep: fills `row` (which holds the swept values) for the resolved run
+   `r`; *ok false when it does not fit.  Returns EXIT_OK or EXIT_USAGE after an error line. */
+typedef int (*cli_sweep_row)(const struct cli_args *a, struct run *r, void *ctx, json_t *row,
+                             bool *ok);
+/* Runs `one` for every combination of a->sweeps (the first option varying slowest), appending
+   a row each to `rows`; a combination that does not resolve gets its error in an "error" key
+   and clears *all_ok (so does one that does not fit). */
+int cli_sweep(const struct cli_args *a, cli_sweep_row one, void *ctx, json_t *rows,
+              bool *all_ok);
+/* A column of a sweep's table: the row key, its header (also its width), and for reals the
+   digits after the point and a scale (bytes to GiB). */
+struct cli_col {
+    const char *key, *head;
+    int digits;
+    double scale;
+};
+void cli_sweep_table(const json_t *rows, const struct cli_col *cols, size_t n_cols);
+/* Adds the keys of `figures` (consumed; NULL: out of memory) that `row` lacks; EXIT_OK or
+   EXIT_USAGE after an error line.  For a cli_sweep_row. */
+int cli_sweep_merge(json_t *row, json_t *figures);
+/* cli_sweep, then the rows in a->format: CSV, JSON {schema_version, command, sweep: rows} with
+   `digits` significant digits, or the table of `cols` under a title line ending in `title`.
+   Exit status 0 when every combination fits, 1 when one does not or cannot be run. */
+int cli_sweep_print(const struct cli_args *a, cli_sweep_row one, void *ctx, const char *command,
+                    const char *title, const struct cli_col *cols, size_t n_cols, int digits);
+/* Sends cli_error's messages into `buf` (the last one) instead of stderr; NULL restores. */
+void cli_error_capture(char *buf, size_t len);
 /* Prints "trainplan: error: <msg>" to stderr. */
 void cli_error(const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
@@ -166,10 +211,36 @@ void report_header(const struct run *r, const char *what);
 void report_memory_stage(const struct run *r, const struct tp_memory *mem, bool worst);
 /* One CSV cell on stdout through libcsv's writer: quoted, quotes doubled (RFC 4180). */
 void report_csv_cell(const char *s);
+/* The output layer (format.c): a number for a JSON/CSV row, null when not finite (jansson
+   holds no NaN); rows of flat objects (consumed) written as CSV through libcsv, the header the
+   keys in order of first appearance, nested values as compact JSON cells.  Return EXIT_OK, or
+   EXIT_USAGE after an error line. */
+json_t *out_num(double v);
+int out_csv_rows(json_t *rows);
+int out_csv_row(json_t *row);
 /* Blocks per pipeline stage: "20+2x21+19" (first, middle stages, last), "48+46" with pp 2. */
 void report_split(const struct tp_model *m, const struct tp_layout *l, char *buf, size_t len);
 /* The recompute mode: "none", "selective", "full", or "full(N)" for N blocks per stage. */
 void report_recompute(const struct tp_layout *l, char *buf, size_t len);
+
+/* The search over software stacks (search_stacks.c). */
+enum { SEARCH_MAX_TOP = 1000 };
+struct search_ctl {
+    enum tp_framework fw[TP_FW_COUNT]; /* the stacks searched */
+    size_t n_fw;
+    unsigned threads;
+    bool progress;           /* the progress line on stderr */
+};
+/* The `cap` fastest layouts over the stacks of `ctl` (r->j.framework is left at the best's);
+   the stats add up over the stacks.  EXIT_OK, or EXIT_USAGE after an error line. */
+int search_stacks(struct run *r, const struct tp_search_opts *o, const struct tp_calib *cal,
+                  const struct search_ctl *ctl, struct tp_stack_hit *out, size_t cap, size_t *n,
+                  struct tp_search_stats *st);
+/* Nothing feasible: prints the binding constraint and the nearest changes that work (another
+   stack when one was named, the nearest global batch, more GPUs). */
+void search_nothing(struct run *r, const struct tp_search_opts *o, const struct tp_calib *cal,
+                    const struct search_ctl *ctl, const struct tp_search_stats *st,
+                    bool framework_given);
 
 int cmd_params(int argc, char **argv);
 int cmd_models(int argc, char **argv);

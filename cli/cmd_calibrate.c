@@ -9,12 +9,14 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 static void help(void)
 {
     printf("usage: trainplan calibrate RUNS.csv... [-o CAL.json] [--base FILE|prior] [--no-cv]\n"
            "                           [--no-per-gpu] [--min-gpu-rows N] [--prior-weight W]\n"
-           "                           [--max-evals N] [--format table|json]\n\n"
+           "                           [--max-evals N] [--quiet] [--format table|json|csv]\n\n"
            "Fits the efficiency parameters of the time model to the measured throughput of the\n"
            "runs files (docs/runs-file.md): GEMM efficiency, attention and memory-bound kernel\n"
            "efficiency, achieved network bandwidth per level, TP and DP overlap and the per-step\n"
@@ -27,7 +29,8 @@ static void help(void)
            "before and after and, with rows from two or more sources, the leave-one-source-out\n"
            "cross-validated error (each source predicted by a fit to the others): the honest\n"
            "figure.  The built-in defaults are `make calibration` (this command with --base\n"
-           "prior over ../shared/validation/runs).\n\noptions:\n");
+           "prior over ../shared/validation/runs).  CSV: the fitted parameters, one row each.\n"
+           "On a terminal, a progress line on stderr (not with --quiet).\n\noptions:\n");
     cli_print_options(stdout, CMD_CALIBRATE);
 }
 
@@ -64,16 +67,33 @@ static json_t *stat_json(const struct tp_err_stats *st)
                      st->median_abs, "p90_abs_error", st->p90_abs, "bias", st->bias);
 }
 
+/* The progress line on a terminal: which fit, how many objective evaluations, how long. */
+struct progress {
+    const char *phase;
+    unsigned fit;           /* 1-based fit number within the phase */
+    unsigned last;          /* evaluations at the last call: a smaller count is a new fit */
+    struct timespec start;
+};
+
+static void on_progress(void *ctx, unsigned evals)
+{
+    struct progress *p = ctx;
+    if (evals < p->last)
+        p->fit++;
+    p->last = evals;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double s = (double)(now.tv_sec - p->start.tv_sec) + 1e-9 * (double)(now.tv_nsec - p->start.tv_nsec);
+    fprintf(stderr, "\rcalibrate: %s, fit %u, %u evaluations, %.0f s   ", p->phase, p->fit, evals,
+            s);
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
     struct cli_args a;
     int rc = cli_begin(argc, argv, CMD_CALIBRATE, &a, help);
     if (rc >= 0)
         return rc;
-    if (a.format == FMT_CSV) {
-        cli_error("calibrate writes a table or JSON (--format table|json)");
-        return EXIT_USAGE;
-    }
     if (a.n_files == 0) {
         cli_error("calibrate needs at least one runs file (e.g. trainplan calibrate "
                   "my-runs.csv -o cluster.json)");
@@ -102,6 +122,12 @@ int cmd_calibrate(int argc, char **argv)
     if (a.max_evals != TP_UNSET)
         o.max_evals = (uint32_t)a.max_evals;
     o.per_gpu = !a.no_per_gpu;
+    static struct progress prog = {"fit", 1, 0, {0, 0}};
+    clock_gettime(CLOCK_MONOTONIC, &prog.start);
+    if (isatty(STDERR_FILENO) && !a.quiet) { /* stderr only, and only on a terminal */
+        o.progress = on_progress;
+        o.progress_ctx = &prog;
+    }
 
     struct cli_runs all;
     if ((rc = cli_load_runs(a.files, a.n_files, &all)) != EXIT_OK)
@@ -134,6 +160,8 @@ int cmd_calibrate(int argc, char **argv)
     struct tp_calib fitted;
     struct tp_fit_result res;
     if (tp_calib_fit(ptr, meas, n, &base, &o, &fitted, &res, &err) != TP_OK) {
+        if (o.progress)
+            fprintf(stderr, "\r%60s\r", "");
         cli_error_field(&err);
         goto out;
     }
@@ -146,7 +174,14 @@ int cmd_calibrate(int argc, char **argv)
         e.held_out[i] = NAN;
     }
     bool cv = !a.no_cv && res.sources >= 2;
-    if (cv && tp_calib_cross_validate(ptr, meas, n, &base, &o, e.held_out, &err) != TP_OK) {
+    prog.phase = "leave-one-source-out";
+    prog.fit = 1;
+    prog.last = 0;
+    int cv_status = cv ? (int)tp_calib_cross_validate(ptr, meas, n, &base, &o, e.held_out, &err)
+                       : (int)TP_OK;
+    if (o.progress)
+        fprintf(stderr, "\r%60s\r", ""); /* clear the progress line */
+    if (cv_status != (int)TP_OK) {
         cli_error_field(&err);
         goto out;
     }
@@ -172,7 +207,7 @@ int cmd_calibrate(int argc, char **argv)
     stats_of(ptr, n, e.before, NULL, e.pick, e.scratch, &sb);
     stats_of(ptr, n, e.after, NULL, e.pick, e.scratch, &sa);
     stats_of(ptr, n, e.held_out, NULL, e.pick, e.scratch, &sc);
-    if (a.format == FMT_JSON) {
+    if (a.format != FMT_TABLE) {
         json_t *params = json_array(), *by_source = json_object();
         for (size_t i = 0; i < res.n_params; i++)
             json_array_append_new(params,
@@ -180,6 +215,11 @@ int cmd_calibrate(int argc, char **argv)
                                             "before", res.params[i].before, "after",
                                             res.params[i].after, "identified",
                                             res.params[i].identified));
+        if (a.format == FMT_CSV) { /* the fitted parameters, one row each */
+            json_decref(by_source);
+            rc = out_csv_rows(params);
+            goto out;
+        }
         for (size_t i = 0; i < n; i++) {
             const char *src = ptr[i]->source;
             if (json_object_get(by_source, src))

@@ -26,7 +26,9 @@ static void help(void)
            "Megatron-DeepSpeed would log.  With a token budget: steps, wall-clock, GPU-hours and\n"
            "cost.  FLOP convention: exact matmul counting with causal attention (Megatron-LM\n"
            "2025); MFU and HFU against the dense 16-bit peak, also for fp8 runs (fp32 runs: the\n"
-           "tf32 tensor-core peak their GEMMs run at).\n\n"
+           "tf32 tensor-core peak their GEMMs run at).\n"
+           "Lists: --mbs 1,2,4,8, --seq 4096,8192, --gpus 8..512 (doubling), also --gbs --gas\n"
+           "--tp --pp --dp --cp --ep --zero: one row per combination (JSON sweep[], CSV rows).\n\n"
            "JSON keys: schema_version, step_time_s, tokens_per_s_per_gpu, model_tflops_per_gpu,\n"
            "mfu, hw_tflops_per_gpu, hfu, train_time_s, time (breakdown), memory, checkpoint\n"
            "(bytes per save, per rank, consolidated; save_s with --storage-gbps), ...\n\n"
@@ -199,33 +201,101 @@ static void print_time(const struct run *r, const struct tp_time *t, const struc
     printf("\ncalibration  %s\n", calibration ? calibration : "built-in defaults");
 }
 
-static void print_csv(const struct run *r, const struct tp_memory *mem, const struct tp_time *t,
-                      const struct budget *b)
+/* One flat row: the figures of the table, for CSV and a sweep's rows. */
+static json_t *estimate_row(const struct run *r, const struct tp_memory *mem,
+                            const struct tp_time *t, const struct budget *b)
 {
-    printf("model,gpu,gpus,dp,tp,pp,vpp,cp,ep,zero,mbs,gas,recompute,step_time_s,"
-           "tokens_per_s_per_gpu,tokens_per_s,model_tflops_per_gpu,mfu,hw_tflops_per_gpu,hfu,"
-           "memory_bytes,fits,train_time_s,gpu_hours,cost\n");
-    printf("\"%s\",%s,%u,%u,%u,%u,%u,%u,%u,%u,%u,%u,%s,%.6g,%.6g,%.6g,%.6g,%.4f,%.6g,%.4f,%.0f,"
-           "%d,",
-           r->m.name, r->c.gpu.key, r->c.n_gpus, r->l.dp, r->l.tp, r->l.pp, r->l.vpp, r->l.cp,
-           r->l.ep, r->l.zero, r->l.mbs, r->l.gas, tp_name(TP_NAMES_RECOMPUTE, (int)r->l.recompute),
-           t->step_s, t->tokens_per_s_per_gpu, t->tokens_per_s, t->model_tflops_per_gpu, t->mfu,
-           t->hw_tflops_per_gpu, t->hfu, mem->total_bytes, mem->fits);
-    if (b->tokens > 0)
-        printf("%.6g,%.6g,", b->w.train_s, b->gpu_hours);
-    else
-        printf(",,");
-    if (b->priced)
-        printf("%.2f", b->cost);
-    printf("\n");
+    char hint[160];
+    tp_fit_hint(&r->m, &r->c, &r->j, &r->l, mem, hint, sizeof hint);
+    json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s,"
+                          " s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:s}",
+                          "model", r->m.name, "gpu", r->c.gpu.key, "gpus",
+                          (json_int_t)r->c.n_gpus, "seq", (json_int_t)r->j.seq, "dp",
+                          (json_int_t)r->l.dp, "tp", (json_int_t)r->l.tp, "pp",
+                          (json_int_t)r->l.pp, "vpp", (json_int_t)r->l.vpp, "cp",
+                          (json_int_t)r->l.cp, "ep", (json_int_t)r->l.ep, "zero",
+                          (json_int_t)r->l.zero, "mbs", (json_int_t)r->l.mbs, "gas",
+                          (json_int_t)r->l.gas, "recompute", tp_name(TP_NAMES_RECOMPUTE, (int)r->l.recompute),
+                          "step_time_s", out_num(t->step_s), "tokens_per_s_per_gpu",
+                          out_num(t->tokens_per_s_per_gpu), "tokens_per_s",
+                          out_num(t->tokens_per_s), "model_tflops_per_gpu",
+                          out_num(t->model_tflops_per_gpu), "mfu", out_num(t->mfu),
+                          "hw_tflops_per_gpu", out_num(t->hw_tflops_per_gpu), "hfu",
+                          out_num(t->hfu), "memory_bytes", out_num(mem->total_bytes), "fits",
+                          (int)mem->fits, "fits_with", hint);
+    if (o && b) {
+        json_object_set_new(o, "train_time_s", b->tokens > 0 ? out_num(b->w.train_s) : json_null());
+        json_object_set_new(o, "gpu_hours", b->tokens > 0 ? out_num(b->gpu_hours) : json_null());
+        json_object_set_new(o, "cost", b->priced ? out_num(b->cost) : json_null());
+    }
+    return o;
+}
+
+static int sweep_one(const struct cli_args *a, struct run *r, void *ctx, json_t *row, bool *ok)
+{
+    const struct tp_calib *cal = ctx;
+    struct budget b;
+    struct tp_eval_opts o;
+    int rc = resolve_budget(a, &b);
+    if (rc == EXIT_OK)
+        rc = resolve_wallclock(a, &b, &o);
+    if (rc != EXIT_OK)
+        return rc;
+    /* as the single run: tp_evaluate, the figures of estimate's document */
+    static struct tp_evaluation ev;
+    struct tp_error err = {{0}, {0}};
+    if (tp_evaluate(&r->m, &r->c, &r->j, &r->l, cal, &o, &ev, &err) != TP_OK) {
+        cli_error_field(&err);
+        return EXIT_USAGE;
+    }
+    b.w = ev.wall;
+    b.gpu_hours = ev.gpu_hours;
+    b.cost = ev.cost;
+    const struct tp_memory mem = ev.memory;
+    const struct tp_time t = ev.time;
+    *ok = mem.fits;
+    return cli_sweep_merge(row, estimate_row(r, &mem, &t, &b));
+}
+
+static int sweep(const struct cli_args *a, const struct tp_calib *cal)
+{
+    static const struct cli_col COLS[] = {
+        {"gpus", " gpus", 0, 1},   {"seq", "   seq", 0, 1},  {"dp", "  dp", 0, 1},
+        {"tp", "tp", 0, 1},        {"pp", "pp", 0, 1},       {"zero", "zero", 0, 1},
+        {"mbs", " mbs", 0, 1},     {"gas", " gas", 0, 1},    {"recompute", "recompute", 0, 1},
+        {"memory_bytes", "mem GiB", 2, 1 / 1073741824.0},    {"fits", "fits", 0, 1},
+        {"step_time_s", "  step s", 3, 1}, {"tokens_per_s_per_gpu", "tok/s/GPU", 0, 1},
+        {"mfu", "MFU %", 1, 100},  {"fits_with", "hint", 0, 1}};
+    return cli_sweep_print(a, sweep_one, (void *)(uintptr_t)cal, "estimate",
+                           " (a row that does not fit: its time is what it would be)", COLS,
+                           sizeof COLS / sizeof COLS[0], 8);
+}
+
+/* A run that does not fit: what makes it fit, instead of a time breakdown nobody can run. */
+static void print_no_fit(const struct run *r, const struct tp_memory *mem, const struct tp_time *t)
+{
+    enum { MAX_FIXES = 4 };
+    struct tp_fix fixes[MAX_FIXES];
+    size_t n = tp_memory_suggest(&r->m, &r->c, &r->j, &r->l, fixes, MAX_FIXES);
+    printf("\ndoes not fit by %.2f GB; no time breakdown for a run that cannot start. Changes "
+           "that make it fit:\n", -mem->headroom_bytes / 1e9);
+    for (size_t i = 0; i < n; i++)
+        printf("  fits with %-40s (total %.2f GB)\n", fixes[i].text, fixes[i].total_bytes / 1e9);
+    if (n == 0)
+        printf("  none found among single or paired changes; try more GPUs or a GPU with more "
+               "memory\n");
+    printf("(as given it would run at %.0f tokens/s per GPU, MFU %.1f%%; --format json has the "
+           "breakdown)\n", t->tokens_per_s_per_gpu, 100 * t->mfu);
 }
 
 int cmd_estimate(int argc, char **argv)
 {
     struct cli_args a;
     static struct run r;
-    int rc = cli_begin_run(argc, argv, CMD_ESTIMATE, &a, help, &r);
+    int rc = cli_begin(argc, argv, CMD_ESTIMATE, &a, help);
     if (rc >= 0)
+        return rc;
+    if (!a.n_sweeps && (rc = cli_resolve_run(&a, &r)) != EXIT_OK)
         return rc;
     static struct tp_calib cal;
     tp_calib_init(&cal);
@@ -236,6 +306,8 @@ int cmd_estimate(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
+    if (a.n_sweeps)
+        return sweep(&a, &cal);
     struct budget b;
     struct tp_eval_opts o;
     if ((rc = resolve_budget(&a, &b)) != EXIT_OK || (rc = resolve_wallclock(&a, &b, &o)) != EXIT_OK)
@@ -262,13 +334,20 @@ int cmd_estimate(int argc, char **argv)
         if (rc != EXIT_OK)
             return rc;
     } else if (a.format == FMT_CSV) {
-        print_csv(&r, &mem, &t, &b);
+        if ((rc = out_csv_row(estimate_row(&r, &mem, &t, &b))) != EXIT_OK)
+            return rc;
     } else {
         report_header(&r, "estimate");
-        printf("\nmemory       %.2f GiB of %.2f GiB per GPU (worst stage %u) -> %s\n",
+        char hint[160];
+        tp_fit_hint(&r.m, &r.c, &r.j, &r.l, &mem, hint, sizeof hint);
+        printf("\nmemory       %.2f GiB of %.2f GiB per GPU (worst stage %u) -> %s%s%s%s\n",
                mem.total_bytes / 1073741824.0, mem.capacity_bytes / 1073741824.0, mem.stage,
-               mem.fits ? "fits" : "DOES NOT FIT (see `trainplan memory` for the changes that "
-                                   "make it fit)");
+               mem.fits ? "fits" : "DOES NOT FIT", hint[0] ? " (fits with " : "", hint,
+               hint[0] ? ")" : "");
+        if (!mem.fits) {
+            print_no_fit(&r, &mem, &t);
+            return cli_finish(EXIT_NO);
+        }
         print_time(&r, &t, &b, a.calibration, &rg);
         printf("\ncheckpoint   (DeepSpeed's files: ZeRO %u on %u GPUs; trainplan checkpoint "
                "checks a saved one)\n", r.l.zero, r.c.n_gpus);

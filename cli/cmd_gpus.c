@@ -25,9 +25,6 @@ int cmd_gpus(int argc, char **argv)
     if (a.format == FMT_TABLE)
         printf("%-13s %7s %7s %7s %7s %6s %7s %7s %7s %5s %5s  %s\n", "key", "fp32", "tf32",
                "bf16", "fp8", "HBM GB", "HBM TB/s", "intra", "inter", "/node", "MAMF", "label");
-    else if (a.format == FMT_CSV)
-        printf("key,label,fp32_flops,tf32_flops,bf16_flops,fp8_flops,fp4_flops,hbm_bytes,"
-               "hbm_bw,intra_bw,gpus_per_node,inter_bw,host_bw,sms,mamf_bf16,mamf_fp8,source\n");
     for (size_t i = 0; i < tp_gpu_count(); i++) {
         const struct tp_gpu *g = tp_gpu_get(i);
         const double *f = g->peak_flops;
@@ -39,13 +36,7 @@ int cmd_gpus(int argc, char **argv)
                    f[TP_FP32] / 1e12, f[TP_TF32] / 1e12, f[TP_BF16] / 1e12, f[TP_FP8] / 1e12,
                    g->hbm_bytes / 1e9, g->hbm_bw / 1e12, g->intra_bw / 1e9, g->inter_bw / 1e9,
                    g->gpus_per_node, mamf, g->label);
-        } else if (a.format == FMT_CSV) {
-            printf("%s,\"%s\",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%u,%.6g,%.6g,%u,%.4g,%.4g,"
-                   "\"%s\"\n",
-                   g->key, g->label, f[TP_FP32], f[TP_TF32], f[TP_BF16], f[TP_FP8], f[TP_FP4],
-                   g->hbm_bytes, g->hbm_bw, g->intra_bw, g->gpus_per_node, g->inter_bw,
-                   g->host_bw, g->sms, g->mamf_bf16, g->mamf_fp8, g->source);
-        } else {
+        } else { /* JSON, and the CSV rows (format.c) */
             json_array_append_new(
                 list, json_pack("{s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:f,"
                                 " s:f, s:I, s:f, s:f, s:s}",
@@ -61,6 +52,8 @@ int cmd_gpus(int argc, char **argv)
     if (a.format == FMT_TABLE)
         printf("\nTFLOP/s dense; bandwidths in GB/s per GPU per direction; MAMF = best measured bf16\n"
                "GEMM fraction of the peak ([MLE]; - = not measured, the calibration's default).\n");
+    if (a.format == FMT_CSV)
+        return (rc = out_csv_rows(list)) == EXIT_OK ? cli_finish(EXIT_OK) : rc;
     if (a.format != FMT_JSON) {
         json_decref(list);
         return cli_finish(EXIT_OK);

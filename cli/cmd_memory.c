@@ -18,7 +18,9 @@ static void help(void)
            "stage with --per-stage): weights, gradients, optimizer states after ZeRO/FSDP and\n"
            "TP/PP/EP sharding, ZeRO-3 gather buffers, activations of the micro-batches in flight,\n"
            "logits, communication buffers and framework overhead, against the GPU's capacity.\n"
-           "When it does not fit, lists the smallest changes that make it fit.\n\n"
+           "When it does not fit, lists the smallest changes that make it fit.\n"
+           "Lists: --mbs 1,2,4,8, --seq 4096,8192, --gpus 8..512 (doubling), also --gbs --gas\n"
+           "--tp --pp --dp --cp --ep --zero: one row per combination (JSON sweep[], CSV rows).\n\n"
            "JSON keys: schema_version, weights_bytes, grads_bytes, optimizer_bytes,\n"
            "activations_bytes, total_bytes, capacity_bytes, fits, ... (bytes, per GPU).\n\n"
            "options:\n");
@@ -26,26 +28,63 @@ static void help(void)
     printf("\nexit status: 0 fits; 1 does not fit; 2 usage or input error.\n");
 }
 
-static void print_csv(const struct run *r, const struct tp_memory *m)
+/* One flat row: what the table says, for CSV and for a sweep's rows. */
+static json_t *memory_row(const struct run *r, const struct tp_memory *m)
 {
-    printf("model,gpu,gpus,dp,tp,pp,cp,ep,zero,mbs,gas,recompute,weights_bytes,grads_bytes,"
-           "optimizer_bytes,gather_bytes,activations_bytes,logits_bytes,comm_bytes,"
-           "overhead_bytes,total_bytes,capacity_bytes,fits\n");
-    printf("\"%s\",%s,%u,%u,%u,%u,%u,%u,%u,%u,%u,%s,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,"
-           "%.0f,%d\n",
-           r->m.name, r->c.gpu.key, r->c.n_gpus, r->l.dp, r->l.tp, r->l.pp, r->l.cp, r->l.ep,
-           r->l.zero, r->l.mbs, r->l.gas, tp_name(TP_NAMES_RECOMPUTE, (int)r->l.recompute),
-           m->weights_bytes, m->grads_bytes, m->optimizer_bytes, m->gather_bytes, m->activations_bytes,
-           m->logits_bytes, m->comm_bytes, m->overhead_bytes, m->total_bytes, m->capacity_bytes,
-           m->fits);
+    char hint[160];
+    tp_fit_hint(&r->m, &r->c, &r->j, &r->l, m, hint, sizeof hint);
+    return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:o, s:o,"
+                     " s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:s}",
+                     "model", r->m.name, "gpu", r->c.gpu.key, "gpus", (json_int_t)r->c.n_gpus,
+                     "seq", (json_int_t)r->j.seq, "dp", (json_int_t)r->l.dp, "tp",
+                     (json_int_t)r->l.tp, "pp", (json_int_t)r->l.pp, "cp", (json_int_t)r->l.cp,
+                     "ep", (json_int_t)r->l.ep, "zero", (json_int_t)r->l.zero, "mbs",
+                     (json_int_t)r->l.mbs, "gas", (json_int_t)r->l.gas, "recompute",
+                     tp_name(TP_NAMES_RECOMPUTE, (int)r->l.recompute), "weights_bytes", out_num(m->weights_bytes),
+                     "grads_bytes", out_num(m->grads_bytes), "optimizer_bytes",
+                     out_num(m->optimizer_bytes), "gather_bytes", out_num(m->gather_bytes),
+                     "activations_bytes", out_num(m->activations_bytes), "logits_bytes",
+                     out_num(m->logits_bytes), "comm_bytes", out_num(m->comm_bytes),
+                     "overhead_bytes", out_num(m->overhead_bytes), "total_bytes",
+                     out_num(m->total_bytes), "capacity_bytes", out_num(m->capacity_bytes),
+                     "fits", (int)m->fits, "fits_with", hint);
+}
+
+static int sweep_one(const struct cli_args *a, struct run *r, void *ctx, json_t *row, bool *ok)
+{
+    (void)a;
+    (void)ctx;
+    struct tp_memory m;
+    tp_memory_worst(&r->m, &r->c, &r->j, &r->l, &m);
+    *ok = m.fits;
+    return cli_sweep_merge(row, memory_row(r, &m));
+}
+
+static int sweep(const struct cli_args *a)
+{
+    static const struct cli_col COLS[] = {
+        {"gpus", " gpus", 0, 1},   {"seq", "   seq", 0, 1},  {"dp", "  dp", 0, 1},
+        {"tp", "tp", 0, 1},        {"pp", "pp", 0, 1},       {"zero", "zero", 0, 1},
+        {"mbs", " mbs", 0, 1},     {"gas", " gas", 0, 1},    {"recompute", "recompute", 0, 1},
+        {"activations_bytes", "activ. GiB", 2, 1 / 1073741824.0},
+        {"logits_bytes", "logits GiB", 2, 1 / 1073741824.0},
+        {"total_bytes", " total GiB", 2, 1 / 1073741824.0},
+        {"capacity_bytes", "capacity GiB", 2, 1 / 1073741824.0},
+        {"fits", "fits", 0, 1},    {"fits_with", "hint", 0, 1}};
+    return cli_sweep_print(a, sweep_one, NULL, "memory", "", COLS, sizeof COLS / sizeof COLS[0],
+                           12);
 }
 
 int cmd_memory(int argc, char **argv)
 {
     struct cli_args a;
     static struct run r;
-    int rc = cli_begin_run(argc, argv, CMD_MEMORY, &a, help, &r);
+    int rc = cli_begin(argc, argv, CMD_MEMORY, &a, help);
     if (rc >= 0)
+        return rc;
+    if (a.n_sweeps)
+        return sweep(&a);
+    if ((rc = cli_resolve_run(&a, &r)) != EXIT_OK)
         return rc;
     /* memory takes no --calibration: the built-in one (the time is not printed here) */
     static struct tp_calib cal;
@@ -65,7 +104,8 @@ int cmd_memory(int argc, char **argv)
         if (rc != EXIT_OK)
             return rc;
     } else if (a.format == FMT_CSV) {
-        print_csv(&r, &worst);
+        if ((rc = out_csv_row(memory_row(&r, &worst))) != EXIT_OK)
+            return rc;
     } else {
         report_header(&r, "memory");
         if (a.per_stage) {

@@ -23,8 +23,6 @@ int cmd_models(int argc, char **argv)
     json_t *list = json_array();
     if (a.format == FMT_TABLE)
         printf("%-16s %9s %9s  %-38s %s\n", "key", "total", "active", "model", "source");
-    else if (a.format == FMT_CSV)
-        printf("key,aliases,label,family,params_total,params_active,source\n");
     for (size_t i = 0; i < tp_preset_count(); i++) {
         const struct tp_preset_info *info = tp_preset_get(i);
         static struct tp_model m;
@@ -41,11 +39,7 @@ int cmd_models(int argc, char **argv)
             fmt_si(t, sizeof t, (double)p.total);
             fmt_si(ac, sizeof ac, (double)p.active);
             printf("%-16s %9s %9s  %-38s %s\n", info->key, t, ac, info->label, info->source);
-        } else if (a.format == FMT_CSV) {
-            printf("%s,%s,\"%s\",%s,%llu,%llu,\"%s\"\n", info->key, info->aliases, info->label,
-                   m.family, (unsigned long long)p.total, (unsigned long long)p.active,
-                   info->source);
-        } else {
+        } else { /* JSON, and the CSV rows (format.c) */
             json_t *o = json_object();
             json_object_set_new(o, "key", json_string(info->key));
             json_object_set_new(o, "aliases", json_string(info->aliases));
@@ -57,6 +51,8 @@ int cmd_models(int argc, char **argv)
             json_array_append_new(list, o);
         }
     }
+    if (a.format == FMT_CSV)
+        return (rc = out_csv_rows(list)) == EXIT_OK ? cli_finish(EXIT_OK) : rc;
     if (a.format != FMT_JSON) {
         json_decref(list);
         return cli_finish(EXIT_OK);

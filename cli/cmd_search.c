@@ -15,18 +15,17 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { MAX_TOP = 1000 };
+enum { MAX_TOP = SEARCH_MAX_TOP };
 
-/* How the search runs: threads and the progress line (a terminal only). */
-static unsigned n_threads;
-static bool show_progress;
+/* How the search runs: the stacks, threads and the progress line (a terminal only). */
+static struct search_ctl ctl;
 
 static int run_search(const struct run *r, const struct tp_search_opts *o,
                       const struct tp_calib *cal, struct tp_search_hit *hits, size_t cap,
                       size_t *n, struct tp_search_stats *st)
 {
     struct tp_error err = {{0}, {0}};
-    if (par_search(&r->m, &r->c, &r->j, o, cal, n_threads, show_progress, hits, cap, n, st,
+    if (par_search(&r->m, &r->c, &r->j, o, cal, ctl.threads, ctl.progress, hits, cap, n, st,
                    &err) != TP_OK) {
         cli_error_field(&err);
         return EXIT_USAGE;
@@ -42,19 +41,44 @@ static void help(void)
            "                        [--threads N] [--explain \"K=V ...\"]\n\n"
            "Enumerates every consistent layout (tp, pp, vpp, the pipeline split, dp, ep, cp, ZeRO\n"
            "stage, micro-batch at the fixed global batch, recompute none/selective/full/full on N\n"
-           "blocks per stage, optimizer offload) that the framework can run, evaluates each with\n"
+           "blocks per stage, optimizer offload) that a stack can run (every stack unless\n"
+           "--framework names one; each result says which), evaluates each with\n"
            "the memory and time models of `trainplan estimate`, and lists the fastest per token,\n"
            "with the number of layouts rejected by each named constraint.  Pipeline splits: the\n"
            "even one when pp divides the layers, and (vpp 1) the ones that count the embedding\n"
            "and/or the head as a layer (split column: first+middle stages x blocks+last).\n"
-           "recompute full(N): only N blocks per stage recomputed.\n\n"
-           "JSON keys: schema_version, evaluated, feasible, dominated, partial_recompute_layouts,\n"
-           "uneven_split_layouts, rejected{reason: count}, results[] (dp, tp, pp, vpp, pp_first,\n"
+           "recompute full(N): only N blocks per stage recomputed.  '=' marks the layouts within\n"
+           "the estimate's uncertainty of the best (ties); 'differs most' names the step-time\n"
+           "term that separates a layout from the best.\n\n"
+           "JSON keys (CSV: the results): schema_version, evaluated, feasible, dominated,\n"
+           "partial_recompute_layouts, tie_band, listed,\n"
+           "uneven_split_layouts, rejected{reason: count}, results[] (stack, tie, differs_most, dp,\n"
+           "tp, pp, vpp, pp_first,\n"
            "pp_last, ep, cp, zero, mbs, gas, recompute, recompute_layers, offload and the\n"
            "estimate keys step_time_s, tokens_per_s_per_gpu, mfu, ...).\n\n"
            "options:\n");
     cli_print_options(stdout, CMD_SEARCH);
     printf("\nexit status: 0 a layout fits; 1 none fits; 2 usage or input error.\n");
+}
+
+/* The document from the library's builder (the Python package's), or its results as CSV. */
+static int print_json(const struct run *r, const struct tp_search_stats *st,
+                      const struct tp_stack_hit *hits, size_t n, uint64_t gbs,
+                      const char *outside, double band, bool csv)
+{
+    if (csv) {
+        json_t *rows = json_array();
+        for (size_t i = 0; i < n; i++) {
+            json_t *o = json_pack("{s:I}", "rank", (json_int_t)(i + 1));
+            json_t *h = tp_json_search_hit(&hits[i], &hits[0], band);
+            json_object_update(o, h);
+            json_decref(h);
+            json_array_append_new(rows, o);
+        }
+        return out_csv_rows(rows);
+    }
+    return cli_print_json(tp_json_search(&r->m, &r->c, &r->j, gbs, st, hits, n, outside, band),
+                          8);
 }
 
 /* The split column: "-" for the even split, else the blocks per stage. */
@@ -68,46 +92,51 @@ static void split_text(const struct tp_model *m, const struct tp_layout *l, char
 }
 
 static void print_table(const struct run *r, const struct tp_search_stats *st,
-                        const struct tp_search_hit *hits, size_t n, uint64_t gbs)
+                        const struct tp_stack_hit *hits, size_t n, uint64_t gbs, bool all_stacks,
+                        double band, const struct tp_range *rg)
 {
     printf("trainplan %s - search\n\n", TP_VERSION);
     printf("model    %s [%s]\n", r->m.name, r->m.family);
     printf("cluster  %u x %s (%u per node)\n", r->c.n_gpus, r->c.gpu.label, r->c.gpus_per_node);
-    printf("job      %s, %s, %s conventions, seq %llu, global batch %llu sequences\n",
+    printf("job      %s, %s, %s, seq %llu, global batch %llu sequences\n",
            tp_name(TP_NAMES_TASK, (int)r->j.task), tp_name(TP_NAMES_PRECISION, (int)r->j.precision),
-           tp_stack_get(r->j.framework)->key, (unsigned long long)r->j.seq,
-           (unsigned long long)gbs);
-    printf("\nevaluated %llu layouts (%llu with partial recompute, %llu with an uneven pipeline "
+           all_stacks ? "every stack (--framework picks one)" : tp_stack_get(r->j.framework)->key,
+           (unsigned long long)r->j.seq, (unsigned long long)gbs);
+    printf("\nevaluated %llu layouts%s (%llu with partial recompute, %llu with an uneven pipeline "
            "split): %llu feasible (%llu of them dominated by a cheaper recompute mode), "
            "rejected:\n",
-           (unsigned long long)st->evaluated, (unsigned long long)st->partial,
-           (unsigned long long)st->uneven, (unsigned long long)st->feasible,
-           (unsigned long long)st->dominated);
+           (unsigned long long)st->evaluated, all_stacks ? " over the stacks" : "",
+           (unsigned long long)st->partial, (unsigned long long)st->uneven,
+           (unsigned long long)st->feasible, (unsigned long long)st->dominated);
     for (int i = 0; i < TP_REJECT_COUNT; i++)
         if (st->rejected[i])
             printf("  %-20s %12llu\n", tp_reject_name((enum tp_reject)i),
                    (unsigned long long)st->rejected[i]);
-    if (n == 0) {
-        printf("\nno layout is feasible; the counts above say which constraint rejects them (for\n"
-               "memory: more GPUs, a GPU with more memory, or a smaller --mem-headroom)\n");
+    if (n == 0)
         return;
-    }
-    printf("\n%4s %4s %4s %4s %4s %-12s %4s %4s %4s %4s %5s %-9s %-9s %9s %11s %6s %8s\n",
-           "rank", "dp", "tp", "pp", "vpp", "split", "cp", "ep", "zero", "mbs", "gas",
-           "recompute", "offload", "step s", "tok/s/GPU", "MFU", "mem GiB");
+    printf("\n%-5s %-18s %4s %4s %4s %4s %-12s %2s %4s %4s %4s %4s %5s %-9s %-9s %9s %9s %6s %7s"
+           "  %s\n",
+           "rank", "stack", "dp", "tp", "pp", "vpp", "split", "sp", "cp", "ep", "zero", "mbs",
+           "gas", "recompute", "offload", "step s", "tok/s/GPU", "MFU", "mem GiB",
+           "differs most");
     for (size_t i = 0; i < n; i++) {
-        const struct tp_layout *l = &hits[i].layout;
-        const struct tp_time *t = &hits[i].time;
-        char split[48], rc[24];
+        const struct tp_layout *l = &hits[i].h.layout;
+        const struct tp_time *t = &hits[i].h.time;
+        char split[48], rc[24], differs[48];
         split_text(&r->m, l, split, sizeof split);
         report_recompute(l, rc, sizeof rc);
-        printf("%4zu %4u %4u %4u %4u %-12s %4u %4u %4u %4u %5u %-9s %-9s %9.3f %11.0f %5.1f%% "
-               "%8.1f\n",
-               i + 1, l->dp, l->tp, l->pp, l->vpp, split, l->cp, l->ep, l->zero, l->mbs, l->gas,
-               rc, tp_name(TP_NAMES_OFFLOAD, (int)l->offload), t->step_s, t->tokens_per_s_per_gpu,
-               100 * t->mfu, hits[i].memory_bytes / 1073741824.0);
+        tp_search_differs(&hits[0], &hits[i], differs, sizeof differs);
+        bool tie = hits[i].h.time_per_token <= hits[0].h.time_per_token * (1 + band);
+        printf("%4zu%c %-18s %4u %4u %4u %4u %-12s %2s %4u %4u %4u %4u %5u %-9s %-9s %9.3f %9.0f "
+               "%5.1f%% %7.1f  %s\n",
+               i + 1, tie ? '=' : ' ', tp_stack_get(hits[i].fw)->key, l->dp, l->tp, l->pp, l->vpp,
+               split, l->sp && l->tp > 1 ? "y" : "-", l->cp, l->ep, l->zero, l->mbs, l->gas, rc,
+               tp_name(TP_NAMES_OFFLOAD, (int)l->offload), t->step_s, t->tokens_per_s_per_gpu, 100 * t->mfu,
+               hits[i].h.memory_bytes / 1073741824.0, differs);
     }
-    const struct tp_time *b = &hits[0].time;
+    printf("\n= ties the best: within %.0f%% per token, the estimate's uncertainty (half its 80%% "
+           "range, %s: %s)\n", 100 * band, rg->cls, rg->basis);
+    const struct tp_time *b = &hits[0].h.time;
     printf("\nbest layout, time per step: compute %.3f s, TP %.3f, CP %.3f, EP %.3f, PP %.3f, "
            "bubble %.3f, DP %.3f, optimizer %.3f, offload %.3f, overhead %.3f\n",
            b->fwd_s + b->bwd_s + b->recompute_s, b->tp_comm_s, b->cp_comm_s, b->ep_comm_s,
@@ -120,10 +149,14 @@ static void print_table(const struct run *r, const struct tp_search_stats *st,
    without pp_first/pp_last the split to the even one; a new recompute mode without
    recompute_layers recomputes every block, and recompute_layers alone means recompute=full.
    Returns EXIT_OK or prints the error. */
+/* Which of zero, recompute and offload --explain named (the rest may be re-chosen). */
+static bool explain_zero, explain_rc, explain_offload;
+
 static int parse_explain(const char *text, struct tp_layout *l)
 {
     bool pp_given = false, vpp_given = false, split_given = false, rc_given = false;
     bool rl_given = false;
+    explain_zero = explain_rc = explain_offload = false;
     static const struct {
         const char *key;
         size_t offset;
@@ -157,6 +190,7 @@ static int parse_explain(const char *text, struct tp_layout *l)
             else
                 l->offload = (enum tp_offload)found;
             rc_given = rc_given || tok[0] == 'r';
+            explain_offload = explain_offload || tok[0] == 'o';
             continue;
         }
         size_t i = 0;
@@ -174,7 +208,9 @@ static int parse_explain(const char *text, struct tp_layout *l)
         vpp_given = vpp_given || strcmp(tok, "vpp") == 0;
         split_given = split_given || strncmp(tok, "pp_", 3) == 0;
         rl_given = rl_given || strcmp(tok, "recompute_layers") == 0;
+        explain_zero = explain_zero || strcmp(tok, "zero") == 0;
     }
+    explain_rc = rc_given || rl_given;
     if (pp_given && !vpp_given)
         l->vpp = 1;
     if (pp_given && !split_given)
@@ -214,13 +250,55 @@ static void side(const char *label, double a, double b)
     printf("  %-34s %12.3f %12.3f\n", label, a, b);
 }
 
+/* The knobs --explain did not name come from the best layout; where the stack cannot run them
+   with the named ones (Megatron-FSDP's zero 3 with pp > 1) or they do not fit, the fastest
+   ZeRO stage, recompute mode and offload that work take their place, as the search would. */
+static enum tp_reject explain_check(const struct run *r, const struct tp_search_opts *o,
+                                    const struct tp_calib *cal, struct tp_layout *l,
+                                    struct tp_memory *mem, struct tp_time *t)
+{
+    struct tp_layout given = *l;
+    enum tp_reject why = tp_search_check(&r->m, &r->c, &r->j, o, cal, l, mem, t);
+    if (why != TP_REJECT_FRAMEWORK && why != TP_REJECT_MEMORY)
+        return why;
+    struct tp_layout best = given;
+    double best_tpt = INFINITY;
+    for (uint32_t z = 0; z < 4; z++)
+        for (int rc = 0; rc < 3; rc++)
+            for (int off = 0; off < 2; off++) {
+                struct tp_layout c = given;
+                struct tp_memory m;
+                struct tp_time tt;
+                if ((explain_zero && z != given.zero) || (explain_rc && rc != (int)given.recompute) ||
+                    (explain_offload && off != (int)given.offload))
+                    continue;
+                c.zero = z;
+                if (!explain_rc) {
+                    c.recompute = (enum tp_recompute)rc;
+                    c.recompute_layers = 0;
+                }
+                c.offload = (enum tp_offload)off;
+                if (tp_search_check(&r->m, &r->c, &r->j, o, cal, &c, &m, &tt) == TP_REJECT_COUNT &&
+                    tt.step_s / tt.tokens_per_step < best_tpt) {
+                    best_tpt = tt.step_s / tt.tokens_per_step;
+                    best = c;
+                }
+            }
+    if (isinf(best_tpt)) {
+        *l = given;
+        return tp_search_check(&r->m, &r->c, &r->j, o, cal, l, mem, t);
+    }
+    *l = best;
+    return tp_search_check(&r->m, &r->c, &r->j, o, cal, l, mem, t);
+}
+
 static void explain(const struct run *r, const struct tp_search_opts *o,
                     const struct tp_calib *cal, const struct tp_search_hit *best,
                     struct tp_layout *l, const char *text)
 {
     struct tp_memory mem;
     struct tp_time t;
-    enum tp_reject why = tp_search_check(&r->m, &r->c, &r->j, o, cal, l, &mem, &t);
+    enum tp_reject why = explain_check(r, o, cal, l, &mem, &t);
     char split[64] = "", rc[24];
     /* the split is known valid once the checks before pp-divides-layers have passed it */
     if ((l->pp_first || l->pp_last) && why != TP_REJECT_LIMIT && why != TP_REJECT_TP_HEADS &&
@@ -230,7 +308,7 @@ static void explain(const struct run *r, const struct tp_search_opts *o,
         snprintf(split, sizeof split, " (blocks %s)", blocks);
     }
     report_recompute(l, rc, sizeof rc);
-    printf("\nexplain %s (other knobs as the best layout): tp %u pp %u%s vpp %u dp %u cp %u ep %u "
+    printf("\nexplain %s (other knobs as the best layout, or the fastest that work): tp %u pp %u%s vpp %u dp %u cp %u ep %u "
            "zero %u mbs %u recompute %s offload %s\n",
            text, l->tp, l->pp, split, l->vpp, l->dp, l->cp, l->ep, l->zero, l->mbs, rc,
            tp_name(TP_NAMES_OFFLOAD, (int)l->offload));
@@ -272,9 +350,8 @@ static void explain(const struct run *r, const struct tp_search_opts *o,
          best->memory_bytes / 1073741824.0);
 }
 
-enum { MAX_COUNTS = 64 };
+enum { MAX_COUNTS = CLI_MAX_SWEEP_VALUES };
 
-/* "8,16,32" or "8..512" (doubling from the low end, the high end included). */
 /* --recompute-modes none,selective,full,partial -> TP_SEARCH_RC_* mask. */
 static int parse_modes(const char *text, unsigned *mask)
 {
@@ -316,38 +393,6 @@ static int parse_modes(const char *text, unsigned *mask)
     return EXIT_OK;
 }
 
-static int parse_counts(const char *text, uint32_t *out, size_t *n)
-{
-    *n = 0;
-    const char *dots = strstr(text, "..");
-    char *end;
-    if (dots) {
-        long lo = strtol(text, &end, 10), hi;
-        if (end != dots || lo < 1 || (hi = strtol(dots + 2, &end, 10)) < lo || *end ||
-            hi > 1 << 20) {
-            cli_error("--gpus %s: expected LOW..HIGH with 1 <= LOW <= HIGH <= 1048576", text);
-            return EXIT_USAGE;
-        }
-        for (long v = lo; v <= hi && *n < MAX_COUNTS; v *= 2)
-            out[(*n)++] = (uint32_t)v;
-        if (out[*n - 1] != (uint32_t)hi && *n < MAX_COUNTS)
-            out[(*n)++] = (uint32_t)hi;
-        return EXIT_OK;
-    }
-    const char *p = text;
-    while (*p) {
-        long v = strtol(p, &end, 10);
-        if (end == p || v < 1 || v > 1 << 20 || (*end && *end != ',') || *n == MAX_COUNTS) {
-            cli_error("--gpus %s: expected a list of up to %d GPU counts (8,16,32) or a range "
-                      "(8..512)", text, MAX_COUNTS);
-            return EXIT_USAGE;
-        }
-        out[(*n)++] = (uint32_t)v;
-        p = *end ? end + 1 : end;
-    }
-    return EXIT_OK;
-}
-
 /* Train time and GPU-hours for a token budget (or per million tokens without one). */
 static void budget(const struct tp_time *t, uint32_t gpus, double tokens, double *train_s,
                    double *gpu_hours)
@@ -361,39 +406,46 @@ static void budget(const struct tp_time *t, uint32_t gpus, double tokens, double
 static int sweep(const struct cli_args *a, struct run *r, const struct tp_search_opts *o,
                  const struct tp_calib *cal)
 {
-    uint32_t counts[MAX_COUNTS];
+    int64_t counts[MAX_COUNTS];
     size_t nc;
-    int rc = parse_counts(a->gpus_list, counts, &nc);
+    int rc = cli_parse_list("gpus", a->gpus_list, 1, 1 << 20, counts, MAX_COUNTS, &nc);
     if (rc != EXIT_OK)
         return rc;
-    static struct tp_search_hit best[MAX_COUNTS];
+    static struct tp_stack_hit best[MAX_COUNTS];
     bool found[MAX_COUNTS];
     double train[MAX_COUNTS], hours[MAX_COUNTS];
     size_t any = 0;
     for (size_t i = 0; i < nc; i++) {
-        r->c.n_gpus = counts[i];
+        r->c.n_gpus = (uint32_t)counts[i];
         size_t n;
         struct tp_search_stats st;
-        if ((rc = run_search(r, o, cal, &best[i], 1, &n, &st)) != EXIT_OK)
+        if ((rc = search_stacks(r, o, cal, &ctl, &best[i], 1, &n, &st)) != EXIT_OK)
             return rc;
         found[i] = n > 0;
         any += n > 0;
         if (found[i])
-            budget(&best[i].time, counts[i], a->tokens, &train[i], &hours[i]);
+            budget(&best[i].h.time, (uint32_t)counts[i], a->tokens, &train[i], &hours[i]);
     }
     /* Pareto front of time against GPU-hours: no other count is at least as fast and as cheap
        and better in one of them */
     bool front[MAX_COUNTS];
     tp_pareto_front(train, hours, found, nc, front);
-    struct plot_sweep ps = {counts, found, front, train, hours, best, nc, a->tokens};
+    uint32_t gpus[MAX_COUNTS];
+    for (size_t i = 0; i < nc; i++)
+        gpus[i] = (uint32_t)counts[i];
+    struct plot_sweep ps = {gpus, found, front, train, hours, best, nc, a->tokens};
     if (a->svg && (rc = plot_search(a->svg, r, &ps)) != EXIT_OK)
         return rc;
     bool priced = a->price >= 0;
-    if (a->format == FMT_JSON) {
+    if (a->format != FMT_TABLE) {
         json_t *list = json_array();
         for (size_t i = 0; i < nc; i++) {
-            json_t *e = found[i] ? tp_json_search_hit(&best[i]) : json_object();
-            json_object_set_new(e, "gpus", json_integer(counts[i]));
+            json_t *e = json_pack("{s:I}", "gpus", (json_int_t)counts[i]);
+            if (found[i]) { /* gpus first: the CSV header follows the keys' order */
+                json_t *h = tp_json_search_hit(&best[i], &best[i], 0);
+                json_object_update(e, h);
+                json_decref(h);
+            }
             json_object_set_new(e, "feasible", json_boolean(found[i]));
             json_object_set_new(e, "pareto", json_boolean(front[i]));
             if (found[i]) {
@@ -406,6 +458,8 @@ static int sweep(const struct cli_args *a, struct run *r, const struct tp_search
             }
             json_array_append_new(list, e);
         }
+        if (a->format == FMT_CSV)
+            return (rc = out_csv_rows(list)) != EXIT_OK ? rc : cli_finish(any ? EXIT_OK : EXIT_NO);
         json_t *doc = json_pack("{s:i, s:s, s:{s:s}, s:s, s:I, s:I, s:o}", "schema_version",
                                 TP_SCHEMA_VERSION, "command", "search", "model", "name",
                                 r->m.name, "gpu", r->c.gpu.key, "global_batch",
@@ -415,30 +469,31 @@ static int sweep(const struct cli_args *a, struct run *r, const struct tp_search
         return cli_finish(any ? EXIT_OK : EXIT_NO);
     }
     printf("trainplan %s - search over GPU counts\n\n", TP_VERSION);
-    printf("model    %s; %s; seq %llu, global batch %llu; %s conventions\n", r->m.name,
-           r->c.gpu.label, (unsigned long long)r->j.seq, (unsigned long long)o->gbs,
-           tp_stack_get(r->j.framework)->key);
+    printf("model    %s; %s; seq %llu, global batch %llu; %s\n", r->m.name, r->c.gpu.label,
+           (unsigned long long)r->j.seq, (unsigned long long)o->gbs,
+           ctl.n_fw > 1 ? "every stack (--framework picks one)" : tp_stack_get(ctl.fw[0])->key);
     char tk[32];
     fmt_si(tk, sizeof tk, a->tokens > 0 ? a->tokens : 1e6);
     printf("\nbest layout per GPU count; time and GPU-hours for %s tokens; * = Pareto front of "
            "time against GPU-hours%s\n\n",
            tk, priced ? " (and cost)" : "");
-    printf("  %6s %4s %4s %4s %4s %-12s %4s %4s %4s %5s %-9s %9s %9s %6s %12s %12s%s\n", "gpus",
-           "dp", "tp", "pp", "vpp", "split", "ep", "zero", "mbs", "gas", "recompute", "step s",
+    printf("  %6s %-18s %4s %4s %4s %4s %-12s %4s %4s %4s %5s %-9s %9s %9s %6s %12s %12s%s\n",
+           "gpus", "stack", "dp", "tp", "pp", "vpp", "split", "ep", "zero", "mbs", "gas", "recompute", "step s",
            "tok/s/GPU", "MFU", "time", "GPU-hours", priced ? "         cost" : "");
     for (size_t i = 0; i < nc; i++) {
         if (!found[i]) {
-            printf("  %6u  no feasible layout\n", counts[i]);
+            printf("  %6lld  no feasible layout\n", (long long)counts[i]);
             continue;
         }
-        const struct tp_layout *l = &best[i].layout;
-        const struct tp_time *t = &best[i].time;
+        const struct tp_layout *l = &best[i].h.layout;
+        const struct tp_time *t = &best[i].h.time;
         char wall[32], split[48], rcs[24];
         fmt_duration(wall, sizeof wall, train[i]);
         split_text(&r->m, l, split, sizeof split);
         report_recompute(l, rcs, sizeof rcs);
-        printf("%c %6u %4u %4u %4u %4u %-12s %4u %4u %4u %5u %-9s %9.3f %9.0f %5.1f%% %12s %12.1f",
-               front[i] ? '*' : ' ', counts[i], l->dp, l->tp, l->pp, l->vpp, split, l->ep,
+        printf("%c %6lld %-18s %4u %4u %4u %4u %-12s %4u %4u %4u %5u %-9s %9.3f %9.0f %5.1f%% %12s "
+               "%12.1f",
+               front[i] ? '*' : ' ', (long long)counts[i], tp_stack_get(best[i].fw)->key, l->dp, l->tp, l->pp, l->vpp, split, l->ep,
                l->zero, l->mbs, l->gas, rcs, t->step_s, t->tokens_per_s_per_gpu, 100 * t->mfu,
                wall, hours[i]);
         if (priced)
@@ -493,24 +548,33 @@ int cmd_search(int argc, char **argv)
     o.uneven_pp = !a.even_pp;
     if (a.recompute_modes && (rc = parse_modes(a.recompute_modes, &o.recompute_mask)) != EXIT_OK)
         return rc;
-    n_threads = a.threads != TP_UNSET ? (unsigned)a.threads : par_cpus();
-    show_progress = isatty(STDERR_FILENO) != 0;
+    ctl.threads = a.threads != TP_UNSET ? (unsigned)a.threads : par_cpus();
+    ctl.progress = isatty(STDERR_FILENO) != 0 && !a.quiet;
+    /* no --framework: every stack, each result labelled with its own */
+    ctl.n_fw = 0;
+    for (int f = 0; f < TP_FW_COUNT; f++)
+        if (!a.framework || f == a.framework - 1)
+            ctl.fw[ctl.n_fw++] = (enum tp_framework)f;
     if (a.gpus_list)
         return sweep(&a, &r, &o, &cal);
     size_t top = a.top != TP_UNSET ? (size_t)a.top : 5;
-    static struct tp_search_hit hits[MAX_TOP];
+    static struct tp_stack_hit hits[MAX_TOP];
     size_t n;
     struct tp_search_stats st;
-    if ((rc = run_search(&r, &o, &cal, hits, top, &n, &st)) != EXIT_OK)
+    if ((rc = search_stacks(&r, &o, &cal, &ctl, hits, top, &n, &st)) != EXIT_OK)
         return rc;
     char outside[192];
-    tp_calib_domain_check(&cal, &r.m, &r.c, &r.j, outside, sizeof outside);
-    if (a.format == FMT_JSON) {
-        rc = cli_print_json(tp_json_search(&r.m, &r.c, &r.j, o.gbs, &st, hits, n, outside), 8);
-        if (rc != EXIT_OK)
+    unsigned domain = tp_calib_domain_check(&cal, &r.m, &r.c, &r.j, outside, sizeof outside);
+    struct tp_range rg = {0};
+    double band = n ? tp_search_tie_band(&r.m, &r.c, &r.j, &hits[0], domain, &rg) : 0;
+    if (a.format != FMT_TABLE) {
+        if ((rc = print_json(&r, &st, hits, n, o.gbs, outside, band, a.format == FMT_CSV)) !=
+            EXIT_OK)
             return rc;
     } else {
-        print_table(&r, &st, hits, n, o.gbs);
+        print_table(&r, &st, hits, n, o.gbs, ctl.n_fw > 1, band, &rg);
+        if (n == 0)
+            search_nothing(&r, &o, &cal, &ctl, &st, a.framework != 0);
         if (outside[0])
             printf("warning: outside what the calibration was fitted on: %s\n", outside);
         if (n > 0 && a.tokens > 0) { /* the best layout evaluated as estimate does */
@@ -519,7 +583,7 @@ int cmd_search(int argc, char **argv)
             eo.tokens = a.tokens;
             eo.gpu_hour_price = a.price;
             static struct tp_evaluation ev;
-            tp_evaluate(&r.m, &r.c, &r.j, &hits[0].layout, &cal, &eo, &ev, NULL);
+            tp_evaluate(&r.m, &r.c, &r.j, &hits[0].h.layout, &cal, &eo, &ev, NULL);
             printf("best layout trains %.3g tokens in %.1f h, %.1f GPU-hours", a.tokens,
                    ev.wall.total_s / 3600, ev.gpu_hours);
             if (a.price >= 0)
@@ -530,11 +594,11 @@ int cmd_search(int argc, char **argv)
             struct tp_layout l;
             tp_layout_init(&l);
             if (n > 0)
-                l = hits[0].layout;
+                l = hits[0].h.layout;
             if ((rc = parse_explain(a.explain, &l)) != EXIT_OK)
                 return rc;
             if (n > 0)
-                explain(&r, &o, &cal, &hits[0], &l, a.explain);
+                explain(&r, &o, &cal, &hits[0].h, &l, a.explain);
         }
     }
     return cli_finish(n > 0 ? EXIT_OK : EXIT_NO);

@@ -288,35 +288,31 @@ static int print_json(const struct report *r, const char *calibration)
     return cli_print_json(doc, 6);
 }
 
-static void csv_num(double v)
+static int print_csv(const struct report *r)
 {
-    if (isfinite(v))
-        printf(",%.6g", v);
-    else
-        printf(",");
-}
-
-static void print_csv(const struct report *r)
-{
-    printf("row_id,source,gpu,framework,num_gpus,measured_from,predicted_tokens_per_s_per_gpu,"
-           "measured_tokens_per_s_per_gpu,error,predicted_memory_gib,measured_memory_gib,"
-           "memory_error,outside_domain,skipped\n");
+    json_t *rows = json_array();
     for (size_t i = 0; i < r->runs->n; i++) {
         const struct tp_run *run = &r->runs->runs[i];
         const struct tp_run_eval *e = &r->ev[i];
-        printf("\"%s\",\"%s\",%s,%s,%u,%s", run->row_id, run->source, run->cluster.gpu.key,
-               run->framework_key, run->cluster.n_gpus, e->measured_from);
-        csv_num(e->predicted_tokens_per_s_per_gpu);
-        csv_num(e->measured_tokens_per_s_per_gpu);
-        csv_num(e->err);
-        csv_num(e->predicted_mem_gib);
-        csv_num(e->measured_mem_gib);
-        csv_num(e->mem_err);
-        printf(",\"%s\",\n", e->domain_note);
+        json_array_append_new(
+            rows, json_pack("{s:s, s:s, s:s, s:s, s:I, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:s,"
+                            " s:n}",
+                            "row_id", run->row_id, "source", run->source, "gpu",
+                            run->cluster.gpu.key, "framework", run->framework_key, "num_gpus",
+                            (json_int_t)run->cluster.n_gpus, "measured_from", e->measured_from,
+                            "predicted_tokens_per_s_per_gpu",
+                            out_num(e->predicted_tokens_per_s_per_gpu),
+                            "measured_tokens_per_s_per_gpu",
+                            out_num(e->measured_tokens_per_s_per_gpu), "error", out_num(e->err),
+                            "predicted_memory_gib", out_num(e->predicted_mem_gib),
+                            "measured_memory_gib", out_num(e->measured_mem_gib), "memory_error",
+                            out_num(e->mem_err), "outside_domain", e->domain_note, "skipped"));
     }
     for (size_t i = 0; i < r->runs->n_skipped; i++)
-        printf("\"%s\",,,,,,,,,,,,,\"%s\"\n", r->runs->skipped[i].row_id,
-               r->runs->skipped[i].why);
+        json_array_append_new(rows, json_pack("{s:s, s:s}", "row_id",
+                                              r->runs->skipped[i].row_id, "skipped",
+                                              r->runs->skipped[i].why));
+    return out_csv_rows(rows);
 }
 
 int cmd_validate(int argc, char **argv)
@@ -353,7 +349,7 @@ int cmd_validate(int argc, char **argv)
         if (rc == EXIT_OK && a.format == FMT_JSON)
             rc = print_json(&r, a.calibration);
         else if (rc == EXIT_OK && a.format == FMT_CSV)
-            print_csv(&r);
+            rc = print_csv(&r);
         else if (rc == EXIT_OK)
             print_table(&r, a.calibration, a.summary);
     }

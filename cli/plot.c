@@ -142,7 +142,7 @@ int plot_search(const char *path, const struct run *r, const struct plot_sweep *
     for (size_t i = 0; i < n; i++) {
         if (!s->found[i])
             continue;
-        const struct tp_layout *l = &s->best[i].layout;
+        const struct tp_layout *l = &s->best[i].h.layout;
         snprintf(lab[i], sizeof lab[i], "%u GPUs (tp%u pp%u dp%u)", s->gpus[i], l->tp, l->pp,
                  l->dp);
         size_t at = s->front[i] ? nf++ : n + no++;

@@ -16,7 +16,7 @@ struct plot_sweep {
     const uint32_t *gpus;
     const bool *found, *front;
     const double *train_s, *gpu_hours;
-    const struct tp_search_hit *best;
+    const struct tp_stack_hit *best; /* the best layout per count and its stack */
     size_t n;
     double tokens;          /* the budget (0: per million tokens) */
 };

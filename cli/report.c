@@ -127,8 +127,11 @@ void report_memory_stage(const struct run *r, const struct tp_memory *mem, bool 
     line("overhead (context, NCCL, fragmentation)", mem->overhead_bytes, t);
     line("total", mem->total_bytes, 0);
     line("capacity", mem->capacity_bytes, 0);
-    printf("  %-44s %9.2f GB   -> %s\n", "headroom", mem->headroom_bytes / 1e9,
-           mem->fits ? "fits" : "DOES NOT FIT");
+    char hint[160];
+    tp_fit_hint(&r->m, &r->c, &r->j, &r->l, mem, hint, sizeof hint);
+    printf("  %-44s %9.2f GB   -> %s%s%s%s\n", "headroom", mem->headroom_bytes / 1e9,
+           mem->fits ? "fits" : "DOES NOT FIT", hint[0] ? " (fits with " : "", hint,
+           hint[0] ? ")" : "");
     if (mem->host_bytes_per_node > 0)
         printf("  host RAM for the offload: %.1f GB per node\n", mem->host_bytes_per_node / 1e9);
 }

@@ -644,6 +644,13 @@ TP_API size_t tp_memory_suggest(const struct tp_model *m, const struct tp_cluste
                          const struct tp_job *j, const struct tp_layout *l, struct tp_fix *out,
                          size_t cap);
 
+/* When the run does not fit (`mem` its worst stage) but would with a fused loss or another
+   recompute mode (no layout size changes): those flags ("--fused-loss"), the first in speed;
+   else "".  The memory and estimate documents' fits_with. */
+TP_API void tp_fit_hint(const struct tp_model *m, const struct tp_cluster *c,
+                        const struct tp_job *j, const struct tp_layout *l,
+                        const struct tp_memory *mem, char *buf, size_t len);
+
 /* The stage with the largest total (the one that decides the fit); TP_EINVAL as
    tp_memory_stage(). */
 TP_API enum tp_status tp_memory_worst(const struct tp_model *m, const struct tp_cluster *c,
@@ -922,6 +929,10 @@ struct tp_fit_opts {
     uint32_t starts;       /* Nelder-Mead starts: the base and the best quasi-random points
                               (default 4; 1 = the base only) */
     uint32_t samples;      /* quasi-random points tried for the starts (default 256) */
+    /* called every 256 objective evaluations with the count so far in this fit (NULL: none);
+       the library prints nothing, the caller may show progress */
+    void (*progress)(void *ctx, unsigned evaluations);
+    void *progress_ctx;
 };
 TP_API void tp_fit_opts_init(struct tp_fit_opts *o);
 
@@ -1059,6 +1070,31 @@ TP_API size_t tp_search_merge(const struct tp_search_hit *a, size_t na, const st
                        size_t nb, struct tp_search_hit *out, size_t cap);
 /* Adds the counts of `part` (one shard) to `sum`. */
 TP_API void tp_search_stats_add(struct tp_search_stats *sum, const struct tp_search_stats *part);
+
+/* A search hit and the software stack it was found on (the search over every stack). */
+struct tp_stack_hit {
+    struct tp_search_hit h;
+    enum tp_framework fw;
+};
+/* Orders by tp_search_hit_cmp, then by stack (for qsort). */
+TP_API int tp_stack_hit_cmp(const void *a, const void *b);
+/* Searches each of the `n_fw` stacks in `fw` (j->framework is left at the best's, else fw[0]),
+   keeping the `cap` fastest over all of them, sorted by tp_stack_hit_cmp; the stats add up
+   over the stacks.  Allocates a scratch list of cap hits per stack. */
+TP_API enum tp_status tp_search_stacks(const struct tp_model *m, const struct tp_cluster *c,
+                                       struct tp_job *j, const struct tp_search_opts *o,
+                                       const struct tp_calib *cal,
+                                       const enum tp_framework *fw, size_t n_fw,
+                                       struct tp_stack_hit *out, size_t cap, size_t *n,
+                                       struct tp_search_stats *st, struct tp_error *err);
+/* The relative difference in time per token within which a layout ties the best: half the 80%
+   range of the best's class, in log space; `rg` receives that range. */
+TP_API double tp_search_tie_band(const struct tp_model *m, const struct tp_cluster *c,
+                                 const struct tp_job *j, const struct tp_stack_hit *best,
+                                 unsigned domain, struct tp_range *rg);
+/* The step-time term that differs most from the best's: "bubble +0.120s", or "best". */
+TP_API void tp_search_differs(const struct tp_stack_hit *best, const struct tp_stack_hit *h,
+                              char *buf, size_t len);
 
 /* ----------------------------------------------------------------------------------------- */
 /* Training logs (trainplan logs)                                                             */
@@ -1686,15 +1722,19 @@ TP_API struct json_t *tp_json_memory_report(const struct tp_model *m, const stru
                                             const struct tp_memory *worst, bool per_stage,
                                             const struct tp_fix *fixes, size_t n_fixes,
                                             const char *notes);
-/* `trainplan search`'s document (one hit: a result row, also used by the sweep over counts). */
+/* `trainplan search`'s document (one hit: a result row, also used by the sweep over counts).
+   Each hit carries the stack it runs on; `tie` marks the hits within `band` (relative time per
+   token, tp_search_tie_band) of hits[0], `differs_most` the step-time term that separates a hit
+   from hits[0] (tp_search_differs). */
 struct tp_search_stats;
-struct tp_search_hit;
-TP_API struct json_t *tp_json_search_hit(const struct tp_search_hit *h);
+struct tp_stack_hit;
+TP_API struct json_t *tp_json_search_hit(const struct tp_stack_hit *h,
+                                         const struct tp_stack_hit *best, double band);
 TP_API struct json_t *tp_json_search(const struct tp_model *m, const struct tp_cluster *c,
                                      const struct tp_job *j, uint64_t gbs,
                                      const struct tp_search_stats *st,
-                                     const struct tp_search_hit *hits, size_t n,
-                                     const char *outside);
+                                     const struct tp_stack_hit *hits, size_t n,
+                                     const char *outside, double band);
 /* `trainplan params`: counts, FLOPs per token and the blocks in runs of equal counts. */
 struct tp_block_run {
     uint32_t first, last;       /* blocks first..last, each with the counts below */

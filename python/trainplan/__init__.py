@@ -126,5 +126,6 @@ def memory(model, **kwargs):
 def search(model, **kwargs):
     """``trainplan search MODEL --format json``: the fastest layouts that fit for gbs= (required),
     with top=, max_tp=, max_pp=, max_cp=, max_ep=, max_mbs=, mem_headroom=, no_offload=,
-    even_pp=, calibration= (one thread: the same results as the CLI's threaded search)."""
+    even_pp=, calibration= (one thread: the same results as the CLI's threaded search).  Every
+    stack unless framework= names one; each result names its stack, tie and differs_most."""
     return _call("search", model, kwargs)

@@ -19,7 +19,8 @@ static const struct {
              SIZE(tp_job),      SIZE(tp_layout),    SIZE(tp_calib),      SIZE(tp_memory),
              SIZE(tp_time),     SIZE(tp_range),     SIZE(tp_ckpt_plan),  SIZE(tp_wallclock),
              SIZE(tp_eval_opts), SIZE(tp_evaluation), SIZE(tp_run),      SIZE(tp_run_eval),
-             SIZE(tp_params),   SIZE(tp_flops),     SIZE(tp_search_opts), SIZE(tp_search_hit)};
+             SIZE(tp_params),   SIZE(tp_flops),     SIZE(tp_search_opts), SIZE(tp_search_hit),
+             SIZE(tp_stack_hit)};
 #undef SIZE
 
 size_t tp_struct_size(const char *name)

@@ -151,6 +151,12 @@ enum tp_status tp_stack_check(const struct tp_model *m, const struct tp_job *j,
         return tp_fail(err, TP_EINVAL,
                        "%s: DeepSpeed's pipeline engine runs ZeRO 0 or 1 only (zero %u with pp %u)",
                        k, l->zero, l->pp);
+    /* Megatron-FSDP (--use-megatron-fsdp, optim_grads_params) runs with TP, EP and CP, not with
+       a pipeline (Megatron-Core developer guide, "Megatron FSDP", key features, M-Core 0.14) */
+    if (j->framework == TP_FW_MEGATRON && l->zero == 3 && l->pp > 1)
+        return tp_fail(err, TP_EINVAL,
+                       "%s: Megatron-FSDP (full sharding) runs with tp, ep and cp but no pipeline "
+                       "(zero 3 with pp %u)", k, l->pp);
     if (m->n_experts > 0 && l->ep > 1) {
         enum tp_moe_impl impl = tp_job_moe_impl(m, j, l);
         if (impl == TP_MOE_EAGER || impl == TP_MOE_DENSE)

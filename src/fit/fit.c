@@ -118,6 +118,7 @@ struct problem {
     uint32_t only;      /* restrict the data term to this slot (UINT32_MAX: all rows) */
     enum { LOSS_HUBER, LOSS_MEDIAN } loss;
     unsigned evals;
+    const struct tp_fit_opts *o; /* its progress callback */
 };
 
 static double *field(struct tp_calib *c, size_t off)
@@ -135,6 +136,8 @@ static int by_value(const void *a, const void *b)
 static double data_term(struct problem *p)
 {
     p->evals++;
+    if (p->o->progress && p->evals % 256 == 0)
+        p->o->progress(p->o->progress_ctx, p->evals);
     for (size_t i = 0; i < p->n; i++) {
         if (p->only != UINT32_MAX && p->slot[i] != p->only)
             continue;
@@ -419,6 +422,7 @@ enum tp_status tp_calib_fit(const struct tp_run *const *runs, const double *meas
                            runs[i]->row_id);
     struct problem p;
     memset(&p, 0, sizeof p);
+    p.o = o;
     p.runs = runs;
     p.measured = measured;
     p.n = n;

@@ -188,16 +188,26 @@ static enum tp_status search_json(struct call *x, char **out, struct tp_error *e
                              "sequences)");
     x->so.gbs = (uint64_t)x->q.gbs;
     size_t n = 0, cap = x->top > 0 ? (size_t)x->top : 5;
-    struct tp_search_hit *hits = calloc(cap, sizeof *hits);
+    /* as the CLI: every stack unless framework names one, each result labelled */
+    enum tp_framework fw[TP_FW_COUNT];
+    size_t n_fw = 0;
+    for (int f = 0; f < TP_FW_COUNT; f++)
+        if (!x->q.framework || f == x->q.framework - 1)
+            fw[n_fw++] = (enum tp_framework)f;
+    struct tp_stack_hit *hits = calloc(cap, sizeof *hits);
     struct tp_search_stats *st = calloc(1, sizeof *st);
     enum tp_status s = hits && st ? TP_OK : tp_fail(err, TP_ENOMEM, "out of memory");
     if (s == TP_OK)
-        s = tp_search(&x->m, &x->c, &x->j, &x->so, &x->cal, hits, cap, &n, st, err);
+        s = tp_search_stacks(&x->m, &x->c, &x->j, &x->so, &x->cal, fw, n_fw, hits, cap, &n, st,
+                             err);
     if (s == TP_OK) {
         char outside[192];
-        tp_calib_domain_check(&x->cal, &x->m, &x->c, &x->j, outside, sizeof outside);
+        unsigned domain = tp_calib_domain_check(&x->cal, &x->m, &x->c, &x->j, outside,
+                                                sizeof outside);
+        struct tp_range rg;
+        double band = n ? tp_search_tie_band(&x->m, &x->c, &x->j, &hits[0], domain, &rg) : 0;
         *out = tp_json_dumps(tp_json_search(&x->m, &x->c, &x->j, x->so.gbs, st, hits, n,
-                                            outside), 8);
+                                            outside, band), 8);
         s = *out ? TP_OK : tp_fail(err, TP_ENOMEM, "out of memory");
     }
     free(hits);

@@ -5,6 +5,7 @@
 #include "internal.h"
 
 #include <jansson.h>
+#include <math.h>
 
 static json_t *time_json(const struct tp_time *t)
 {
@@ -102,6 +103,9 @@ json_t *tp_json_estimate(const struct tp_model *m, const struct tp_cluster *c,
                                     "against the dense 16-bit peak"));
     json_object_set_new(doc, "time", time_json(t));
     json_object_set_new(doc, "memory", tp_json_memory(&ev->memory));
+    char hint[160];
+    tp_fit_hint(m, c, j, l, &ev->memory, hint, sizeof hint);
+    json_object_set_new(doc, "fits_with", json_string(hint));
     json_object_set_new(doc, "checkpoint", tp_json_ckpt_plan(&ev->ckpt));
     budget_json(doc, o, ev);
     json_object_set_new(doc, "calibration",
@@ -151,22 +155,31 @@ json_t *tp_json_memory_report(const struct tp_model *m, const struct tp_cluster 
                                             fixes[i].total_bytes));
     json_object_set_new(head, "fixes", fx);
     json_object_set_new(head, "notes", json_string(notes ? notes : ""));
+    char hint[160];
+    tp_fit_hint(m, c, j, l, worst, hint, sizeof hint);
+    json_object_set_new(head, "fits_with", json_string(hint));
     return head;
 }
 
-static json_t *hit_json(const struct tp_search_hit *h)
+static json_t *hit_json(const struct tp_stack_hit *sh, const struct tp_stack_hit *best,
+                        double band)
 {
+    const struct tp_search_hit *h = &sh->h;
     const struct tp_layout *l = &h->layout;
     const struct tp_time *t = &h->time;
-    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:s, s:I, s:s,"
-                     " s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
-                     "dp", (json_int_t)l->dp, "tp", (json_int_t)l->tp, "pp", (json_int_t)l->pp,
-                     "vpp", (json_int_t)l->vpp, "pp_first", (json_int_t)l->pp_first, "pp_last",
-                     (json_int_t)l->pp_last, "ep", (json_int_t)l->ep, "cp", (json_int_t)l->cp,
-                     "sp", (int)l->sp, "zero", (json_int_t)l->zero, "mbs", (json_int_t)l->mbs,
-                     "gas", (json_int_t)l->gas, "recompute",
-                     tp_name(TP_NAMES_RECOMPUTE, (int)l->recompute), "recompute_layers",
-                     (json_int_t)l->recompute_layers, "offload",
+    char differs[48];
+    tp_search_differs(best, sh, differs, sizeof differs);
+    return json_pack("{s:s, s:b, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I,"
+                     " s:s, s:I, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
+                     "stack", tp_stack_get(sh->fw)->key, "tie",
+                     (int)(h->time_per_token <= best->h.time_per_token * (1 + band)),
+                     "differs_most", differs, "dp", (json_int_t)l->dp, "tp", (json_int_t)l->tp,
+                     "pp", (json_int_t)l->pp, "vpp", (json_int_t)l->vpp, "pp_first",
+                     (json_int_t)l->pp_first, "pp_last", (json_int_t)l->pp_last, "ep",
+                     (json_int_t)l->ep, "cp", (json_int_t)l->cp, "sp", (int)l->sp, "zero",
+                     (json_int_t)l->zero, "mbs", (json_int_t)l->mbs, "gas", (json_int_t)l->gas,
+                     "recompute", tp_name(TP_NAMES_RECOMPUTE, (int)l->recompute),
+                     "recompute_layers", (json_int_t)l->recompute_layers, "offload",
                      tp_name(TP_NAMES_OFFLOAD, (int)l->offload), "step_time_s", t->step_s,
                      "tokens_per_s_per_gpu", t->tokens_per_s_per_gpu, "tokens_per_s",
                      t->tokens_per_s, "model_tflops_per_gpu", t->model_tflops_per_gpu, "mfu",
@@ -174,14 +187,16 @@ static json_t *hit_json(const struct tp_search_hit *h)
                      "memory_bytes", h->memory_bytes, "bubble_s", t->bubble_s);
 }
 
-json_t *tp_json_search_hit(const struct tp_search_hit *h)
+json_t *tp_json_search_hit(const struct tp_stack_hit *h, const struct tp_stack_hit *best,
+                           double band)
 {
-    return hit_json(h);
+    return hit_json(h, best, band);
 }
 
 json_t *tp_json_search(const struct tp_model *m, const struct tp_cluster *c,
                        const struct tp_job *j, uint64_t gbs, const struct tp_search_stats *st,
-                       const struct tp_search_hit *hits, size_t n, const char *outside)
+                       const struct tp_stack_hit *hits, size_t n, const char *outside,
+                       double band)
 {
     json_t *rej = json_object();
     for (int i = 0; i < TP_REJECT_COUNT; i++)
@@ -189,7 +204,7 @@ json_t *tp_json_search(const struct tp_model *m, const struct tp_cluster *c,
                             json_integer((json_int_t)st->rejected[i]));
     json_t *res = json_array();
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(res, hit_json(&hits[i]));
+        json_array_append_new(res, hit_json(&hits[i], &hits[0], band));
     json_t *doc = json_pack("{s:i, s:s, s:{s:s}, s:{s:s, s:I, s:I}, s:I, s:I, s:I, s:I, s:I,"
                             " s:I, s:I, s:o, s:o}",
                             "schema_version", TP_SCHEMA_VERSION, "command", "search", "model",
@@ -201,8 +216,11 @@ json_t *tp_json_search(const struct tp_model *m, const struct tp_cluster *c,
                             (json_int_t)st->dominated, "partial_recompute_layouts",
                             (json_int_t)st->partial, "uneven_split_layouts",
                             (json_int_t)st->uneven, "rejected", rej, "results", res);
-    if (doc)
-        json_object_set_new(doc, "outside_calibration",
-                            outside && outside[0] ? json_string(outside) : json_null());
+    if (!doc)
+        return NULL;
+    json_object_set_new(doc, "outside_calibration",
+                        outside && outside[0] ? json_string(outside) : json_null());
+    json_object_set_new(doc, "tie_band", isfinite(band) ? json_real(band) : json_null());
+    json_object_set_new(doc, "listed", json_integer((json_int_t)n));
     return doc;
 }

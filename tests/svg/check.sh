@@ -33,6 +33,9 @@ plot() {
     fi
     echo "svg $name: well-formed"
 }
+# col NAME: the named column of a one-row CSV on stdin (the header names the columns)
+col() { awk -F, -v k="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == k) c = i }
+                            NR == 2 { print $c }'; }
 # contains NAME TEXT: the plot shows TEXT
 contains() {
     grep -qF -- "$2" "$out/$1.svg" || { echo "FAIL svg $1: '$2' not in the plot"; fail=1; }
@@ -40,12 +43,12 @@ contains() {
 plot memory 1 memory llama-3.1-70b --gpu h100-sxm --gpus 64 --tp 8 --pp 4 --gbs 512
 # the worst stage's total as the table prints it (GB, 10^9 bytes), on its bar
 total=$("$bin" memory llama-3.1-70b --gpu h100-sxm --gpus 64 --tp 8 --pp 4 --gbs 512 \
-        --format csv | awk -F, 'NR == 2 { printf "%.4g", $(NF-2) / 1e9 }')
+        --format csv | col total_bytes | awk '{ printf "%.4g", $1 / 1e9 }')
 contains memory ">$total</text>"
 contains memory "h100-sxm capacity 85.9 GB"
 plot estimate 1 estimate llama-3.1-8b --gpu h100-sxm --gpus 8 --tp 2 --gbs 64
 step=$("$bin" estimate llama-3.1-8b --gpu h100-sxm --gpus 8 --tp 2 --gbs 64 --format csv |
-       awk -F, 'NR == 2 { printf "%.3f", $14 }')
+       col step_time_s | awk '{ printf "%.3f", $1 }')
 contains estimate "Step time $step s"
 plot search 0 search llama-3.1-8b --gpu h100-sxm --gpus 8..32 --gbs 256
 contains search ">Pareto front</text>"

@@ -1,0 +1,137 @@
+/*
+ * stack_search.c - the search over every software stack (the CLI's and tp_call_json's search
+ * without a framework), ties within the estimate's uncertainty, the term that separates a
+ * layout from the best, and the fit hint of memory and estimate.
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int tp_stack_hit_cmp(const void *pa, const void *pb)
+{
+    const struct tp_stack_hit *a = pa, *b = pb;
+    int c = tp_search_hit_cmp(&a->h, &b->h);
+    return c ? c : (a->fw > b->fw) - (a->fw < b->fw);
+}
+
+enum tp_status tp_search_stacks(const struct tp_model *m, const struct tp_cluster *c,
+                                struct tp_job *j, const struct tp_search_opts *o,
+                                const struct tp_calib *cal, const enum tp_framework *fw,
+                                size_t n_fw, struct tp_stack_hit *out, size_t cap, size_t *n,
+                                struct tp_search_stats *st, struct tp_error *err)
+{
+    *n = 0;
+    memset(st, 0, sizeof *st);
+    if (n_fw == 0 || cap == 0)
+        return TP_OK;
+    struct tp_search_hit *part = calloc(cap, sizeof *part);
+    struct tp_stack_hit *all = calloc(cap * n_fw, sizeof *all);
+    if (!part || !all) {
+        free(part);
+        free(all);
+        return tp_fail(err, TP_ENOMEM, "out of memory");
+    }
+    size_t total = 0;
+    enum tp_status s = TP_OK;
+    for (size_t f = 0; f < n_fw && s == TP_OK; f++) {
+        struct tp_search_stats one;
+        size_t k = 0;
+        j->framework = fw[f];
+        s = tp_search(m, c, j, o, cal, part, cap, &k, &one, err);
+        if (s != TP_OK)
+            break;
+        tp_search_stats_add(st, &one);
+        for (size_t i = 0; i < k; i++) {
+            all[total].h = part[i];
+            all[total++].fw = fw[f];
+        }
+    }
+    if (s == TP_OK) {
+        qsort(all, total, sizeof all[0], tp_stack_hit_cmp);
+        *n = total < cap ? total : cap;
+        memcpy(out, all, *n * sizeof *out);
+        j->framework = *n ? out[0].fw : fw[0];
+    }
+    free(part);
+    free(all);
+    return s;
+}
+
+double tp_search_tie_band(const struct tp_model *m, const struct tp_cluster *c,
+                          const struct tp_job *j, const struct tp_stack_hit *best,
+                          unsigned domain, struct tp_range *rg)
+{
+    struct tp_job jb = *j;
+    jb.framework = best->fw;
+    tp_time_range(m, c, &jb, &best->h.layout, domain, rg);
+    /* half the 80% range, in log space: two predictions closer than that are not told apart
+       by what the model got right on held-out runs of the class (src/core/range.c) */
+    return exp(0.5 * (log(rg->hi) - log(rg->lo))) - 1;
+}
+
+void tp_search_differs(const struct tp_stack_hit *best, const struct tp_stack_hit *h, char *buf,
+                       size_t len)
+{
+    const struct tp_time *a = &h->h.time, *b = &best->h.time;
+    const struct {
+        const char *name;
+        double d;
+    } terms[] = {
+        {"compute", a->fwd_s + a->bwd_s + a->recompute_s - (b->fwd_s + b->bwd_s + b->recompute_s)},
+        {"TP comm", a->tp_comm_s - b->tp_comm_s},
+        {"CP comm", a->cp_comm_s - b->cp_comm_s},
+        {"EP comm", a->ep_comm_s - b->ep_comm_s},
+        {"PP comm", a->pp_comm_s - b->pp_comm_s},
+        {"bubble", a->bubble_s - b->bubble_s},
+        {"DP comm", a->dp_comm_s - b->dp_comm_s},
+        {"optimizer", a->optimizer_s + a->offload_s - (b->optimizer_s + b->offload_s)},
+        {"overhead", a->overhead_s - b->overhead_s}};
+    if (h == best) {
+        tp_snprintf(buf, len, "best");
+        return;
+    }
+    size_t k = 0;
+    for (size_t i = 1; i < sizeof terms / sizeof terms[0]; i++)
+        if (fabs(terms[i].d) > fabs(terms[k].d))
+            k = i;
+    /* per token: the global batch is the same, so the step's seconds compare directly */
+    tp_snprintf(buf, len, "%s %+.3fs", terms[k].name, terms[k].d);
+}
+
+void tp_fit_hint(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
+                 const struct tp_layout *l, const struct tp_memory *mem, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (mem->fits)
+        return;
+    /* the switches that change no layout size: a fused/chunked loss, another recompute mode */
+    static const struct {
+        bool fused;
+        int recompute; /* -1: as given */
+        const char *text;
+    } TRY[] = {{true, -1, "--fused-loss"},
+               {false, TP_RECOMPUTE_SELECTIVE, "--recompute selective"},
+               {false, TP_RECOMPUTE_FULL, "--recompute full"},
+               {true, TP_RECOMPUTE_SELECTIVE, "--fused-loss --recompute selective"},
+               {true, TP_RECOMPUTE_FULL, "--fused-loss --recompute full"}};
+    for (size_t i = 0; i < sizeof TRY / sizeof TRY[0]; i++) {
+        struct tp_job jt = *j;
+        struct tp_layout lt = *l;
+        if ((TRY[i].fused && jt.fused_loss) ||
+            (TRY[i].recompute >= 0 && (int)lt.recompute == TRY[i].recompute &&
+             !lt.recompute_layers))
+            continue;
+        jt.fused_loss = jt.fused_loss || TRY[i].fused;
+        if (TRY[i].recompute >= 0) {
+            lt.recompute = (enum tp_recompute)TRY[i].recompute;
+            lt.recompute_layers = 0;
+        }
+        struct tp_memory mt;
+        if (tp_memory_worst(m, c, &jt, &lt, &mt) == TP_OK && mt.fits) {
+            tp_snprintf(buf, len, "%s", TRY[i].text);
+            return; /* the first, the cheapest in speed */
+        }
+    }
+}
