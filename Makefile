@@ -184,7 +184,7 @@ endif
 # every command's CSV and JSON parse (libcsv strict, jansson)
 $(BUILD)/tests/check_format: tests/formats/check_format.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DEP_CFLAGS) $(LDFLAGS) -o $@ $< $(DEP_LIBS)
+	$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(DEP_LIBS)
 
 formats-test: $(BIN) $(BUILD)/tests/check_format
 	@sh tests/formats/run.sh ./$(BIN) ./$(BUILD)/tests/check_format
