@@ -328,9 +328,12 @@ static void info_finish(struct tp_log_info *info)
 {
     if (info->tokens_per_step <= 0 && info->global_batch && info->seq)
         info->tokens_per_step = (double)info->global_batch * (double)info->seq;
+    /* the quotient is range-checked as a double before the conversion: a logged 4e58 tokens
+       per step converted to uint64_t is undefined behaviour (found by fuzz_logs) */
+    double batch = info->seq ? info->tokens_per_step / (double)info->seq : 0;
     if (!info->global_batch && info->seq && info->tokens_per_step > 0 &&
-        fmod(info->tokens_per_step, (double)info->seq) == 0)
-        info->global_batch = (uint64_t)(info->tokens_per_step / (double)info->seq);
+        fmod(info->tokens_per_step, (double)info->seq) == 0 && batch >= 1 && batch <= 0x1p53)
+        info->global_batch = (uint64_t)batch;
     uint64_t world = 0, per = 0;
     if (!info->gpus && info->tp && info->pp && info->dp &&
         tp_mul_u64((uint64_t)info->tp * info->pp, info->dp, &world) &&
