@@ -231,30 +231,38 @@ static json_t *estimate_row(const struct run *r, const struct tp_memory *mem,
     return o;
 }
 
-static int sweep_one(const struct cli_args *a, struct run *r, void *ctx, json_t *row, bool *ok)
+/* The budget and wall-clock options, then tp_evaluate; the budget takes the evaluation's
+   wall-clock, GPU-hours and cost.  EXIT_OK, or EXIT_USAGE after an error line. */
+static int evaluate(const struct cli_args *a, const struct run *r, const struct tp_calib *cal,
+                    struct budget *b, struct tp_eval_opts *o, struct tp_evaluation *ev)
 {
-    const struct tp_calib *cal = ctx;
-    struct budget b;
-    struct tp_eval_opts o;
-    int rc = resolve_budget(a, &b);
+    int rc = resolve_budget(a, b);
     if (rc == EXIT_OK)
-        rc = resolve_wallclock(a, &b, &o);
+        rc = resolve_wallclock(a, b, o);
     if (rc != EXIT_OK)
         return rc;
-    /* as the single run: tp_evaluate, the figures of estimate's document */
-    static struct tp_evaluation ev;
     struct tp_error err = {{0}, {0}};
-    if (tp_evaluate(&r->m, &r->c, &r->j, &r->l, cal, &o, &ev, &err) != TP_OK) {
+    if (tp_evaluate(&r->m, &r->c, &r->j, &r->l, cal, o, ev, &err) != TP_OK) {
         cli_error_field(&err);
         return EXIT_USAGE;
     }
-    b.w = ev.wall;
-    b.gpu_hours = ev.gpu_hours;
-    b.cost = ev.cost;
-    const struct tp_memory mem = ev.memory;
-    const struct tp_time t = ev.time;
-    *ok = mem.fits;
-    return cli_sweep_merge(row, estimate_row(r, &mem, &t, &b));
+    b->w = ev->wall;
+    b->gpu_hours = ev->gpu_hours;
+    b->cost = ev->cost;
+    return EXIT_OK;
+}
+
+static int sweep_one(const struct cli_args *a, struct run *r, void *ctx, json_t *row, bool *ok)
+{
+    /* as the single run: tp_evaluate, the figures of estimate's document */
+    struct budget b;
+    struct tp_eval_opts o;
+    static struct tp_evaluation ev;
+    int rc = evaluate(a, r, ctx, &b, &o, &ev);
+    if (rc != EXIT_OK)
+        return rc;
+    *ok = ev.memory.fits;
+    return cli_sweep_merge(row, estimate_row(r, &ev.memory, &ev.time, &b));
 }
 
 static int sweep(const struct cli_args *a, const struct tp_calib *cal)
@@ -310,17 +318,9 @@ int cmd_estimate(int argc, char **argv)
         return sweep(&a, &cal);
     struct budget b;
     struct tp_eval_opts o;
-    if ((rc = resolve_budget(&a, &b)) != EXIT_OK || (rc = resolve_wallclock(&a, &b, &o)) != EXIT_OK)
-        return rc;
     static struct tp_evaluation ev;
-    struct tp_error err = {{0}, {0}};
-    if (tp_evaluate(&r.m, &r.c, &r.j, &r.l, &cal, &o, &ev, &err) != TP_OK) {
-        cli_error_field(&err);
-        return EXIT_USAGE;
-    }
-    b.w = ev.wall;
-    b.gpu_hours = ev.gpu_hours;
-    b.cost = ev.cost;
+    if ((rc = evaluate(&a, &r, &cal, &b, &o, &ev)) != EXIT_OK)
+        return rc;
     const struct tp_memory mem = ev.memory;
     const struct tp_time t = ev.time;
     const struct tp_range rg = ev.range;
