@@ -294,6 +294,9 @@ static const struct opt OPTS[] = {
      "token-dropping capacity factor (default: dropless)"},
     {"moe-imbalance", NULL, OPT_REAL, F(moe_imbalance), 1, 64, NULL, NULL, JOB_CMDS, "X",
      "dropless: busiest expert's load over the mean (default 1.2)"},
+    {"trainable-frac", NULL, OPT_REAL, F(trainable_frac), 1e-6, 1, NULL, NULL, JOB_CMDS, "F",
+     "share of the token slots the throughput and --tokens count: Axolotl logs trainable "
+     "tokens only (no prompt, no padding); default 1"},
     {"overhead-gb", NULL, OPT_REAL, F(overhead_gb), 0, 1e4, NULL, NULL, JOB_CMDS, "X",
      "CUDA context and workspaces per GPU (default 1.0)"},
     {"nccl-gb", NULL, OPT_REAL, F(nccl_gb), 0, 1e4, NULL, NULL, JOB_CMDS, "X",
@@ -590,6 +593,7 @@ int cli_parse(int argc, char **argv, unsigned cmd, struct cli_args *a)
     a->dp = a->tp = a->pp = a->vpp = a->ep = a->etp = a->cp = a->zero = TP_UNSET;
     a->shard_group = a->mbs = a->gas = a->gbs = a->recompute_layers = a->lora_rank = TP_UNSET;
     a->moe_capacity = a->moe_imbalance = a->overhead_gb = a->nccl_gb = a->frag = -1;
+    a->trainable_frac = -1;
     a->price = a->prior_weight = -1;
     a->min_gpu_rows = a->max_evals = TP_UNSET;
     a->skip_warmup = TP_UNSET;

@@ -95,7 +95,7 @@ struct cli_args {
     int moe_impl, z3_leaf;   /* moe_impl: 0 = the stack's (enum tp_moe_impl) */
     int64_t lora_rank;
     const char *lora_targets;
-    double moe_capacity, moe_imbalance, overhead_gb, nccl_gb, frag;
+    double moe_capacity, moe_imbalance, overhead_gb, nccl_gb, frag, trainable_frac;
     int per_stage;
     const char *svg;         /* --svg FILE: the command's plot (plot.c) */
     /* logs */

@@ -157,9 +157,15 @@ static void print_time(const struct run *r, const struct tp_time *t, const struc
     char tok[32], tot[32];
     fmt_si(tok, sizeof tok, t->tokens_per_step);
     fmt_si(tot, sizeof tot, t->tokens_per_s);
-    printf("\nthroughput   %.0f tokens/s per GPU, %s tokens/s in total, %.2f samples/s "
-           "(%s tokens per step)\n",
-           t->tokens_per_s_per_gpu, tot, t->samples_per_s, tok);
+    double frac = tp_job_trainable_frac(&r->j);
+    const char *counted = frac < 1 ? "trainable tokens" : "tokens";
+    printf("\nthroughput   %.0f %s/s per GPU, %s %s/s in total, %.2f samples/s "
+           "(%s %s per step)\n",
+           t->tokens_per_s_per_gpu, counted, tot, counted, t->samples_per_s, tok, counted);
+    if (frac < 1)
+        printf("             (%.0f%% of the %.0f token slots/s per GPU processed: "
+               "--trainable-frac %.3g)\n",
+               100 * frac, t->slots_per_s_per_gpu, frac);
     printf("  80%% range  %.0f - %.0f tokens/s per GPU, step %.2f - %.2f s (%s: %s%s)\n",
            t->tokens_per_s_per_gpu * rg->lo, t->tokens_per_s_per_gpu * rg->hi,
            t->step_s / rg->hi, t->step_s / rg->lo, rg->cls, rg->basis,

@@ -161,6 +161,7 @@ static int to_request(const struct cli_args *a, struct tp_request *q)
     }
     q->moe_capacity = a->moe_capacity;
     q->moe_imbalance = a->moe_imbalance;
+    q->trainable_frac = a->trainable_frac;
     q->overhead_gb = a->overhead_gb;
     q->nccl_gb = a->nccl_gb;
     q->frag = a->frag;

@@ -480,6 +480,11 @@ struct tp_job {
                                   (deepspeed.utils.set_z3_leaf_modules), not expert by expert */
     double moe_capacity;       /* token-dropping capacity factor; 0 = dropless */
     double moe_imbalance;      /* dropless: busiest expert's load over the mean (>= 1) */
+    double trainable_frac;     /* share of the processed token slots the user's throughput
+                                  counts (0 < f <= 1; 1 = every slot).  Axolotl >= 0.13 logs
+                                  tokens_per_second_per_gpu over trainable tokens only (labels
+                                  != -100: no prompt turns, no padding; axolotl PR #3072); the
+                                  token budget counts the same tokens */
     /* Framework overhead (explicit and overridable; training-physics.md §3.8 [heuristic]) */
     double overhead_base_bytes;   /* CUDA context, cuBLAS/flash workspaces */
     double overhead_comm_bytes;   /* per live NCCL communicator */
@@ -522,6 +527,9 @@ TP_API void tp_job_init(struct tp_job *j);
    Megatron-Core/NeMo, whose Transformer Engine runs cuDNN fused attention); FlashAttention-2
    and eager attention are not. */
 TP_API bool tp_attn_native(const struct tp_job *j);
+/* The share of processed token slots the job's throughput and token budget count
+   (tp_job.trainable_frac; 1 when unset). */
+TP_API double tp_job_trainable_frac(const struct tp_job *j);
 
 /* A software stack (--framework) as a first-class part of the model: what it can run and which
    kernels it runs (docs/stacks.md; each capability with the source it comes from). */
@@ -832,8 +840,11 @@ struct tp_time {
     double offload_s;       /* host transfers of an offloaded optimizer or parameters */
     uint32_t slowest_stage;
     /* throughput */
-    double tokens_per_step, samples_per_step;
+    double tokens_per_step, samples_per_step;  /* tokens counted as the job counts them
+                                                  (tp_job.trainable_frac of the slots) */
     double tokens_per_s, tokens_per_s_per_gpu, samples_per_s;
+    double slots_per_s_per_gpu; /* token slots processed (padding and masked tokens included):
+                                   the FLOP rates and MFU use these */
     /* FLOPs per token (task-aware: frozen weights have no weight gradients; DPO adds the
        reference forward) and the rates they give */
     double model_flops_per_token, hw_flops_per_token;
@@ -1672,6 +1683,7 @@ struct tp_request {
     int64_t lora_rank;              /* TP_UNSET = 16 */
     uint32_t lora_targets;          /* TP_LORA_* mask; 0 = all */
     double moe_capacity, moe_imbalance, overhead_gb, nccl_gb, frag; /* < 0 = default */
+    double trainable_frac; /* < 0 = every slot counts */
     /* layout (TP_UNSET = default or derived) */
     int64_t dp, tp, pp, vpp, ep, etp, cp, zero, shard_group, mbs, gas, gbs, recompute_layers;
     int64_t pp_first, pp_last;

@@ -215,6 +215,40 @@ static struct swift *read_swift(void)
     return &s;
 }
 
+/* What Axolotl counts: since axolotl PR #3072 (2025-08-27) tokens_per_second_per_gpu sums
+   labels != -100 only, so prompts and padding do not count.  The users' 095 run (notes 001):
+   3 epochs of sft.shisa-v2.1 in 1188 steps of 8 GPUs x mbs 16 x 8192 token slots, against the
+   7.6e8 tokens the notes count.  The trainable share scales the counted rate and the token
+   budget, never the time or the FLOP rates. */
+static void test_trainable_tokens(void **state)
+{
+    (void)state;
+    setup("qwen3-30b-a3b", "mi300x", 8, TP_FW_AXOLOTL);
+    job.task = TP_TASK_SFT;
+    job.seq = 8192;
+    struct tp_calib cal;
+    tp_calib_init(&cal);
+    lay.zero = 2;
+    lay.ep = 2;
+    lay.mbs = 16;
+    lay.recompute = TP_RECOMPUTE_FULL;
+    assert_int_equal(check(NULL, 0), TP_OK);
+    struct tp_time all, counted;
+    assert_int_equal(tp_time_step(&model, &cluster, &job, &lay, &cal, &all), TP_OK);
+    job.trainable_frac = 7.6e8 / (1188.0 * 128 * 8192);
+    assert_int_equal(tp_time_step(&model, &cluster, &job, &lay, &cal, &counted), TP_OK);
+    assert_true(counted.step_s == all.step_s && counted.mfu == all.mfu);
+    assert_true(fabs(counted.slots_per_s_per_gpu / all.tokens_per_s_per_gpu - 1) < 1e-12);
+    assert_true(fabs(counted.tokens_per_s_per_gpu / all.tokens_per_s_per_gpu -
+                     job.trainable_frac) < 1e-12);
+    assert_true(tp_budget_steps(7.6e8, counted.tokens_per_step) == 1188);
+    /* out of range: named by its field */
+    struct tp_error err = {{0}, {0}};
+    job.trainable_frac = 1.5;
+    assert_int_equal(tp_layout_check(&model, &cluster, &job, &lay, &err), TP_EINVAL);
+    assert_string_equal(err.field, "trainable_frac");
+}
+
 /* ms-swift's published benchmark (docs: Megatron-SWIFT "Training Speed"; data/runs row
    swiftbench:4/5): Qwen1.5-MoE-A2.7B full SFT on 8 x A800 with the Transformers expert loop,
    6.02 s/it under ZeRO-2 and 24.30 s/it under ZeRO-3: 4.04x.  Without the on-demand expert
@@ -327,6 +361,7 @@ int main(void)
         cmocka_unit_test(test_deepspeed_pipelines),
         cmocka_unit_test(test_megatron_everything),
         cmocka_unit_test(test_zero2_ep_beats_zero3),
+        cmocka_unit_test(test_trainable_tokens),
         cmocka_unit_test(test_zero3_moe_fetch_ratio),
         cmocka_unit_test(test_eager_loop_index_backward),
         cmocka_unit_test(test_llama4_dense_experts),

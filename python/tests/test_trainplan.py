@@ -26,6 +26,8 @@ ESTIMATES = [
                            gpu_hour_price=2.5)),
     ("qwen3-30b-a3b", dict(gpus=16, ep=8, zero=1)),
     ("llama-3.1-8b", dict(gpu="mi300x", gpus=8, task="sft", framework="axolotl", zero=3)),
+    ("llama-3.2-3b", dict(gpu="mi300x", gpus=8, task="sft", framework="axolotl", zero=3,
+                          trainable_frac=0.61, tokens=7.6e8)),
     ("llama-3.1-8b", dict(gpus=16, tp=2, sp=True, precision="fp8", mbs=2, gas=4)),
 ]
 PARAMS = [

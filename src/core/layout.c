@@ -22,10 +22,16 @@ void tp_job_init(struct tp_job *j)
     j->lora_rank = 16;
     j->lora_targets = TP_LORA_ALL;
     j->moe_capacity = 0;
+    j->trainable_frac = 1;
     j->moe_imbalance = 1.2;                /* training-physics.md §3.7 [heuristic] */
     j->overhead_base_bytes = 1.0e9;        /* §3.8: CUDA context ~0.3-0.5 GB + workspaces */
     j->overhead_comm_bytes = 0.5e9;        /* §3.8: NCCL, per live communicator */
     j->overhead_frag = 0.08;               /* §3.8: allocator fragmentation [heuristic] */
+}
+
+double tp_job_trainable_frac(const struct tp_job *j)
+{
+    return j->trainable_frac > 0 && j->trainable_frac <= 1 ? j->trainable_frac : 1;
 }
 
 bool tp_attn_native(const struct tp_job *j)
@@ -243,6 +249,9 @@ static enum tp_status check_sharding(const struct tp_model *m, const struct tp_j
     if (j->moe_capacity < 0 || j->moe_capacity > 64)
         return tp_fail(err, TP_EINVAL, "MoE capacity factor %.3g is out of range (0..64)",
                        j->moe_capacity);
+    if (!(j->trainable_frac >= 0 && j->trainable_frac <= 1)) /* 0: unset, every slot */
+        return tp_fail_field(err, TP_EINVAL, "trainable_frac",
+                             "trainable_frac %.3g is out of range (0 < f <= 1)", j->trainable_frac);
     return TP_OK;
 }
 

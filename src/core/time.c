@@ -750,12 +750,15 @@ enum tp_status tp_time_step(const struct tp_model *m, const struct tp_cluster *c
                   cal->step_overhead_s;
 
     /* throughput and FLOP rates */
-    double samples = (double)l->mbs * l->gas * l->dp;
-    out->samples_per_step = samples;
-    out->tokens_per_step = samples * (double)j->seq * pairs;
+    /* tokens as the job counts them: trainable_frac of the slots (Axolotl's logged rate);
+       the FLOP rates below use every slot processed */
+    double samples = (double)l->mbs * l->gas * l->dp, counted = tp_job_trainable_frac(j);
     double n_gpus = (double)l->dp * l->tp * l->pp * l->cp;
+    out->samples_per_step = samples;
+    out->tokens_per_step = samples * (double)j->seq * pairs * counted;
     out->tokens_per_s = out->tokens_per_step / out->step_s;
     out->tokens_per_s_per_gpu = out->tokens_per_s / n_gpus;
+    out->slots_per_s_per_gpu = out->tokens_per_s_per_gpu / counted;
     out->samples_per_s = samples / out->step_s;
 
     struct tp_flops f;
@@ -779,7 +782,7 @@ enum tp_status tp_time_step(const struct tp_model *m, const struct tp_cluster *c
     out->model_flops_per_token = model;
     out->hw_flops_per_token = model + rc;
     out->peak_flops = tp_job_peak_flops(c, j); /* the rate the GEMMs were priced at */
-    double tps = out->tokens_per_s_per_gpu;
+    double tps = out->slots_per_s_per_gpu;
     out->model_tflops_per_gpu = model * tps / 1e12;
     out->hw_tflops_per_gpu = out->hw_flops_per_token * tps / 1e12;
     out->mfu = tp_mfu(model, tps, out->peak_flops);

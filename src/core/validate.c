@@ -53,11 +53,11 @@ enum tp_status tp_run_evaluate(const struct tp_run *run, const struct tp_calib *
     } else if (strcmp(out->measured_from, "TFLOP/s") == 0) {
         out->native_unit = "TFLOP/s/GPU";
         out->measured_native = run->tflops_per_gpu;
-        out->predicted_native = out->predicted_tokens_per_s_per_gpu * per_token / 1e12;
+        out->predicted_native = t->slots_per_s_per_gpu * per_token / 1e12;
     } else if (strcmp(out->measured_from, "MFU") == 0 || strcmp(out->measured_from, "HFU") == 0) {
         out->native_unit = strcmp(out->measured_from, "MFU") == 0 ? "MFU %" : "HFU %";
         out->measured_native = 100 * (out->native_unit[0] == 'M' ? run->mfu : run->hfu);
-        out->predicted_native = 100 * out->predicted_tokens_per_s_per_gpu * per_token /
+        out->predicted_native = 100 * t->slots_per_s_per_gpu * per_token /
                                 run->cluster.gpu.peak_flops[TP_BF16];
     }
     out->predicted_mem_gib = ev.memory.total_bytes / GIB;

@@ -90,6 +90,10 @@ json_t *tp_json_estimate(const struct tp_model *m, const struct tp_cluster *c,
     if (!doc)
         return NULL;
     json_object_set_new(doc, "fits", json_boolean(ev->memory.fits));
+    if (tp_job_trainable_frac(j) < 1) { /* the rates above count trainable tokens */
+        json_object_set_new(doc, "trainable_frac", json_real(tp_job_trainable_frac(j)));
+        json_object_set_new(doc, "slots_per_s_per_gpu", json_real(t->slots_per_s_per_gpu));
+    }
     json_object_set_new(doc, "tokens_per_s_per_gpu_low", json_real(t->tokens_per_s_per_gpu * rg->lo));
     json_object_set_new(doc, "tokens_per_s_per_gpu_high", json_real(t->tokens_per_s_per_gpu * rg->hi));
     json_object_set_new(doc, "step_time_s_low", json_real(t->step_s / rg->hi));

@@ -22,6 +22,7 @@ void tp_request_init(struct tp_request *r)
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
         *dims[i] = TP_UNSET;
     r->moe_capacity = r->moe_imbalance = r->overhead_gb = r->nccl_gb = r->frag = -1;
+    r->trainable_frac = -1;
 }
 
 enum kind { K_INT, K_REAL, K_BOOL, K_ENUM, K_GPU, K_LORA, K_STR };
@@ -59,6 +60,7 @@ static const struct opt {
     {"lora_targets", K_LORA, F(lora_targets), 0, 0, 0, 0},
     {"moe_capacity", K_REAL, F(moe_capacity), 0, 64, 0, 0},
     {"moe_imbalance", K_REAL, F(moe_imbalance), 1, 64, 0, 0},
+    {"trainable_frac", K_REAL, F(trainable_frac), 1e-6, 1, 0, 0},
     {"overhead_gb", K_REAL, F(overhead_gb), 0, 1e3, 0, 0},
     {"nccl_gb", K_REAL, F(nccl_gb), 0, 1e3, 0, 0},
     {"frag", K_REAL, F(frag), 0, 1, 0, 0},
@@ -232,6 +234,8 @@ static void resolve_job(const struct tp_request *r, const struct tp_model *m, st
         j->moe_capacity = r->moe_capacity;
     if (r->moe_imbalance >= 0)
         j->moe_imbalance = r->moe_imbalance;
+    if (r->trainable_frac > 0)
+        j->trainable_frac = r->trainable_frac;
     if (r->overhead_gb >= 0)
         j->overhead_base_bytes = r->overhead_gb * 1e9;
     if (r->nccl_gb >= 0)

@@ -298,6 +298,15 @@ static enum tp_status map_stack_columns(const struct row *r, struct tp_job *j)
     const char *fl = cell(r, "fused_loss");
     if (*fl)
         j->fused_loss = strcmp(fl, "1") == 0 || strcasecmp(fl, "true") == 0;
+    /* the share of token slots the row's throughput counts (Axolotl: trainable tokens) */
+    double frac;
+    TRY(num_real(r, "trainable_frac", &frac));
+    if (isfinite(frac)) {
+        if (!(frac > 0 && frac <= 1))
+            return tp_fail(r->err, TP_EINVAL, "trainable_frac \"%s\" is out of range (0 < f <= 1)",
+                           cell(r, "trainable_frac"));
+        j->trainable_frac = frac;
+    }
     return TP_OK;
 }
 
@@ -669,10 +678,8 @@ double tp_convention_flops_per_token(const struct tp_model *m, uint64_t seq, con
     return 0;
 }
 
-double tp_run_measured_tokens_per_s(const struct tp_run *run, const char **how)
+static double measured_slots_per_s(const struct tp_run *run, const char **how)
 {
-    const char *unused;
-    how = how ? how : &unused;
     *how = "";
     if (isfinite(run->tokens_per_s_per_gpu) && run->tokens_per_s_per_gpu > 0) {
         *how = "tokens/s";
@@ -709,4 +716,16 @@ double tp_run_measured_tokens_per_s(const struct tp_run *run, const char **how)
         return frac * run->cluster.gpu.peak_flops[TP_BF16] / per_token;
     }
     return NAN;
+}
+
+/* The measured throughput in the tokens the row's job counts: a tokens/s column or a run's
+   tokens over its wall-clock are taken as counted; step times, samples/s and FLOP rates
+   measure every token slot, so they are scaled by the job's trainable share. */
+double tp_run_measured_tokens_per_s(const struct tp_run *run, const char **how)
+{
+    const char *unused;
+    how = how ? how : &unused;
+    double slots = measured_slots_per_s(run, how);
+    bool counted = strcmp(*how, "tokens/s") == 0 || strcmp(*how, "wall-clock") == 0;
+    return counted ? slots : slots * tp_job_trainable_frac(&run->job);
 }
