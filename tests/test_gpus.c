@@ -176,6 +176,17 @@ static void test_published_values(void **state)
     near("h800 nvlink", g->intra_bw, 200e9);
     assert_string_equal(find("H800-SXM")->key, "h800");
 
+    /* H20: the NVIDIA H20 datasheet's dense peaks, 148 TF BF16 and 296 TF FP8 (a sixth of the
+       H100 SXM5's 989 / 1979), 96 GB HBM3 at 4.0 TB/s and the full 900 GB/s NVLink (450 per
+       direction); the ms-swift H20 examples in data/runs/public_hf_stacks_more.csv ran on it */
+    g = find("h20");
+    near("h20 bf16", g->peak_flops[TP_BF16], 148e12);
+    near("h20 fp8", g->peak_flops[TP_FP8], 296e12);
+    near("h20 hbm", g->hbm_bytes, 96 * 1073741824.0);
+    near("h20 bw", g->hbm_bw, 4.0e12);
+    near("h20 nvlink", g->intra_bw, 450e9);
+    assert_string_equal(find("H20-96GB")->key, "h20");
+
     /* H200: 141 GB HBM3e, 4.8 TB/s, H100 compute */
     g = find("h200");
     near("h200 hbm", g->hbm_bytes, 141 * 1073741824.0);

@@ -135,6 +135,15 @@ static const struct tp_gpu GPUS[] = {
     {"h200", "NVIDIA H200 SXM 141GB",
      "NVIDIA H200 datasheet via [MLE] and [TT]; training-physics.md §5.5",
      PEAK(67, 494.5, 989, 1979, 0), 141 * GIB, 4.8 * TB, 450 * GB, 8, 50 * GB, PCIE5, 132, 0.803, 0.734, true, 0},
+    /* H20: the export-compliant Hopper (GH100) for China.  NVIDIA H20 datasheet figures: 44 TF
+       FP32, 74 TF TF32, 148 TF BF16/FP16 and 296 TF FP8 dense; 96 GB HBM3 at 4.0 TB/s; NVLink4
+       900 GB/s total = 450 uni (the H100 SXM fabric, 8 per HGX board); PCIe Gen5; 400 W.  SM
+       count 78 (Geekbench 6 listing, not on the datasheet; unverified).  NIC: the H100 default.
+       No MAMF sweep is published, so mamf 0 (struct tp_calib's default); async_mma as sm_90.
+       The ms-swift H20 examples (data/runs/public_hf_stacks_more.csv) were measured on it. */
+    {"h20", "NVIDIA H20 96GB",
+     "NVIDIA H20 datasheet (148 TF BF16, 296 TF FP8, 96 GB HBM3 4.0 TB/s, NVLink 900 GB/s); SMs unverified",
+     PEAK(44, 74, 148, 296, 0), 96 * GIB, 4.0 * TB, 450 * GB, 8, 50 * GB, PCIE5, 78, 0, 0, true, 0},
     /* ---- NVIDIA Blackwell.  B200 (HGX): 80 TF FP32, 1125 TF TF32, 2250 TF BF16, 4500 TF FP8,
        9000 TF FP4 dense ([MLE], [TT]); 180 GB HBM3e 7.7 TB/s per the current HGX B200 datasheet
        (launch spec: 192 GB / 8 TB/s); NVLink5 1.8 TB/s total = 900 uni; 148 SMs.  NIC: HGX/DGX
@@ -251,6 +260,7 @@ static const struct {
     {"h100", "h100-sxm"},           {"h100-sxm5", "h100-sxm"},
     {"h100-80gb", "h100-sxm"},      {"h100-95gb", "h100-96gb"},
     {"h800-sxm", "h800"},
+    {"h20-96gb", "h20"},            {"h20-sxm", "h20"},
     {"h200-sxm", "h200"},           {"b200-sxm", "b200"},
     {"b300-sxm", "b300"},           {"gb200-nvl72", "gb200"},
     {"gb300-nvl72", "gb300"},       {"mi250x-gcd", "mi250x"},
