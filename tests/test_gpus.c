@@ -176,7 +176,7 @@ static void test_published_values(void **state)
     near("h800 nvlink", g->intra_bw, 200e9);
     assert_string_equal(find("H800-SXM")->key, "h800");
 
-    /* H20: the NVIDIA H20 datasheet's dense peaks, 148 TF BF16 and 296 TF FP8 (a sixth of the
+    /* H20: the NVIDIA H20 datasheet's dense peaks, 148 TF BF16 and 296 TF FP8 (15% of the
        H100 SXM5's 989 / 1979), 96 GB HBM3 at 4.0 TB/s and the full 900 GB/s NVLink (450 per
        direction); the ms-swift H20 examples in data/runs/public_hf_stacks_more.csv ran on it */
     g = find("h20");
