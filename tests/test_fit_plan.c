@@ -135,6 +135,10 @@ static void test_plan_matches_step(void **state)
 static void test_fit_validate_matches(void **state)
 {
     (void)state;
+#ifdef TP_NO_GSL
+    print_message("skipped: built without GSL (make NO_GSL=1): no fit\n");
+    skip();
+#endif
     make_runs();
     static struct tp_calib truth, prior, one, both;
     tp_calib_prior(&prior);

@@ -1,8 +1,9 @@
 /*
- * crossval.c - the rows' time plans (built once per call, shared by every fit that reads the
- * rows) and leave-one-source-out cross-validation: one fit per source on the other sources'
+ * crossval.c - the fit's options, the rows' time plans (built once per call, shared by every
+ * fit that reads the rows), tp_calib_fit over them, and leave-one-source-out cross-validation: one fit per source on the other sources'
  * rows, the folds spread over worker threads (each fold is independent and deterministic, so
- * the held-out figures do not depend on the number of threads or their timing).
+ * the held-out figures do not depend on the number of threads or their timing).  Nothing here
+ * needs GSL: the fit itself is fit.c, or nofit.c in a build without GSL (make NO_GSL=1).
  */
 #include "fit_internal.h"
 
@@ -123,6 +124,33 @@ void tp_fit_plans_free(struct tp_fit_plans *ps)
     free(ps->stages);
     free(ps->ptr);
     memset(ps, 0, sizeof *ps);
+}
+
+void tp_fit_opts_init(struct tp_fit_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->prior_weight = 0.4;
+    o->min_gpu_rows = 5;
+    o->max_evals = 2500;
+    o->rounds = 2;
+    o->per_gpu = true;
+    o->starts = 4;
+    o->samples = 256;
+}
+
+enum tp_status tp_calib_fit(const struct tp_run *const *runs, const double *measured, size_t n,
+                            const struct tp_calib *base, const struct tp_fit_opts *o,
+                            struct tp_calib *out, struct tp_fit_result *res,
+                            struct tp_error *err)
+{
+    struct tp_fit_plans ps;
+    if (tp_fit_plans_build(runs, n, base, &ps) != TP_OK) {
+        memset(res, 0, sizeof *res);
+        return tp_fail(err, TP_ENOMEM, "calibrate: out of memory");
+    }
+    enum tp_status st = tp_fit_planned(runs, ps.ptr, measured, n, base, o, out, res, err);
+    tp_fit_plans_free(&ps);
+    return st;
 }
 
 /* ---- leave-one-source-out ---------------------------------------------------------------- */
@@ -248,7 +276,7 @@ static enum tp_status cv_run(struct cv *cv, struct tp_error *err)
     /* worker 0 is this thread; a thread that cannot start leaves its folds to the others */
     for (size_t i = 1; i < nw && st == TP_OK; i++)
         started[i] = pthread_create(&tid[i], NULL, worker_main, &w[i]) == 0;
-    if (st == TP_OK)
+    if (st == TP_OK && nw > 0) /* no job (one source, no full fit): nothing to run */
         worker_main(&w[0]);
     for (size_t i = 1; i < nw; i++)
         if (started[i])

@@ -22,7 +22,17 @@
  * what the runs determine) so the output is stable across compilers.
  *
  * The fitter allocates (GSL's workspace and per-row arrays); the evaluation it calls is the
- * pure tp_time_step.
+ * pure tp_time_step (through the rows' plans, crossval.c).
+ *
+ * GSL and process-global state: GSL reports errors through one process-wide handler (abort by
+ * default).  The fit never installs or swaps it (that would race with any other thread of the
+ * host); instead no call here can reach GSL_ERROR on its inputs: vectors and minimizers are
+ * allocated with 1..N_GLOBALS dimensions (the Sobol sequence with 1..40, its limit), the
+ * objective is finite by construction (data_term is a mean of bounded residuals, and loss()
+ * maps an overflowing prior to a large finite value; nmsimplex2 and Brent call GSL_ERROR on a
+ * non-finite value), Brent is started only on a bracket whose middle is strictly lowest, and
+ * vector indices stay in range.  What remains is GSL failing to allocate a few hundred bytes,
+ * where its handler decides (a host that wants no abort sets its own once, at start-up).
  */
 #include "fit_internal.h"
 
@@ -59,18 +69,6 @@ static const struct global GLOBALS[] = {
 #undef G
 #define N_GLOBALS (sizeof GLOBALS / sizeof GLOBALS[0])
 #define GPU_SIGMA 1.0
-
-void tp_fit_opts_init(struct tp_fit_opts *o)
-{
-    memset(o, 0, sizeof *o);
-    o->prior_weight = 0.4;
-    o->min_gpu_rows = 5;
-    o->max_evals = 2500;
-    o->rounds = 2;
-    o->per_gpu = true;
-    o->starts = 4;
-    o->samples = 256;
-}
 
 static double to_u(enum xform x, double v)
 {
@@ -230,6 +228,13 @@ static void set_gpu(struct problem *p, uint32_t g, double u)
     e->mamf_fp8 = fmin(1.0, p->gpu[g].mamf8 * exp(u));
 }
 
+/* The objective as GSL may see it: finite (a prior pulled past the range of a double counts as
+   a very bad point, never as the non-finite value GSL's minimizers stop on with GSL_ERROR). */
+static double loss(double v)
+{
+    return isfinite(v) ? v : 1e300;
+}
+
 static double global_f(const gsl_vector *v, void *arg)
 {
     struct problem *p = arg;
@@ -241,7 +246,7 @@ static double global_f(const gsl_vector *v, void *arg)
         double d = (u - p->u0[k]) / GLOBALS[k].sigma;
         prior += d * d;
     }
-    return data_term(p) + p->lambda * prior;
+    return loss(data_term(p) + p->lambda * prior);
 }
 
 static void fit_globals(struct problem *p, unsigned max_evals);
@@ -360,7 +365,7 @@ static double gpu_f(double u, void *arg)
     struct problem *p = arg;
     set_gpu(p, p->only, u);
     double d = u / GPU_SIGMA;
-    return data_term(p) + p->lambda * d * d;
+    return loss(data_term(p) + p->lambda * d * d);
 }
 
 /* One GPU's GEMM factor: the best point of a grid over 0.76x..1.25x (a GPU's measured MAMF
@@ -578,7 +583,6 @@ enum tp_status tp_fit_planned(const struct tp_run *const *runs,
         st = tp_fail(err, TP_ENOMEM, "calibrate: out of memory");
         goto done;
     }
-    gsl_error_handler_t *old = gsl_set_error_handler_off();
     share_rows(&p);
     setup_slots(&p, base);
     res->rows = n;
@@ -606,7 +610,6 @@ enum tp_status tp_fit_planned(const struct tp_run *const *runs,
     res->evaluations = p.evals;
     join_domain(&p.cal.domain, runs, n, p.n_sources);
     *out = p.cal;
-    gsl_set_error_handler(old);
 done:
     free(p.source);
     free(p.slot);
@@ -618,20 +621,5 @@ done:
     free(p.h);
     free(p.src_sum);
     free(p.src_rows);
-    return st;
-}
-
-enum tp_status tp_calib_fit(const struct tp_run *const *runs, const double *measured, size_t n,
-                            const struct tp_calib *base, const struct tp_fit_opts *o,
-                            struct tp_calib *out, struct tp_fit_result *res,
-                            struct tp_error *err)
-{
-    struct tp_fit_plans ps;
-    if (tp_fit_plans_build(runs, n, base, &ps) != TP_OK) {
-        memset(res, 0, sizeof *res);
-        return tp_fail(err, TP_ENOMEM, "calibrate: out of memory");
-    }
-    enum tp_status st = tp_fit_planned(runs, ps.ptr, measured, n, base, o, out, res, err);
-    tp_fit_plans_free(&ps);
     return st;
 }
