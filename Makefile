@@ -3,6 +3,7 @@
 #   make test          set up, build, and run every test (unit, CLI, benchmark smoke)
 #   make test SAN=1    the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make WERROR=1      warnings are errors (CI)
+#   make NO_GSL=1      without GSL (GPL-3): no calibrate fit, in build-nogsl/ (README "Licence")
 #   make bench         the benchmarks, with their figures
 #   make fuzz          the libFuzzer targets (clang), FUZZ_SECONDS each (docs/fuzzing.md)
 #   make valgrind      the unit tests under valgrind
@@ -10,9 +11,12 @@
 CC      ?= cc
 SAN     ?= 0
 WERROR  ?= 0
-BUILD   ?= $(if $(filter 1,$(SAN)),build-san,$(if $(filter fuzz,$(SAN)),build-fuzz,build))
+# NO_GSL=1: a build that links only permissively licensed libraries (README "Licence"): no GSL,
+# so calibrate's fit is src/fit/nofit.c (it says it cannot fit); its own build folder
+NO_GSL  ?= 0
+BUILD   ?= $(if $(filter 1,$(SAN)),build-san,$(if $(filter fuzz,$(SAN)),build-fuzz,build))$(if $(filter 1,$(NO_GSL)),-nogsl,)
 
-PKGS     := jansson gsl yaml-0.1
+PKGS     := jansson yaml-0.1 $(if $(filter 1,$(NO_GSL)),,gsl)
 WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
             -Wformat=2 -Wvla
 # The user's CFLAGS / LDFLAGS (make CFLAGS=-O3) extend the flags the build needs (TP_CFLAGS,
@@ -25,6 +29,9 @@ TP_CFLAGS  += -pthread
 TP_LDFLAGS := -pthread
 ifeq ($(WERROR),1)
 TP_CFLAGS  += -Werror
+endif
+ifeq ($(NO_GSL),1)
+TP_CFLAGS  += -DTP_NO_GSL
 endif
 # SAN=1: ASan + UBSan; clang adds the checks gcc's UBSan lacks: float-cast-overflow (a double
 # out of an integer's range converted to it) and the integer checks that are never intended here
@@ -47,10 +54,12 @@ LIB_CFLAGS := -fPIC -fvisibility=hidden -DTP_BUILDING_LIBRARY
 ALL_CFLAGS  = $(TP_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(TP_LDFLAGS) $(LDFLAGS)
 DEP_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-DEP_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ljansson -lgsl -lgslcblas -lyaml) -lcsv
+DEP_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
+               echo -ljansson -lyaml $(if $(filter 1,$(NO_GSL)),,-lgsl -lgslcblas)) -lcsv
 TEST_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
-LIB_SRC  := $(wildcard src/*/*.c)
+LIB_SRC  := $(filter-out $(if $(filter 1,$(NO_GSL)),src/fit/fit.c,src/fit/nofit.c),\
+                        $(wildcard src/*/*.c))
 CLI_SRC  := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
 BENCH_SRC:= $(wildcard bench/bench_*.c)
@@ -91,7 +100,9 @@ $(BUILD)/gen/calib_defaults.inc: data/calibration.json
 $(BUILD)/src/data/calib.o: $(BUILD)/gen/calib_defaults.inc
 $(BUILD)/src/data/calib.o: TP_CFLAGS += -I$(BUILD)/gen
 
+# written anew: ar would keep a member whose source left LIB_SRC (fit.c / nofit.c)
 $(LIB): $(LIB_SRC:%.c=$(BUILD)/%.o)
+	rm -f $@
 	$(AR) rcs $@ $^
 
 $(SHLIB): $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -235,7 +246,8 @@ calibration: $(BIN)
 	./$(BIN) calibrate $(RUNS_DIR)/*.csv --base prior --no-cv -o data/calibration.json
 
 check-calibration: $(BIN)
-	@if [ -d $(RUNS_DIR) ]; then \
+	@if [ "$(NO_GSL)" = 1 ]; then echo "check-calibration: NO_GSL=1 build (no fit); skipped"; \
+	elif [ -d $(RUNS_DIR) ]; then \
 	    ./$(BIN) calibrate $(RUNS_DIR)/*.csv --base prior --no-cv \
 	        -o $(BUILD)/calibration.json >/dev/null && \
 	    cmp -s $(BUILD)/calibration.json data/calibration.json && \
@@ -244,6 +256,6 @@ check-calibration: $(BIN)
 	else echo "check-calibration: $(RUNS_DIR) not found; skipped"; fi
 
 clean:
-	rm -rf build build-san build-fuzz build-valgrind
+	rm -rf build build-san build-fuzz build-valgrind build-nogsl build-san-nogsl
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

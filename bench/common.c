@@ -13,8 +13,7 @@ static int by_name(const void *a, const void *b)
     return strcmp((const char *)a, (const char *)b);
 }
 
-/* Every .csv in ../shared/validation/runs, sorted; how many (0 when the directory is missing). */
-static size_t default_runs(char files[][BENCH_PATH])
+size_t bench_default_runs(char files[][BENCH_PATH])
 {
     const char *dir = "../shared/validation/runs";
     DIR *d = opendir(dir);
@@ -36,7 +35,7 @@ int bench_read_runs(const char *bench, char *const *paths, size_t n_paths, tp_ru
                     void *ctx)
 {
     static char defaults[BENCH_MAX_FILES][BENCH_PATH];
-    size_t n = n_paths ? n_paths : default_runs(defaults);
+    size_t n = n_paths ? n_paths : bench_default_runs(defaults);
     if (n == 0) {
         printf("%s: no runs files (../shared/validation/runs not found); nothing to do\n", bench);
         return 1;

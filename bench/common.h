@@ -16,4 +16,8 @@ enum { BENCH_MAX_FILES = 64, BENCH_PATH = 512 };
 int bench_read_runs(const char *bench, char *const *paths, size_t n_paths, tp_run_fn fn,
                     void *ctx);
 
+/* Every .csv in ../shared/validation/runs, sorted, into files; how many (0 when the directory is
+   missing). */
+size_t bench_default_runs(char files[][BENCH_PATH]);
+
 #endif

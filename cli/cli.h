@@ -209,6 +209,9 @@ const char *attn_label(const struct tp_job *j);
 void report_header(const struct run *r, const char *what);
 /* Prints the memory breakdown of one stage (`worst`: it is the stage that decides the fit). */
 void report_memory_stage(const struct run *r, const struct tp_memory *mem, bool worst);
+/* A warning line after `lead` when the logits (bf16 and the loss's fp32 copy) outweigh the
+   blocks' stored activations on this stage, with the figure a fused loss keeps; else nothing. */
+void report_logits_note(const struct run *r, const struct tp_memory *mem, const char *lead);
 /* One CSV cell on stdout through libcsv's writer: quoted, quotes doubled (RFC 4180). */
 void report_csv_cell(const char *s);
 /* The output layer (format.c): a number for a JSON/CSV row, null when not finite (jansson

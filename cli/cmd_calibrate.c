@@ -67,25 +67,20 @@ static json_t *stat_json(const struct tp_err_stats *st)
                      st->median_abs, "p90_abs_error", st->p90_abs, "bias", st->bias);
 }
 
-/* The progress line on a terminal: which fit, how many objective evaluations, how long. */
+/* The progress line on a terminal: what runs, how many objective evaluations (summed over the
+   fits running side by side), how long. */
 struct progress {
     const char *phase;
-    unsigned fit;           /* 1-based fit number within the phase */
-    unsigned last;          /* evaluations at the last call: a smaller count is a new fit */
     struct timespec start;
 };
 
 static void on_progress(void *ctx, unsigned evals)
 {
     struct progress *p = ctx;
-    if (evals < p->last)
-        p->fit++;
-    p->last = evals;
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     double s = (double)(now.tv_sec - p->start.tv_sec) + 1e-9 * (double)(now.tv_nsec - p->start.tv_nsec);
-    fprintf(stderr, "\rcalibrate: %s, fit %u, %u evaluations, %.0f s   ", p->phase, p->fit, evals,
-            s);
+    fprintf(stderr, "\rcalibrate: %s, %u evaluations, %.0f s   ", p->phase, evals, s);
 }
 
 int cmd_calibrate(int argc, char **argv)
@@ -122,7 +117,9 @@ int cmd_calibrate(int argc, char **argv)
     if (a.max_evals != TP_UNSET)
         o.max_evals = (uint32_t)a.max_evals;
     o.per_gpu = !a.no_per_gpu;
-    static struct progress prog = {"fit", 1, 0, {0, 0}};
+    static struct progress prog = {"fit and leave-one-source-out", {0, 0}};
+    if (a.no_cv)
+        prog.phase = "fit";
     clock_gettime(CLOCK_MONOTONIC, &prog.start);
     if (isatty(STDERR_FILENO) && !a.quiet) { /* stderr only, and only on a terminal */
         o.progress = on_progress;
@@ -157,11 +154,14 @@ int cmd_calibrate(int argc, char **argv)
                   "MFU) to fit", a.files[0], a.n_files > 1 ? " and the others" : "");
         goto out;
     }
+    /* the fit and the leave-one-source-out folds side by side (one source: no fold) */
     struct tp_calib fitted;
     struct tp_fit_result res;
-    if (tp_calib_fit(ptr, meas, n, &base, &o, &fitted, &res, &err) != TP_OK) {
-        if (o.progress)
-            fprintf(stderr, "\r%60s\r", "");
+    int fit_status = (int)tp_calib_fit_validate(ptr, meas, n, &base, &o, &fitted, &res,
+                                                a.no_cv ? NULL : e.held_out, &err);
+    if (o.progress)
+        fprintf(stderr, "\r%60s\r", ""); /* clear the progress line */
+    if (fit_status != (int)TP_OK) {
         cli_error_field(&err);
         goto out;
     }
@@ -171,20 +171,10 @@ int cmd_calibrate(int argc, char **argv)
         e.before[i] = ev.err;
         tp_run_evaluate(ptr[i], &fitted, &ev);
         e.after[i] = ev.err;
-        e.held_out[i] = NAN;
+        if (a.no_cv)
+            e.held_out[i] = NAN;
     }
     bool cv = !a.no_cv && res.sources >= 2;
-    prog.phase = "leave-one-source-out";
-    prog.fit = 1;
-    prog.last = 0;
-    int cv_status = cv ? (int)tp_calib_cross_validate(ptr, meas, n, &base, &o, e.held_out, &err)
-                       : (int)TP_OK;
-    if (o.progress)
-        fprintf(stderr, "\r%60s\r", ""); /* clear the progress line */
-    if (cv_status != (int)TP_OK) {
-        cli_error_field(&err);
-        goto out;
-    }
     if (a.output) {
         size_t len = tp_calib_to_json(&fitted, NULL, 0);
         char *text = malloc(len);

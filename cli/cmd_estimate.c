@@ -350,6 +350,7 @@ int cmd_estimate(int argc, char **argv)
                mem.total_bytes / 1073741824.0, mem.capacity_bytes / 1073741824.0, mem.stage,
                mem.fits ? "fits" : "DOES NOT FIT", hint[0] ? " (fits with " : "", hint,
                hint[0] ? ")" : "");
+        report_logits_note(&r, &mem, "warning      ");
         if (!mem.fits) {
             print_no_fit(&r, &mem, &t);
             return cli_finish(EXIT_NO);

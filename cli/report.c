@@ -97,6 +97,27 @@ void report_header(const struct run *r, const char *what)
     printf("; offload %s\n", tp_name(TP_NAMES_OFFLOAD, (int)l->offload));
 }
 
+void report_logits_note(const struct run *r, const struct tp_memory *mem, const char *lead)
+{
+    if (!(mem->logits_bytes > mem->activations_bytes) || !(mem->activations_bytes >= 0))
+        return;
+    printf("%sthe logits are the largest activation: %.2f GB (%u-token vocabulary: bf16 logits",
+           lead, mem->logits_bytes / 1e9, r->m.vocab);
+    if (r->j.fused_loss) {
+        printf(" in chunks, fused loss), more than the blocks' %.2f GB\n",
+               mem->activations_bytes / 1e9);
+        return;
+    }
+    /* what a fused / chunked cross-entropy keeps instead: the library's own figure */
+    struct tp_job fused = r->j;
+    fused.fused_loss = true;
+    struct tp_memory f;
+    tp_memory_stage(&r->m, &r->c, &fused, &r->l, mem->stage, &f);
+    printf(" and the fp32 copy the loss keeps), more than the blocks' %.2f GB; a fused or "
+           "chunked loss (--fused-loss) keeps %.2f GB\n",
+           mem->activations_bytes / 1e9, f.logits_bytes / 1e9);
+}
+
 void report_memory_stage(const struct run *r, const struct tp_memory *mem, bool worst)
 {
     char head[96];
@@ -132,6 +153,7 @@ void report_memory_stage(const struct run *r, const struct tp_memory *mem, bool 
     printf("  %-44s %9.2f GB   -> %s%s%s%s\n", "headroom", mem->headroom_bytes / 1e9,
            mem->fits ? "fits" : "DOES NOT FIT", hint[0] ? " (fits with " : "", hint,
            hint[0] ? ")" : "");
+    report_logits_note(r, mem, "  warning: ");
     if (mem->host_bytes_per_node > 0)
         printf("  host RAM for the offload: %.1f GB per node\n", mem->host_bytes_per_node / 1e9);
 }

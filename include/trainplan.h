@@ -941,9 +941,12 @@ struct tp_fit_opts {
                               (default 4; 1 = the base only) */
     uint32_t samples;      /* quasi-random points tried for the starts (default 256) */
     /* called every 256 objective evaluations with the count so far in this fit (NULL: none);
-       the library prints nothing, the caller may show progress */
+       in tp_calib_cross_validate, the count summed over the folds so far, one call at a time
+       whatever thread runs the fold; the library prints nothing, the caller may show progress */
     void (*progress)(void *ctx, unsigned evaluations);
     void *progress_ctx;
+    uint32_t threads;      /* tp_calib_cross_validate's folds run on this many threads (default
+                              0: one per online CPU); the figures do not depend on it */
 };
 TP_API void tp_fit_opts_init(struct tp_fit_opts *o);
 
@@ -971,11 +974,21 @@ TP_API enum tp_status tp_calib_fit(const struct tp_run *const *runs, const doubl
                             struct tp_calib *out, struct tp_fit_result *res,
                             struct tp_error *err);
 /* Leave-one-source-out: for each source, fits on the other sources' rows and predicts its own;
-   held_out[i] = predicted / measured - 1 (NaN when only one source). */
+   held_out[i] = predicted / measured - 1 (NaN when only one source).  The folds run on
+   o->threads POSIX threads; each is the fit tp_calib_fit would make of its rows. */
 TP_API enum tp_status tp_calib_cross_validate(const struct tp_run *const *runs, const double *measured,
                                        size_t n, const struct tp_calib *base,
                                        const struct tp_fit_opts *o, double *held_out,
                                        struct tp_error *err);
+/* Both in one call: the fit to every row (tp_calib_fit's `out` and `res`) and, when held_out is
+   not NULL, leave-one-source-out, the fit and the folds side by side on o->threads threads over
+   the rows' calibration-independent work done once.  The same figures as the two calls. */
+TP_API enum tp_status tp_calib_fit_validate(const struct tp_run *const *runs,
+                                            const double *measured, size_t n,
+                                            const struct tp_calib *base,
+                                            const struct tp_fit_opts *o, struct tp_calib *out,
+                                            struct tp_fit_result *res, double *held_out,
+                                            struct tp_error *err);
 
 /* ----------------------------------------------------------------------------------------- */
 /* Layout search                                                                              */

@@ -117,6 +117,18 @@ static enum tp_status check_layout_sizes(const struct tp_model *m, const struct 
     return TP_OK;
 }
 
+enum tp_status tp_calib_check(const struct tp_calib *cal, struct tp_error *err)
+{
+    const double eff[] = {cal->mamf_default, cal->gemm_scale, cal->attn_eff, cal->attn_bwd_ratio,
+                          cal->mem_eff,      cal->eff_intra,  cal->eff_inter, cal->eff_pcie,
+                          cal->opt_eff};
+    for (size_t i = 0; i < sizeof eff / sizeof eff[0]; i++)
+        if (!positive(eff[i]))
+            return tp_fail(err, TP_EINVAL, "the calibration's efficiencies must be positive "
+                                           "(tp_calib_init)");
+    return TP_OK;
+}
+
 enum tp_status tp_run_check(const struct tp_model *m, const struct tp_cluster *c,
                             const struct tp_job *j, const struct tp_layout *l,
                             const struct tp_calib *cal, struct tp_error *err)
@@ -126,14 +138,5 @@ enum tp_status tp_run_check(const struct tp_model *m, const struct tp_cluster *c
     TRY(tp_model_shape_check(m, err));
     TRY(tp_cluster_check(c, j, err));
     TRY(check_layout_sizes(m, c, j, l, err));
-    if (!cal)
-        return TP_OK;
-    const double eff[] = {cal->mamf_default, cal->gemm_scale, cal->attn_eff, cal->attn_bwd_ratio,
-                          cal->mem_eff,      cal->eff_intra,  cal->eff_inter, cal->eff_pcie,
-                          cal->opt_eff};
-    for (size_t i = 0; i < sizeof eff / sizeof eff[0]; i++)
-        if (!positive(eff[i]))
-            return tp_fail(err, TP_EINVAL, "the calibration's efficiencies must be positive "
-                                           "(tp_calib_init)");
-    return TP_OK;
+    return cal ? tp_calib_check(cal, err) : TP_OK;
 }

@@ -121,6 +121,52 @@ enum tp_status tp_layout_check_split(const struct tp_model *m, const struct tp_l
 void tp_stage_params(const struct tp_model *m, const struct tp_job *j, const struct tp_layout *l,
                      uint32_t stage, struct tp_shard_params *s, uint32_t *first, uint32_t *count);
 
+/* A run's calibration-independent part of tp_time_step, worked out once (time.c): the checks,
+   each stage's parameters and whether it repeats the stage before, the FLOPs per token, each
+   block kind's first block and keys per query, and every GEMM's shape figures (FLOPs, tile and
+   wave efficiency, bytes) as a tape to replay.  calibrate's fit prices each row thousands of
+   times with moving efficiencies: tp_time_planned gives what tp_time_step gives, to the bit,
+   without redoing that part.  A plan points at the run's structs (they must outlive it) and is
+   only read by tp_time_planned: threads may share it. */
+#define TP_TIME_KINDS 6   /* block kinds: dense / MoE x three attention reaches */
+#define TP_TIME_TAPE 512  /* GEMMs recorded per run; a run with more is priced without a tape */
+struct tp_gemm_rec {
+    double flops, eta, bytes; /* eta 0: an empty GEMM */
+};
+struct tp_stage_blocks {
+    uint32_t n[TP_TIME_KINDS], full[TP_TIME_KINDS]; /* blocks of each kind; fully recomputed */
+    uint32_t blocks, moe_blocks;
+};
+struct tp_time_stage {
+    struct tp_shard_params sp;
+    struct tp_stage_blocks blocks;
+    bool same_as_prev; /* costs what the stage before costs */
+};
+struct tp_time_plan {
+    const struct tp_model *m;
+    const struct tp_cluster *c;
+    const struct tp_job *j;
+    const struct tp_layout *l;
+    struct tp_time_stage *stages; /* l->pp entries, the caller's */
+    bool ok, flops_ok, taped;
+    double model_flops, hw_flops, megatron_flops; /* per token */
+    uint32_t kind_layer[TP_TIME_KINDS]; /* first block of each kind (UINT32_MAX: none) */
+    double kpq[TP_TIME_KINDS];          /* its keys per query */
+    uint32_t kind_at[TP_TIME_KINDS], outer_at; /* where each kind's and the head's GEMMs start */
+    double tile_m, tile_n;              /* the GEMM tiles the tape was recorded with */
+    struct tp_gemm_rec rec[TP_TIME_TAPE];
+};
+/* TP_EINVAL when tp_run_check rejects the run (tp_time_planned then gives NaN figures); `cal`
+   gives the GEMM tiles to record with (a calibration with other tiles is priced untaped). */
+enum tp_status tp_time_plan_init(struct tp_time_plan *p, const struct tp_model *m,
+                                 const struct tp_cluster *c, const struct tp_job *j,
+                                 const struct tp_layout *l, const struct tp_calib *cal,
+                                 struct tp_time_stage *stages);
+enum tp_status tp_time_planned(const struct tp_time_plan *p, const struct tp_calib *cal,
+                               struct tp_time *out);
+/* The calibration's efficiencies are positive (the part of tp_run_check about it; check.c). */
+enum tp_status tp_calib_check(const struct tp_calib *cal, struct tp_error *err);
+
 /* Optimizer-state bytes per parameter beside the fp32 master copy: fp32 m and v for AdamW,
    ... (memory.c; the checkpoint plan uses it too). */
 double tp_optimizer_state_bytes(const struct tp_model *m, enum tp_optimizer o);

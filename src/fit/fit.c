@@ -22,9 +22,19 @@
  * what the runs determine) so the output is stable across compilers.
  *
  * The fitter allocates (GSL's workspace and per-row arrays); the evaluation it calls is the
- * pure tp_time_step.
+ * pure tp_time_step (through the rows' plans, crossval.c).
+ *
+ * GSL and process-global state: GSL reports errors through one process-wide handler (abort by
+ * default).  The fit never installs or swaps it (that would race with any other thread of the
+ * host); instead no call here can reach GSL_ERROR on its inputs: vectors and minimizers are
+ * allocated with 1..N_GLOBALS dimensions (the Sobol sequence with 1..40, its limit), the
+ * objective is finite by construction (data_term is a mean of bounded residuals, and loss()
+ * maps an overflowing prior to a large finite value; nmsimplex2 and Brent call GSL_ERROR on a
+ * non-finite value), Brent is started only on a bracket whose middle is strictly lowest, and
+ * vector indices stay in range.  What remains is GSL failing to allocate a few hundred bytes,
+ * where its handler decides (a host that wants no abort sets its own once, at start-up).
  */
-#include "internal.h"
+#include "fit_internal.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_min.h>
@@ -60,18 +70,6 @@ static const struct global GLOBALS[] = {
 #define N_GLOBALS (sizeof GLOBALS / sizeof GLOBALS[0])
 #define GPU_SIGMA 1.0
 
-void tp_fit_opts_init(struct tp_fit_opts *o)
-{
-    memset(o, 0, sizeof *o);
-    o->prior_weight = 0.4;
-    o->min_gpu_rows = 5;
-    o->max_evals = 2500;
-    o->rounds = 2;
-    o->per_gpu = true;
-    o->starts = 4;
-    o->samples = 256;
-}
-
 static double to_u(enum xform x, double v)
 {
     if (x == LOG)
@@ -104,11 +102,17 @@ struct gpu_slot {
 
 struct problem {
     const struct tp_run *const *runs;
+    const struct tp_time_plan *const *plans; /* per row: its calibration-independent work */
     const double *measured;
     size_t n;
     uint32_t *source, n_sources;
     uint32_t *slot;     /* per row: index into gpu[], or UINT32_MAX */
     double *r, *scratch;
+    size_t *first;      /* per row: the first row sharing its plan (itself when none) */
+    size_t *same;       /* per row: the first row sharing its plan and measurement */
+    double *tps, *h;    /* per row: the prediction and the pseudo-Huber loss of this evaluation */
+    double *src_sum;    /* per source: the sum of its rows' losses */
+    size_t *src_rows;   /* per source: its rows in play */
     struct tp_calib cal;
     double lambda;
     size_t free_k[N_GLOBALS], n_free;
@@ -141,30 +145,50 @@ static double data_term(struct problem *p)
     for (size_t i = 0; i < p->n; i++) {
         if (p->only != UINT32_MAX && p->slot[i] != p->only)
             continue;
-        const struct tp_run *run = p->runs[i];
-        struct tp_time t;
-        tp_time_step(&run->model, &run->cluster, &run->job, &run->layout, &p->cal, &t);
-        double ratio = t.tokens_per_s_per_gpu / p->measured[i];
-        p->r[i] = ratio > 0 && isfinite(ratio) ? fabs(log(ratio)) : 10;
+        if (p->same[i] < i) { /* the same configuration and measurement: the same residual */
+            p->r[i] = p->r[p->same[i]];
+            p->h[i] = p->h[p->same[i]];
+            continue;
+        }
+        if (p->first[i] < i) { /* the same configuration: the same prediction */
+            p->tps[i] = p->tps[p->first[i]];
+        } else {
+            struct tp_time t;
+            tp_time_planned(p->plans[i], &p->cal, &t);
+            p->tps[i] = t.tokens_per_s_per_gpu;
+        }
+        double ratio = p->tps[i] / p->measured[i];
+        double r = ratio > 0 && isfinite(ratio) ? fabs(log(ratio)) : 10;
+        p->r[i] = r;
+        /* pseudo-Huber: quadratic within DELTA, linear beyond */
+        p->h[i] = DELTA * (sqrt(1 + r * r / (DELTA * DELTA)) - 1);
     }
     double sum = 0;
     uint32_t used = 0;
-    for (uint32_t s = 0; s < p->n_sources; s++) {
+    if (p->loss == LOSS_HUBER) { /* each source's mean, its rows summed in their order */
+        memset(p->src_sum, 0, p->n_sources * sizeof p->src_sum[0]);
+        memset(p->src_rows, 0, p->n_sources * sizeof p->src_rows[0]);
+        for (size_t i = 0; i < p->n; i++)
+            if (p->only == UINT32_MAX || p->slot[i] == p->only) {
+                p->src_sum[p->source[i]] += p->h[i];
+                p->src_rows[p->source[i]]++;
+            }
+        for (uint32_t s = 0; s < p->n_sources; s++)
+            if (p->src_rows[s]) {
+                sum += p->src_sum[s] / (double)p->src_rows[s];
+                used++;
+            }
+        return used ? sum / used : 0;
+    }
+    for (uint32_t s = 0; s < p->n_sources; s++) { /* each source's median */
         size_t k = 0;
         for (size_t i = 0; i < p->n; i++)
             if (p->source[i] == s && (p->only == UINT32_MAX || p->slot[i] == p->only))
                 p->scratch[k++] = p->r[i];
         if (k == 0)
             continue;
-        if (p->loss == LOSS_MEDIAN) {
-            qsort(p->scratch, k, sizeof p->scratch[0], by_value);
-            sum += k % 2 ? p->scratch[k / 2] : (p->scratch[k / 2 - 1] + p->scratch[k / 2]) / 2;
-        } else { /* pseudo-Huber: quadratic within DELTA, linear beyond */
-            double m = 0;
-            for (size_t i = 0; i < k; i++)
-                m += DELTA * (sqrt(1 + p->scratch[i] * p->scratch[i] / (DELTA * DELTA)) - 1);
-            sum += m / (double)k;
-        }
+        qsort(p->scratch, k, sizeof p->scratch[0], by_value);
+        sum += k % 2 ? p->scratch[k / 2] : (p->scratch[k / 2 - 1] + p->scratch[k / 2]) / 2;
         used++;
     }
     return used ? sum / used : 0;
@@ -204,6 +228,13 @@ static void set_gpu(struct problem *p, uint32_t g, double u)
     e->mamf_fp8 = fmin(1.0, p->gpu[g].mamf8 * exp(u));
 }
 
+/* The objective as GSL may see it: finite (a prior pulled past the range of a double counts as
+   a very bad point, never as the non-finite value GSL's minimizers stop on with GSL_ERROR). */
+static double loss(double v)
+{
+    return isfinite(v) ? v : 1e300;
+}
+
 static double global_f(const gsl_vector *v, void *arg)
 {
     struct problem *p = arg;
@@ -215,7 +246,7 @@ static double global_f(const gsl_vector *v, void *arg)
         double d = (u - p->u0[k]) / GLOBALS[k].sigma;
         prior += d * d;
     }
-    return data_term(p) + p->lambda * prior;
+    return loss(data_term(p) + p->lambda * prior);
 }
 
 static void fit_globals(struct problem *p, unsigned max_evals);
@@ -334,7 +365,7 @@ static double gpu_f(double u, void *arg)
     struct problem *p = arg;
     set_gpu(p, p->only, u);
     double d = u / GPU_SIGMA;
-    return data_term(p) + p->lambda * d * d;
+    return loss(data_term(p) + p->lambda * d * d);
 }
 
 /* One GPU's GEMM factor: the best point of a grid over 0.76x..1.25x (a GPU's measured MAMF
@@ -408,10 +439,115 @@ static void join_domain(struct tp_calib_domain *d, const struct tp_run *const *r
     }
 }
 
-enum tp_status tp_calib_fit(const struct tp_run *const *runs, const double *measured, size_t n,
-                            const struct tp_calib *base, const struct tp_fit_opts *o,
-                            struct tp_calib *out, struct tp_fit_result *res,
-                            struct tp_error *err)
+/* Rows that share a plan (first) and, of those, rows with the same measurement too (same): a
+   file that repeats rows costs one prediction and one loss per distinct row and evaluation. */
+static void share_rows(struct problem *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        p->first[i] = p->same[i] = i;
+        for (size_t j = 0; j < i; j++) {
+            if (p->first[j] != j || p->plans[j] != p->plans[i])
+                continue;
+            p->first[i] = j;
+            break;
+        }
+        size_t f = p->first[i];
+        for (size_t j = f; j < i && p->same[i] == i; j++)
+            if (p->first[j] == f && p->same[j] == j &&
+                memcmp(&p->measured[j], &p->measured[i], sizeof p->measured[i]) == 0)
+                p->same[i] = j;
+    }
+}
+
+/* Sources and GPU slots of the rows: which source each row is from, which GPU type it runs on,
+   and each GPU's base GEMM rates, rows and sources. */
+static void setup_slots(struct problem *p, const struct tp_calib *base)
+{
+    const struct tp_run *const *runs = p->runs;
+    for (size_t i = 0; i < p->n; i++) {
+        size_t j = 0;
+        while (j < i && strcmp(runs[j]->source, runs[i]->source) != 0)
+            j++;
+        p->source[i] = j < i ? p->source[j] : p->n_sources++;
+        const struct tp_gpu *g = &runs[i]->cluster.gpu;
+        uint32_t s = 0;
+        while (s < p->n_gpu && strcmp(p->gpu[s].key, g->key) != 0)
+            s++;
+        if (s == p->n_gpu && p->n_gpu < TP_CALIB_MAX_GPUS) {
+            struct gpu_slot *e = &p->gpu[p->n_gpu++];
+            memset(e, 0, sizeof *e);
+            tp_snprintf(e->key, sizeof e->key, "%s", g->key);
+            const struct tp_calib_gpu *b = tp_calib_gpu_find(base, g->key);
+            e->mamf = b && b->mamf_bf16 > 0 ? b->mamf_bf16
+                      : g->mamf_bf16 > 0    ? g->mamf_bf16
+                                            : base->mamf_default;
+            e->mamf8 = b && b->mamf_fp8 > 0 ? b->mamf_fp8
+                       : g->mamf_fp8 > 0    ? g->mamf_fp8
+                                            : e->mamf * base->fp8_mamf_ratio;
+        }
+        p->slot[i] = s < p->n_gpu ? s : UINT32_MAX;
+        if (s < p->n_gpu) {
+            p->gpu[s].rows++;
+            size_t k = 0; /* a source seen before on this GPU? */
+            while (k < i && !(p->slot[k] == s && p->source[k] == p->source[i]))
+                k++;
+            p->gpu[s].sources += k == i;
+        }
+    }
+}
+
+/* Which global parameters the rows identify (those that move the loss at all): free_k. */
+static void find_free(struct problem *p, struct tp_fit_result *res)
+{
+    double f0 = data_term(p);
+    for (size_t k = 0; k < N_GLOBALS; k++) {
+        double v = *field(&p->cal, GLOBALS[k].off);
+        p->u0[k] = to_u(GLOBALS[k].x, v);
+        double moved = 0;
+        for (int sgn = -1; sgn <= 1; sgn += 2) {
+            set_global(p, k, p->u0[k] + 0.2 * sgn);
+            moved = fmax(moved, fabs(data_term(p) - f0));
+        }
+        *field(&p->cal, GLOBALS[k].off) = v;
+        struct tp_fit_param *fp = &res->params[res->n_params++];
+        tp_snprintf(fp->name, sizeof fp->name, "%s", GLOBALS[k].name);
+        fp->before = v;
+        fp->identified = moved > 1e-7;
+        if (fp->identified)
+            p->free_k[p->n_free++] = k;
+    }
+}
+
+/* Fitted values to 3 significant digits, and the report of each. */
+static void round_and_report(struct problem *p, struct tp_fit_result *res)
+{
+    for (size_t i = 0; i < p->n_free; i++) {
+        double *v = field(&p->cal, GLOBALS[p->free_k[i]].off);
+        *v = round3(*v);
+    }
+    for (size_t k = 0; k < N_GLOBALS; k++)
+        res->params[k].after = *field(&p->cal, GLOBALS[k].off);
+    for (uint32_t g = 0; g < p->n_gpu; g++) {
+        if (!p->gpu[g].fitted)
+            continue;
+        struct tp_calib_gpu *e = calib_entry(&p->cal, p->gpu[g].key);
+        if (!e)
+            continue;
+        e->mamf_bf16 = round3(e->mamf_bf16);
+        e->mamf_fp8 = round3(e->mamf_fp8);
+        struct tp_fit_param *fp = &res->params[res->n_params++];
+        tp_snprintf(fp->name, sizeof fp->name, "gpus.%s.mamf_bf16", p->gpu[g].key);
+        fp->before = p->gpu[g].mamf;
+        fp->after = e->mamf_bf16;
+        fp->identified = true;
+    }
+}
+
+enum tp_status tp_fit_planned(const struct tp_run *const *runs,
+                              const struct tp_time_plan *const *plans, const double *measured,
+                              size_t n, const struct tp_calib *base, const struct tp_fit_opts *o,
+                              struct tp_calib *out, struct tp_fit_result *res,
+                              struct tp_error *err)
 {
     memset(res, 0, sizeof *res);
     if (n == 0)
@@ -424,6 +560,7 @@ enum tp_status tp_calib_fit(const struct tp_run *const *runs, const double *meas
     memset(&p, 0, sizeof p);
     p.o = o;
     p.runs = runs;
+    p.plans = plans;
     p.measured = measured;
     p.n = n;
     p.cal = *base;
@@ -434,66 +571,26 @@ enum tp_status tp_calib_fit(const struct tp_run *const *runs, const double *meas
     p.slot = calloc(n, sizeof *p.slot);
     p.r = calloc(n, sizeof *p.r);
     p.scratch = calloc(n, sizeof *p.scratch);
+    p.first = calloc(n, sizeof *p.first);
+    p.same = calloc(n, sizeof *p.same);
+    p.tps = calloc(n, sizeof *p.tps);
+    p.h = calloc(n, sizeof *p.h);
+    p.src_sum = calloc(n, sizeof *p.src_sum);
+    p.src_rows = calloc(n, sizeof *p.src_rows);
     enum tp_status st = TP_OK;
-    if (!p.source || !p.slot || !p.r || !p.scratch) {
+    if (!p.source || !p.slot || !p.r || !p.scratch || !p.first || !p.same || !p.tps || !p.h ||
+        !p.src_sum || !p.src_rows) {
         st = tp_fail(err, TP_ENOMEM, "calibrate: out of memory");
         goto done;
     }
-    gsl_error_handler_t *old = gsl_set_error_handler_off();
-    /* sources and GPU slots */
-    for (size_t i = 0; i < n; i++) {
-        size_t j = 0;
-        while (j < i && strcmp(runs[j]->source, runs[i]->source) != 0)
-            j++;
-        p.source[i] = j < i ? p.source[j] : p.n_sources++;
-        const struct tp_gpu *g = &runs[i]->cluster.gpu;
-        uint32_t s = 0;
-        while (s < p.n_gpu && strcmp(p.gpu[s].key, g->key) != 0)
-            s++;
-        if (s == p.n_gpu && p.n_gpu < TP_CALIB_MAX_GPUS) {
-            struct gpu_slot *e = &p.gpu[p.n_gpu++];
-            memset(e, 0, sizeof *e);
-            tp_snprintf(e->key, sizeof e->key, "%s", g->key);
-            const struct tp_calib_gpu *b = tp_calib_gpu_find(base, g->key);
-            e->mamf = b && b->mamf_bf16 > 0 ? b->mamf_bf16
-                      : g->mamf_bf16 > 0    ? g->mamf_bf16
-                                            : base->mamf_default;
-            e->mamf8 = b && b->mamf_fp8 > 0 ? b->mamf_fp8
-                       : g->mamf_fp8 > 0    ? g->mamf_fp8
-                                            : e->mamf * base->fp8_mamf_ratio;
-        }
-        p.slot[i] = s < p.n_gpu ? s : UINT32_MAX;
-        if (s < p.n_gpu) {
-            p.gpu[s].rows++;
-            size_t k = 0; /* a source seen before on this GPU? */
-            while (k < i && !(p.slot[k] == s && p.source[k] == p.source[i]))
-                k++;
-            p.gpu[s].sources += k == i;
-        }
-    }
+    share_rows(&p);
+    setup_slots(&p, base);
     res->rows = n;
     res->sources = p.n_sources;
     p.loss = LOSS_MEDIAN;
     res->objective_before = data_term(&p);
     p.loss = LOSS_HUBER;
-    double f0 = data_term(&p);
-    /* which global parameters the rows identify */
-    for (size_t k = 0; k < N_GLOBALS; k++) {
-        double v = *field(&p.cal, GLOBALS[k].off);
-        p.u0[k] = to_u(GLOBALS[k].x, v);
-        double moved = 0;
-        for (int sgn = -1; sgn <= 1; sgn += 2) {
-            set_global(&p, k, p.u0[k] + 0.2 * sgn);
-            moved = fmax(moved, fabs(data_term(&p) - f0));
-        }
-        *field(&p.cal, GLOBALS[k].off) = v;
-        struct tp_fit_param *fp = &res->params[res->n_params++];
-        tp_snprintf(fp->name, sizeof fp->name, "%s", GLOBALS[k].name);
-        fp->before = v;
-        fp->identified = moved > 1e-7;
-        if (fp->identified)
-            p.free_k[p.n_free++] = k;
-    }
+    find_free(&p, res);
     /* A GPU's own GEMM rate needs enough rows, and rows from two sources when the fit has
        two: one source alone cannot tell its GPU from its software stack. */
     uint32_t need_sources = p.n_sources >= 2 ? 2 : 1;
@@ -507,86 +604,22 @@ enum tp_status tp_calib_fit(const struct tp_run *const *runs, const double *meas
             if (p.gpu[g].fitted)
                 fit_gpu(&p, g);
     }
-    /* round, and report */
-    for (size_t i = 0; i < p.n_free; i++) {
-        double *v = field(&p.cal, GLOBALS[p.free_k[i]].off);
-        *v = round3(*v);
-    }
-    for (size_t k = 0; k < N_GLOBALS; k++)
-        res->params[k].after = *field(&p.cal, GLOBALS[k].off);
-    for (uint32_t g = 0; g < p.n_gpu; g++) {
-        if (!p.gpu[g].fitted)
-            continue;
-        struct tp_calib_gpu *e = calib_entry(&p.cal, p.gpu[g].key);
-        if (!e)
-            continue;
-        e->mamf_bf16 = round3(e->mamf_bf16);
-        e->mamf_fp8 = round3(e->mamf_fp8);
-        struct tp_fit_param *fp = &res->params[res->n_params++];
-        tp_snprintf(fp->name, sizeof fp->name, "gpus.%s.mamf_bf16", p.gpu[g].key);
-        fp->before = p.gpu[g].mamf;
-        fp->after = e->mamf_bf16;
-        fp->identified = true;
-    }
+    round_and_report(&p, res);
     p.loss = LOSS_MEDIAN;
     res->objective_after = data_term(&p);
     res->evaluations = p.evals;
     join_domain(&p.cal.domain, runs, n, p.n_sources);
     *out = p.cal;
-    gsl_set_error_handler(old);
 done:
     free(p.source);
     free(p.slot);
     free(p.r);
     free(p.scratch);
-    return st;
-}
-
-enum tp_status tp_calib_cross_validate(const struct tp_run *const *runs, const double *measured,
-                                       size_t n, const struct tp_calib *base,
-                                       const struct tp_fit_opts *o, double *held_out,
-                                       struct tp_error *err)
-{
-    const struct tp_run **train = calloc(n ? n : 1, sizeof *train);
-    double *meas = calloc(n ? n : 1, sizeof *meas);
-    bool *done = calloc(n ? n : 1, sizeof *done);
-    enum tp_status st = TP_OK;
-    if (!train || !meas || !done) {
-        st = tp_fail(err, TP_ENOMEM, "calibrate: out of memory");
-        goto out;
-    }
-    for (size_t i = 0; i < n; i++)
-        held_out[i] = NAN;
-    for (size_t i = 0; i < n && st == TP_OK; i++) {
-        if (done[i])
-            continue;
-        const char *source = runs[i]->source;
-        size_t k = 0;
-        for (size_t j = 0; j < n; j++) {
-            bool same = strcmp(runs[j]->source, source) == 0;
-            done[j] |= same;
-            if (!same) {
-                train[k] = runs[j];
-                meas[k++] = measured[j];
-            }
-        }
-        if (k == 0)
-            continue; /* one source: nothing to hold out against */
-        struct tp_calib fitted;
-        struct tp_fit_result res;
-        st = tp_calib_fit(train, meas, k, base, o, &fitted, &res, err);
-        for (size_t j = 0; j < n && st == TP_OK; j++) {
-            if (strcmp(runs[j]->source, source) != 0)
-                continue;
-            struct tp_time t;
-            tp_time_step(&runs[j]->model, &runs[j]->cluster, &runs[j]->job, &runs[j]->layout,
-                         &fitted, &t);
-            held_out[j] = t.tokens_per_s_per_gpu / measured[j] - 1;
-        }
-    }
-out:
-    free(train);
-    free(meas);
-    free(done);
+    free(p.first);
+    free(p.same);
+    free(p.tps);
+    free(p.h);
+    free(p.src_sum);
+    free(p.src_rows);
     return st;
 }

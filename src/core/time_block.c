@@ -1,0 +1,405 @@
+/*
+ * time_block.c - the cost of one block, and of the embedding and the head, for one micro-batch
+ * on one rank (training-physics.md §4): every GEMM at its real shape with tile and wave
+ * quantization ([NV-DL]) or its HBM traffic when that takes longer, the attention core
+ * (FlashAttention or eager), the element-wise bytes, the TP / CP / EP collectives of the block;
+ * and the hardware rates of a GPU, precision and calibration.  time.c composes them into a step.
+ */
+#include "time_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+static double ceil_div(double a, double b)
+{
+    return ceil(a / b);
+}
+
+/* Fraction of the SMs' work that is useful for `tiles` output tiles: the last wave is partial. */
+static double wave_eff(double tiles, double sms)
+{
+    if (sms <= 0 || tiles <= 0)
+        return 1;
+    return tiles / (ceil_div(tiles, sms) * sms);
+}
+
+/* Time of `count` independent GEMMs (a grouped GEMM) of M x N x K.  The shape's figures
+   (FLOPs, quantization efficiency, bytes) do not depend on the calibration: a plan records them
+   once and replays them (h->tape), the rates below are the calibration's. */
+static double gemm(const struct hw *h, double M, double N, double K, double count)
+{
+    struct tape *tp = h->tape;
+    double flops, eta, bytes;
+    if (tp && tp->play) {
+        const struct tp_gemm_rec *r = &tp->play[tp->pos++];
+        flops = r->flops;
+        eta = r->eta;
+        bytes = r->bytes;
+        if (eta == 0) /* an empty GEMM */
+            return 0;
+    } else {
+        bool empty = M <= 0 || N <= 0 || K <= 0 || count <= 0;
+        flops = eta = bytes = 0;
+        if (!empty) {
+            double tm = ceil_div(M, h->tile_m), tn = ceil_div(N, h->tile_n);
+            double eta_tile = (M * N) / (tm * h->tile_m * tn * h->tile_n);
+            eta = eta_tile * wave_eff(tm * tn * count, h->sms);
+            flops = 2 * M * N * K * count;
+            bytes = (M * K + K * N + M * N) * 2 * count;
+        }
+        if (tp && tp->rec) {
+            if (tp->pos < tp->cap)
+                tp->rec[tp->pos] = (struct tp_gemm_rec){flops, eta, bytes};
+            else
+                tp->overflow = true;
+            tp->pos++;
+        }
+        if (empty)
+            return 0;
+    }
+    double t_compute = flops / (h->gemm_flops * eta);
+    double t_memory = bytes / h->mem_bw;
+    return t_compute > t_memory ? t_compute : t_memory;
+}
+
+/* A linear layer y = x W^T, W of N x K, applied to M tokens (count copies). */
+struct linear {
+    double N, K, count, M;
+    bool frozen; /* no weight gradient (LoRA/QLoRA base) */
+    bool nf4;    /* QLoRA: dequantized from NF4 before each use */
+    bool lora;   /* carries a LoRA adapter */
+};
+
+static void add_linear(const struct hw *h, const struct tp_job *j, const struct linear *x,
+                       struct cost *c)
+{
+    c->fwd_gemm += gemm(h, x->M, x->N, x->K, x->count);
+    c->bwd_gemm += gemm(h, x->M, x->K, x->N, x->count); /* data gradient */
+    if (!x->frozen)
+        c->bwd_gemm += gemm(h, x->N, x->K, x->M, x->count); /* weight gradient */
+    if (h->fp8) {
+        /* Transformer Engine casts of the input (fwd) and of the output gradient (bwd) */
+        c->fwd_mem += h->cast_fwd * x->M * x->K * x->count / h->mem_bw;
+        c->bwd_mem += h->cast_bwd * x->M * x->N * x->count / h->mem_bw;
+    }
+    if (x->nf4) {
+        /* bitsandbytes dequantizes the 4-bit weight to 16 bits for every use */
+        double t = 2.5 * x->N * x->K * x->count / h->mem_bw;
+        c->fwd_mem += t;
+        c->bwd_mem += t;
+    }
+    if (x->lora && j->lora_rank > 0) {
+        double r = j->lora_rank;
+        c->fwd_gemm += gemm(h, x->M, r, x->K, x->count) + gemm(h, x->M, x->N, r, x->count);
+        c->bwd_gemm += 2 * (gemm(h, x->M, x->K, r, x->count) + gemm(h, x->M, r, x->N, x->count));
+    }
+}
+
+/* Element-wise bytes per token of one block's forward that every TP rank repeats (norms,
+   residuals: replicated without SP) and that TP splits (the rest). */
+static void elementwise(const struct ctx *x, bool moe, double *replicated, double *split,
+                        double *expert)
+{
+    const struct tp_model *m = x->m;
+    double H = m->hidden, q = (double)m->n_heads * m->head_dim;
+    double kv = (double)m->n_kv_heads * m->head_dim;
+    if (m->attn == TP_ATTN_MLA) {
+        q = (double)m->n_heads * ((double)m->qk_nope_dim + m->qk_rope_dim);
+        kv = (double)m->kv_lora_rank + m->qk_rope_dim;
+    }
+    /* Bytes moved per element, fused kernels (Megatron/TE, torch.compile, Liger): a norm reads
+       and writes once (2 elements), rotary and q/k norms likewise, the gated activation reads
+       2F and writes F.  Hugging Face modeling code run eagerly (Axolotl/TRL without Liger)
+       launches one kernel per op: RMSNorm upcasts to fp32 and makes ~5 passes (about 9x the
+       fused traffic), rotary builds rotate_half copies (about 5x), SwiGLU runs act and mul
+       separately (10 element-reads/writes instead of 6 per output: 5/3x) [derived from the
+       modeling_llama.py op sequence]. */
+    bool eager = x->eager;
+    double f_norm = eager ? 9 : 1, f_rope = eager ? 5 : 1, f_glu = eager ? 5.0 / 3 : 1;
+    /* norms read and write H; two residual adds read 2H and write H; dropout writes a mask */
+    *replicated = f_norm * m->norms_per_block * 2 * H + 2 * 3 * H +
+                  (x->j->dropout ? 2 * 2 * H : 0);
+    *split = 0;
+    if (m->pos == TP_POS_ROPE)
+        *split += f_rope * 2 * (q + kv);
+    if (m->qk_norm)
+        *split += f_norm * 2 * (q + kv);
+    double glu = m->mlp == TP_MLP_GLU ? 3 * f_glu : 2; /* SwiGLU reads 2F writes F; GELU F, F */
+    *expert = 0;
+    if (!moe) {
+        *split += glu * m->ffn;
+    } else {
+        double shared = m->shared_ffn;
+        *split += glu * shared;
+        /* routed: activation on k expert rows per token; permute and unpermute read and write
+           the hidden state of every routed copy */
+        *expert = glu * (double)m->moe_ffn * m->top_k + 4 * H * m->top_k;
+    }
+}
+
+/* Attention core of one block for one micro-batch. */
+static void attention(const struct ctx *x, uint32_t layer, struct cost *c)
+{
+    const struct tp_model *m = x->m;
+    const struct tp_layout *l = x->l;
+    double heads = (double)m->n_heads / l->tp;
+    double width = tp_head_widths(m) / l->tp; /* n_q (d_qk + d_v) on this rank */
+    double s = (double)x->j->seq;
+    if (x->j->attn_impl == TP_ATTN_EAGER) {
+        /* QK^T and AV as batched GEMMs over the full square (the mask is applied afterwards),
+           then scale/mask/softmax/dropout over s x s scores: ~9 B per score forward, twice
+           that backward */
+        double dqk = width / heads / 2, count = x->seqs * heads;
+        double sl = x->seq_local;
+        c->fwd_attn += gemm(&x->h, sl, s, dqk, count) + gemm(&x->h, sl, dqk, s, count);
+        c->bwd_attn += gemm(&x->h, sl, dqk, s, count) + gemm(&x->h, s, dqk, sl, count) +
+                       gemm(&x->h, sl, s, dqk, count) + gemm(&x->h, s, dqk, sl, count);
+        double scores = count * sl * s;
+        c->fwd_mem += 9 * scores / x->h.mem_bw;
+        c->bwd_mem += 18 * scores / x->h.mem_bw;
+        return;
+    }
+    /* FlashAttention: causal pairs only; thread blocks of 128 queries per head */
+    double kpq = x->kpq ? x->kpq[tp_kind_of(m, layer)]
+                        : tp_keys_per_query(m, layer, s, TP_ATTN_CAUSAL);
+    double flops = 2 * width * kpq * x->tokens;
+    double ctas = x->seqs * heads * ceil_div(x->seq_local, 128);
+    /* each 128-query block also pays about one key block of work it does not count: the
+       diagonal tile computed whole under the causal mask, and the block's prologue and softmax
+       epilogue (FlashAttention-2 Alg. 1 / FlashAttention-3 tiling): short sequences run below
+       the kernel's long-sequence rate (FA3 paper Fig. 5: 0.5k causal at about half the 16k
+       rate) */
+    double t = flops * (kpq + 256) / kpq / (x->h.attn_flops * wave_eff(ctas, x->h.sms));
+    c->fwd_attn += t;
+    c->bwd_attn += t * x->cal->attn_bwd_ratio;
+}
+
+/* Collective time of one TP all-reduce (or SP all-gather + reduce-scatter) of the block output. */
+static double tp_collective(const struct ctx *x)
+{
+    const struct tp_layout *l = x->l;
+    double bytes = x->tokens * x->m->hidden * x->h.act_bytes;
+    return tp_time_allreduce(x->c, x->cal, bytes, l->tp, x->g_tp);
+}
+
+/* The routed experts of one block run one expert after another (Hugging Face's Python loop, or
+   DeepSpeed-MoE's loop over its local experts): `n_local` separate GEMM chains of `rows` tokens
+   each, and a host-bound part per expert.  Hugging Face's loop (modeling_qwen3_moe.py,
+   modeling_mixtral.py: for each expert, torch.where on its mask, index the hidden states, the
+   gated MLP, scale by the routing weight, index_add_) costs about moe_eager_ops launches and one
+   device-to-host sync (torch.where) per expert forward, twice the launches backward, with the GPU
+   idle behind each sync.  DeepSpeed-MoE (moe/experts.py) pads every expert to its capacity
+   (capacity factor 1.0 by default) and loops over chunks without a sync. */
+static void expert_loop(const struct ctx *x, double n_local, double mean_rows, struct cost *c)
+{
+    const struct tp_model *m = x->m;
+    const struct tp_job *j = x->j;
+    const struct tp_calib *cal = x->cal;
+    bool eager = x->moe_impl == TP_MOE_EAGER;
+    double rows = mean_rows;
+    if (x->moe_impl == TP_MOE_DEEPSPEED)
+        rows = ceil(mean_rows * (j->moe_capacity > 0 ? j->moe_capacity : 1.0));
+    double up = m->mlp == TP_MLP_GLU ? 2 : 1, etp = x->l->etp, H = m->hidden;
+    bool lora = j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA;
+    uint32_t lt = j->lora_targets;
+    struct linear a = {up * m->moe_ffn / etp, H, 1, rows, x->frozen, j->task == TP_TASK_QLORA,
+                       lora && (lt & (TP_LORA_GATE | TP_LORA_UP)) != 0};
+    struct linear b = {H, m->moe_ffn / etp, 1, rows, x->frozen, j->task == TP_TASK_QLORA,
+                       lora && (lt & TP_LORA_DOWN) != 0};
+    struct cost one;
+    memset(&one, 0, sizeof one);
+    add_linear(&x->h, j, &a, &one);
+    add_linear(&x->h, j, &b, &one);
+    c->fwd_gemm += n_local * one.fwd_gemm;
+    c->bwd_gemm += n_local * one.bwd_gemm;
+    c->fwd_mem += n_local * one.fwd_mem;
+    c->bwd_mem += n_local * one.bwd_mem;
+    if (eager) {
+        /* the loop indexes the block's hidden states once per expert (hidden_states[None, top_x]);
+           autograd's backward of aten::index writes a zero tensor of the whole input and
+           scatters into it (derivatives.yaml: index_backward(grad.new_zeros(self.sizes()), ...)),
+           and the n_local full-size gradients are summed into one: per expert one write of
+           T x H for the zeros and a read-read-write for the sum */
+        double full = x->tokens * m->hidden * x->h.act_bytes;
+        c->bwd_mem += n_local * 4 * full / x->h.mem_bw;
+    }
+    double ops = eager ? cal->moe_eager_ops : cal->moe_eager_ops / 2;
+    c->host_fwd += n_local * (ops * cal->eager_op_s + (eager ? cal->host_sync_s : 0));
+    c->host_bwd += n_local * 2 * ops * cal->eager_op_s;
+}
+
+void tp_block_cost(const struct ctx *x, uint32_t layer, struct cost *c)
+{
+    const struct tp_model *m = x->m;
+    const struct tp_layout *l = x->l;
+    const struct tp_job *j = x->j;
+    memset(c, 0, sizeof *c);
+    double T = x->tokens, H = m->hidden, tp = l->tp;
+    bool moe = m->layer_moe[layer] != 0;
+    bool nf4 = j->task == TP_TASK_QLORA;
+    uint32_t lt = j->lora_targets;
+    bool lora = j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA;
+#define LIN(n_, k_, cnt_, m_, bits_)                                                              \
+    do {                                                                                          \
+        struct linear li_ = {(n_), (k_), (cnt_), (m_), x->frozen, nf4,                           \
+                             lora && ((bits_) & lt) != 0};                                        \
+        add_linear(&x->h, j, &li_, c);                                                            \
+    } while (0)
+
+    /* attention projections: column-parallel (split N) and row-parallel (split K) */
+    if (m->attn == TP_ATTN_MLA) {
+        double nq = m->n_heads, qk = (double)m->qk_nope_dim + m->qk_rope_dim;
+        if (m->q_lora_rank) {
+            LIN(m->q_lora_rank, H, 1, T, TP_LORA_Q); /* down projections are replicated */
+            LIN(nq * qk / tp, m->q_lora_rank, 1, T, TP_LORA_Q);
+        } else {
+            LIN(nq * qk / tp, H, 1, T, TP_LORA_Q);
+        }
+        LIN((double)m->kv_lora_rank + m->qk_rope_dim, H, 1, T, TP_LORA_K | TP_LORA_V);
+        LIN(nq * ((double)m->qk_nope_dim + m->v_head_dim) / tp, m->kv_lora_rank, 1, T,
+            TP_LORA_K | TP_LORA_V);
+        LIN(H, nq * m->v_head_dim / tp, 1, T, TP_LORA_O);
+    } else {
+        double q = (double)m->n_heads * m->head_dim, kv = (double)m->n_kv_heads * m->head_dim;
+        LIN((q + 2 * kv) / tp, H, 1, T, TP_LORA_Q | TP_LORA_K | TP_LORA_V);
+        LIN(H, q / tp, 1, T, TP_LORA_O);
+    }
+    attention(x, layer, c);
+
+    double up = m->mlp == TP_MLP_GLU ? 2 : 1;
+    double tp_colls = 2; /* attention: one all-reduce forward, one backward */
+    if (!moe) {
+        LIN(up * m->ffn / tp, H, 1, T, TP_LORA_GATE | TP_LORA_UP);
+        LIN(H, m->ffn / tp, 1, T, TP_LORA_DOWN);
+        tp_colls += 2;
+    } else {
+        double E = m->n_experts, k = m->top_k, ep = l->ep, etp = l->etp;
+        double imb = j->moe_capacity > 0 ? (j->moe_capacity < j->moe_imbalance
+                                                ? j->moe_capacity : j->moe_imbalance)
+                                         : j->moe_imbalance;
+        /* the ep ranks of a group route T*k token copies each over E experts, so each of this
+           rank's E/ep experts receives T*k*ep/E rows on average; the busiest rank carries
+           `imb` times the mean (dropless) or at most the capacity factor */
+        double per_expert = T * k * ep / E * imb;
+        LIN(E, H, 1, T, 0); /* router */
+        if (x->moe_impl == TP_MOE_GROUPED) {
+            LIN(up * m->moe_ffn / etp, H, E / ep, per_expert, TP_LORA_GATE | TP_LORA_UP);
+            LIN(H, m->moe_ffn / etp, E / ep, per_expert, TP_LORA_DOWN);
+        } else if (x->moe_impl == TP_MOE_DENSE) {
+            /* every expert over all T tokens (zero-scaled where not routed), plus the E copies
+               of the hidden states: repeat, scale, and the sum over experts of the outputs */
+            expert_loop(x, E, T, c);
+            double copies = 3 * E * T * H * x->h.act_bytes;
+            c->fwd_mem += copies / x->h.mem_bw;
+            c->bwd_mem += 2 * copies / x->h.mem_bw;
+        } else {
+            expert_loop(x, E / ep, T * k * ep / E, c);
+        }
+        if (m->shared_ffn) {
+            LIN(up * m->shared_ffn / tp, H, 1, T, TP_LORA_GATE | TP_LORA_UP);
+            LIN(H, m->shared_ffn / tp, 1, T, TP_LORA_DOWN);
+        }
+        tp_colls += etp > 1 || m->shared_ffn ? 2 : 0;
+        /* dispatch and combine, forward and backward: T*k hidden states leave each rank */
+        double bytes = T * k * H * x->h.act_bytes * imb;
+        double a2a = tp_time_alltoall(x->c, x->cal, bytes, l->ep, x->g_ep);
+        c->ep_fwd = 2 * a2a;
+        c->ep_bwd = 2 * a2a;
+    }
+#undef LIN
+    double rep, split, expert;
+    elementwise(x, moe, &rep, &split, &expert);
+    bool sp = l->sp && l->tp > 1;
+    double bytes = T * ((sp ? rep / tp : rep) + split / tp + expert / l->etp) * x->h.act_bytes;
+    if (!x->eager)
+        bytes *= 1 - x->cal->fused_elementwise;
+    c->fwd_mem += bytes / x->h.mem_bw;
+    c->bwd_mem += 2 * bytes / x->h.mem_bw;
+
+    double coll = tp_collective(x);
+    c->tp_fwd = tp_colls / 2 * coll;
+    c->tp_bwd = tp_colls / 2 * coll;
+
+    if (l->cp > 1) {
+        /* ring attention: each rank passes its K and V chunk around the ring (cp - 1 hops);
+           the transfer hides behind the chunked attention compute ([derived] §4.6) */
+        double kv = m->attn == TP_ATTN_MLA ? (double)m->n_heads * ((double)m->qk_nope_dim +
+                                                                    m->qk_rope_dim + m->v_head_dim)
+                                           : 2.0 * m->n_kv_heads * m->head_dim;
+        double bytes_kv = (l->cp - 1.0) * T * kv / tp * x->h.act_bytes;
+        uint32_t nodes = tp_comm_nodes_of(l->cp, x->g_cp);
+        double t = bytes_kv / tp_comm_bus_bw(x->c, x->cal, x->g_cp, nodes) +
+                   (l->cp - 1.0) * tp_comm_latency(x->cal, 1, nodes > 1);
+        double fwd = t - c->fwd_attn, bwd = 2 * t - c->bwd_attn;
+        c->cp_fwd = fwd > 0 ? fwd : 0;
+        c->cp_bwd = bwd > 0 ? bwd : 0;
+    }
+}
+
+/* Embedding (first stage) and LM head with the loss (last stage) for one micro-batch. */
+void tp_outer_cost(const struct ctx *x, bool first, bool last, struct cost *c)
+{
+    const struct tp_model *m = x->m;
+    memset(c, 0, sizeof *c);
+    double T = x->tokens, H = m->hidden, V = m->vocab, tp = x->l->tp;
+    if (first) {
+        /* gather rows forward, scatter-add gradients (fp32) backward */
+        c->fwd_mem += T * H * 2 * x->h.act_bytes / x->h.mem_bw;
+        c->bwd_mem += T * H * 3 * 4 / x->h.mem_bw;
+    }
+    if (last) {
+        struct linear head = {V / tp, H, 1, T, x->frozen, false, false};
+        add_linear(&x->h, x->j, &head, c);
+        /* cross-entropy over T x V/tp logits: fp32 softmax reads/writes and the gradient;
+           a fused (chunked) loss avoids the fp32 round trips */
+        double per_logit = x->j->fused_loss ? 4 : 16;
+        c->fwd_mem += T * V / tp * per_logit / 2 / x->h.mem_bw;
+        c->bwd_mem += T * V / tp * per_logit / 2 / x->h.mem_bw;
+        c->fwd_mem += T * H * 2 * x->h.act_bytes / x->h.mem_bw; /* final norm */
+    }
+}
+
+void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
+                   const struct tp_calib *cal, struct hw *h)
+{
+    const struct tp_gpu *g = &c->gpu;
+    const struct tp_calib_gpu *o = tp_calib_gpu_find(cal, g->key);
+    double mamf = o && o->mamf_bf16 > 0 ? o->mamf_bf16 : g->mamf_bf16 > 0 ? g->mamf_bf16
+                                                                         : cal->mamf_default;
+    double mamf8 = o && o->mamf_fp8 > 0 ? o->mamf_fp8 : g->mamf_fp8 > 0 ? g->mamf_fp8
+                                                                      : mamf * cal->fp8_mamf_ratio;
+    double attn_eff = o && o->attn_eff > 0 ? o->attn_eff : cal->attn_eff;
+    double mem_eff = o && o->mem_eff > 0 ? o->mem_eff : cal->mem_eff;
+    double p16 = g->peak_flops[TP_BF16];
+    /* FlashAttention-2 is an Ampere-style (mma.sync) kernel: on async-MMA GPUs it reaches only
+       fa2_ratio of the native kernel's rate */
+    if (g->async_mma && !tp_attn_native(j))
+        attn_eff *= cal->fa2_ratio;
+    enum tp_dtype gd = tp_prec_gemm_dtype(j->precision);
+    h->gemm_dtype = gd;
+    h->fp8 = (gd == TP_FP8 || gd == TP_FP4) && g->peak_flops[gd] > 0;
+    /* FP8: 2 B read + 1 B written for the input; the gradient and its transpose, twice that.
+       FP4 (NVFP4 recipe): the input cast writes the rowwise and the columnwise copy (2 x
+       (0.5 + 1/16) B) in one pass; the gradient's columnwise copy goes through the random
+       Hadamard transform in a pass of its own [derived from the byte counts] */
+    h->cast_fwd = gd == TP_FP4 ? 2 + 2 * 0.5625 : 3;
+    h->cast_bwd = gd == TP_FP4 ? 2 + 2 * 0.5625 + 2 + 0.5625 : 6;
+    /* FP4 GEMMs reach the FP8 share of the FP8 rate again [heuristic; no FP4 row in the
+       calibration set] */
+    double mamf4 = mamf8 * cal->fp8_mamf_ratio;
+    h->act_bytes = j->precision == TP_PREC_FP32 ? 4 : 2;
+    if (j->precision == TP_PREC_FP32) {
+        double p = g->peak_flops[TP_TF32] > 0 ? g->peak_flops[TP_TF32] : g->peak_flops[TP_FP32];
+        h->gemm_flops = p * mamf * cal->gemm_scale;
+        h->attn_flops = p * attn_eff;
+    } else {
+        h->gemm_flops = !h->fp8        ? p16 * mamf * cal->gemm_scale
+                        : gd == TP_FP4 ? g->peak_flops[TP_FP4] * mamf4 * cal->gemm_scale
+                                       : g->peak_flops[TP_FP8] * mamf8 * cal->gemm_scale;
+        h->attn_flops = p16 * attn_eff;
+    }
+    h->mem_bw = g->hbm_bw * mem_eff;
+    h->sms = g->sms;
+    h->tile_m = cal->tile_m ? cal->tile_m : 128;
+    h->tile_n = cal->tile_n ? cal->tile_n : 128;
+}

@@ -1,0 +1,73 @@
+/*
+ * time_internal.h - what the step (time.c) and the cost of one block (time_block.c) share:
+ * the resolved hardware rates, a block's cost, the evaluation context.  Private to src/core.
+ */
+#ifndef TP_TIME_INTERNAL_H
+#define TP_TIME_INTERNAL_H
+
+#include "internal.h"
+
+/* The GEMM shapes of a run replayed (struct tp_time_plan): gemm() reads the next record instead
+   of working out the tile and wave quantization again, or writes it when recording. */
+struct tape {
+    const struct tp_gemm_rec *play; /* replay from here (NULL: compute) */
+    struct tp_gemm_rec *rec;        /* record into here (NULL: do not) */
+    uint32_t pos, cap;
+    bool overflow;                  /* more GEMMs than cap: the recording is unusable */
+};
+
+/* What one evaluation needs from the cluster and calibration, resolved once. */
+struct hw {
+    double gemm_flops;  /* GEMM dtype peak * MAMF * gemm_scale */
+    double attn_flops;  /* 16-bit peak * attn_eff */
+    double mem_bw;      /* HBM bandwidth * mem_eff */
+    double sms, tile_m, tile_n;
+    bool fp8;           /* quantized GEMMs (fp8, mxfp8, nvfp4, mxfp4) with their casts */
+    enum tp_dtype gemm_dtype;
+    double cast_fwd, cast_bwd; /* bytes moved per element by the input / gradient casts */
+    double act_bytes;   /* bytes per activation element (2; 4 in fp32 training) */
+    struct tape *tape;  /* NULL: every GEMM computed from its shape */
+};
+
+/* Forward / backward cost of one block (or the embedding and head) for one micro-batch. */
+struct cost {
+    double fwd_gemm, bwd_gemm, fwd_attn, bwd_attn, fwd_mem, bwd_mem;
+    double tp_fwd, tp_bwd;   /* TP/SP collectives (not yet reduced by overlap) */
+    double cp_fwd, cp_bwd;   /* context-parallel KV exchange, exposed part */
+    double ep_fwd, ep_bwd;   /* MoE all-to-all */
+    double host_fwd, host_bwd; /* host-bound time of eager loops (launches, syncs) */
+};
+
+struct ctx {
+    const struct tp_model *m;
+    const struct tp_cluster *c;
+    const struct tp_job *j;
+    const struct tp_layout *l;
+    const struct tp_calib *cal;
+    struct hw h;
+    double tokens;   /* tokens of one micro-batch on this rank (after CP; DPO pairs) */
+    double seqs;     /* sequences of one micro-batch (DPO: chosen + rejected) */
+    double seq_local;/* tokens of one sequence on this rank */
+    bool frozen;     /* LoRA/QLoRA: base weights get no gradient */
+    bool eager;      /* Hugging Face modules op by op (no fused kernels, no fused loss) */
+    enum tp_moe_impl moe_impl;
+    uint32_t g_tp, g_cp, g_ep;
+    const double *kpq; /* keys per query of each block kind (a plan's), or NULL */
+    uint32_t tape_outer; /* where the head's GEMMs start in h.tape */
+};
+
+/* Block kinds: blocks with the same MoE flag and attention reach cost the same. */
+static inline unsigned tp_kind_of(const struct tp_model *m, uint32_t layer)
+{
+    return (unsigned)m->layer_moe[layer] * 3 + m->layer_attn[layer];
+}
+
+/* The hardware rates of the run's GPU, precision and calibration (time_block.c). */
+void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
+                   const struct tp_calib *cal, struct hw *h);
+/* The cost of block `layer` for one micro-batch (time_block.c). */
+void tp_block_cost(const struct ctx *x, uint32_t layer, struct cost *c);
+/* The embedding (first stage) and the head with the loss (last stage) (time_block.c). */
+void tp_outer_cost(const struct ctx *x, bool first, bool last, struct cost *c);
+
+#endif

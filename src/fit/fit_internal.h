@@ -1,0 +1,29 @@
+/*
+ * fit_internal.h - what the fit (fit.c) and the cross-validation (crossval.c) share: the
+ * rows' time plans, built once and read by every fit and fold, and the fit over planned rows.
+ */
+#ifndef TP_FIT_INTERNAL_H
+#define TP_FIT_INTERNAL_H
+
+#include "internal.h"
+
+/* One time plan per row (struct tp_time_plan) and the stages they point at. */
+struct tp_fit_plans {
+    struct tp_time_plan *plans;
+    struct tp_time_stage *stages;
+    const struct tp_time_plan **ptr; /* ptr[i] = &plans[i]: what tp_fit_planned takes */
+};
+/* TP_ENOMEM when out of memory (nothing to free then); a row tp_run_check rejects gets a plan
+   that prices it NaN, as tp_time_step does. */
+enum tp_status tp_fit_plans_build(const struct tp_run *const *runs, size_t n,
+                                  const struct tp_calib *base, struct tp_fit_plans *ps);
+void tp_fit_plans_free(struct tp_fit_plans *ps);
+
+/* tp_calib_fit over rows whose plans are built (plans[i] belongs to runs[i]). */
+enum tp_status tp_fit_planned(const struct tp_run *const *runs,
+                              const struct tp_time_plan *const *plans, const double *measured,
+                              size_t n, const struct tp_calib *base, const struct tp_fit_opts *o,
+                              struct tp_calib *out, struct tp_fit_result *res,
+                              struct tp_error *err);
+
+#endif
