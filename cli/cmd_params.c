@@ -120,16 +120,28 @@ static void print_table(const struct tp_params_report *r, const char *seq_source
                      b->last - b->first + 1);
         char act[16];
         fmt_si(act, sizeof act, (double)b->active);
-        snprintf(note, sizeof note, "%s, %s attention%s%s", b->moe ? "MoE" : "dense",
-                 tp_name(TP_NAMES_LAYER_ATTN, b->attn), b->moe ? ", active " : "", b->moe ? act : "");
+        static const char *const mixers[] = {"", "Mamba-2", "gated DeltaNet", ""};
+        const char *ffn = b->no_ffn ? "no FFN" : b->moe ? "MoE" : "dense";
+        if (b->mixer == TP_MIXER_NONE)
+            snprintf(note, sizeof note, "%s only%s%s", b->moe ? "MoE" : "MLP",
+                     b->moe ? ", active " : "", b->moe ? act : "");
+        else if (b->mixer == TP_MIXER_ATTN)
+            snprintf(note, sizeof note, "%s, %s attention%s%s", ffn,
+                     tp_name(TP_NAMES_LAYER_ATTN, b->attn), b->moe ? ", active " : "",
+                     b->moe ? act : "");
+        else
+            snprintf(note, sizeof note, "%s, %s%s%s", ffn, mixers[b->mixer & 3],
+                     b->moe ? ", active " : "", b->moe ? act : "");
         row(label, b->params, 0, note);
     }
 
     printf("\ntraining FLOPs per token (seq %llu from %s; attention %s; recompute %s)\n",
            (unsigned long long)f->seq, seq_source, tp_name(TP_NAMES_ATTN_CONVENTION, (int)r->conv), tp_name(TP_NAMES_RECOMPUTE, (int)r->rc));
-    gflop("forward", f->fwd, "GEMMs + attention core");
+    gflop("forward", f->fwd, f->fwd_scan > 0 ? "GEMMs + attention core + scans" : "GEMMs + attention core");
     gflop("  dense GEMMs", f->fwd_dense, "2 x matmul weights incl. LM head");
     gflop("  attention core", f->fwd_attn, "QK^T and AV");
+    if (f->fwd_scan > 0)
+        gflop("  chunked scans", f->fwd_scan, "Mamba-2 SSD / gated DeltaNet chunks");
     gflop("backward", f->bwd, "2 x forward");
     gflop("model FLOPs (MFU basis)", f->model, "exact matmul counting, Megatron-LM 2025");
     gflop("hardware FLOPs (HFU basis)", f->hardware, r->rc ? "model + recomputed forward" : "= model");

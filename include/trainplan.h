@@ -89,6 +89,16 @@ enum tp_layer_attn {
     TP_LAYER_CHUNKED = 2  /* causal inside fixed chunks of `chunk` tokens (Llama 4) */
 };
 
+/* What mixes tokens in one block (hybrid models: Nemotron-H, Qwen3-Next).  A block has a
+   mixer (or none) and an FFN (or none): Nemotron-H's blocks hold exactly one of Mamba-2,
+   attention, MLP or MoE; Qwen3-Next's hold a gated DeltaNet or gated attention, then MoE. */
+enum tp_mixer {
+    TP_MIXER_ATTN = 0,   /* self-attention (standard or MLA, per `attn`) */
+    TP_MIXER_MAMBA2 = 1, /* Mamba-2 SSD mixer (Dao & Gu 2024) */
+    TP_MIXER_GDN = 2,    /* gated DeltaNet linear attention (Yang et al. 2024) */
+    TP_MIXER_NONE = 3    /* no token mixer: an FFN-only block */
+};
+
 /*
  * A model: a decoder-only transformer described by its shapes.  Build one with
  * tp_model_init() + field assignments + tp_model_finalize(), or with a preset or config reader
@@ -148,9 +158,23 @@ struct tp_model {
 
     uint32_t default_seq; /* the model's training context length, 0 = unknown */
 
+    /* Mamba-2 mixers (layer_mixer TP_MIXER_MAMBA2): d_inner = ssm_heads * ssm_head_dim,
+       B and C in ssm_groups groups of ssm_state, a depthwise conv of ssm_conv taps over
+       d_inner + 2 * groups * state channels, chunks of ssm_chunk tokens in the SSD scan. */
+    uint32_t ssm_heads, ssm_head_dim, ssm_state, ssm_groups, ssm_conv, ssm_chunk;
+    bool ssm_conv_bias, ssm_proj_bias;
+    /* Gated DeltaNet mixers (TP_MIXER_GDN): key and value heads and widths, conv taps, chunk. */
+    uint32_t gdn_k_heads, gdn_v_heads, gdn_k_dim, gdn_v_dim, gdn_conv, gdn_chunk;
+    bool attn_out_gate;       /* q_proj also yields a sigmoid output gate (Qwen3-Next) */
+    /* Rule for hybrids (used when !layers_explicit): with gdn_k_heads set, block l is full
+       attention iff (l+1) % linear_full_every == 0, else a gated DeltaNet. */
+    uint32_t linear_full_every;
+
     bool layers_explicit;                /* layer_moe/layer_attn were given one by one */
     uint8_t layer_moe[TP_MAX_LAYERS];    /* 1 = block l has a routed-expert FFN */
     uint8_t layer_attn[TP_MAX_LAYERS];   /* enum tp_layer_attn of block l */
+    uint8_t layer_mixer[TP_MAX_LAYERS];  /* enum tp_mixer of block l */
+    uint8_t layer_no_ffn[TP_MAX_LAYERS]; /* 1 = block l has no FFN (layer_moe is then 0) */
 };
 
 /* Sets every field to the defaults of a Llama-style dense decoder with no shape (all zero). */
@@ -321,7 +345,8 @@ struct tp_flops {
                                    LM head; the router and element-wise work are left out) */
     double fwd_dense;           /* 2 * matmul_weights */
     double fwd_attn;            /* forward attention core (QK^T and AV) under the convention */
-    double fwd;                 /* fwd_dense + fwd_attn */
+    double fwd_scan;            /* forward chunked scans of Mamba-2 / gated DeltaNet mixers */
+    double fwd;                 /* fwd_dense + fwd_attn + fwd_scan */
     double bwd;                 /* 2 * fwd: data- and weight-gradient GEMMs */
     double model;               /* fwd + bwd: model FLOPs, the basis of MFU */
     double recompute;           /* extra forward work of the recompute mode */
@@ -1668,6 +1693,7 @@ enum tp_names {
     TP_NAMES_SCHEDULE,  /* enum tp_schedule: 1f1b, interleaved, gpipe */
     TP_NAMES_LAYER_ATTN, /* enum tp_layer_attn: full, sliding, chunked */
     TP_NAMES_ATTN_CONVENTION, /* enum tp_attn_convention: causal, noncausal */
+    TP_NAMES_MIXER,     /* enum tp_mixer: attention, mamba2, gated_deltanet, none */
     TP_NAMES_COUNT
 };
 /* The name of `value` in table `t`; "?" when out of range. */
@@ -1766,6 +1792,8 @@ struct tp_block_run {
     bool moe;
     uint8_t attn;               /* enum tp_layer_attn */
     uint64_t params, active;
+    uint8_t mixer;              /* enum tp_mixer */
+    bool no_ffn;                /* the blocks have no FFN */
 };
 struct tp_params_report {
     struct tp_model m;          /* the caller's, finalized */

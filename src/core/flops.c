@@ -15,6 +15,8 @@
  *   window w < s:  k = (w(w+1)/2 + (s-w)w) / s
  *   chunks c < s:  k = (q c(c+1)/2 + r(r+1)/2) / s,  s = q c + r
  * For standard attention this is the familiar 6*s*q_dim (causal) or 12*s*q_dim per token.
+ * Hybrid blocks: a Mamba-2 / gated-DeltaNet mixer counts its projections as GEMMs and its
+ * chunked scan in fwd_scan (formulas and citations in ssm.c); blocks without an FFN count none.
  */
 #include "internal.h"
 
@@ -45,9 +47,12 @@ double tp_head_widths(const struct tp_model *m)
     return 2.0 * m->n_heads * m->head_dim;
 }
 
-/* GEMM weight elements of one block's attention. */
-static double attn_weights(const struct tp_model *m)
+/* GEMM weight elements of one block's token mixer (attention, Mamba-2, gated DeltaNet). */
+static double attn_weights(const struct tp_model *m, uint32_t layer)
 {
+    enum tp_mixer mixer = (enum tp_mixer)m->layer_mixer[layer];
+    if (mixer != TP_MIXER_ATTN)
+        return tp_mixer_gemm_weights(m, mixer);
     double h = m->hidden, nq = m->n_heads;
     if (m->attn == TP_ATTN_MLA) {
         double rq = m->q_lora_rank, rkv = m->kv_lora_rank;
@@ -57,34 +62,38 @@ static double attn_weights(const struct tp_model *m)
                h * m->qk_rope_dim + nq * m->v_head_dim * h;
     }
     double q = nq * m->head_dim, kv = (double)m->n_kv_heads * m->head_dim;
-    return h * (q + 2 * kv) + q * h;
+    return h * ((m->attn_out_gate ? 2 : 1) * q + 2 * kv) + q * h;
 }
 
 /* GEMM weight elements of one block's FFN that a token multiplies. */
 static double ffn_weights(const struct tp_model *m, uint32_t layer)
 {
     double mats = m->mlp == TP_MLP_GLU ? 3 : 2, h = m->hidden;
+    if (m->layer_no_ffn[layer])
+        return 0;
     if (!m->layer_moe[layer])
         return mats * h * m->ffn;
     return mats * h * ((double)m->moe_ffn * m->top_k + m->shared_ffn);
 }
 
-static uint32_t last_moe_layer(const struct tp_model *m)
-{
-    for (uint32_t l = m->n_layers; l-- > 0;)
-        if (m->layer_moe[l])
-            return l;
-    return m->n_layers - 1;
-}
-
-/* Forward attention core of all blocks (MTP blocks included). */
+/* Forward attention core of all attention blocks (MTP blocks included). */
 static double fwd_attention(const struct tp_model *m, double s, uint32_t mtp,
                             enum tp_attn_convention conv)
 {
     double width = tp_head_widths(m), sum = 0;
     for (uint32_t l = 0; l < m->n_layers; l++)
-        sum += 2 * width * tp_keys_per_query(m, l, s, conv);
-    sum += mtp * 2 * width * tp_keys_per_query(m, last_moe_layer(m), s, conv);
+        if (m->layer_mixer[l] == TP_MIXER_ATTN)
+            sum += 2 * width * tp_keys_per_query(m, l, s, conv);
+    sum += mtp * 2 * width * tp_keys_per_query(m, tp_mtp_template_layer(m), s, conv);
+    return sum;
+}
+
+/* Forward chunked scans of the Mamba-2 / gated DeltaNet blocks (ssm.c). */
+static double fwd_scans(const struct tp_model *m, double s, enum tp_attn_convention conv)
+{
+    double sum = 0;
+    for (uint32_t l = 0; l < m->n_layers; l++)
+        sum += tp_mixer_scan_flops(m, (enum tp_mixer)m->layer_mixer[l], s, conv);
     return sum;
 }
 
@@ -102,22 +111,23 @@ static enum tp_status flops(const struct tp_model *m, uint64_t seq, enum tp_attn
 
     double blocks = 0;
     for (uint32_t l = 0; l < m->n_layers; l++)
-        blocks += attn_weights(m) + ffn_weights(m, l);
-    double mtp_blocks = mtp * (3 * h + 2 * h * h + attn_weights(m) +
-                               ffn_weights(m, last_moe_layer(m)));
+        blocks += attn_weights(m, l) + ffn_weights(m, l);
+    uint32_t tmpl = tp_mtp_template_layer(m);
+    double mtp_blocks = mtp * (3 * h + 2 * h * h + attn_weights(m, tmpl) + ffn_weights(m, tmpl));
     double head = (1.0 + mtp) * h * v;
 
     f->seq = seq;
     f->matmul_weights = blocks + mtp_blocks + head;
     f->fwd_dense = 2 * f->matmul_weights;
     f->fwd_attn = fwd_attention(m, s, mtp, conv);
-    f->fwd = f->fwd_dense + f->fwd_attn;
+    f->fwd_scan = fwd_scans(m, s, conv);
+    f->fwd = f->fwd_dense + f->fwd_attn + f->fwd_scan;
     f->bwd = 2 * f->fwd;
     f->model = f->fwd + f->bwd;
     /* Full recompute reruns every block's forward but not the LM head [NAR21]; selective
        reruns the attention core only [KOR22]. */
     if (rc == TP_RECOMPUTE_FULL)
-        f->recompute = 2 * (blocks + mtp_blocks) + f->fwd_attn;
+        f->recompute = 2 * (blocks + mtp_blocks) + f->fwd_attn + f->fwd_scan;
     else if (rc == TP_RECOMPUTE_SELECTIVE)
         f->recompute = f->fwd_attn;
     f->hardware = f->model + f->recompute;
@@ -126,11 +136,15 @@ static enum tp_status flops(const struct tp_model *m, uint64_t seq, enum tp_attn
 
     struct tp_params p;
     tp_count_params(m, &p);
-    double full_square = 3 * 2 * tp_head_widths(m) * s * m->n_layers;
+    double attn_layers = 0;
+    for (uint32_t l = 0; l < m->n_layers; l++)
+        attn_layers += m->layer_mixer[l] == TP_MIXER_ATTN;
+    double full_square = 3 * 2 * tp_head_widths(m) * s * attn_layers;
     f->six_n = 6.0 * (double)p.active;
     f->palm = f->six_n + full_square;
     f->torchtitan = 6.0 * (double)(p.active - p.embedding) + full_square;
-    f->megatron_2023 = 3 * (f->fwd_dense + fwd_attention(m, s, mtp, TP_ATTN_NONCAUSAL));
+    f->megatron_2023 = 3 * (f->fwd_dense + fwd_attention(m, s, mtp, TP_ATTN_NONCAUSAL) +
+                            fwd_scans(m, s, TP_ATTN_NONCAUSAL));
     double L = m->n_layers;
     f->narayanan_2021 = 72 * L * h * h * (1 + s / (6 * h) + v / (12 * L * h));
     return TP_OK;

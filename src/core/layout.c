@@ -169,6 +169,10 @@ static enum tp_status check_model(const struct tp_model *m, const struct tp_job 
 {
     TRY(must_divide("tp", l->tp, "num_attention_heads", m->n_heads, 1024, err));
     TRY(must_divide("tp", l->tp, "num_key_value_heads", m->n_kv_heads, 1024, err));
+    struct tp_mixer_split split[4];
+    size_t n_split = tp_mixer_tp_splits(m, split);
+    for (size_t i = 0; i < n_split; i++)
+        TRY(must_divide("tp", l->tp, split[i].field, split[i].count, 1024, err));
     /* 1F1B splits uneven depths (torchtitan, Megatron --decoder-first-pipeline-num-layers);
        interleaving needs equal chunks */
     if (l->pp > m->n_layers)

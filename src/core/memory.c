@@ -113,10 +113,10 @@ void tp_stage_params(const struct tp_model *m, const struct tp_job *j,
     memset(s, 0, sizeof *s);
     *first = UINT32_MAX;
     *count = 0;
-    /* blocks differ only by their FFN (dense or routed experts): list each kind once */
-    struct tp_shard_params kind[2];
-    double kind_unit[2];
-    bool have[2] = {false, false};
+    /* blocks differ only by their mixer and FFN (tp_block_kind): list each kind once */
+    struct tp_shard_params kind[TP_BLOCK_KINDS];
+    double kind_unit[TP_BLOCK_KINDS];
+    bool have[TP_BLOCK_KINDS] = {false};
     uint32_t lo[TP_MAX_LAYERS], hi[TP_MAX_LAYERS];
     uint32_t ranges = tp_stage_ranges(m, l, stage, lo, hi);
     for (uint32_t r = 0; r < ranges; r++)
@@ -124,7 +124,7 @@ void tp_stage_params(const struct tp_model *m, const struct tp_job *j,
         if (*first == UINT32_MAX)
             *first = layer;
         (*count)++;
-        unsigned k = m->layer_moe[layer] ? 1 : 0;
+        unsigned k = tp_block_kind(m, layer);
         if (!have[k]) {
             memset(&kind[k], 0, sizeof kind[k]);
             kind_unit[k] = 0;
@@ -279,16 +279,29 @@ static struct act_terms block_activations(const struct tp_model *m, const struct
     gin = gin < 2 ? gin : 2; /* (fp32 runs are counted with 16-bit activations, as before) */
     double glu = m->mlp == TP_MLP_GLU ? 4.0 + gin : 2.0 + gin; /* fc1 output + fc2 input */
     double normed = rc & TP_RC_LAYERNORM ? 0 : gin * h;
+    /* hybrid blocks (ssm.c): a Mamba-2 / DeltaNet mixer in place of attention, or none; no FFN
+       where the layout says so (Nemotron-H's blocks hold one module) */
+    enum tp_mixer mixer = (enum tp_mixer)m->layer_mixer[layer];
+    double subs = (mixer != TP_MIXER_NONE) + !m->layer_no_ffn[layer];
     /* norm inputs (2H each), the normed inputs of QKV and of the MLP, dropout masks after
        attention and MLP (1 byte per element) */
-    a.replicated = 2 * h * m->norms_per_block + 2 * normed + (j->dropout ? 2 * h : 0);
-    a.split += 2 * (q + k + v) + gin * o;
-    if (j->attn_impl != TP_ATTN_EAGER)
-        a.split += 4 * nq; /* softmax log-sum-exp, fp32 */
-    else
-        a.core = nq * s * (j->dropout ? 5.0 : 6.0); /* [KOR22] 5as (softmax, mask, dropout
-                                                       output); without dropout fp32 softmax
-                                                       output + bf16 probabilities [derived] */
+    a.replicated = 2 * h * m->norms_per_block + subs * normed + (j->dropout ? subs * h : 0);
+    if (mixer == TP_MIXER_ATTN) {
+        if (m->attn_out_gate)
+            a.split += 2 * q; /* the sigmoid output gate's input */
+        a.split += 2 * (q + k + v) + gin * o;
+        if (j->attn_impl != TP_ATTN_EAGER)
+            a.split += 4 * nq; /* softmax log-sum-exp, fp32 */
+        else
+            a.core = nq * s * (j->dropout ? 5.0 : 6.0); /* [KOR22] 5as (softmax, mask, dropout
+                                                           output); without dropout fp32
+                                                           softmax output + bf16
+                                                           probabilities [derived] */
+    } else {
+        a.split = tp_mixer_activations(m, mixer, gin);
+    }
+    if (m->layer_no_ffn[layer])
+        return a;
     if (!m->layer_moe[layer]) {
         a.split += rc & TP_RC_MLP ? 0 : glu * m->ffn;
         return a;
@@ -337,14 +350,14 @@ static double activations(const struct tp_model *m, const struct tp_job *j,
         tokens *= 2; /* chosen and rejected sequence per example */
     double stored = 0, working = 0;
     uint32_t seen = 0;
-    struct act_terms kind[2], whole[2];
-    bool have[2] = {false, false};
+    struct act_terms kind[TP_BLOCK_KINDS], whole[TP_BLOCK_KINDS];
+    bool have[TP_BLOCK_KINDS] = {false};
     uint32_t rc = recomputed(l);
     uint32_t lo[TP_MAX_LAYERS], hi[TP_MAX_LAYERS];
     uint32_t ranges = tp_stage_ranges(m, l, stage, lo, hi);
     for (uint32_t r = 0; r < ranges; r++)
     for (uint32_t layer = lo[r]; layer < hi[r]; layer++) {
-        unsigned k = m->layer_moe[layer] ? 1 : 0;
+        unsigned k = tp_block_kind(m, layer);
         if (!have[k]) {
             kind[k] = block_activations(m, j, l, layer, rc);
             whole[k] = block_activations(m, j, l, layer, 0);

@@ -68,6 +68,11 @@ static void build_layout(struct tp_model *m)
                 kind = m->chunk > 0 ? TP_LAYER_CHUNKED : TP_LAYER_SLIDING;
         }
         m->layer_attn[l] = in ? kind : TP_LAYER_FULL;
+        /* Qwen3-Next: every linear_full_every-th block is full attention, the rest DeltaNets */
+        bool gdn = in && m->gdn_k_heads > 0 &&
+                   (m->linear_full_every == 0 || (l + 1) % m->linear_full_every != 0);
+        m->layer_mixer[l] = gdn ? TP_MIXER_GDN : TP_MIXER_ATTN;
+        m->layer_no_ffn[l] = 0;
     }
 }
 
@@ -171,11 +176,15 @@ enum tp_status tp_model_finalize(struct tp_model *m, struct tp_error *err)
         build_layout(m);
     bool has_dense = false;
     for (uint32_t l = 0; l < TP_MAX_LAYERS; l++) {
-        if (l >= m->n_layers || m->n_experts == 0)
+        if (l >= m->n_layers) {
+            m->layer_mixer[l] = TP_MIXER_ATTN;
+            m->layer_no_ffn[l] = 0;
+        }
+        if (l >= m->n_layers || m->n_experts == 0 || m->layer_no_ffn[l])
             m->layer_moe[l] = 0;
         if (l >= m->n_layers)
             m->layer_attn[l] = TP_LAYER_FULL;
-        if (l < m->n_layers && !m->layer_moe[l])
+        if (l < m->n_layers && !m->layer_moe[l] && !m->layer_no_ffn[l])
             has_dense = true;
         if (m->layer_attn[l] == TP_LAYER_SLIDING && m->window == 0)
             return tp_fail(err, TP_EINVAL, "block %u is sliding-window but sliding_window is 0", l);
@@ -184,6 +193,7 @@ enum tp_status tp_model_finalize(struct tp_model *m, struct tp_error *err)
     }
     if (has_dense || m->ffn > 0)
         CHECK("intermediate_size (dense MLP width)", m->ffn, 1, MAX_FFN);
+    TRY(tp_mixer_check(m, err));
     return check_total(m, err);
 }
 
@@ -293,6 +303,17 @@ static enum tp_status apply_moe_shape(struct tp_model *m, const struct tp_shape 
     return TP_OK;
 }
 
+/* A layout listed block by block with Mamba-2 mixers or FFN-only blocks has no rule to rebuild
+   it from (Nemotron-H's hybrid_override_pattern). */
+static bool hybrid_pattern(const struct tp_model *m, uint32_t layers)
+{
+    for (uint32_t l = 0; l < layers && l < TP_MAX_LAYERS; l++)
+        if (m->layer_mixer[l] == TP_MIXER_MAMBA2 || m->layer_mixer[l] == TP_MIXER_NONE ||
+            m->layer_no_ffn[l])
+            return true;
+    return false;
+}
+
 enum tp_status tp_model_apply_shape(struct tp_model *m, const struct tp_shape *s, char *notes,
                                     size_t notes_len, struct tp_error *err)
 {
@@ -306,7 +327,13 @@ enum tp_status tp_model_apply_shape(struct tp_model *m, const struct tp_shape *s
     }
     bool was_moe = m->n_experts > 0;
     uint32_t old_layers = m->n_layers;
+    bool pattern = m->layers_explicit && hybrid_pattern(m, old_layers);
     SET_U32("layers", s->layers, m->n_layers, false);
+    if (m->n_layers != old_layers && pattern)
+        return tp_fail_field(err, TP_EINVAL, "layers",
+                             "--layers cannot change the depth of a hybrid model given block by "
+                             "block (its hybrid_override_pattern); edit the pattern in its "
+                             "config.json instead");
     if (m->n_layers != old_layers && m->layers_explicit) {
         m->layers_explicit = false;
         note(notes, notes_len, "per-block MoE/window layout rebuilt from its rule for the new depth");
@@ -349,6 +376,11 @@ enum tp_status tp_model_apply_shape(struct tp_model *m, const struct tp_shape *s
     enum tp_status st = apply_moe_shape(m, s, was_moe, notes, notes_len, err);
     if (st != TP_OK)
         return st;
+    if (pattern && !m->layers_explicit)
+        return tp_fail_field(err, TP_EINVAL, s->window != TP_UNSET ? "window" : "experts",
+                             "--experts, --dense-layers and --window rebuild the per-block layout "
+                             "from a rule, which a hybrid model given block by block (its "
+                             "hybrid_override_pattern) does not have; edit its config.json");
 
     if (scratch) {
         tp_snprintf(m->name, sizeof m->name, "custom %uL-%uH-%uD", m->n_layers, m->n_heads, m->hidden);

@@ -15,6 +15,7 @@ static const char *const OFFLOAD[] = {"none", "optimizer", "params"};
 static const char *const SCHEDULE[] = {"1f1b", "interleaved", "gpipe"};
 static const char *const LAYER_ATTN[] = {"full", "sliding", "chunked"};
 static const char *const ATTN_CONVENTION[] = {"causal", "noncausal"};
+static const char *const MIXER[] = {"attention", "mamba2", "gated_deltanet", "none"};
 
 #define T(a) {a, (int)(sizeof a / sizeof a[0])}
 static const struct {
@@ -25,7 +26,7 @@ static const struct {
     [TP_NAMES_PRECISION] = T(PRECISION), [TP_NAMES_ATTENTION] = T(ATTENTION),
     [TP_NAMES_RECOMPUTE] = T(RECOMPUTE), [TP_NAMES_OFFLOAD] = T(OFFLOAD),
     [TP_NAMES_SCHEDULE] = T(SCHEDULE),   [TP_NAMES_LAYER_ATTN] = T(LAYER_ATTN),
-    [TP_NAMES_ATTN_CONVENTION] = T(ATTN_CONVENTION),
+    [TP_NAMES_ATTN_CONVENTION] = T(ATTN_CONVENTION), [TP_NAMES_MIXER] = T(MIXER),
 };
 #undef T
 

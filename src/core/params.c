@@ -12,6 +12,8 @@
  *   MoE                 router (E x H), E experts of the MLP shape at I_e, shared MLP at I_s
  *   MTP module          enorm, hnorm (H), eh_proj (H x 2H), final norm (H) + one MoE block
  *                       (DeepSeek-V3 report §2.2)
+ *   hybrid blocks       a Mamba-2 or gated-DeltaNet mixer (ssm.c) in place of attention, and
+ *                       no FFN where the layout says so (Nemotron-H: one module per block)
  * Fused layouts (GPT-2 c_attn, Phi-3 qkv_proj/gate_up_proj, BLOOM query_key_value) hold the
  * same elements as the separate tensors listed here.
  */
@@ -79,7 +81,9 @@ static void attention_standard(struct list *l, const struct tp_model *m)
 {
     uint64_t h = m->hidden, q = (uint64_t)m->n_heads * m->head_dim;
     uint64_t kv = (uint64_t)m->n_kv_heads * m->head_dim;
-    add_proj(l, "self_attn.q_proj.weight", TP_COMP_ATTENTION, q, h, 1, 1, TP_LORA_Q);
+    /* a gated attention's q_proj also yields the per-head output gate (Qwen3NextAttention) */
+    add_proj(l, "self_attn.q_proj.weight", TP_COMP_ATTENTION, m->attn_out_gate ? 2 * q : q, h, 1,
+             1, TP_LORA_Q);
     add_proj(l, "self_attn.k_proj.weight", TP_COMP_ATTENTION, kv, h, 1, 1, TP_LORA_K);
     add_proj(l, "self_attn.v_proj.weight", TP_COMP_ATTENTION, kv, h, 1, 1, TP_LORA_V);
     add_proj(l, "self_attn.o_proj.weight", TP_COMP_ATTENTION, h, q, 1, 1, TP_LORA_O);
@@ -161,10 +165,15 @@ static void block(struct list *l, const struct tp_model *m, uint32_t layer)
         "pre_feedforward_layernorm.bias", "post_feedforward_layernorm.bias"};
     for (unsigned i = 0; i < m->norms_per_block && i < 4; i++)
         add_norm(l, m, norm_w[i], norm_b[i], m->hidden);
-    if (m->attn == TP_ATTN_MLA)
+    enum tp_mixer mixer = (enum tp_mixer)m->layer_mixer[layer];
+    if (mixer == TP_MIXER_MAMBA2 || mixer == TP_MIXER_GDN)
+        l->n += tp_mixer_tensors(m, mixer, l->t + l->n);
+    else if (mixer == TP_MIXER_ATTN && m->attn == TP_ATTN_MLA)
         attention_mla(l, m);
-    else
+    else if (mixer == TP_MIXER_ATTN)
         attention_standard(l, m);
+    if (m->layer_no_ffn[layer])
+        return;
     if (!m->layer_moe[layer]) {
         mlp(l, m, MLP_DENSE, m->ffn, 1, 1, m->mlp_bias);
         return;
@@ -180,9 +189,13 @@ static void block(struct list *l, const struct tp_model *m, uint32_t layer)
     }
 }
 
-/* The last MoE block (or the last block): the one an MTP module copies. */
-static uint32_t mtp_template_layer(const struct tp_model *m)
+/* The last MoE block with attention (else the last MoE block, else the last block): the one
+   an MTP module copies (DeepSeek-V3; Qwen3-Next's MTP layer is gated attention + MoE). */
+uint32_t tp_mtp_template_layer(const struct tp_model *m)
 {
+    for (uint32_t l = m->n_layers; l-- > 0;)
+        if (m->layer_moe[l] && m->layer_mixer[l] == TP_MIXER_ATTN)
+            return l;
     for (uint32_t l = m->n_layers; l-- > 0;)
         if (m->layer_moe[l])
             return l;
@@ -262,7 +275,7 @@ void tp_count_params(const struct tp_model *m, struct tp_params *p)
     if (m->mtp_layers > 0) {
         size_t k = tp_block_tensors(m, m->n_layers, t);
         uint64_t own = sum(t, k, false, NULL);
-        p->mtp = m->mtp_layers * (own + tp_block_params(m, mtp_template_layer(m), false));
+        p->mtp = m->mtp_layers * (own + tp_block_params(m, tp_mtp_template_layer(m), false));
     }
     if (m->router_score_bias)
         p->buffers = (uint64_t)p->moe_layers * m->n_experts;

@@ -359,7 +359,7 @@ enum tp_reject tp_search_check(const struct tp_model *m, const struct tp_cluster
         (o->max_ep && l->ep > o->max_ep) || l->mbs > o->max_mbs ||
         (l->pp > 1 && l->vpp > o->max_vpp))
         return TP_REJECT_LIMIT;
-    if (m->n_heads % l->tp || m->n_kv_heads % l->tp)
+    if (m->n_heads % l->tp || m->n_kv_heads % l->tp || !tp_mixer_tp_ok(m, l->tp))
         return TP_REJECT_TP_HEADS;
     if (l->pp > m->n_layers || (l->vpp > 1 && (l->pp == 1 || m->n_layers % (l->pp * l->vpp))) ||
         !split_ok(m, o, l))
@@ -463,7 +463,7 @@ enum tp_status tp_search(const struct tp_model *m, const struct tp_cluster *c,
                     reject(&x, TP_REJECT_LIMIT, inner);
                     continue;
                 }
-                if (m->n_heads % tp || m->n_kv_heads % tp) {
+                if (m->n_heads % tp || m->n_kv_heads % tp || !tp_mixer_tp_ok(m, tp)) {
                     reject(&x, TP_REJECT_TP_HEADS, inner);
                     continue;
                 }

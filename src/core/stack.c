@@ -157,6 +157,14 @@ enum tp_status tp_stack_check(const struct tp_model *m, const struct tp_job *j,
         return tp_fail(err, TP_EINVAL,
                        "%s: Megatron-FSDP (full sharding) runs with tp, ep and cp but no pipeline "
                        "(zero 3 with pp %u)", k, l->pp);
+    /* torchtitan's models and Megatron-DeepSpeed's GPT have no Mamba-2 or gated-DeltaNet
+       blocks; Megatron-Core runs them (MambaModel, --hybrid-override-pattern; GatedDeltaNet) and
+       the Hugging Face stacks through the modeling code */
+    if ((j->framework == TP_FW_TORCHTITAN || j->framework == TP_FW_MEGATRON_DS) &&
+        tp_model_hybrid(m))
+        return tp_fail(err, TP_EINVAL,
+                       "%s has no Mamba-2 / gated-DeltaNet blocks: hybrid models run on megatron "
+                       "or the Hugging Face stacks (axolotl, deepspeed, fsdp)", k);
     if (m->n_experts > 0 && l->ep > 1) {
         enum tp_moe_impl impl = tp_job_moe_impl(m, j, l);
         if (impl == TP_MOE_EAGER || impl == TP_MOE_DENSE)

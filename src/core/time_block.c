@@ -97,10 +97,12 @@ static void add_linear(const struct hw *h, const struct tp_job *j, const struct 
 
 /* Element-wise bytes per token of one block's forward that every TP rank repeats (norms,
    residuals: replicated without SP) and that TP splits (the rest). */
-static void elementwise(const struct ctx *x, bool moe, double *replicated, double *split,
+static void elementwise(const struct ctx *x, uint32_t layer, double *replicated, double *split,
                         double *expert)
 {
     const struct tp_model *m = x->m;
+    bool moe = m->layer_moe[layer] != 0;
+    enum tp_mixer mixer = (enum tp_mixer)m->layer_mixer[layer];
     double H = m->hidden, q = (double)m->n_heads * m->head_dim;
     double kv = (double)m->n_kv_heads * m->head_dim;
     if (m->attn == TP_ATTN_MLA) {
@@ -120,13 +122,16 @@ static void elementwise(const struct ctx *x, bool moe, double *replicated, doubl
     *replicated = f_norm * m->norms_per_block * 2 * H + 2 * 3 * H +
                   (x->j->dropout ? 2 * 2 * H : 0);
     *split = 0;
-    if (m->pos == TP_POS_ROPE)
+    if (m->pos == TP_POS_ROPE && mixer == TP_MIXER_ATTN)
         *split += f_rope * 2 * (q + kv);
-    if (m->qk_norm)
+    if (m->qk_norm && mixer == TP_MIXER_ATTN)
         *split += f_norm * 2 * (q + kv);
+    *split += tp_mixer_elementwise(m, mixer); /* conv and gated norm of a Mamba-2 / DeltaNet */
     double glu = m->mlp == TP_MLP_GLU ? 3 * f_glu : 2; /* SwiGLU reads 2F writes F; GELU F, F */
     *expert = 0;
-    if (!moe) {
+    if (m->layer_no_ffn[layer]) {
+        /* an FFN-free block */
+    } else if (!moe) {
         *split += glu * m->ffn;
     } else {
         double shared = m->shared_ffn;
@@ -228,6 +233,33 @@ static void expert_loop(const struct ctx *x, double n_local, double mean_rows, s
     c->host_bwd += n_local * 2 * ops * cal->eager_op_s;
 }
 
+/* A Mamba-2 or gated-DeltaNet mixer (ssm.c): its projections as GEMMs (in_proj
+   column-parallel, out_proj row-parallel, as Megatron-Core's MambaMixer and GatedDeltaNet split
+   them), and the chunked scan as a kernel of its own at TP_SCAN_REL_EFF of the attention
+   kernel's rate (ssm.c), or the bytes it moves over HBM when that takes longer. */
+static void mixer_cost(const struct ctx *x, enum tp_mixer k, struct cost *c)
+{
+    const struct tp_model *m = x->m;
+    const struct tp_job *j = x->j;
+    double tp = x->l->tp;
+    bool lora = j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA;
+    struct tp_mixer_gemm g[TP_MIXER_GEMMS];
+    size_t n = tp_mixer_gemms(m, k, g);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t bit = g[i].column ? TP_LORA_Q : TP_LORA_O;
+        struct linear li = {g[i].column ? g[i].N / tp : g[i].N, g[i].column ? g[i].K : g[i].K / tp,
+                            1, x->tokens, x->frozen, j->task == TP_TASK_QLORA,
+                            lora && (j->lora_targets & bit) != 0};
+        add_linear(&x->h, j, &li, c);
+    }
+    double flops = tp_mixer_scan_flops(m, k, (double)j->seq, TP_ATTN_CAUSAL) * x->tokens / tp;
+    double bytes = tp_mixer_scan_bytes(m, k) * x->tokens / tp;
+    double t_flops = flops / (x->h.attn_flops * TP_SCAN_REL_EFF), t_bytes = bytes / x->h.mem_bw;
+    double t = t_flops > t_bytes ? t_flops : t_bytes;
+    c->fwd_attn += t;
+    c->bwd_attn += t * x->cal->attn_bwd_ratio;
+}
+
 void tp_block_cost(const struct ctx *x, uint32_t layer, struct cost *c)
 {
     const struct tp_model *m = x->m;
@@ -246,8 +278,13 @@ void tp_block_cost(const struct ctx *x, uint32_t layer, struct cost *c)
         add_linear(&x->h, j, &li_, c);                                                            \
     } while (0)
 
+    enum tp_mixer mixer = (enum tp_mixer)m->layer_mixer[layer];
     /* attention projections: column-parallel (split N) and row-parallel (split K) */
-    if (m->attn == TP_ATTN_MLA) {
+    if (mixer == TP_MIXER_MAMBA2 || mixer == TP_MIXER_GDN) {
+        mixer_cost(x, mixer, c);
+    } else if (mixer == TP_MIXER_NONE) {
+        /* an FFN-only block */
+    } else if (m->attn == TP_ATTN_MLA) {
         double nq = m->n_heads, qk = (double)m->qk_nope_dim + m->qk_rope_dim;
         if (m->q_lora_rank) {
             LIN(m->q_lora_rank, H, 1, T, TP_LORA_Q); /* down projections are replicated */
@@ -261,14 +298,19 @@ void tp_block_cost(const struct ctx *x, uint32_t layer, struct cost *c)
         LIN(H, nq * m->v_head_dim / tp, 1, T, TP_LORA_O);
     } else {
         double q = (double)m->n_heads * m->head_dim, kv = (double)m->n_kv_heads * m->head_dim;
-        LIN((q + 2 * kv) / tp, H, 1, T, TP_LORA_Q | TP_LORA_K | TP_LORA_V);
+        double gate = m->attn_out_gate ? q : 0; /* Qwen3-Next: q_proj also yields the gate */
+        LIN((q + gate + 2 * kv) / tp, H, 1, T, TP_LORA_Q | TP_LORA_K | TP_LORA_V);
         LIN(H, q / tp, 1, T, TP_LORA_O);
     }
-    attention(x, layer, c);
+    if (mixer == TP_MIXER_ATTN)
+        attention(x, layer, c);
 
     double up = m->mlp == TP_MLP_GLU ? 2 : 1;
-    double tp_colls = 2; /* attention: one all-reduce forward, one backward */
-    if (!moe) {
+    /* the mixer: one all-reduce forward, one backward */
+    double tp_colls = mixer == TP_MIXER_NONE ? 0 : 2;
+    if (m->layer_no_ffn[layer]) {
+        /* a mixer-only block (Nemotron-H) */
+    } else if (!moe) {
         LIN(up * m->ffn / tp, H, 1, T, TP_LORA_GATE | TP_LORA_UP);
         LIN(H, m->ffn / tp, 1, T, TP_LORA_DOWN);
         tp_colls += 2;
@@ -308,7 +350,7 @@ void tp_block_cost(const struct ctx *x, uint32_t layer, struct cost *c)
     }
 #undef LIN
     double rep, split, expert;
-    elementwise(x, moe, &rep, &split, &expert);
+    elementwise(x, layer, &rep, &split, &expert);
     bool sp = l->sp && l->tp > 1;
     double bytes = T * ((sp ? rep / tp : rep) + split / tp + expert / l->etp) * x->h.act_bytes;
     if (!x->eager)
@@ -320,7 +362,7 @@ void tp_block_cost(const struct ctx *x, uint32_t layer, struct cost *c)
     c->tp_fwd = tp_colls / 2 * coll;
     c->tp_bwd = tp_colls / 2 * coll;
 
-    if (l->cp > 1) {
+    if (l->cp > 1 && mixer == TP_MIXER_ATTN) {
         /* ring attention: each rank passes its K and V chunk around the ring (cp - 1 hops);
            the transfer hides behind the chunked attention compute ([derived] §4.6) */
         double kv = m->attn == TP_ATTN_MLA ? (double)m->n_heads * ((double)m->qk_nope_dim +

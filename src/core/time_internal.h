@@ -56,10 +56,10 @@ struct ctx {
     uint32_t tape_outer; /* where the head's GEMMs start in h.tape */
 };
 
-/* Block kinds: blocks with the same MoE flag and attention reach cost the same. */
+/* Block kinds: blocks with the same FFN, mixer and attention reach cost the same. */
 static inline unsigned tp_kind_of(const struct tp_model *m, uint32_t layer)
 {
-    return (unsigned)m->layer_moe[layer] * 3 + m->layer_attn[layer];
+    return tp_block_kind(m, layer);
 }
 
 /* The hardware rates of the run's GPU, precision and calibration (time_block.c). */

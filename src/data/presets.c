@@ -127,6 +127,43 @@ static const struct preset PRESETS[] = {
       .head_dim = 128, .head_dim_explicit = true, .ffn = 5120, .vocab = 157184, .qk_norm = true,
       .n_experts = 256, .top_k = 8, .moe_ffn = 512, .n_shared_experts = 1,
       .moe_first_dense = 1, .router_score_bias = true}},
+    /* ---- Qwen3-Next-80B-A3B: Qwen/Qwen3-Next-80B-A3B-Instruct config.json; 48 blocks, three
+       gated DeltaNets (16 key / 32 value heads of 128, conv 4) then one gated attention (16
+       q heads of 256 with an output gate, 2 kv heads, q/k norm) repeated; every block MoE:
+       512 experts top-10 of width 512, one gated shared expert of 512; one MTP layer.  The
+       Hub counts 81,324,862,720 parameters (main model + MTP layer). */
+    {{"qwen3-next-80b-a3b", "qwen3-next qwen3-next-80b", "Qwen3-Next 80B-A3B (hybrid MoE)",
+      "Qwen/Qwen3-Next-80B-A3B-Instruct config.json"},
+     {.family = "qwen3_next", .n_layers = 48, .hidden = 2048, .n_heads = 16, .n_kv_heads = 2,
+      .head_dim = 256, .head_dim_explicit = true, .ffn = 5120, .vocab = 151936,
+      .qk_norm = true, .attn_out_gate = true, .n_experts = 512, .top_k = 10, .moe_ffn = 512,
+      .n_shared_experts = 1, .shared_ffn = 512, .shared_expert_gate = true, .mtp_layers = 1,
+      .gdn_k_heads = 16, .gdn_v_heads = 32, .gdn_k_dim = 128, .gdn_v_dim = 128, .gdn_conv = 4,
+      .gdn_chunk = 64, .linear_full_every = 4}},
+    /* ---- Nemotron-H-8B: nvidia/Nemotron-H-8B-Base-8K config.json; 52 blocks of one module
+       each behind one RMSNorm: 24 Mamba-2 (128 heads of 64, 8 groups, state 128, conv 4,
+       chunk 128), 4 attention (32 q / 8 kv heads of 128), 24 squared-ReLU MLPs of 21504;
+       untied head; pre-trained at 8192 tokens (arXiv:2504.03624). */
+    {{"nemotron-h-8b", "nemotron-h-8b-base nemotron-h", "Nemotron-H 8B (hybrid Mamba-2)",
+      "nvidia/Nemotron-H-8B-Base-8K config.json; arXiv:2504.03624"},
+     {.family = "nemotron_h", .n_layers = 52, .hidden = 4096, .n_heads = 32, .n_kv_heads = 8,
+      .head_dim = 128, .head_dim_explicit = true, .ffn = 21504, .vocab = 131072,
+      .mlp = TP_MLP_GELU, .norms_per_block = 1, .ssm_heads = 128, .ssm_head_dim = 64,
+      .ssm_state = 128, .ssm_groups = 8, .ssm_conv = 4, .ssm_chunk = 128,
+      .ssm_conv_bias = true, .default_seq = 8192}},
+    /* ---- Nemotron 3 Nano 30B-A3B: nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B config.json and
+       Megatron-Bridge's recipe (recipes/nemotronh/nemotron_3_nano.py): 52 blocks, 23 Mamba-2
+       (64 heads of 64, 8 groups, state 128), 6 attention (32 q / 2 kv heads of 128), 23 MoE
+       (128 squared-ReLU experts of 1856, top-6, one shared expert of 3712, sigmoid routing
+       with a correction bias); pre-trained at 8192 tokens. */
+    {{"nemotron-3-nano-30b-a3b", "nemotron-3-nano nemotron_3_nano", "Nemotron 3 Nano 30B-A3B (hybrid MoE)",
+      "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B config.json; Megatron-Bridge nemotron_3_nano recipe"},
+     {.family = "nemotron_h", .n_layers = 52, .hidden = 2688, .n_heads = 32, .n_kv_heads = 2,
+      .head_dim = 128, .head_dim_explicit = true, .ffn = 1856, .vocab = 131072,
+      .mlp = TP_MLP_GELU, .norms_per_block = 1, .n_experts = 128, .top_k = 6, .moe_ffn = 1856,
+      .n_shared_experts = 1, .shared_ffn = 3712, .router_score_bias = true, .ssm_heads = 64,
+      .ssm_head_dim = 64, .ssm_state = 128, .ssm_groups = 8, .ssm_conv = 4, .ssm_chunk = 128,
+      .ssm_conv_bias = true, .default_seq = 8192}},
     /* ---- From-scratch designs in the users' notes (user-notes/002): untied heads. */
     {{"llama2-1.36b", "llama-2-1.36b", "LLaMA-2 18L-2304D (users' \"1.36B\")",
       "user-notes/002 (config/full_llama_1.36b.py: 18L-18H-2304D-6144ff, LLaMA-2 vocab 32000)"},
@@ -144,6 +181,22 @@ static const struct preset PRESETS[] = {
 };
 
 #define N_PRESETS (sizeof PRESETS / sizeof PRESETS[0])
+
+/* The block-by-block layouts of the hybrid presets (config.json hybrid_override_pattern). */
+static const struct {
+    const char *key, *pattern;
+} PATTERNS[] = {
+    {"nemotron-h-8b", "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-"},
+    {"nemotron-3-nano-30b-a3b", "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME"},
+};
+
+static const char *pattern_of(const char *key)
+{
+    for (size_t i = 0; i < sizeof PATTERNS / sizeof PATTERNS[0]; i++)
+        if (strcmp(PATTERNS[i].key, key) == 0)
+            return PATTERNS[i].pattern;
+    return NULL;
+}
 
 size_t tp_preset_count(void)
 {
@@ -216,6 +269,11 @@ enum tp_status tp_model_from_preset(const char *name, struct tp_model *m, struct
         if (m->moe_step == 0)
             m->moe_step = 1;
         m->layers_explicit = false;
+        const char *pattern = pattern_of(PRESETS[i].info.key);
+        if (!pattern)
+            return tp_model_finalize(m, err);
+        TRY(tp_model_finalize(m, err));
+        TRY(tp_model_set_pattern(m, pattern, err));
         return tp_model_finalize(m, err);
     }
     char close[256];

@@ -370,6 +370,13 @@ enum tp_status tp_export_megatron(const struct tp_export_plan *p, bool deepspeed
                                              "loss: %s is not a Megatron pretraining run (use "
                                              "--to axolotl)",
                        j->task == TP_TASK_DPO ? "DPO" : "LoRA/QLoRA");
+    if (tp_model_hybrid(p->m))
+        return tp_fail(err, TP_EUNSUPPORTED,
+                       "%s is a hybrid model (Mamba-2 / gated DeltaNet or FFN-only blocks): "
+                       "pretrain_gpt.py builds only transformer blocks, and the export of "
+                       "Megatron-LM's hybrid runs (pretrain_mamba.py, --hybrid-override-pattern) "
+                       "is not built",
+                       p->m->name);
     struct args *a = calloc(1, sizeof *a); /* ~15 KiB: off the stack */
     if (!a)
         return tp_fail(err, TP_ENOMEM, "out of memory");

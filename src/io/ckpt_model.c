@@ -39,11 +39,17 @@ enum tp_component tp_ckpt_component(const char *n)
     if (strstr(n, "embeddings_layernorm") || strstr(n, "embed_layernorm"))
         return TP_COMP_NORMS;
     if (strstr(n, "embed_tokens") || strstr(n, "wte.") || strstr(n, "word_embeddings") ||
-        strstr(n, "tok_embeddings"))
+        strstr(n, "tok_embeddings") || strstr(n, "backbone.embeddings."))
         return TP_COMP_EMBEDDING;
     if (strstr(n, "embed_positions") || strstr(n, "wpe."))
         return TP_COMP_POSITION;
-    bool in_attn = strstr(n, "attn.") || strstr(n, "attention.");
+    /* Nemotron-H keeps every block's module under "mixer.": Mamba-2 and attention count as
+       attention (the core's token mixers), its MLP and MoE by their names below */
+    bool mlp_mixer = strstr(n, "mixer.up_proj") || strstr(n, "mixer.down_proj") ||
+                     strstr(n, "mixer.experts.") || strstr(n, "mixer.shared_experts.") ||
+                     strstr(n, "mixer.gate.");
+    bool in_attn = strstr(n, "attn.") || strstr(n, "attention.") ||
+                   (strstr(n, "mixer.") && !mlp_mixer);
     if ((strstr(n, "norm") || strstr(n, "ln_")) && !in_attn)
         return TP_COMP_NORMS; /* block and final norms; q/k norms belong to attention */
     if (in_attn)
@@ -52,11 +58,12 @@ enum tp_component tp_ckpt_component(const char *n)
         return TP_COMP_SHARED;
     if (strstr(n, ".experts."))
         return TP_COMP_EXPERTS;
-    if (strstr(n, "mlp.gate.") || strstr(n, "router") || strstr(n, "block_sparse_moe.gate."))
+    if (strstr(n, "mlp.gate.") || strstr(n, "router") || strstr(n, "block_sparse_moe.gate.") ||
+        strstr(n, "mixer.gate."))
         return TP_COMP_ROUTER;
     if (strstr(n, "norm") || strstr(n, "ln_"))
         return TP_COMP_NORMS;
-    if (strstr(n, "mlp") || strstr(n, "feed_forward") || strstr(n, "ffn"))
+    if (strstr(n, "mlp") || strstr(n, "feed_forward") || strstr(n, "ffn") || mlp_mixer)
         return TP_COMP_MLP;
     return TP_COMP_COUNT;
 }

@@ -16,12 +16,14 @@ static void build_runs(struct tp_params_report *r, bool per_layer)
         uint64_t p = tp_block_params(m, l, false), a = tp_block_params(m, l, true);
         struct tp_block_run *last = r->n_runs ? &r->runs[r->n_runs - 1] : NULL;
         if (!per_layer && last && last->params == p && last->active == a &&
-            last->moe == (m->layer_moe[l] != 0) && last->attn == m->layer_attn[l]) {
+            last->moe == (m->layer_moe[l] != 0) && last->attn == m->layer_attn[l] &&
+            last->mixer == m->layer_mixer[l] && last->no_ffn == (m->layer_no_ffn[l] != 0)) {
             last->last = l;
             continue;
         }
-        r->runs[r->n_runs++] =
-            (struct tp_block_run){l, l, m->layer_moe[l] != 0, m->layer_attn[l], p, a};
+        r->runs[r->n_runs++] = (struct tp_block_run){l, l, m->layer_moe[l] != 0, m->layer_attn[l],
+                                                     p, a, m->layer_mixer[l],
+                                                     m->layer_no_ffn[l] != 0};
     }
 }
 
@@ -71,17 +73,19 @@ json_t *tp_json_params(const struct tp_params_report *r)
     for (size_t i = 0; i < r->n_runs; i++) {
         const struct tp_block_run *b = &r->runs[i];
         json_array_append_new(blocks,
-                              json_pack("{s:I, s:I, s:s, s:s, s:I, s:I}", "first", I(b->first),
-                                        "last", I(b->last), "ffn", b->moe ? "moe" : "dense",
-                                        "attention", tp_name(TP_NAMES_LAYER_ATTN, b->attn),
-                                        "params", I(b->params), "params_active", I(b->active)));
+                              json_pack("{s:I, s:I, s:s, s:s, s:s, s:I, s:I}", "first",
+                                        I(b->first), "last", I(b->last), "ffn",
+                                        b->no_ffn ? "none" : b->moe ? "moe" : "dense", "mixer",
+                                        tp_name(TP_NAMES_MIXER, b->mixer), "attention",
+                                        tp_name(TP_NAMES_LAYER_ATTN, b->attn), "params",
+                                        I(b->params), "params_active", I(b->active)));
     }
     json_t *conv = json_pack("{s:f, s:f, s:f, s:f, s:f}", "six_n", f->six_n, "palm", f->palm,
                              "torchtitan", f->torchtitan, "megatron_2023", f->megatron_2023,
                              "narayanan_2021", f->narayanan_2021);
     return json_pack(
         "{s:i, s:s, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o,"
-        " s:I, s:s, s:s, s:I, s:f, s:f, s:f, s:f, s:f, s:o, s:s}",
+        " s:I, s:s, s:s, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:o, s:s}",
         "schema_version", TP_SCHEMA_VERSION, "command", "params", "model", model_json(&r->m),
         "params_total", I(p->total), "params_active", I(p->active),
         "params_embedding", I(p->embedding), "params_nonembedding", I(p->nonembedding),
@@ -93,5 +97,6 @@ json_t *tp_json_params(const struct tp_params_report *r)
         "recompute", tp_name(TP_NAMES_RECOMPUTE, (int)r->rc), "mtp_trained", I(r->mtp),
         "flops_per_token", f->model, "flops_per_token_forward", f->fwd,
         "flops_per_token_backward", f->bwd, "flops_per_token_attention_forward", f->fwd_attn,
+        "flops_per_token_scan_forward", f->fwd_scan,
         "hw_flops_per_token", f->hardware, "flops_conventions", conv, "notes", r->notes);
 }

@@ -146,15 +146,16 @@ static enum tp_status map_arch(const struct row *r, struct tp_model *m)
 }
 
 /* A row that names its model but gives no shape (n_layers, hidden or n_heads empty): the
-   built-in preset of that name (the whole cell, or the text in its parentheses, as in
+   built-in preset of that name (the whole cell, or the text in its last parentheses, as in
    "Ring mini (ring-mini-2.0)"), with the row's sequence length.  *found is false when no
    preset has the name; the row is then reported with the first empty shape field. */
-static enum tp_status map_preset(const struct row *r, struct tp_model *m, bool *found)
+static enum tp_status map_preset(const struct row *r, struct tp_model *m, const char *why,
+                                 bool *found)
 {
     *found = false;
     char name[128];
     snprintf(name, sizeof name, "%s", cell(r, "model"));
-    char *open = strchr(name, '('), *close = open ? strchr(open, ')') : NULL;
+    char *open = strrchr(name, '('), *close = open ? strchr(open, ')') : NULL; /* the last */
     struct tp_error inner;
     if (tp_model_from_preset(name, m, &inner) != TP_OK) {
         if (!open || !close)
@@ -168,18 +169,47 @@ static enum tp_status map_preset(const struct row *r, struct tp_model *m, bool *
     TRY(num_u32(r, "seq_len", true, 0, &seq));
     m->default_seq = seq;
     char text[160];
-    snprintf(text, sizeof text, "shape of the built-in preset %s (the row gives none)", m->name);
+    snprintf(text, sizeof text, "shape of the built-in preset %s (%s)", m->name, why);
     assume(r->run, text);
     if (tp_model_finalize(m, &inner) != TP_OK)
         return tp_fail(r->err, TP_EINVAL, "model shape: %s", inner.msg);
     return TP_OK;
 }
 
+/* Nemotron-H rows: the runs format has no columns for the per-block pattern or the Mamba-2
+   shapes, so the row names a nemotron_h preset in its model cell; the shape cells it gives
+   must agree with the preset's. */
+static enum tp_status map_hybrid(const struct row *r, struct tp_model *m)
+{
+    bool found;
+    TRY(map_preset(r, m, "the runs format has no per-block pattern or Mamba-2 columns", &found));
+    if (!found || strcmp(m->family, "nemotron_h") != 0)
+        return tp_fail(r->err, TP_EUNSUPPORTED,
+                       "arch nemotron_h needs its per-block pattern and Mamba-2 shapes: name a "
+                       "nemotron_h preset in the model cell (e.g. \"Nemotron_3_Nano "
+                       "(nemotron-3-nano-30b-a3b)\"; `trainplan models` lists them)");
+    const struct {
+        const char *col;
+        uint32_t have;
+    } agree[] = {{"n_layers", m->n_layers}, {"hidden", m->hidden}, {"n_heads", m->n_heads},
+                 {"vocab", m->vocab}, {"moe_num_experts", m->n_experts}};
+    for (size_t i = 0; i < sizeof agree / sizeof agree[0]; i++) {
+        uint32_t v = 0;
+        TRY(num_u32(r, agree[i].col, false, agree[i].have, &v));
+        if (v != agree[i].have)
+            return tp_fail(r->err, TP_EINVAL, "%s %u differs from the preset %s (%u)",
+                           agree[i].col, v, m->name, agree[i].have);
+    }
+    return TP_OK;
+}
+
 static enum tp_status map_model(const struct row *r, struct tp_model *m)
 {
+    if (strcmp(cell(r, "arch"), "nemotron_h") == 0)
+        return map_hybrid(r, m);
     if (!*cell(r, "n_layers") || !*cell(r, "hidden") || !*cell(r, "n_heads")) {
         bool found;
-        TRY(map_preset(r, m, &found));
+        TRY(map_preset(r, m, "the row gives none", &found));
         if (found)
             return TP_OK;
     }

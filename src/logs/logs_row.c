@@ -69,7 +69,13 @@ static const char *runs_arch(const struct tp_model *m, char *lost, size_t len)
 {
     const char *arch;
     lost[0] = '\0';
-    if (m->attn == TP_ATTN_MLA)
+    if (tp_model_hybrid(m) && strcmp(m->family, "nemotron_h") == 0)
+        return "nemotron_h"; /* the row's model cell names the preset (model_cell) */
+    if (tp_model_hybrid(m))
+        tp_snprintf(lost, len, "hybrid token mixers (gated DeltaNet / Mamba-2 blocks)");
+    if (tp_model_hybrid(m))
+        arch = m->n_experts ? (m->qk_norm ? "qwen3_moe" : "mixtral") : "llama";
+    else if (m->attn == TP_ATTN_MLA)
         arch = m->router_score_bias ? "deepseek_v3" : "deepseek_v2";
     else if (m->attn_sinks || m->expert_bias)
         arch = "gpt_oss";
@@ -93,6 +99,21 @@ static const char *runs_arch(const struct tp_model *m, char *lost, size_t len)
     if (m->norms_per_block == 4 && u < len)
         tp_snprintf(lost + u, len - u, "%ssandwich norms", u ? ", " : "");
     return arch;
+}
+
+/* The model cell: the model's name, and for a nemotron_h preset its key in parentheses, which
+   is how the runs mapper finds a hybrid's per-block pattern (runs.c map_hybrid). */
+static const char *model_cell_of(const struct tp_model *m, char *buf, size_t len)
+{
+    tp_snprintf(buf, len, "%s", m->name);
+    if (strcmp(m->family, "nemotron_h") != 0)
+        return buf;
+    for (size_t i = 0; i < tp_preset_count(); i++) {
+        const struct tp_preset_info *p = tp_preset_get(i);
+        if (strcmp(p->label, m->name) == 0)
+            tp_snprintf(buf, len, "%s (%s)", m->name, p->key);
+    }
+    return buf;
 }
 
 static const char *zero_key(const struct tp_job *j, const struct tp_layout *l, char *buf)
@@ -183,7 +204,8 @@ size_t tp_log_runs_csv(const struct tp_log_row *r, bool header, char *buf, size_
     SETS(0, r->row_id);
     SETS(1, "logs");
     SETS(2, r->source_ref);
-    SETS(5, m->name);
+    char model_cell[160];
+    SETS(5, model_cell_of(m, model_cell, sizeof model_cell));
     SETU(6, m->n_layers);
     SETU(7, m->hidden);
     SETU(8, m->n_heads);
