@@ -253,22 +253,6 @@ int cmd_estimate(int argc, char **argv);
 int cmd_search(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 
-/* Measured runs read from runs files (runs_load.c), for validate and calibrate. */
-struct cli_skipped {
-    char row_id[96];
-    char why[640];
-};
-struct cli_runs {
-    struct tp_run *runs;      /* mapped rows with something measured, file order */
-    size_t n, cap;
-    struct cli_skipped *skipped; /* rows that could not be mapped, with the reason */
-    size_t n_skipped, cap_skipped;
-    size_t duplicates;        /* rows marked dup_of (the same measurement as another row) */
-    size_t unmeasured;        /* mapped rows with no throughput, memory or OOM figure */
-};
-/* Reads every file; prints the error and returns EXIT_USAGE when a file cannot be read. */
-int cli_load_runs(const char *const *files, size_t n_files, struct cli_runs *out);
-void cli_free_runs(struct cli_runs *r);
 int cmd_calibrate(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
 int cmd_export(int argc, char **argv);

@@ -951,6 +951,59 @@ struct tp_err_stats {
 /* `scratch` holds n doubles; NaNs in `err` are skipped. */
 TP_API void tp_err_stats(const double *err, size_t n, double *scratch, struct tp_err_stats *out);
 
+/* Measured runs of one or more runs files in memory (src/io/runs_load.c), for validate and
+   calibrate. */
+struct tp_skipped_row {
+    char row_id[96];
+    char why[640];                  /* the mapper's reason, then "(path line N)" */
+};
+struct tp_runs {
+    struct tp_run *runs;            /* mapped rows with something measured, in file order */
+    size_t n;
+    struct tp_skipped_row *skipped; /* rows that could not be mapped, with the reason */
+    size_t n_skipped;
+    size_t duplicates;              /* rows marked dup_of (the same measurement as another) */
+    size_t unmeasured;              /* mapped rows with no throughput, memory or OOM figure */
+    const char *const *files;       /* the caller's file names (for messages) */
+    size_t n_files;
+};
+/* Reads every file (tp_runs_read); on an unreadable or malformed file, TP_EIO / TP_EINVAL with
+   nothing left to free.  Free with tp_runs_free. */
+TP_API enum tp_status tp_runs_load(const char *const *files, size_t n_files, struct tp_runs *out,
+                                   struct tp_error *err);
+TP_API void tp_runs_free(struct tp_runs *r);
+
+/* What validate groups the rows by: the row's source key, GPU key or framework key. */
+enum tp_run_group { TP_GROUP_SOURCE, TP_GROUP_GPU, TP_GROUP_FRAMEWORK };
+TP_API const char *tp_run_group_key(const struct tp_run *r, enum tp_run_group g);
+
+/* Every loaded run predicted with one calibration (src/core/validate_runs.c). */
+struct tp_validation {
+    const struct tp_runs *runs;
+    struct tp_run_eval *ev;         /* ev[i] for runs->runs[i] */
+    double *err, *scratch;          /* working memory of the statistics */
+};
+TP_API enum tp_status tp_validate_runs(const struct tp_runs *runs, const struct tp_calib *cal,
+                                       struct tp_validation *out, struct tp_error *err);
+TP_API void tp_validation_free(struct tp_validation *v);
+/* Throughput errors of the rows whose group key equals `value` (NULL: every row). */
+TP_API void tp_validation_stats(const struct tp_validation *v, enum tp_run_group g,
+                                const char *value, struct tp_err_stats *st);
+/* The groups in order of first appearance: false unless row i is the first of its group, else
+   its key ("(none)" for an empty one) and the group's statistics. */
+TP_API bool tp_validation_group(const struct tp_validation *v, enum tp_run_group g, size_t i,
+                                const char **key, struct tp_err_stats *st);
+struct tp_validation_summary {
+    struct tp_err_stats throughput; /* every row */
+    struct tp_err_stats memory;     /* rows with a measured peak: worst stage against it */
+    size_t oom, oom_predicted;      /* OOM rows, and those predicted not to fit */
+    size_t completed, completed_fit;/* rows that ran, and those predicted to fit */
+    size_t measured, in_range;      /* rows with a throughput, and those inside the 80% range */
+    size_t outside_domain;          /* rows outside the calibration's domain */
+};
+TP_API void tp_validation_summarize(const struct tp_validation *v,
+                                    struct tp_validation_summary *s);
+
 /* ----------------------------------------------------------------------------------------- */
 /* Calibration fit (trainplan calibrate)                                                       */
 /* ----------------------------------------------------------------------------------------- */
@@ -1014,6 +1067,44 @@ TP_API enum tp_status tp_calib_fit_validate(const struct tp_run *const *runs,
                                             const struct tp_fit_opts *o, struct tp_calib *out,
                                             struct tp_fit_result *res, double *held_out,
                                             struct tp_error *err);
+
+/* A calibration fitted to loaded runs and each row's error before, after and held out
+   (src/fit/calibrate_runs.c): what `trainplan calibrate` and trainplan.calibrate report. */
+struct tp_calibration {
+    const struct tp_runs *runs;
+    const struct tp_run **rows;     /* the rows with a measured throughput (n), fitted */
+    double *measured;               /* their tokens/s per GPU */
+    size_t n;
+    struct tp_calib base, fitted;
+    struct tp_fit_result res;
+    double *before, *after;         /* predicted / measured - 1 with base and fitted */
+    double *held_out;               /* leave-one-source-out (NaN without it, or one source) */
+    double *pick, *scratch;         /* working memory of the statistics */
+    bool cross_validated;           /* asked for, over two or more sources */
+};
+/* Fits the rows of `runs` that measured a throughput (TP_EINVAL when none did) starting from
+   `base`, leave-one-source-out beside it when `cross_validate`.  Free with
+   tp_calibration_free. */
+TP_API enum tp_status tp_calibrate_runs(const struct tp_runs *runs, const struct tp_calib *base,
+                                        const struct tp_fit_opts *o, bool cross_validate,
+                                        struct tp_calibration *out, struct tp_error *err);
+TP_API void tp_calibration_free(struct tp_calibration *r);
+/* Statistics of `errs` (r->before, r->after or r->held_out) over the fitted rows of `source`
+   (NULL: all). */
+TP_API void tp_calibration_stats(const struct tp_calibration *r, const double *errs,
+                                 const char *source, struct tp_err_stats *st);
+/* The sources in order of first appearance: false unless fitted row i is the first of its
+   source, else the source and its statistics before, after and held out (st[0..2]). */
+TP_API bool tp_calibration_source(const struct tp_calibration *r, size_t i, const char **source,
+                                  struct tp_err_stats st[3]);
+/* The base calibration a fit starts from: NULL the built-in defaults, "prior" the physics
+   priors, else a calibration file; *name says which ("built-in defaults", "physics priors" or
+   the file name). */
+TP_API enum tp_status tp_calib_base(const char *base, struct tp_calib *out, const char **name,
+                                    struct tp_error *err);
+/* Writes `c` as a calibration file (tp_calib_to_json's text); TP_EIO naming "output". */
+TP_API enum tp_status tp_calib_write(const struct tp_calib *c, const char *path,
+                                     struct tp_error *err);
 
 /* ----------------------------------------------------------------------------------------- */
 /* Layout search                                                                              */
@@ -1813,6 +1904,16 @@ TP_API enum tp_status tp_params_report(struct tp_params_report *r, uint64_t seq,
                                        uint32_t mtp, bool per_layer, struct tp_error *err);
 /* `trainplan params`'s document. */
 TP_API struct json_t *tp_json_params(const struct tp_params_report *r);
+/* `trainplan validate`'s document: every row, the skipped rows, the summary; `calibration`
+   names the file (NULL: the built-in one). */
+struct tp_validation;
+struct tp_calibration;
+TP_API struct json_t *tp_json_validate(const struct tp_validation *v, const char *calibration);
+/* `trainplan calibrate`'s document (`base_name` as tp_calib_base gives it, `output` the file
+   written or NULL), and its parameters alone (its CSV: one row each). */
+TP_API struct json_t *tp_json_calibrate(const struct tp_calibration *r, const char *base_name,
+                                        const char *output);
+TP_API struct json_t *tp_json_fit_params(const struct tp_fit_result *res);
 /* `doc` (consumed; NULL gives NULL) as the CLI prints it: indented by 2, keys in order, reals
    with `digits` significant digits (0: the shortest round-trip form).  Free with tp_free. */
 TP_API char *tp_json_dumps(struct json_t *doc, int digits);
@@ -1831,6 +1932,14 @@ TP_API void tp_free(void *p);
 TP_API enum tp_status tp_call_json(const char *verb, const char *model, const char *const *keys,
                                    const char *const *values, size_t n, char **out,
                                    struct tp_error *err);
+/* The verbs over runs files (src/io/call_runs.c), as tp_call_json: verb "validate" with the
+   key "calibration" (a file); verb "calibrate" with "base" (a file or "prior"), "no_cv",
+   "no_per_gpu", "min_gpu_rows", "prior_weight", "max_evals" and "output" (the calibration file
+   to write); "quiet" is taken and ignored (the library prints no progress).  Flags take
+   "true"/"1" or "false"/"0". */
+TP_API enum tp_status tp_call_runs_json(const char *verb, const char *const *files, size_t n_files,
+                                        const char *const *keys, const char *const *values,
+                                        size_t n, char **out, struct tp_error *err);
 
 /* ----------------------------------------------------------------------------------------- */
 /* Version and layout checks for bindings (src/core/abi.c)                                     */
