@@ -212,6 +212,13 @@ void report_memory_stage(const struct run *r, const struct tp_memory *mem, bool 
 /* A warning line after `lead` when the logits (bf16 and the loss's fp32 copy) outweigh the
    blocks' stored activations on this stage, with the figure a fused loss keeps; else nothing. */
 void report_logits_note(const struct run *r, const struct tp_memory *mem, const char *lead);
+/* A change that makes a run fit rendered as the flags that make it: "--recompute full",
+   "--fused-loss", "--pp 8 (dp 1)" (a parallel size with the data-parallel size it leaves). */
+void report_fix_flags(const struct tp_fix *f, char *buf, size_t len);
+/* The "fits with FLAGS (total N GB)" lines of a run that does not fit, or that none was found. */
+void report_fixes(const struct tp_fix *fixes, size_t n);
+/* The fit hint (tp_fit_hint) as flags; "" when there is none. */
+void report_fit_hint(const struct run *r, const struct tp_memory *mem, char *buf, size_t len);
 /* One CSV cell on stdout through libcsv's writer: quoted, quotes doubled (RFC 4180). */
 void report_csv_cell(const char *s);
 /* The output layer (format.c): a number for a JSON/CSV row, null when not finite (jansson

@@ -32,7 +32,7 @@ static void help(void)
 static json_t *memory_row(const struct run *r, const struct tp_memory *m)
 {
     char hint[160];
-    tp_fit_hint(&r->m, &r->c, &r->j, &r->l, m, hint, sizeof hint);
+    report_fit_hint(r, m, hint, sizeof hint);
     return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:o, s:o,"
                      " s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:s}",
                      "model", r->m.name, "gpu", r->c.gpu.key, "gpus", (json_int_t)r->c.n_gpus,
@@ -120,12 +120,7 @@ int cmd_memory(int argc, char **argv)
         if (!worst.fits) {
             printf("\ndoes not fit by %.2f GB. Changes that make it fit:\n",
                    -worst.headroom_bytes / 1e9);
-            for (size_t i = 0; i < n_fixes; i++)
-                printf("  fits with %-40s (total %.2f GB)\n", fixes[i].text,
-                       fixes[i].total_bytes / 1e9);
-            if (n_fixes == 0)
-                printf("  none found among single or paired changes; try more GPUs or a GPU "
-                       "with more memory\n");
+            report_fixes(fixes, n_fixes);
         }
     }
     return cli_finish(worst.fits ? EXIT_OK : EXIT_NO);

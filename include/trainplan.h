@@ -663,9 +663,21 @@ struct tp_memory {
    TP_EINVAL (NaN totals, fits false) when tp_run_check() rejects the inputs or stage >= pp. */
 TP_API enum tp_status tp_memory_stage(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
                      const struct tp_layout *l, uint32_t stage, struct tp_memory *out);
-/* A change that makes a run fit. */
+/* One setting of a change, as data: the field a request names (tp_request_set's key, which the
+   CLI renders as the flag "--recompute full" and python as the keyword recompute="full"), its
+   value and the memory it saves.  A parallel size also gives the data-parallel size left. */
+struct tp_setting {
+    char field[24];           /* "mbs", "gas", "recompute", "zero", "optimizer", "fused_loss",
+                                 "tp", "pp", "cp", "ep", "offload" */
+    char value[24];           /* as tp_request_set takes it: "full", "3", "true" */
+    uint32_t dp;              /* tp, pp, cp, ep: the data-parallel size with it; else 0 */
+    const char *reason;       /* what it saves, e.g. "activations recomputed in the backward" */
+};
+#define TP_FIX_MAX_SETTINGS 4
+/* A change that makes a run fit: its settings, in order, and the run with them. */
 struct tp_fix {
-    char text[96];            /* the flags to add, e.g. "--recompute full" */
+    struct tp_setting set[TP_FIX_MAX_SETTINGS];
+    size_t n_set;
     struct tp_job job;
     struct tp_layout layout;
     double total_bytes;       /* worst-stage total with the change */
@@ -678,11 +690,12 @@ TP_API size_t tp_memory_suggest(const struct tp_model *m, const struct tp_cluste
                          size_t cap);
 
 /* When the run does not fit (`mem` its worst stage) but would with a fused loss or another
-   recompute mode (no layout size changes): those flags ("--fused-loss"), the first in speed;
-   else "".  The memory and estimate documents' fits_with. */
-TP_API void tp_fit_hint(const struct tp_model *m, const struct tp_cluster *c,
+   recompute mode (no layout size changes): that change (fused_loss true, recompute full, ...),
+   the first in speed, and true; else false with out->n_set 0.  The memory and estimate
+   documents' fits_with. */
+TP_API bool tp_fit_hint(const struct tp_model *m, const struct tp_cluster *c,
                         const struct tp_job *j, const struct tp_layout *l,
-                        const struct tp_memory *mem, char *buf, size_t len);
+                        const struct tp_memory *mem, struct tp_fix *out);
 
 /* The stage with the largest total (the one that decides the fit); TP_EINVAL as
    tp_memory_stage(). */
@@ -1852,6 +1865,10 @@ struct json_t;
 TP_API struct json_t *tp_json_layout(const struct tp_layout *l);
 TP_API struct json_t *tp_json_memory(const struct tp_memory *m);
 TP_API struct json_t *tp_json_ckpt_plan(const struct tp_ckpt_plan *p);
+/* A change that makes a run fit (struct tp_fix): "settings" an object of the request's keys
+   and values ({"recompute": "full", "zero": 3}: python's keywords), "dp" the data-parallel size
+   with it, "reasons" what its settings save, "total_bytes" the worst stage with it. */
+TP_API struct json_t *tp_json_fix(const struct tp_fix *f);
 /* `trainplan estimate`'s document; `calibration` names the file (NULL: the built-in one). */
 TP_API struct json_t *tp_json_estimate(const struct tp_model *m, const struct tp_cluster *c,
                                        const struct tp_job *j, const struct tp_layout *l,

@@ -93,6 +93,21 @@ class AgainstCli(unittest.TestCase):
                 self.assertEqual(trainplan.memory(model, **kw),
                                  json.loads(cli_json("memory", model, kw)))
 
+    def test_fixes_are_keywords(self):
+        # a fix is data (settings: the keywords, not flags): applied, the run fits, at the
+        # worst-stage total the fix reported
+        for model, kw in [("llama-3.1-70b", dict(gpus=8)),
+                          ("qwen3-8b", dict(gpu="h100", gpus=8, mbs=8, seq=8192, zero=3,
+                                            recompute="full"))]:
+            d = trainplan.memory(model, **kw)
+            self.assertFalse(d["fits"])
+            for fix in d["fixes"] + ([d["fits_with"]] if d["fits_with"] else []):
+                with self.subTest(model=model, **fix["settings"]):
+                    got = trainplan.memory(model, **dict(kw, **fix["settings"]))
+                    self.assertTrue(got["fits"])
+                    self.assertEqual(got["layout"]["dp"], fix["dp"])
+                    self.assertAlmostEqual(got["total_bytes"] / fix["total_bytes"], 1, places=6)
+
     def test_known_answer_params(self):
         # published totals: Llama 3.1 8B 8,030,261,248 and Qwen3-30B-A3B 30,532,122,624
         # (the models' safetensors index totals; tests/cli/cases.txt pins the same)
