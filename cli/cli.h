@@ -195,8 +195,17 @@ void cli_error(const char *fmt, ...)
 #endif
     ;
 
-/* Prints a library error, its field (struct tp_error.field) rendered as the option "--field". */
+/* Prints a library error, its field (struct tp_error.field) rendered as the option "--field"
+   and every setting it names as key=value (the request's keys, python's keywords) as the flag
+   "--key value" ("--key" alone for key=true). */
 void cli_error_field(const struct tp_error *err);
+/* A library error's message with its settings rendered as flags (a buffer of the CLI's, valid
+   until the next call), for errors printed after a prefix of the CLI's own. */
+const char *cli_lib_msg(const struct tp_error *err);
+/* `text` with its key=value settings rendered as flags, as cli_error_field does. */
+void cli_render_settings(const char *text, char *out, size_t len);
+/* A long option's name ("recompute", "pp-first"), not an alias. */
+bool cli_is_option(const char *name);
 
 /* Number formatting for human tables. */
 void fmt_count(char *buf, size_t len, uint64_t v);  /* 8,030,261,248 */

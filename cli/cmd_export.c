@@ -247,7 +247,7 @@ int cmd_export(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (tp_export_format_find(a.to, &fmt, &err) != TP_OK) {
-        cli_error("--to %s", err.msg);
+        cli_error("--to %s", cli_lib_msg(&err));
         return EXIT_USAGE;
     }
     if (a.best && (rc = check_best_flags(&a)) != EXIT_OK)
@@ -274,7 +274,7 @@ int cmd_export(int argc, char **argv)
     o.job_name = a.job_name;
     static struct tp_export x;
     if (tp_export_build(fmt, &r.m, &r.c, &r.j, &r.l, &o, &x, &err) != TP_OK) {
-        cli_error("--to %s: %s", a.to, err.msg);
+        cli_error("--to %s: %s", a.to, cli_lib_msg(&err));
         return EXIT_USAGE;
     }
     /* after the build: a plan the framework cannot express is an input error (2) first */

@@ -57,8 +57,11 @@ void report_header(const struct run *r, const char *what)
     fmt_si(ac, sizeof ac, (double)p.active);
     printf("trainplan %s - %s\n\n", TP_VERSION, what);
     printf("model    %s [%s], %s parameters (%s active)\n", r->m.name, r->m.family, t, ac);
-    if (r->notes[0])
-        printf("assumed  %s\n", r->notes);
+    if (r->notes[0]) {
+        char notes[2 * sizeof r->notes];
+        cli_render_settings(r->notes, notes, sizeof notes);
+        printf("assumed  %s\n", notes);
+    }
     printf("cluster  %u x %s (%u per node), %.1f GiB each\n", r->c.n_gpus, r->c.gpu.label,
            r->c.gpus_per_node, r->c.gpu.hbm_bytes / 1073741824.0);
     printf("job      %s, %s, %s, %s conventions, seq %llu, %s attention%s%s%s\n",

@@ -140,6 +140,9 @@ class Errors(unittest.TestCase):
         self.check("bogus", "unknown option bogus", bogus=1)
         self.check("gpu", "", gpu="no-such-gpu")
         self.check("gpu_hour_price", "needs a token budget", gpus=8, gpu_hour_price=2)
+        # other settings a message names read as keywords (the CLI shows --zero 3)
+        self.check("offload", "offload params needs zero=3", gpus=8, offload="params", zero=1)
+        self.check("vpp", "needs pipeline parallelism (pp=2 or more)", gpus=8, vpp=2)
         with self.assertRaises(trainplan.Error) as cm:
             trainplan.search("llama-3.1-8b", gpus=8)
         self.assertEqual(cm.exception.field, "gbs")
