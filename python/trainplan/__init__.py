@@ -25,7 +25,7 @@ class Error(Exception):
 
 
 class _TpError(ctypes.Structure):
-    # struct tp_error (include/trainplan.h); its size is checked against tp_struct_size
+    # struct tp_error (include/trainplan/base.h); its size is checked against tp_struct_size
     _fields_ = [("msg", ctypes.c_char * 512), ("field", ctypes.c_char * 32)]
 
 
