@@ -53,11 +53,12 @@ static json_t *memory_row(const struct run *r, const struct tp_memory *m)
 static int sweep_one(const struct cli_args *a, struct run *r, void *ctx, json_t *row, bool *ok)
 {
     (void)a;
-    (void)ctx;
-    struct tp_memory m;
-    tp_memory_worst(&r->m, &r->c, &r->j, &r->l, &m);
-    *ok = m.fits;
-    return cli_sweep_merge(row, memory_row(r, &m));
+    struct tp_eval_opts o;
+    tp_eval_opts_init(&o);
+    static struct tp_evaluation ev; /* the one evaluation; its worst stage is the row */
+    tp_evaluate(&r->m, &r->c, &r->j, &r->l, ctx, &o, &ev, NULL);
+    *ok = ev.memory.fits;
+    return cli_sweep_merge(row, memory_row(r, &ev.memory));
 }
 
 static int sweep(const struct cli_args *a)
@@ -71,7 +72,9 @@ static int sweep(const struct cli_args *a)
         {"total_bytes", " total GiB", 2, 1 / 1073741824.0},
         {"capacity_bytes", "capacity GiB", 2, 1 / 1073741824.0},
         {"fits", "fits", 0, 1},    {"fits_with", "hint", 0, 1}};
-    return cli_sweep_print(a, sweep_one, NULL, "memory", "", COLS, sizeof COLS / sizeof COLS[0],
+    static struct tp_calib cal; /* memory takes no --calibration: the built-in one */
+    tp_calib_init(&cal);
+    return cli_sweep_print(a, sweep_one, &cal, "memory", "", COLS, sizeof COLS / sizeof COLS[0],
                            12);
 }
 

@@ -6,9 +6,11 @@ Run by `make test` (python-test) with TRAINPLAN_LIBRARY and TRAINPLAN_CLI set to
 """
 import glob
 import json
+import locale
 import os
 import subprocess
 import tempfile
+import threading
 import unittest
 
 import trainplan
@@ -61,6 +63,33 @@ class Validate(unittest.TestCase):
         self.assertEqual(cm.exception.field, "summary")
         with self.assertRaises(trainplan.Error):
             trainplan.validate(HF, calibration="/no/such/calibration.json")
+
+
+class ThreadsAndLocale(unittest.TestCase):
+    def test_two_threads_and_a_comma_locale(self):
+        want = trainplan.validate(HF, HYBRID)
+        got = {}
+
+        def work(i):
+            got[i] = [trainplan.validate(HF, HYBRID) for _ in range(3)]
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(got, {0: [want] * 3, 1: [want] * 3})
+        for name in ("de_DE.UTF-8", "de_DE.utf8"):
+            try:
+                locale.setlocale(locale.LC_ALL, name)
+            except locale.Error:
+                continue
+            try:
+                self.assertEqual(trainplan.validate(HF, HYBRID), want)
+            finally:
+                locale.setlocale(locale.LC_ALL, "C")
+            return
+        self.skipTest("no de_DE locale installed (scripts/deps.sh installs it)")
 
 
 class Calibrate(unittest.TestCase):
