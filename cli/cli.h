@@ -255,11 +255,15 @@ struct search_ctl {
 int search_stacks(struct run *r, const struct tp_search_opts *o, const struct tp_calib *cal,
                   const struct search_ctl *ctl, struct tp_stack_hit *out, size_t cap, size_t *n,
                   struct tp_search_stats *st);
-/* Nothing feasible: prints the binding constraint and the nearest changes that work (another
-   stack when one was named, the nearest global batch, more GPUs). */
-void search_nothing(struct run *r, const struct tp_search_opts *o, const struct tp_calib *cal,
-                    const struct search_ctl *ctl, const struct tp_search_stats *st,
-                    bool framework_given);
+/* Nothing feasible: the nearest changes that work (tp_search_nearest over the CLI's threaded
+   search: another stack when one was named, the nearest global batch, more GPUs); and printed
+   with the constraint that binds. */
+size_t search_nearest(const struct run *r, const struct tp_search_opts *o,
+                      const struct tp_calib *cal, const struct search_ctl *ctl,
+                      const struct tp_search_stats *st, bool framework_given, struct tp_fix *out,
+                      size_t cap);
+void search_nothing(const struct search_ctl *ctl, const struct tp_search_opts *o,
+                    const struct tp_search_stats *st, const struct tp_fix *near, size_t n);
 
 int cmd_params(int argc, char **argv);
 int cmd_models(int argc, char **argv);

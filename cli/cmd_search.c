@@ -64,7 +64,8 @@ static void help(void)
 /* The document from the library's builder (the Python package's), or its results as CSV. */
 static int print_json(const struct run *r, const struct tp_search_stats *st,
                       const struct tp_stack_hit *hits, size_t n, uint64_t gbs,
-                      const char *outside, double band, bool csv)
+                      const char *outside, double band, bool csv, const struct tp_fix *near,
+                      size_t n_near)
 {
     if (csv) {
         json_t *rows = json_array();
@@ -77,8 +78,8 @@ static int print_json(const struct run *r, const struct tp_search_stats *st,
         }
         return out_csv_rows(rows);
     }
-    return cli_print_json(tp_json_search(&r->m, &r->c, &r->j, gbs, st, hits, n, outside, band),
-                          8);
+    return cli_print_json(tp_json_search(&r->m, &r->c, &r->j, gbs, st, hits, n, outside, band,
+                                         near, n_near), 8);
 }
 
 /* The split column: "-" for the even split, else the blocks per stage. */
@@ -567,14 +568,17 @@ int cmd_search(int argc, char **argv)
     unsigned domain = tp_calib_domain_check(&cal, &r.m, &r.c, &r.j, outside, sizeof outside);
     struct tp_range rg = {0};
     double band = n ? tp_search_tie_band(&r.m, &r.c, &r.j, &hits[0], domain, &rg) : 0;
+    struct tp_fix near[3];
+    size_t n_near = n || a.format == FMT_CSV
+                        ? 0 : search_nearest(&r, &o, &cal, &ctl, &st, a.framework != 0, near, 3);
     if (a.format != FMT_TABLE) {
-        if ((rc = print_json(&r, &st, hits, n, o.gbs, outside, band, a.format == FMT_CSV)) !=
-            EXIT_OK)
+        if ((rc = print_json(&r, &st, hits, n, o.gbs, outside, band, a.format == FMT_CSV, near,
+                             n_near)) != EXIT_OK)
             return rc;
     } else {
         print_table(&r, &st, hits, n, o.gbs, ctl.n_fw > 1, band, &rg);
         if (n == 0)
-            search_nothing(&r, &o, &cal, &ctl, &st, a.framework != 0);
+            search_nothing(&ctl, &o, &st, near, n_near);
         if (outside[0])
             printf("warning: outside what the calibration was fitted on: %s\n", outside);
         if (n > 0 && a.tokens > 0) { /* the best layout evaluated as estimate does */

@@ -276,6 +276,8 @@ TP_API struct json_t *tp_json_ckpt_plan(const struct tp_ckpt_plan *p);
    and values ({"recompute": "full", "zero": 3}: python's keywords), "dp" the data-parallel size
    with it, "reasons" what its settings save, "total_bytes" the worst stage with it. */
 TP_API struct json_t *tp_json_fix(const struct tp_fix *f);
+/* An array of tp_json_fix. */
+TP_API struct json_t *tp_json_fixes(const struct tp_fix *f, size_t n);
 /* `trainplan estimate`'s document; `calibration` names the file (NULL: the built-in one). */
 TP_API struct json_t *tp_json_estimate(const struct tp_model *m, const struct tp_cluster *c,
                                        const struct tp_job *j, const struct tp_layout *l,
@@ -291,7 +293,8 @@ TP_API struct json_t *tp_json_memory_report(const struct tp_model *m, const stru
 /* `trainplan search`'s document (one hit: a result row, also used by the sweep over counts).
    Each hit carries the stack it runs on; `tie` marks the hits within `band` (relative time per
    token, tp_search_tie_band) of hits[0], `differs_most` the step-time term that separates a hit
-   from hits[0] (tp_search_differs). */
+   from hits[0] (tp_search_differs); "nearest" the changes after which a layout is feasible
+   when none is (tp_search_nearest; tp_json_fix each). */
 struct tp_search_stats;
 struct tp_stack_hit;
 TP_API struct json_t *tp_json_search_hit(const struct tp_stack_hit *h,
@@ -300,7 +303,8 @@ TP_API struct json_t *tp_json_search(const struct tp_model *m, const struct tp_c
                                      const struct tp_job *j, uint64_t gbs,
                                      const struct tp_search_stats *st,
                                      const struct tp_stack_hit *hits, size_t n,
-                                     const char *outside, double band);
+                                     const char *outside, double band,
+                                     const struct tp_fix *nearest, size_t n_nearest);
 /* `trainplan params`: counts, FLOPs per token and the blocks in runs of equal counts. */
 struct tp_block_run {
     uint32_t first, last;       /* blocks first..last, each with the counts below */

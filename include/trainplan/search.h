@@ -134,6 +134,30 @@ TP_API enum tp_status tp_search_stacks(const struct tp_model *m, const struct tp
                                        const enum tp_framework *fw, size_t n_fw,
                                        struct tp_stack_hit *out, size_t cap, size_t *n,
                                        struct tp_search_stats *st, struct tp_error *err);
+/* When no layout is feasible: the run searched and what bound (tp_search_nearest). */
+struct tp_nearest_in {
+    const struct tp_model *m;
+    const struct tp_cluster *c;
+    const struct tp_job *j;
+    const struct tp_search_opts *o;
+    const struct tp_calib *cal;
+    const enum tp_framework *fw; /* the stacks searched */
+    size_t n_fw;
+    bool framework_given;        /* the caller named the stack (fw[0]): the others are tried */
+    bool memory_bound;           /* layouts were rejected for memory (tp_search_stats) */
+};
+/* A search of cluster `c` with options `o` over the stacks `fw`: true, the fastest hit in
+   *best, when a layout is feasible. */
+typedef bool (*tp_search_fn)(void *ctx, const struct tp_cluster *c, const struct tp_job *j,
+                             const struct tp_search_opts *o, const enum tp_framework *fw,
+                             size_t n_fw, struct tp_stack_hit *best);
+/* The nearest change of each kind after which a layout is feasible, as data (one setting
+   each: "framework" another stack when one was named, "gbs" the nearest global batch within
+   64 that a layout divides, "gpus" 2x, 4x or 8x the GPUs), with the layout and worst-stage
+   memory it finds.  `fn` NULL: tp_search_stacks on the calling thread (the CLI passes its
+   threaded search).  Returns the number written (at most 3). */
+TP_API size_t tp_search_nearest(const struct tp_nearest_in *in, tp_search_fn fn, void *ctx,
+                                struct tp_fix *out, size_t cap);
 /* The relative difference in time per token within which a layout ties the best: half the 80%
    range of the best's class, in log space; `rg` receives that range. */
 TP_API double tp_search_tie_band(const struct tp_model *m, const struct tp_cluster *c,

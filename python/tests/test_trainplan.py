@@ -41,6 +41,9 @@ SEARCHES = [
     ("llama-3.1-8b", dict(gpus=8, gbs=64)),
     ("qwen3-30b-a3b", dict(gpus=16, gbs=128, seq=4096, framework="megatron", top=8)),
     ("llama-3.1-70b", dict(gpu="a100-80gb", gpus=32, gbs=256, max_tp=4, no_offload=True)),
+    # nothing feasible: the nearest changes (another stack, the nearest gbs; more GPUs)
+    ("llama-3.1-8b", dict(gpus=8, gbs=7, framework="axolotl")),
+    ("llama-3.1-70b", dict(gpus=2, gbs=64)),
 ]
 MEMORIES = [
     ("llama-3.1-8b", dict(gpus=8)),
@@ -107,6 +110,18 @@ class AgainstCli(unittest.TestCase):
                     self.assertTrue(got["fits"])
                     self.assertEqual(got["layout"]["dp"], fix["dp"])
                     self.assertAlmostEqual(got["total_bytes"] / fix["total_bytes"], 1, places=6)
+
+    def test_nearest_are_keywords(self):
+        # nothing feasible: each nearest change, passed back as keywords, finds layouts
+        for model, kw in SEARCHES[-2:]:
+            d = trainplan.search(model, **kw)
+            self.assertEqual(d["results"], [])
+            self.assertTrue(d["nearest"])
+            for near in d["nearest"]:
+                with self.subTest(model=model, **near["settings"]):
+                    got = trainplan.search(model, **dict(kw, **near["settings"]))
+                    self.assertTrue(got["results"])
+                    self.assertEqual(got["nearest"], [])
 
     def test_known_answer_params(self):
         # published totals: Llama 3.1 8B 8,030,261,248 and Qwen3-30B-A3B 30,532,122,624

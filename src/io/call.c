@@ -206,8 +206,11 @@ static enum tp_status search_json(struct call *x, char **out, struct tp_error *e
                                                 sizeof outside);
         struct tp_range rg;
         double band = n ? tp_search_tie_band(&x->m, &x->c, &x->j, &hits[0], domain, &rg) : 0;
+        struct tp_nearest_in in = {&x->m, &x->c, &x->j, &x->so, &x->cal, fw, n_fw,
+                                   x->q.framework != 0, st->rejected[TP_REJECT_MEMORY] > 0};
+        size_t n_near = n ? 0 : tp_search_nearest(&in, NULL, NULL, x->fixes, TP_MAX_FIXES);
         *out = tp_json_dumps(tp_json_search(&x->m, &x->c, &x->j, x->so.gbs, st, hits, n,
-                                            outside, band), 8);
+                                            outside, band, x->fixes, n_near), 8);
         s = *out ? TP_OK : tp_fail(err, TP_ENOMEM, "out of memory");
     }
     free(hits);

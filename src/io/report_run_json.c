@@ -90,6 +90,14 @@ json_t *tp_json_fix(const struct tp_fix *f)
                      (json_int_t)f->layout.dp, "reasons", reasons, "total_bytes", f->total_bytes);
 }
 
+json_t *tp_json_fixes(const struct tp_fix *f, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, tp_json_fix(&f[i]));
+    return a;
+}
+
 /* fits_with: the fused loss / recompute change that makes the run fit, or null. */
 static json_t *hint_json(const struct tp_model *m, const struct tp_cluster *c,
                          const struct tp_job *j, const struct tp_layout *l,
@@ -187,10 +195,7 @@ json_t *tp_json_memory_report(const struct tp_model *m, const struct tp_cluster 
         }
         json_object_set_new(head, "stages", stages);
     }
-    json_t *fx = json_array();
-    for (size_t i = 0; i < n_fixes; i++)
-        json_array_append_new(fx, tp_json_fix(&fixes[i]));
-    json_object_set_new(head, "fixes", fx);
+    json_object_set_new(head, "fixes", tp_json_fixes(fixes, n_fixes));
     json_object_set_new(head, "notes", json_string(notes ? notes : ""));
     json_object_set_new(head, "fits_with", hint_json(m, c, j, l, worst));
     return head;
@@ -231,7 +236,7 @@ json_t *tp_json_search_hit(const struct tp_stack_hit *h, const struct tp_stack_h
 json_t *tp_json_search(const struct tp_model *m, const struct tp_cluster *c,
                        const struct tp_job *j, uint64_t gbs, const struct tp_search_stats *st,
                        const struct tp_stack_hit *hits, size_t n, const char *outside,
-                       double band)
+                       double band, const struct tp_fix *nearest, size_t n_nearest)
 {
     json_t *rej = json_object();
     for (int i = 0; i < TP_REJECT_COUNT; i++)
@@ -257,5 +262,6 @@ json_t *tp_json_search(const struct tp_model *m, const struct tp_cluster *c,
                         outside && outside[0] ? json_string(outside) : json_null());
     json_object_set_new(doc, "tie_band", isfinite(band) ? json_real(band) : json_null());
     json_object_set_new(doc, "listed", json_integer((json_int_t)n));
+    json_object_set_new(doc, "nearest", tp_json_fixes(nearest, n_nearest));
     return doc;
 }
