@@ -111,6 +111,8 @@ static void test_abi(void **state)
     assert_int_equal(TP_ABI_CHECK(&err), TP_OK);
     assert_string_equal(tp_version(), TP_VERSION);
     assert_int_equal(tp_struct_size("tp_model"), sizeof(struct tp_model));
+    assert_int_equal(tp_struct_size("tp_fix"), sizeof(struct tp_fix));
+    assert_int_equal(tp_struct_size("tp_runs"), sizeof(struct tp_runs));
     assert_int_equal(tp_struct_size("no_such_struct"), 0);
     assert_int_equal(tp_abi_check("0.0.0", sizeof(struct tp_model), sizeof(struct tp_cluster),
                                   sizeof(struct tp_job), sizeof(struct tp_layout),
