@@ -203,7 +203,7 @@ static int evaluate(const struct cli_args *a, const struct tp_calib *cal, struct
     free(text);
     if (st != TP_OK) {
         free(steps);
-        cli_error("%s: %s", r->path, cli_lib_msg(&err));
+        cli_error("%s: %s", r->path, err.msg);
         return EXIT_USAGE;
     }
     bool model = a->model || tp_shape_any(&a->shape);
@@ -228,7 +228,7 @@ static int evaluate(const struct cli_args *a, const struct tp_calib *cal, struct
         rc = plot_logs(a->svg, base_name(r->path), steps, n, &r->st);
     free(steps);
     if (st != TP_OK) {
-        cli_error("%s: %s", r->path, cli_lib_msg(&err));
+        cli_error("%s: %s", r->path, err.msg);
         return EXIT_USAGE;
     }
     if (rc != EXIT_OK)

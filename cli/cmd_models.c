@@ -29,7 +29,7 @@ int cmd_models(int argc, char **argv)
         struct tp_error err;
         struct tp_params p;
         if (tp_model_from_preset(info->key, &m, &err) != TP_OK) {
-            cli_error("preset %s: %s", info->key, cli_lib_msg(&err)); /* a broken table row is a bug */
+            cli_error("preset %s: %s", info->key, err.msg); /* a broken table row is a bug */
             json_decref(list);
             return EXIT_USAGE;
         }

@@ -138,14 +138,14 @@ static int resolve(int argc, char **argv, struct size_job *s)
     }
     if (tp_scaling_fit_find(a->fit ? a->fit : "hoffmann-3", &s->fit, &err) != TP_OK ||
         tp_scaling_fit_find("hoffmann-3", &s->loss_fit, &err) != TP_OK) {
-        cli_error("--fit: %s", cli_lib_msg(&err));
+        cli_error("--fit: %s", err.msg);
         return EXIT_USAGE;
     }
     if (s->fit->form != TP_SCALING_POWER)
         s->loss_fit = s->fit;
     tp_size_grid_init(&s->g);
     if (a->family && tp_size_family_find(a->family, &s->g.family, &err) != TP_OK) {
-        cli_error("--family: %s", cli_lib_msg(&err));
+        cli_error("--family: %s", err.msg);
         return EXIT_USAGE;
     }
     if (a->shape.vocab != TP_UNSET)
