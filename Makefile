@@ -68,7 +68,7 @@ FUZZ_NAMES := $(FUZZ_SRC:fuzz/fuzz_%.c=%)
 
 LIB      := $(BUILD)/libtrainplan.a
 # the shared library: soname libtrainplan.so.MAJOR; only the TP_API declarations are exported
-VERSION  := $(shell sed -n 's/^\#define TP_VERSION "\(.*\)"/\1/p' include/trainplan.h)
+VERSION  := $(shell sed -n 's/^\#define TP_VERSION "\(.*\)"/\1/p' include/trainplan/base.h)
 SOMAJOR  := $(firstword $(subst ., ,$(VERSION)))
 SHLIB    := $(BUILD)/libtrainplan.so
 PCFILE   := $(BUILD)/trainplan.pc
@@ -80,7 +80,7 @@ CLI_OBJ  := $(filter-out $(BUILD)/cli/main.o,$(CLI_SRC:%.c=$(BUILD)/%.o))
 REPLAYS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
 FUZZERS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 
-.PHONY: all deps run test unit cli-test formats-test svg-test web web-test bench-smoke bench clean \
+.PHONY: all deps run test unit header-test cli-test formats-test svg-test web web-test bench-smoke bench clean \
         calibration check-calibration fuzz-replay fuzz fuzzers valgrind install python-test
 .SECONDARY:
 all: $(BIN) $(SHLIB) $(PCFILE) $(TESTS) $(BENCHES) $(REPLAYS)
@@ -113,16 +113,18 @@ $(SHLIB): $(LIB_SRC:%.c=$(BUILD)/%.o)
 PREFIX  ?= /usr/local
 PC_SED   = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
                -e 's|@LIBS_PRIVATE@|$(strip $(DEP_LIBS)) -lm|' trainplan.pc.in
-$(PCFILE): trainplan.pc.in include/trainplan.h
+$(PCFILE): trainplan.pc.in include/trainplan/base.h
 	@mkdir -p $(dir $@)
 	$(PC_SED) > $@
 
 # make install PREFIX=/opt/trainplan (DESTDIR for staging): the CLI, the headers, both libraries,
 # the pkg-config file
 install: $(BIN) $(LIB) $(SHLIB)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/trainplan \
+	    $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/trainplan
 	install -m 644 include/trainplan.h include/trainplan_export.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/trainplan/*.h $(DESTDIR)$(PREFIX)/include/trainplan/
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libtrainplan.a
 	install -m 755 $(SHLIB) $(DESTDIR)$(PREFIX)/lib/libtrainplan.so.$(VERSION)
 	ln -sf libtrainplan.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libtrainplan.so.$(SOMAJOR)
@@ -157,8 +159,18 @@ run: deps
 
 test: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory unit bench-smoke fuzz-replay cli-test formats-test svg-test \
-	    python-test $(if $(filter 1,$(SAN)),,web-test)
+	@$(MAKE) --no-print-directory unit header-test bench-smoke fuzz-replay cli-test formats-test \
+	    svg-test python-test $(if $(filter 1,$(SAN)),,web-test)
+
+# Each topical public header compiles on its own (it includes what it uses), as C11 and, with a
+# C++ compiler installed, as C++ (the extern "C" blocks).
+header-test:
+	@set -e; for h in include/trainplan/*.h include/trainplan.h include/trainplan_export.h; do \
+	    printf '#include "%s"\n' "$${h#include/}" | \
+	        $(CC) -std=c11 $(WARN) -Werror -Iinclude -fsyntax-only -x c -; done; \
+	if command -v c++ >/dev/null; then for h in include/trainplan/*.h; do \
+	    printf '#include "%s"\n' "$${h#include/}" | c++ -Iinclude -fsyntax-only -x c++ -; done; fi
+	@echo "header-test: every public header compiles on its own"
 
 unit: $(TESTS)
 	@set -e; for t in $(TESTS); do echo "== $$t"; ./$$t; done

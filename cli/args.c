@@ -393,6 +393,15 @@ static const struct opt *find(const char *name)
     return NULL;
 }
 
+bool cli_is_option(const char *name)
+{
+    for (size_t i = 0; i < N_OPTS; i++) /* names only: aliases such as hidden-size are also
+                                           config.json fields */
+        if (strcmp(OPTS[i].name, name) == 0)
+            return true;
+    return false;
+}
+
 /* Strict integer: optional '-', decimal digits, and optionally a fraction and an exponent
    ("7.86e8") when the value is whole.  No blanks, no hex, no suffixes: "8x" is an error, never
    8.  Returns 0 on success, 1 when not a number, 2 when out of the int64 range. */

@@ -195,8 +195,17 @@ void cli_error(const char *fmt, ...)
 #endif
     ;
 
-/* Prints a library error, its field (struct tp_error.field) rendered as the option "--field". */
+/* Prints a library error, its field (struct tp_error.field) rendered as the option "--field"
+   and every setting it names as key=value (the request's keys, python's keywords) as the flag
+   "--key value" ("--key" alone for key=true). */
 void cli_error_field(const struct tp_error *err);
+/* A library error's message with its settings rendered as flags (a buffer of the CLI's, valid
+   until the next call), for errors printed after a prefix of the CLI's own. */
+const char *cli_lib_msg(const struct tp_error *err);
+/* `text` with its key=value settings rendered as flags, as cli_error_field does. */
+void cli_render_settings(const char *text, char *out, size_t len);
+/* A long option's name ("recompute", "pp-first"), not an alias. */
+bool cli_is_option(const char *name);
 
 /* Number formatting for human tables. */
 void fmt_count(char *buf, size_t len, uint64_t v);  /* 8,030,261,248 */
@@ -212,6 +221,13 @@ void report_memory_stage(const struct run *r, const struct tp_memory *mem, bool 
 /* A warning line after `lead` when the logits (bf16 and the loss's fp32 copy) outweigh the
    blocks' stored activations on this stage, with the figure a fused loss keeps; else nothing. */
 void report_logits_note(const struct run *r, const struct tp_memory *mem, const char *lead);
+/* A change that makes a run fit rendered as the flags that make it: "--recompute full",
+   "--fused-loss", "--pp 8 (dp 1)" (a parallel size with the data-parallel size it leaves). */
+void report_fix_flags(const struct tp_fix *f, char *buf, size_t len);
+/* The "fits with FLAGS (total N GB)" lines of a run that does not fit, or that none was found. */
+void report_fixes(const struct tp_fix *fixes, size_t n);
+/* The fit hint (tp_fit_hint) as flags; "" when there is none. */
+void report_fit_hint(const struct run *r, const struct tp_memory *mem, char *buf, size_t len);
 /* One CSV cell on stdout through libcsv's writer: quoted, quotes doubled (RFC 4180). */
 void report_csv_cell(const char *s);
 /* The output layer (format.c): a number for a JSON/CSV row, null when not finite (jansson
@@ -239,11 +255,15 @@ struct search_ctl {
 int search_stacks(struct run *r, const struct tp_search_opts *o, const struct tp_calib *cal,
                   const struct search_ctl *ctl, struct tp_stack_hit *out, size_t cap, size_t *n,
                   struct tp_search_stats *st);
-/* Nothing feasible: prints the binding constraint and the nearest changes that work (another
-   stack when one was named, the nearest global batch, more GPUs). */
-void search_nothing(struct run *r, const struct tp_search_opts *o, const struct tp_calib *cal,
-                    const struct search_ctl *ctl, const struct tp_search_stats *st,
-                    bool framework_given);
+/* Nothing feasible: the nearest changes that work (tp_search_nearest over the CLI's threaded
+   search: another stack when one was named, the nearest global batch, more GPUs); and printed
+   with the constraint that binds. */
+size_t search_nearest(const struct run *r, const struct tp_search_opts *o,
+                      const struct tp_calib *cal, const struct search_ctl *ctl,
+                      const struct tp_search_stats *st, bool framework_given, struct tp_fix *out,
+                      size_t cap);
+void search_nothing(const struct search_ctl *ctl, const struct tp_search_opts *o,
+                    const struct tp_search_stats *st, const struct tp_fix *near, size_t n);
 
 int cmd_params(int argc, char **argv);
 int cmd_models(int argc, char **argv);
@@ -253,22 +273,6 @@ int cmd_estimate(int argc, char **argv);
 int cmd_search(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 
-/* Measured runs read from runs files (runs_load.c), for validate and calibrate. */
-struct cli_skipped {
-    char row_id[96];
-    char why[640];
-};
-struct cli_runs {
-    struct tp_run *runs;      /* mapped rows with something measured, file order */
-    size_t n, cap;
-    struct cli_skipped *skipped; /* rows that could not be mapped, with the reason */
-    size_t n_skipped, cap_skipped;
-    size_t duplicates;        /* rows marked dup_of (the same measurement as another row) */
-    size_t unmeasured;        /* mapped rows with no throughput, memory or OOM figure */
-};
-/* Reads every file; prints the error and returns EXIT_USAGE when a file cannot be read. */
-int cli_load_runs(const char *const *files, size_t n_files, struct cli_runs *out);
-void cli_free_runs(struct cli_runs *r);
 int cmd_calibrate(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
 int cmd_export(int argc, char **argv);

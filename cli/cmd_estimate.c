@@ -212,7 +212,7 @@ static json_t *estimate_row(const struct run *r, const struct tp_memory *mem,
                             const struct tp_time *t, const struct budget *b)
 {
     char hint[160];
-    tp_fit_hint(&r->m, &r->c, &r->j, &r->l, mem, hint, sizeof hint);
+    report_fit_hint(r, mem, hint, sizeof hint);
     json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s,"
                           " s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:s}",
                           "model", r->m.name, "gpu", r->c.gpu.key, "gpus",
@@ -293,11 +293,7 @@ static void print_no_fit(const struct run *r, const struct tp_memory *mem, const
     size_t n = tp_memory_suggest(&r->m, &r->c, &r->j, &r->l, fixes, MAX_FIXES);
     printf("\ndoes not fit by %.2f GB; no time breakdown for a run that cannot start. Changes "
            "that make it fit:\n", -mem->headroom_bytes / 1e9);
-    for (size_t i = 0; i < n; i++)
-        printf("  fits with %-40s (total %.2f GB)\n", fixes[i].text, fixes[i].total_bytes / 1e9);
-    if (n == 0)
-        printf("  none found among single or paired changes; try more GPUs or a GPU with more "
-               "memory\n");
+    report_fixes(fixes, n);
     printf("(as given it would run at %.0f tokens/s per GPU, MFU %.1f%%; --format json has the "
            "breakdown)\n", t->tokens_per_s_per_gpu, 100 * t->mfu);
 }
@@ -345,7 +341,7 @@ int cmd_estimate(int argc, char **argv)
     } else {
         report_header(&r, "estimate");
         char hint[160];
-        tp_fit_hint(&r.m, &r.c, &r.j, &r.l, &mem, hint, sizeof hint);
+        report_fit_hint(&r, &mem, hint, sizeof hint);
         printf("\nmemory       %.2f GiB of %.2f GiB per GPU (worst stage %u) -> %s%s%s%s\n",
                mem.total_bytes / 1073741824.0, mem.capacity_bytes / 1073741824.0, mem.stage,
                mem.fits ? "fits" : "DOES NOT FIT", hint[0] ? " (fits with " : "", hint,

@@ -247,7 +247,7 @@ int cmd_export(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (tp_export_format_find(a.to, &fmt, &err) != TP_OK) {
-        cli_error("--to %s", err.msg);
+        cli_error("--to %s", cli_lib_msg(&err));
         return EXIT_USAGE;
     }
     if (a.best && (rc = check_best_flags(&a)) != EXIT_OK)
@@ -274,12 +274,17 @@ int cmd_export(int argc, char **argv)
     o.job_name = a.job_name;
     static struct tp_export x;
     if (tp_export_build(fmt, &r.m, &r.c, &r.j, &r.l, &o, &x, &err) != TP_OK) {
-        cli_error("--to %s: %s", a.to, err.msg);
+        cli_error("--to %s: %s", a.to, cli_lib_msg(&err));
         return EXIT_USAGE;
     }
     /* after the build: a plan the framework cannot express is an input error (2) first */
-    struct tp_memory mem;
-    tp_memory_worst(&r.m, &r.c, &r.j, &r.l, &mem);
+    static struct tp_calib cal; /* the fit does not depend on it: the built-in one */
+    static struct tp_evaluation ev;
+    struct tp_eval_opts eo;
+    tp_calib_init(&cal);
+    tp_eval_opts_init(&eo);
+    tp_evaluate(&r.m, &r.c, &r.j, &r.l, &cal, &eo, &ev, NULL);
+    const struct tp_memory mem = ev.memory;
     if (!mem.fits && !a.force) {
         fprintf(stderr, "trainplan: the layout does not fit: the worst pipeline stage needs "
                         "%.2f GB of %.2f GB per GPU (trainplan memory lists the changes that make "

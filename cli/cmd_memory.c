@@ -32,7 +32,7 @@ static void help(void)
 static json_t *memory_row(const struct run *r, const struct tp_memory *m)
 {
     char hint[160];
-    tp_fit_hint(&r->m, &r->c, &r->j, &r->l, m, hint, sizeof hint);
+    report_fit_hint(r, m, hint, sizeof hint);
     return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:o, s:o,"
                      " s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:s}",
                      "model", r->m.name, "gpu", r->c.gpu.key, "gpus", (json_int_t)r->c.n_gpus,
@@ -53,11 +53,12 @@ static json_t *memory_row(const struct run *r, const struct tp_memory *m)
 static int sweep_one(const struct cli_args *a, struct run *r, void *ctx, json_t *row, bool *ok)
 {
     (void)a;
-    (void)ctx;
-    struct tp_memory m;
-    tp_memory_worst(&r->m, &r->c, &r->j, &r->l, &m);
-    *ok = m.fits;
-    return cli_sweep_merge(row, memory_row(r, &m));
+    struct tp_eval_opts o;
+    tp_eval_opts_init(&o);
+    static struct tp_evaluation ev; /* the one evaluation; its worst stage is the row */
+    tp_evaluate(&r->m, &r->c, &r->j, &r->l, ctx, &o, &ev, NULL);
+    *ok = ev.memory.fits;
+    return cli_sweep_merge(row, memory_row(r, &ev.memory));
 }
 
 static int sweep(const struct cli_args *a)
@@ -71,7 +72,9 @@ static int sweep(const struct cli_args *a)
         {"total_bytes", " total GiB", 2, 1 / 1073741824.0},
         {"capacity_bytes", "capacity GiB", 2, 1 / 1073741824.0},
         {"fits", "fits", 0, 1},    {"fits_with", "hint", 0, 1}};
-    return cli_sweep_print(a, sweep_one, NULL, "memory", "", COLS, sizeof COLS / sizeof COLS[0],
+    static struct tp_calib cal; /* memory takes no --calibration: the built-in one */
+    tp_calib_init(&cal);
+    return cli_sweep_print(a, sweep_one, &cal, "memory", "", COLS, sizeof COLS / sizeof COLS[0],
                            12);
 }
 
@@ -120,12 +123,7 @@ int cmd_memory(int argc, char **argv)
         if (!worst.fits) {
             printf("\ndoes not fit by %.2f GB. Changes that make it fit:\n",
                    -worst.headroom_bytes / 1e9);
-            for (size_t i = 0; i < n_fixes; i++)
-                printf("  fits with %-40s (total %.2f GB)\n", fixes[i].text,
-                       fixes[i].total_bytes / 1e9);
-            if (n_fixes == 0)
-                printf("  none found among single or paired changes; try more GPUs or a GPU "
-                       "with more memory\n");
+            report_fixes(fixes, n_fixes);
         }
     }
     return cli_finish(worst.fits ? EXIT_OK : EXIT_NO);

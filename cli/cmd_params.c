@@ -90,8 +90,11 @@ static void print_table(const struct tp_params_report *r, const char *seq_source
     const struct tp_flops *f = &r->f;
     printf("trainplan %s - params\n\n", TP_VERSION);
     print_shape(&r->m);
-    if (r->notes[0])
-        printf("assumed %s\n", r->notes);
+    if (r->notes[0]) {
+        char notes[2 * sizeof r->notes];
+        cli_render_settings(r->notes, notes, sizeof notes);
+        printf("assumed %s\n", notes);
+    }
 
     printf("\nparameters                                       count     short\n");
     row("total", p->total, 0, "trainable parameters of the main model");

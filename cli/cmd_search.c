@@ -64,7 +64,8 @@ static void help(void)
 /* The document from the library's builder (the Python package's), or its results as CSV. */
 static int print_json(const struct run *r, const struct tp_search_stats *st,
                       const struct tp_stack_hit *hits, size_t n, uint64_t gbs,
-                      const char *outside, double band, bool csv)
+                      const char *outside, double band, bool csv, const struct tp_fix *near,
+                      size_t n_near)
 {
     if (csv) {
         json_t *rows = json_array();
@@ -77,8 +78,8 @@ static int print_json(const struct run *r, const struct tp_search_stats *st,
         }
         return out_csv_rows(rows);
     }
-    return cli_print_json(tp_json_search(&r->m, &r->c, &r->j, gbs, st, hits, n, outside, band),
-                          8);
+    return cli_print_json(tp_json_search(&r->m, &r->c, &r->j, gbs, st, hits, n, outside, band,
+                                         near, n_near), 8);
 }
 
 /* The split column: "-" for the even split, else the blocks per stage. */
@@ -503,6 +504,43 @@ static int sweep(const struct cli_args *a, struct run *r, const struct tp_search
     return cli_finish(any ? EXIT_OK : EXIT_NO);
 }
 
+/* The best layout evaluated as estimate does, over a token budget. */
+static void print_budget(const struct cli_args *a, const struct run *r, const struct tp_calib *cal,
+                         const struct tp_layout *best)
+{
+    struct tp_eval_opts eo;
+    tp_eval_opts_init(&eo);
+    eo.tokens = a->tokens;
+    eo.gpu_hour_price = a->price;
+    static struct tp_evaluation ev;
+    tp_evaluate(&r->m, &r->c, &r->j, best, cal, &eo, &ev, NULL);
+    printf("best layout trains %.3g tokens in %.1f h, %.1f GPU-hours", a->tokens,
+           ev.wall.total_s / 3600, ev.gpu_hours);
+    if (a->price >= 0)
+        printf(", cost %.2f", ev.cost);
+    printf("\n");
+}
+
+/* The enumeration's limits from the flags. */
+static void search_opts(const struct cli_args *a, struct tp_search_opts *o)
+{
+    tp_search_opts_init(o);
+    o->gbs = (uint64_t)a->gbs;
+    if (a->max_tp != TP_UNSET)
+        o->max_tp = (uint32_t)a->max_tp;
+    if (a->max_pp != TP_UNSET)
+        o->max_pp = (uint32_t)a->max_pp;
+    if (a->max_cp != TP_UNSET)
+        o->max_cp = (uint32_t)a->max_cp;
+    if (a->max_ep != TP_UNSET)
+        o->max_ep = (uint32_t)a->max_ep;
+    if (a->max_mbs != TP_UNSET)
+        o->max_mbs = (uint32_t)a->max_mbs;
+    o->mem_headroom = a->mem_headroom;
+    o->offload = !a->no_offload;
+    o->uneven_pp = !a->even_pp;
+}
+
 int cmd_search(int argc, char **argv)
 {
     struct cli_args a;
@@ -531,21 +569,7 @@ int cmd_search(int argc, char **argv)
         return EXIT_USAGE;
     }
     struct tp_search_opts o;
-    tp_search_opts_init(&o);
-    o.gbs = (uint64_t)a.gbs;
-    if (a.max_tp != TP_UNSET)
-        o.max_tp = (uint32_t)a.max_tp;
-    if (a.max_pp != TP_UNSET)
-        o.max_pp = (uint32_t)a.max_pp;
-    if (a.max_cp != TP_UNSET)
-        o.max_cp = (uint32_t)a.max_cp;
-    if (a.max_ep != TP_UNSET)
-        o.max_ep = (uint32_t)a.max_ep;
-    if (a.max_mbs != TP_UNSET)
-        o.max_mbs = (uint32_t)a.max_mbs;
-    o.mem_headroom = a.mem_headroom;
-    o.offload = !a.no_offload;
-    o.uneven_pp = !a.even_pp;
+    search_opts(&a, &o);
     if (a.recompute_modes && (rc = parse_modes(a.recompute_modes, &o.recompute_mask)) != EXIT_OK)
         return rc;
     ctl.threads = a.threads != TP_UNSET ? (unsigned)a.threads : par_cpus();
@@ -567,29 +591,21 @@ int cmd_search(int argc, char **argv)
     unsigned domain = tp_calib_domain_check(&cal, &r.m, &r.c, &r.j, outside, sizeof outside);
     struct tp_range rg = {0};
     double band = n ? tp_search_tie_band(&r.m, &r.c, &r.j, &hits[0], domain, &rg) : 0;
+    struct tp_fix near[3];
+    size_t n_near = n || a.format == FMT_CSV
+                        ? 0 : search_nearest(&r, &o, &cal, &ctl, &st, a.framework != 0, near, 3);
     if (a.format != FMT_TABLE) {
-        if ((rc = print_json(&r, &st, hits, n, o.gbs, outside, band, a.format == FMT_CSV)) !=
-            EXIT_OK)
+        if ((rc = print_json(&r, &st, hits, n, o.gbs, outside, band, a.format == FMT_CSV, near,
+                             n_near)) != EXIT_OK)
             return rc;
     } else {
         print_table(&r, &st, hits, n, o.gbs, ctl.n_fw > 1, band, &rg);
         if (n == 0)
-            search_nothing(&r, &o, &cal, &ctl, &st, a.framework != 0);
+            search_nothing(&ctl, &o, &st, near, n_near);
         if (outside[0])
             printf("warning: outside what the calibration was fitted on: %s\n", outside);
-        if (n > 0 && a.tokens > 0) { /* the best layout evaluated as estimate does */
-            struct tp_eval_opts eo;
-            tp_eval_opts_init(&eo);
-            eo.tokens = a.tokens;
-            eo.gpu_hour_price = a.price;
-            static struct tp_evaluation ev;
-            tp_evaluate(&r.m, &r.c, &r.j, &hits[0].h.layout, &cal, &eo, &ev, NULL);
-            printf("best layout trains %.3g tokens in %.1f h, %.1f GPU-hours", a.tokens,
-                   ev.wall.total_s / 3600, ev.gpu_hours);
-            if (a.price >= 0)
-                printf(", cost %.2f", ev.cost);
-            printf("\n");
-        }
+        if (n > 0 && a.tokens > 0)
+            print_budget(&a, &r, &cal, &hits[0].h.layout);
         if (a.explain) {
             struct tp_layout l;
             tp_layout_init(&l);

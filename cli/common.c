@@ -205,18 +205,80 @@ int cli_resolve_cluster_job(const struct cli_args *a, struct run *r)
     return EXIT_OK;
 }
 
-/* A library error that names its field ("gbs 12 is not ..."): the field as the flag. */
+static bool ident_char(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_';
+}
+
+/* At text[i], a setting whose key is an option: key=value, or a bare key with an underscore
+   standing as a word of the sentence (pp_last: no English word has one; not an item of a list
+   such as the recompute modules "mlp, moe, shared_experts").  Its length (key, and '=' when
+   given), the flag ("pp-last") in `flag`, *value whether a value follows; else 0. */
+static size_t setting_at(const char *text, size_t i, char *flag, size_t len, bool *value)
+{
+    if (i > 0 && (ident_char(text[i - 1]) || text[i - 1] == '-' || text[i - 1] == '.'))
+        return 0;
+    size_t n = 0;
+    bool underscore = false;
+    while (ident_char(text[i + n]) && n + 1 < len) {
+        underscore = underscore || text[i + n] == '_';
+        flag[n] = text[i + n] == '_' ? '-' : text[i + n];
+        n++;
+    }
+    flag[n] = '\0';
+    *value = text[i + n] == '=' && text[i + n + 1] && text[i + n + 1] != ' ';
+    bool word = underscore && (i == 0 || strchr(" (/", text[i - 1])) &&
+                strchr(" )/:;.", text[i + n]); /* strchr finds the final NUL too */
+    if (n == 0 || ident_char(text[i + n]) || (!*value && !word) || !cli_is_option(flag))
+        return 0;
+    return n + *value;
+}
+
+void cli_render_settings(const char *text, char *out, size_t len)
+{
+    size_t o = 0;
+    for (size_t i = 0; text[i] && o + 1 < len;) {
+        char flag[40];
+        bool value;
+        size_t n = setting_at(text, i, flag, sizeof flag, &value);
+        if (n == 0) {
+            out[o++] = text[i++];
+            continue;
+        }
+        i += n;
+        bool on = value && strncmp(text + i, "true", 4) == 0 && !ident_char(text[i + 4]);
+        int k = snprintf(out + o, len - o, value && !on ? "--%s " : "--%s", flag);
+        o += k > 0 ? (size_t)k : 0;
+        if (on)
+            i += 4;
+        if (o >= len)
+            o = len - 1;
+    }
+    out[o] = '\0';
+}
+
+const char *cli_lib_msg(const struct tp_error *err)
+{
+    static char msg[2 * sizeof err->msg];
+    cli_render_settings(err->msg, msg, sizeof msg);
+    return msg;
+}
+
+/* A library error that names its field ("gbs 12 is not ..."): the field as the flag, and the
+   settings it names (zero=3) as flags (--zero 3). */
 void cli_error_field(const struct tp_error *err)
 {
+    char msg[2 * sizeof err->msg];
+    cli_render_settings(err->msg, msg, sizeof msg);
     size_t n = strlen(err->field);
-    if (!n || strncmp(err->msg, err->field, n) != 0) {
-        cli_error("%s", err->msg);
+    if (!n || strncmp(msg, err->field, n) != 0) {
+        cli_error("%s", msg);
         return;
     }
     char flag[sizeof err->field];
     for (size_t i = 0; i <= n; i++)
         flag[i] = err->field[i] == '_' ? '-' : err->field[i];
-    cli_error("--%s%s", flag, err->msg + n);
+    cli_error("--%s%s", flag, msg + n);
 }
 
 void fmt_duration(char *buf, size_t len, double s)

@@ -171,7 +171,7 @@ int plot_search(const char *path, const struct run *r, const struct plot_sweep *
 
 enum { MAX_SOURCES = 24 };
 
-int plot_validate(const char *path, const struct cli_runs *runs, const struct tp_run_eval *ev)
+int plot_validate(const char *path, const struct tp_runs *runs, const struct tp_run_eval *ev)
 {
     size_t n = runs->n;
     double *buf = calloc(4 * n + 1, sizeof *buf);

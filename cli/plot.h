@@ -22,7 +22,7 @@ struct plot_sweep {
 };
 int plot_search(const char *path, const struct run *r, const struct plot_sweep *s);
 /* validate: predicted against measured tokens/s per GPU, one colour per source. */
-int plot_validate(const char *path, const struct cli_runs *runs, const struct tp_run_eval *ev);
+int plot_validate(const char *path, const struct tp_runs *runs, const struct tp_run_eval *ev);
 /* logs: step time and tokens/s over the logged steps, warm-up and outliers marked. */
 int plot_logs(const char *path, const char *log_name, const struct tp_log_step *steps, size_t n,
               const struct tp_log_steady *st);

@@ -57,8 +57,11 @@ void report_header(const struct run *r, const char *what)
     fmt_si(ac, sizeof ac, (double)p.active);
     printf("trainplan %s - %s\n\n", TP_VERSION, what);
     printf("model    %s [%s], %s parameters (%s active)\n", r->m.name, r->m.family, t, ac);
-    if (r->notes[0])
-        printf("assumed  %s\n", r->notes);
+    if (r->notes[0]) {
+        char notes[2 * sizeof r->notes];
+        cli_render_settings(r->notes, notes, sizeof notes);
+        printf("assumed  %s\n", notes);
+    }
     printf("cluster  %u x %s (%u per node), %.1f GiB each\n", r->c.n_gpus, r->c.gpu.label,
            r->c.gpus_per_node, r->c.gpu.hbm_bytes / 1073741824.0);
     printf("job      %s, %s, %s, %s conventions, seq %llu, %s attention%s%s%s\n",
@@ -149,7 +152,7 @@ void report_memory_stage(const struct run *r, const struct tp_memory *mem, bool 
     line("total", mem->total_bytes, 0);
     line("capacity", mem->capacity_bytes, 0);
     char hint[160];
-    tp_fit_hint(&r->m, &r->c, &r->j, &r->l, mem, hint, sizeof hint);
+    report_fit_hint(r, mem, hint, sizeof hint);
     printf("  %-44s %9.2f GB   -> %s%s%s%s\n", "headroom", mem->headroom_bytes / 1e9,
            mem->fits ? "fits" : "DOES NOT FIT", hint[0] ? " (fits with " : "", hint,
            hint[0] ? ")" : "");
@@ -161,4 +164,44 @@ void report_memory_stage(const struct run *r, const struct tp_memory *mem, bool 
 void report_csv_cell(const char *s)
 {
     csv_fwrite(stdout, s, strlen(s)); /* always quoted, quotes doubled (RFC 4180) */
+}
+
+void report_fix_flags(const struct tp_fix *f, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < f->n_set; i++) {
+        const struct tp_setting *s = &f->set[i];
+        char flag[sizeof s->field], value[sizeof s->value + 2] = "", dp[24] = "";
+        for (size_t k = 0; k < sizeof flag; k++)
+            flag[k] = s->field[k] == '_' ? '-' : s->field[k];
+        if (strcmp(s->value, "true") != 0) /* a switch: the flag alone */
+            snprintf(value, sizeof value, " %s", s->value);
+        if (s->dp)
+            snprintf(dp, sizeof dp, " (dp %u)", s->dp);
+        int n = snprintf(buf + at, len - at, "%s--%s%s%s", i ? " " : "", flag, value, dp);
+        if (n < 0 || (size_t)n >= len - at)
+            return;
+        at += (size_t)n;
+    }
+}
+
+void report_fit_hint(const struct run *r, const struct tp_memory *mem, char *buf, size_t len)
+{
+    struct tp_fix hint;
+    buf[0] = '\0';
+    if (tp_fit_hint(&r->m, &r->c, &r->j, &r->l, mem, &hint))
+        report_fix_flags(&hint, buf, len);
+}
+
+void report_fixes(const struct tp_fix *fixes, size_t n)
+{
+    char flags[256];
+    for (size_t i = 0; i < n; i++) {
+        report_fix_flags(&fixes[i], flags, sizeof flags);
+        printf("  fits with %-40s (total %.2f GB)\n", flags, fixes[i].total_bytes / 1e9);
+    }
+    if (n == 0)
+        printf("  none found among single or paired changes; try more GPUs or a GPU with more "
+               "memory\n");
 }

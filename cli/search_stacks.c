@@ -43,73 +43,64 @@ int search_stacks(struct run *r, const struct tp_search_opts *o, const struct tp
     return EXIT_OK;
 }
 
-static bool feasible(struct run *r, const struct tp_search_opts *o, const struct tp_calib *cal,
-                     const struct search_ctl *ctl)
+/* tp_search_nearest's search: the CLI's threaded one, quiet. */
+struct nearest_ctx {
+    const struct run *r;
+    const struct tp_calib *cal;
+    const struct search_ctl *ctl;
+};
+
+static bool feasible(void *ctx, const struct tp_cluster *c, const struct tp_job *j,
+                     const struct tp_search_opts *o, const enum tp_framework *fw, size_t n_fw,
+                     struct tp_stack_hit *best)
 {
-    static struct tp_stack_hit one[1];
+    const struct nearest_ctx *x = ctx;
+    static struct run try;
+    try = *x->r;
+    try.c = *c;
+    try.j = *j;
+    struct search_ctl quiet = *x->ctl;
+    quiet.progress = false;
+    quiet.n_fw = n_fw;
+    memcpy(quiet.fw, fw, n_fw * sizeof *fw);
     size_t n = 0;
     struct tp_search_stats st;
-    struct search_ctl quiet = *ctl;
-    quiet.progress = false;
     cli_error_capture((char[8]){0}, 8);
-    int rc = search_stacks(r, o, cal, &quiet, one, 1, &n, &st);
+    int rc = search_stacks(&try, o, x->cal, &quiet, best, 1, &n, &st);
     cli_error_capture(NULL, 0);
     return rc == EXIT_OK && n > 0;
 }
 
-void search_nothing(struct run *r, const struct tp_search_opts *o, const struct tp_calib *cal,
-                    const struct search_ctl *ctl, const struct tp_search_stats *st,
-                    bool framework_given)
+size_t search_nearest(const struct run *r, const struct tp_search_opts *o,
+                      const struct tp_calib *cal, const struct search_ctl *ctl,
+                      const struct tp_search_stats *st, bool framework_given, struct tp_fix *out,
+                      size_t cap)
+{
+    struct nearest_ctx x = {r, cal, ctl};
+    struct tp_nearest_in in = {&r->m, &r->c, &r->j, o, cal, ctl->fw, ctl->n_fw,
+                               framework_given, st->rejected[TP_REJECT_MEMORY] > 0};
+    return tp_search_nearest(&in, feasible, &x, out, cap);
+}
+
+void search_nothing(const struct search_ctl *ctl, const struct tp_search_opts *o,
+                    const struct tp_search_stats *st, const struct tp_fix *near, size_t n)
 {
     printf("\nno layout is feasible; what binds, by the nearest change that works:\n");
-    bool any = false;
-    struct run try = *r;
-    /* another stack, when the user named one */
-    if (framework_given) {
-        struct search_ctl all = *ctl;
-        for (size_t f = 0; f < TP_FW_COUNT; f++) {
-            if ((enum tp_framework)f == ctl->fw[0])
-                continue;
-            all.fw[0] = (enum tp_framework)f;
-            all.n_fw = 1;
-            if ((any = feasible(&try, o, cal, &all))) {
-                printf("  framework: %s cannot run any layout that fits; works with --framework "
-                       "%s\n", tp_stack_get(ctl->fw[0])->key, tp_stack_get((enum tp_framework)f)->key);
-                break;
-            }
-        }
-    }
-    /* the nearest global batch that a layout divides */
-    struct tp_search_opts g = *o;
-    for (uint64_t d = 1; d <= o->gbs && d <= 64; d++) {
-        bool found = false;
-        for (int s = -1; s <= 1 && !found; s += 2) {
-            if (s < 0 && d >= o->gbs)
-                continue;
-            g.gbs = s < 0 ? o->gbs - d : o->gbs + d;
-            if ((found = feasible(&try, &g, cal, ctl)))
-                printf("  batch-divides: no layout's mbs*dp divides %llu; works with --gbs %llu "
-                       "(the nearest)\n", (unsigned long long)o->gbs, (unsigned long long)g.gbs);
-        }
-        if (found) {
-            any = true;
-            break;
-        }
-    }
-    /* more GPUs, or a GPU with more memory */
-    for (uint32_t k = 2; k <= 8; k *= 2) {
-        try = *r;
-        try.c.n_gpus = r->c.n_gpus * k;
-        if (feasible(&try, o, cal, ctl)) {
-            printf("  %s: works with --gpus %u\n",
-                   st->rejected[TP_REJECT_MEMORY] ? "memory" : "GPUs", try.c.n_gpus);
-            any = true;
-            break;
-        }
+    for (size_t i = 0; i < n; i++) {
+        const struct tp_setting *s = &near[i].set[0];
+        if (strcmp(s->field, "framework") == 0)
+            printf("  framework: %s cannot run any layout that fits; works with --framework "
+                   "%s\n", tp_stack_get(ctl->fw[0])->key, s->value);
+        else if (strcmp(s->field, "gbs") == 0)
+            printf("  batch-divides: no layout's mbs*dp divides %llu; works with --gbs %s "
+                   "(the nearest)\n", (unsigned long long)o->gbs, s->value);
+        else
+            printf("  %s: works with --gpus %s\n",
+                   st->rejected[TP_REJECT_MEMORY] ? "memory" : "GPUs", s->value);
     }
     if (st->rejected[TP_REJECT_MEMORY])
         printf("  memory: a GPU with more memory, or a smaller --mem-headroom, also help\n");
-    else if (!any)
+    else if (n == 0)
         printf("  none found (another stack, a global batch within 64, up to 8x the GPUs); the "
                "counts above say which constraints reject the layouts\n");
 }

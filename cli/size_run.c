@@ -40,7 +40,7 @@ int size_prepare(const struct size_ctx *c, struct size_state *s)
         struct tp_error err = {{0}, {0}};
         struct tp_size_shape *sh = &s->shapes[i];
         if (tp_size_count(c->grid, c->loss_fit, c->flops, sh, &err) != TP_OK) {
-            cli_error("shape %uL-%uD: %s", sh->layers, sh->hidden, err.msg);
+            cli_error("shape %uL-%uD: %s", sh->layers, sh->hidden, cli_lib_msg(&err));
             return EXIT_USAGE;
         }
         if (!c->cluster) {
@@ -159,7 +159,7 @@ static void *worker(void *arg)
         pthread_mutex_lock(&w->mu);
         if (st != TP_OK) {
             w->failed = true;
-            snprintf(w->msg, sizeof w->msg, "%s", err.msg);
+            snprintf(w->msg, sizeof w->msg, "%s", cli_lib_msg(&err));
         } else {
             if (todo) {
                 w->s->done[i] = 1;

@@ -265,10 +265,10 @@ static void test_layout_errors(void **state)
     lay.tp = 2;
     lay.dp = 3;
     cluster.n_gpus = 8;
-    expect_error("tp*pp*cp*dp = 2*1*1*3 = 6 but --gpus is 8");
+    expect_error("tp*pp*cp*dp = 2*1*1*3 = 6 but gpus=8");
     lay.dp = 0;
     lay.pp = 3;
-    expect_error("does not divide --gpus 8");
+    expect_error("does not divide gpus=8");
     lay.pp = 1;
     lay.ep = 2;
     expect_error("needs an MoE model");
@@ -280,17 +280,17 @@ static void test_layout_errors(void **state)
     expect_error("DeepSpeed's MoE layer does not run under ZeRO-3");
     lay.zero = 0;
     lay.offload = TP_OFFLOAD_PARAMS;
-    expect_error("offload params needs --zero 3");
+    expect_error("offload params needs zero=3");
     /* uneven pipeline splits (32 blocks) */
     setup_run("llama-3.1-8b", "h100-sxm", 8);
     lay.pp = 4;
     lay.pp_first = 6;
     lay.pp_last = 7;
-    expect_error("the 19 blocks left by --pp-first 6 and --pp-last 7 do not split evenly over "
+    expect_error("the 19 blocks left by pp_first=6 and pp_last=7 do not split evenly over "
                  "the other 2 stages");
     lay.pp_first = 7;
     lay.vpp = 2; /* Megatron-Core splits each rank's blocks equally over its chunks */
-    expect_error("pipeline rank 0 holds 7 blocks, which do not split into --vpp 2 equal chunks");
+    expect_error("pipeline rank 0 holds 7 blocks, which do not split into vpp=2 equal chunks");
     lay.vpp = 1;
     lay.recompute = TP_RECOMPUTE_FULL;
     lay.recompute_layers = 10; /* 7 + 9 + 9 + 7 */
@@ -303,13 +303,13 @@ static void test_layout_errors(void **state)
     lay.pp_first = 15;
     lay.pp_last = 15;
     lay.recompute_layers = 0;
-    expect_error("pp_first 15 and --pp-last 15 must add up to num_hidden_layers=32");
+    expect_error("pp_first=15 and pp_last=15 must add up to num_hidden_layers=32");
     lay.pp_last = 0; /* 15 + 17 */
     l = lay;
     assert_int_equal(tp_layout_check(&model, &cluster, &job, &l, &err), TP_OK);
     assert_int_equal(tp_stage_blocks(&model, &l, 1), 17);
     lay.pp = 1;
-    expect_error("pp_first/--pp-last need pipeline parallelism");
+    expect_error("pp_first/pp_last need pipeline parallelism");
 }
 
 /* Uneven pipeline split, known answer: Llama 3.1 70B (80 blocks), tp 8 + SP, pp 4, mbs 1,

@@ -52,7 +52,7 @@ static void test_deepseek_layout_string(void **state)
     back.pp = 5;
     assert_int_equal(tp_layout_pp_parse("Et*3|(tt|)*29,m|L", m.n_layers, &back, &err),
                      TP_EINVAL);
-    assert_non_null(strstr(err.msg, "32 virtual stages, not a multiple of --pp 5"));
+    assert_non_null(strstr(err.msg, "32 virtual stages, not a multiple of pp=5"));
     back.pp = 16;
     assert_int_equal(tp_layout_pp_parse("Et*3|(tt|*29,m|L", m.n_layers, &back, &err),
                      TP_EINVAL);

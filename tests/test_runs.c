@@ -63,6 +63,45 @@ static void test_read(void **state)
     assert_int_equal(tp_runs_read("tests/fixtures/runs/none.csv", on_row, &s, &err), TP_EIO);
 }
 
+/* validate's pieces in the library (tp_runs_load, tp_validate_runs, the summary): the same
+   rows as test_read, the unmappable ones kept with their reason and place. */
+static void test_load_and_validate(void **state)
+{
+    (void)state;
+    const char *files[] = {"tests/fixtures/runs/mini.csv"};
+    struct tp_runs runs;
+    struct tp_error err = {{0}, {0}};
+    assert_int_equal(tp_runs_load(files, 1, &runs, &err), TP_OK);
+    assert_int_equal(runs.n, 1);
+    assert_int_equal(runs.n_skipped, 2);
+    assert_non_null(strstr(runs.skipped[0].why, "seq_len is empty"));
+    assert_non_null(strstr(runs.skipped[0].why, "(tests/fixtures/runs/mini.csv line 3)"));
+    struct tp_calib cal;
+    tp_calib_init(&cal);
+    struct tp_validation v;
+    assert_int_equal(tp_validate_runs(&runs, &cal, &v, &err), TP_OK);
+    /* the row's own figures: 5762 tokens/s per GPU and 82.4 GiB */
+    assert_true(v.ev[0].measured_tokens_per_s_per_gpu == 5762);
+    assert_true(v.ev[0].measured_mem_gib == 82.4);
+    struct tp_validation_summary s;
+    tp_validation_summarize(&v, &s);
+    assert_int_equal(s.throughput.n, 1);
+    assert_true(fabs(s.throughput.bias - v.ev[0].err) < 1e-12);
+    assert_int_equal(s.memory.n, 1);
+    assert_int_equal(s.completed, 1);
+    assert_int_equal(s.measured, 1);
+    const char *key;
+    struct tp_err_stats st;
+    assert_true(tp_validation_group(&v, TP_GROUP_FRAMEWORK, 0, &key, &st));
+    assert_string_equal(key, "torchtitan");
+    assert_int_equal(st.n, 1);
+    tp_validation_free(&v);
+    tp_runs_free(&runs);
+    const char *missing[] = {"tests/fixtures/runs/none.csv"};
+    assert_int_equal(tp_runs_load(missing, 1, &runs, &err), TP_EIO);
+    assert_null(runs.runs);
+}
+
 static void test_row_arrays(void **state)
 {
     (void)state;
@@ -130,6 +169,7 @@ static void test_row_kernels(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_read),
+                                       cmocka_unit_test(test_load_and_validate),
                                        cmocka_unit_test(test_row_arrays),
                                        cmocka_unit_test(test_row_kernels)};
     return cmocka_run_group_tests_name("runs", tests, NULL, NULL);

@@ -2,7 +2,8 @@
  * test_threads.c - the library keeps no global mutable state: two threads evaluating at once
  * get exactly the single-threaded answers, and the documents do not depend on LC_NUMERIC.
  *
- * Runs tp_call_json (resolution, evaluation, JSON) on several runs from two POSIX threads, a
+ * Runs tp_call_json (resolution, evaluation, JSON) on several runs, and tp_call_runs_json
+ * (validate, calibrate) on runs files, from two POSIX threads, a
  * few rounds each, and compares the text byte for byte with the answers computed first on one
  * thread.  The figures themselves are checked against published values elsewhere
  * (test_time.c, test_memory.c); here one known answer anchors the runs: Llama 3.1 8B's model
@@ -34,6 +35,11 @@ static const struct job JOBS[] = {
      {"64", "8", "2", "128", "full", "1e9"}, 6},
     {"estimate", "qwen3-30b-a3b", {"gpus", "ep", "zero"}, {"16", "8", "1"}, 3},
     {"memory", "llama-3.1-70b", {"gpus"}, {"8"}, 1},
+    /* the verbs over runs files: `model` is the file */
+    {"validate", "tests/fixtures/runs/mini.csv", {0}, {0}, 0},
+#ifndef TP_NO_GSL /* make NO_GSL=1 has no fit */
+    {"calibrate", "tests/cli/fixtures/runs-two.csv", {"no_cv", "max_evals"}, {"true", "60"}, 2},
+#endif
 };
 enum { N_JOBS = sizeof JOBS / sizeof JOBS[0], ROUNDS = 4 };
 static char *want[N_JOBS];
@@ -42,7 +48,9 @@ static char *run(const struct job *j)
 {
     char *out = NULL;
     struct tp_error err = {{0}, {0}};
-    if (tp_call_json(j->verb, j->model, j->keys, j->values, j->n, &out, &err) != TP_OK) {
+    bool runs = strcmp(j->verb, "validate") == 0 || strcmp(j->verb, "calibrate") == 0;
+    if ((runs ? tp_call_runs_json(j->verb, &j->model, 1, j->keys, j->values, j->n, &out, &err)
+              : tp_call_json(j->verb, j->model, j->keys, j->values, j->n, &out, &err)) != TP_OK) {
         fprintf(stderr, "%s %s: %s\n", j->verb, j->model, err.msg);
         return NULL;
     }
@@ -103,6 +111,8 @@ static void test_abi(void **state)
     assert_int_equal(TP_ABI_CHECK(&err), TP_OK);
     assert_string_equal(tp_version(), TP_VERSION);
     assert_int_equal(tp_struct_size("tp_model"), sizeof(struct tp_model));
+    assert_int_equal(tp_struct_size("tp_fix"), sizeof(struct tp_fix));
+    assert_int_equal(tp_struct_size("tp_runs"), sizeof(struct tp_runs));
     assert_int_equal(tp_struct_size("no_such_struct"), 0);
     assert_int_equal(tp_abi_check("0.0.0", sizeof(struct tp_model), sizeof(struct tp_cluster),
                                   sizeof(struct tp_job), sizeof(struct tp_layout),

@@ -115,10 +115,24 @@ function showSummary(doc) {
   }
   const fixes = document.getElementById('fixes');
   fixes.innerHTML = '';
-  for (const f of doc.fixes || []) {
+  showFixes(fixes, doc);
+}
+
+// A change that makes the run fit is data (settings: the request's keys and values); shown as
+// the CLI's flags, "--pp 8 (dp 1)".
+function fixText(f) {
+  const parallel = ['tp', 'pp', 'cp', 'ep'].some((k) => k in f.settings);
+  return Object.entries(f.settings)
+    .map(([k, v]) => '--' + k.replace(/_/g, '-') + (v === true ? '' : ' ' + v))
+    .join(' ') + (parallel ? ' (dp ' + f.dp + ')' : '');
+}
+
+function showFixes(list, doc) {
+  const all = (doc.fixes || []).concat(doc.fits_with && !(doc.fixes || []).length ? [doc.fits_with] : []);
+  for (const f of all) {
     const li = document.createElement('li');
-    li.textContent = 'fits with ' + f.change + ' (' + human('total_bytes', f.total_bytes) + ')';
-    fixes.appendChild(li);
+    li.textContent = 'fits with ' + fixText(f) + ' (' + human('total_bytes', f.total_bytes) + ')';
+    list.appendChild(li);
   }
 }
 
@@ -169,12 +183,7 @@ function memoryToo(args, plot) {
   const div = document.createElement('div');
   div.innerHTML = core.FS.readFile('/memory.svg', { encoding: 'utf8' });
   plot.appendChild(div);
-  const fixes = document.getElementById('fixes');
-  for (const f of JSON.parse(r.out).fixes || []) {
-    const li = document.createElement('li');
-    li.textContent = 'fits with ' + f.change + ' (' + human('total_bytes', f.total_bytes) + ')';
-    fixes.appendChild(li);
-  }
+  showFixes(document.getElementById('fixes'), JSON.parse(r.out));
 }
 
 form.addEventListener('submit', (ev) => {

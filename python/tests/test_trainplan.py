@@ -41,6 +41,9 @@ SEARCHES = [
     ("llama-3.1-8b", dict(gpus=8, gbs=64)),
     ("qwen3-30b-a3b", dict(gpus=16, gbs=128, seq=4096, framework="megatron", top=8)),
     ("llama-3.1-70b", dict(gpu="a100-80gb", gpus=32, gbs=256, max_tp=4, no_offload=True)),
+    # nothing feasible: the nearest changes (another stack, the nearest gbs; more GPUs)
+    ("llama-3.1-8b", dict(gpus=8, gbs=7, framework="axolotl")),
+    ("llama-3.1-70b", dict(gpus=2, gbs=64)),
 ]
 MEMORIES = [
     ("llama-3.1-8b", dict(gpus=8)),
@@ -93,6 +96,33 @@ class AgainstCli(unittest.TestCase):
                 self.assertEqual(trainplan.memory(model, **kw),
                                  json.loads(cli_json("memory", model, kw)))
 
+    def test_fixes_are_keywords(self):
+        # a fix is data (settings: the keywords, not flags): applied, the run fits, at the
+        # worst-stage total the fix reported
+        for model, kw in [("llama-3.1-70b", dict(gpus=8)),
+                          ("qwen3-8b", dict(gpu="h100", gpus=8, mbs=8, seq=8192, zero=3,
+                                            recompute="full"))]:
+            d = trainplan.memory(model, **kw)
+            self.assertFalse(d["fits"])
+            for fix in d["fixes"] + ([d["fits_with"]] if d["fits_with"] else []):
+                with self.subTest(model=model, **fix["settings"]):
+                    got = trainplan.memory(model, **dict(kw, **fix["settings"]))
+                    self.assertTrue(got["fits"])
+                    self.assertEqual(got["layout"]["dp"], fix["dp"])
+                    self.assertAlmostEqual(got["total_bytes"] / fix["total_bytes"], 1, places=6)
+
+    def test_nearest_are_keywords(self):
+        # nothing feasible: each nearest change, passed back as keywords, finds layouts
+        for model, kw in SEARCHES[-2:]:
+            d = trainplan.search(model, **kw)
+            self.assertEqual(d["results"], [])
+            self.assertTrue(d["nearest"])
+            for near in d["nearest"]:
+                with self.subTest(model=model, **near["settings"]):
+                    got = trainplan.search(model, **dict(kw, **near["settings"]))
+                    self.assertTrue(got["results"])
+                    self.assertEqual(got["nearest"], [])
+
     def test_known_answer_params(self):
         # published totals: Llama 3.1 8B 8,030,261,248 and Qwen3-30B-A3B 30,532,122,624
         # (the models' safetensors index totals; tests/cli/cases.txt pins the same)
@@ -125,6 +155,9 @@ class Errors(unittest.TestCase):
         self.check("bogus", "unknown option bogus", bogus=1)
         self.check("gpu", "", gpu="no-such-gpu")
         self.check("gpu_hour_price", "needs a token budget", gpus=8, gpu_hour_price=2)
+        # other settings a message names read as keywords (the CLI shows --zero 3)
+        self.check("offload", "offload params needs zero=3", gpus=8, offload="params", zero=1)
+        self.check("vpp", "needs pipeline parallelism (pp=2 or more)", gpus=8, vpp=2)
         with self.assertRaises(trainplan.Error) as cm:
             trainplan.search("llama-3.1-8b", gpus=8)
         self.assertEqual(cm.exception.field, "gbs")

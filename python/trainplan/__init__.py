@@ -12,7 +12,8 @@ import json
 import os
 
 __version__ = "0.1.0"
-__all__ = ["Error", "params", "estimate", "memory", "search", "version", "library_path"]
+__all__ = ["Error", "params", "estimate", "memory", "search", "validate", "calibrate", "version",
+           "library_path"]
 
 
 class Error(Exception):
@@ -24,7 +25,7 @@ class Error(Exception):
 
 
 class _TpError(ctypes.Structure):
-    # struct tp_error (include/trainplan.h); its size is checked against tp_struct_size
+    # struct tp_error (include/trainplan/base.h); its size is checked against tp_struct_size
     _fields_ = [("msg", ctypes.c_char * 512), ("field", ctypes.c_char * 32)]
 
 
@@ -66,6 +67,11 @@ _lib.tp_call_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p,
                               ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_char_p),
                               ctypes.c_size_t, ctypes.POINTER(ctypes.c_void_p),
                               ctypes.POINTER(_TpError)]
+_lib.tp_call_runs_json.restype = ctypes.c_int
+_lib.tp_call_runs_json.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p),
+                                   ctypes.c_size_t, ctypes.POINTER(ctypes.c_char_p),
+                                   ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t,
+                                   ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(_TpError)]
 
 if _lib.tp_version().decode() != __version__:
     raise ImportError("libtrainplan %s at %s, the package is %s" %
@@ -88,21 +94,42 @@ def _text(value):
     return str(value)
 
 
-def _call(verb, model, kwargs):
-    items = [(k, _text(v)) for k, v in kwargs.items() if v is not None]
-    n = len(items)
-    keys = (ctypes.c_char_p * max(n, 1))(*[k.encode() for k, _ in items])
-    values = (ctypes.c_char_p * max(n, 1))(*[v.encode() for _, v in items])
-    out = ctypes.c_void_p()
-    err = _TpError()
-    status = _lib.tp_call_json(verb.encode(), os.fsencode(model), keys, values, n,
-                               ctypes.byref(out), ctypes.byref(err))
+def _texts(strings):
+    return (ctypes.c_char_p * max(len(strings), 1))(*strings)
+
+
+def _answer(status, out, err):
     if status != 0:
         raise Error(err.msg.decode(errors="replace"), err.field.decode(errors="replace"))
     try:
         return json.loads(ctypes.string_at(out.value).decode())
     finally:
         _lib.tp_free(out)
+
+
+def _options(kwargs):
+    items = [(k, _text(v)) for k, v in kwargs.items() if v is not None]
+    return (_texts([k.encode() for k, _ in items]), _texts([v.encode() for _, v in items]),
+            len(items))
+
+
+def _call(verb, model, kwargs):
+    keys, values, n = _options(kwargs)
+    out = ctypes.c_void_p()
+    err = _TpError()
+    status = _lib.tp_call_json(verb.encode(), os.fsencode(model), keys, values, n,
+                               ctypes.byref(out), ctypes.byref(err))
+    return _answer(status, out, err)
+
+
+def _call_runs(verb, files, kwargs):
+    keys, values, n = _options(kwargs)
+    names = _texts([os.fsencode(f) for f in files])
+    out = ctypes.c_void_p()
+    err = _TpError()
+    status = _lib.tp_call_runs_json(verb.encode(), names, len(files), keys, values, n,
+                                    ctypes.byref(out), ctypes.byref(err))
+    return _answer(status, out, err)
 
 
 def params(model, **kwargs):
@@ -129,3 +156,18 @@ def search(model, **kwargs):
     even_pp=, calibration= (one thread: the same results as the CLI's threaded search).  Every
     stack unless framework= names one; each result names its stack, tie and differs_most."""
     return _call("search", model, kwargs)
+
+
+def validate(*files, calibration=None, **kwargs):
+    """``trainplan validate FILES... --format json``: every measured run of the runs files
+    predicted (with calibration=, a file) and compared, the rows that could not be mapped, and
+    the error statistics overall and by source, GPU type and framework."""
+    return _call_runs("validate", files, dict(kwargs, calibration=calibration))
+
+
+def calibrate(*files, **kwargs):
+    """``trainplan calibrate FILES... --format json``: the efficiencies fitted to the runs'
+    measured throughput, the error before, after and leave-one-source-out, and the fitted
+    calibration (its "calibration" key); base= (a file or "prior"), no_cv=, no_per_gpu=,
+    min_gpu_rows=, prior_weight=, max_evals=, output= (the calibration file to write)."""
+    return _call_runs("calibrate", files, kwargs)

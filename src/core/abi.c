@@ -20,7 +20,8 @@ static const struct {
              SIZE(tp_time),     SIZE(tp_range),     SIZE(tp_ckpt_plan),  SIZE(tp_wallclock),
              SIZE(tp_eval_opts), SIZE(tp_evaluation), SIZE(tp_run),      SIZE(tp_run_eval),
              SIZE(tp_params),   SIZE(tp_flops),     SIZE(tp_search_opts), SIZE(tp_search_hit),
-             SIZE(tp_stack_hit)};
+             SIZE(tp_stack_hit), SIZE(tp_setting), SIZE(tp_fix),    SIZE(tp_runs),
+             SIZE(tp_validation), SIZE(tp_calibration), SIZE(tp_nearest_in)};
 #undef SIZE
 
 size_t tp_struct_size(const char *name)

@@ -63,7 +63,7 @@ enum tp_status tp_cluster_check(const struct tp_cluster *c, const struct tp_job 
     if (j->precision == TP_PREC_MXFP8 && g->peak_flops[TP_FP4] <= 0)
         return tp_fail_field(err, TP_EINVAL, "precision",
                              "precision mxfp8: %s has no block-scaled (MX) tensor cores; use "
-                             "--precision fp8 (per-tensor or blockwise scaling) or a Blackwell / "
+                             "precision=fp8 (per-tensor or blockwise scaling) or a Blackwell / "
                              "MI355X GPU", key);
     /* the catalog's 0 means the part has no such unit (datasheets, src/data/gpus.c): a job in that
        precision has no rate to run at, and bf16 pricing would be a silent wrong answer */

@@ -83,6 +83,12 @@ enum tp_status tp_model_shape_check(const struct tp_model *m, struct tp_error *e
    is then unchanged and still owned by the caller). */
 void *tp_grow(void *array, size_t n, size_t elem);
 
+/* suggest.c: fills one setting of a change (struct tp_setting); what the fit hint's settings
+   save. */
+extern const char TP_REASON_RECOMPUTE[], TP_REASON_FUSED_LOSS[];
+void tp_setting_set(struct tp_setting *s, const char *field, const char *value, uint32_t dp,
+                    const char *reason);
+
 /* Case-insensitive ASCII string equality. */
 bool tp_streq_ci(const char *a, const char *b);
 

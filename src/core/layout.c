@@ -97,17 +97,17 @@ static enum tp_status check_world(const struct tp_cluster *c, struct tp_layout *
     if (c->n_gpus == 0)
         return tp_fail_field(err, TP_EINVAL, "gpus", "gpus must be positive");
     if (mp > c->n_gpus || l->dp > c->n_gpus) /* before mp * dp, which could wrap 64 bits */
-        return tp_fail(err, TP_EINVAL, "tp*pp*cp = %llu and dp = %u cannot exceed --gpus %u",
+        return tp_fail(err, TP_EINVAL, "tp*pp*cp = %llu and dp = %u cannot exceed gpus=%u",
                        (unsigned long long)mp, l->dp, c->n_gpus);
     if (l->dp == 0) {
         if (c->n_gpus % mp != 0)
             return tp_fail(err, TP_EINVAL,
-                           "tp*pp*cp = %llu does not divide --gpus %u, so dp cannot be derived",
+                           "tp*pp*cp = %llu does not divide gpus=%u, so dp cannot be derived",
                            (unsigned long long)mp, c->n_gpus);
         l->dp = (uint32_t)(c->n_gpus / mp);
     }
     if (mp * l->dp != c->n_gpus)
-        return tp_fail(err, TP_EINVAL, "tp*pp*cp*dp = %u*%u*%u*%u = %llu but --gpus is %u", l->tp,
+        return tp_fail(err, TP_EINVAL, "tp*pp*cp*dp = %u*%u*%u*%u = %llu but gpus=%u", l->tp,
                        l->pp, l->cp, l->dp, (unsigned long long)(mp * l->dp), c->n_gpus);
     return TP_OK;
 }
@@ -122,7 +122,7 @@ enum tp_status tp_layout_check_split(const struct tp_model *m, const struct tp_l
         return TP_OK;
     if (l->pp < 2)
         return tp_fail_field(err, TP_EINVAL, "pp_first",
-                             "pp_first/--pp-last need pipeline parallelism (--pp 2 "
+                             "pp_first/pp_last need pipeline parallelism (pp=2 "
                                         "or more)");
     if (l->vpp > 1) /* checked with the map tp_layout_pp_uneven builds */
         return TP_OK;
@@ -130,18 +130,18 @@ enum tp_status tp_layout_check_split(const struct tp_model *m, const struct tp_l
     uint32_t others = l->pp - (l->pp_first > 0) - (l->pp_last > 0);
     if (others == 0 && given != m->n_layers)
         return tp_fail_field(err, TP_EINVAL, "pp_first",
-                             "pp_first %u and --pp-last %u must add up to num_hidden_layers=%u",
+                             "pp_first=%u and pp_last=%u must add up to num_hidden_layers=%u",
                        l->pp_first, l->pp_last, m->n_layers);
     if (given + others > m->n_layers)
         return tp_fail_field(err, TP_EINVAL, "pp_first",
-                             "pp_first %u and --pp-last %u leave fewer than one block for each of the "
+                             "pp_first=%u and pp_last=%u leave fewer than one block for each of the "
                        "other %u stages (num_hidden_layers=%u)",
                        l->pp_first, l->pp_last, others, m->n_layers);
     uint32_t rest = m->n_layers - (uint32_t)given;
     if (others > 0 && rest % others != 0)
         return tp_fail(err, TP_EINVAL,
-                       "the %u blocks left by --pp-first %u and --pp-last %u do not split evenly "
-                       "over the other %u stages (num_hidden_layers=%u, --pp %u)",
+                       "the %u blocks left by pp_first=%u and pp_last=%u do not split evenly "
+                       "over the other %u stages (num_hidden_layers=%u, pp=%u)",
                        rest, l->pp_first, l->pp_last, others, m->n_layers, l->pp);
     return TP_OK;
 }
@@ -180,7 +180,7 @@ static enum tp_status check_model(const struct tp_model *m, const struct tp_job 
                              "pp %u exceeds num_hidden_layers=%u", l->pp, m->n_layers);
     if (l->vpp > 1 && l->pp == 1)
         return tp_fail_field(err, TP_EINVAL, "vpp",
-                             "vpp %u needs pipeline parallelism (--pp > 1)", l->vpp);
+                             "vpp %u needs pipeline parallelism (pp=2 or more)", l->vpp);
     if (l->vpp > 1 && (l->pp_first || l->pp_last) && !l->pp_nv)
         TRY(tp_layout_pp_uneven(m->n_layers, l, err));
     TRY(check_map(m, l, err));
@@ -189,8 +189,8 @@ static enum tp_status check_model(const struct tp_model *m, const struct tp_job 
         divisors(m->n_layers, 1024, hint, sizeof hint);
         return tp_fail_field(err, TP_EINVAL, "vpp",
                              "pp*vpp %u must divide num_hidden_layers=%u (try %s), or give the "
-                             "split: --pp-layout embedding,loss or a Megatron layout string, "
-                             "--pp-first/--pp-last", l->pp * l->vpp, m->n_layers, hint);
+                             "split: pp_layout=embedding,loss or a Megatron layout string, "
+                             "pp_first/pp_last", l->pp * l->vpp, m->n_layers, hint);
     }
     if (l->etp == 0)
         l->etp = l->tp;
@@ -234,17 +234,17 @@ static enum tp_status check_sharding(const struct tp_model *m, const struct tp_j
         TRY(must_divide("shard_group", l->shard_group, "dp*cp", data, 1 << 20, err));
     if (l->offload == TP_OFFLOAD_PARAMS && l->zero != 3)
         return tp_fail_field(err, TP_EINVAL, "offload",
-                             "offload params needs --zero 3 (parameters must be sharded to leave "
+                             "offload params needs zero=3 (parameters must be sharded to leave "
                        "the GPU)");
     if (l->offload == TP_OFFLOAD_OPTIMIZER && l->zero == 0)
         return tp_fail_field(err, TP_EINVAL, "offload",
-                             "offload optimizer needs --zero 1, 2 or 3 (ZeRO-Offload moves the "
+                             "offload optimizer needs zero=1, 2 or 3 (ZeRO-Offload moves the "
                        "partitioned optimizer states)");
     if (j->framework == TP_FW_DEEPSPEED && m->n_experts > 0 && l->ep > 1 && l->zero == 3)
         return tp_fail(err, TP_EINVAL,
                        "DeepSpeed's MoE layer does not run under ZeRO-3 with expert parallelism "
                        "(engine.py: \"Native DeepSpeed MoE is not supported with ZeRO Stage 3\"); "
-                       "use --zero 2, --ep 1, or --framework fsdp");
+                       "use zero=2, ep=1, or framework=fsdp");
     if ((j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA) && j->lora_rank == 0)
         return tp_fail_field(err, TP_EINVAL, "lora_rank", "lora_rank must be positive");
     if (j->moe_imbalance < 1.0 || j->moe_imbalance > 64.0)

@@ -93,7 +93,7 @@ static enum tp_status check_moe(struct tp_model *m, struct tp_error *err)
     CHECK("num_experts_per_tok (top-k)", m->top_k, 1, MAX_EXPERTS);
     if (m->top_k > m->n_experts)
         return tp_fail(err, TP_EINVAL,
-                       "num_experts_per_tok=%u exceeds the number of experts %u (try --topk %u)",
+                       "num_experts_per_tok=%u exceeds the number of experts %u (try topk=%u)",
                        m->top_k, m->n_experts, m->n_experts);
     CHECK("moe_intermediate_size (expert width)", m->moe_ffn, 1, MAX_FFN);
     if (m->n_shared_experts > MAX_EXPERTS)
@@ -146,7 +146,7 @@ enum tp_status tp_model_finalize(struct tp_model *m, struct tp_error *err)
         if (m->attn == TP_ATTN_STANDARD && m->hidden % m->n_heads != 0)
             return tp_fail(err, TP_EINVAL,
                            "hidden_size=%u is not divisible by num_attention_heads=%u; "
-                           "give head_dim (--head-dim) explicitly",
+                           "give head_dim explicitly",
                            m->hidden, m->n_heads);
         m->head_dim = m->hidden / m->n_heads;
     }
@@ -296,7 +296,7 @@ static enum tp_status apply_moe_shape(struct tp_model *m, const struct tp_shape 
                                  "experts needs --topk (experts per token)");
         if (m->moe_ffn == 0) {
             m->moe_ffn = m->ffn ? m->ffn : default_ffn(m);
-            note(notes, len, "expert width = the dense ffn width (set --moe-ffn)");
+            note(notes, len, "expert width = the dense ffn width (set moe_ffn)");
         }
         m->moe_step = m->moe_step ? m->moe_step : 1;
     }

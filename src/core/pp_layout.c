@@ -37,7 +37,7 @@ static bool repeat_count(const char *s, const char **end, unsigned long *count)
 
 static enum tp_status too_long(struct tp_error *err)
 {
-    return tp_fail(err, TP_EINVAL, "--pp-layout expands to more than %d characters",
+    return tp_fail(err, TP_EINVAL, "pp_layout expands to more than %d characters",
                    EXPANDED_MAX);
 }
 
@@ -88,9 +88,9 @@ static enum tp_status set_map(struct tp_layout *l, const uint32_t *blocks, uint3
                               const char *what, struct tp_error *err)
 {
     if (l->pp < 1)
-        return tp_fail(err, TP_EINVAL, "%s needs --pp", what);
+        return tp_fail(err, TP_EINVAL, "%s needs pp=2 or more", what);
     if (nv == 0 || nv % l->pp != 0)
-        return tp_fail(err, TP_EINVAL, "%s lists %u virtual stages, not a multiple of --pp %u",
+        return tp_fail(err, TP_EINVAL, "%s lists %u virtual stages, not a multiple of pp=%u",
                        what, nv, l->pp);
     if (l->vpp > 1 && nv != l->pp * l->vpp)
         return tp_fail(err, TP_EINVAL, "%s lists %u virtual stages but pp*vpp = %u*%u = %u", what,
@@ -113,9 +113,9 @@ enum tp_status tp_layout_pp_parse(const char *text, uint32_t n_layers, struct tp
                                   struct tp_error *err)
 {
     if (!text || !l)
-        return tp_fail(err, TP_EINVAL, "--pp-layout: no layout given");
+        return tp_fail(err, TP_EINVAL, "pp_layout: no layout given");
     if (l->pp_first || l->pp_last)
-        return tp_fail(err, TP_EINVAL, "--pp-layout replaces --pp-first/--pp-last: give one");
+        return tp_fail(err, TP_EINVAL, "pp_layout replaces pp_first/pp_last: give one");
     char s[EXPANDED_MAX];
     TRY(expand(text, s, err));
     uint32_t blocks[TP_MAX_VSTAGES] = {0}, nv = 1, total = 0, n_e = 0, n_l = 0;
@@ -125,11 +125,11 @@ enum tp_status tp_layout_pp_parse(const char *text, uint32_t n_layers, struct tp
         char c = s[i];
         if (c == '|') {
             if (++nv > TP_MAX_VSTAGES)
-                return tp_fail(err, TP_EINVAL, "--pp-layout lists more than %d virtual stages",
+                return tp_fail(err, TP_EINVAL, "pp_layout lists more than %d virtual stages",
                                TP_MAX_VSTAGES);
         } else if (c == 't') {
             if (mtp_seen)
-                return tp_fail(err, TP_EINVAL, "--pp-layout: decoder blocks ('t') must come "
+                return tp_fail(err, TP_EINVAL, "pp_layout: decoder blocks ('t') must come "
                                                "before the MTP blocks ('m')");
             blocks[nv - 1]++;
             total++;
@@ -137,25 +137,25 @@ enum tp_status tp_layout_pp_parse(const char *text, uint32_t n_layers, struct tp
             mtp_seen = true;
         } else if (c == 'E' || c == 'L') {
             if ((c == 'E' && i != 0) || (c == 'L' && i != len - 1))
-                return tp_fail(err, TP_EINVAL, "--pp-layout: the embedding 'E' must come first "
+                return tp_fail(err, TP_EINVAL, "pp_layout: the embedding 'E' must come first "
                                                "and the loss 'L' last");
             if (c == 'E')
                 n_e++;
             else
                 n_l++;
         } else {
-            return tp_fail(err, TP_EINVAL, "--pp-layout: '%c' is not a layer (E embedding, t "
+            return tp_fail(err, TP_EINVAL, "pp_layout: '%c' is not a layer (E embedding, t "
                                            "decoder block, m MTP block, L loss, | between "
                                            "stages, (..)*n and x*n repeat)", c);
         }
     }
     if (n_e != 1 || n_l != 1)
-        return tp_fail(err, TP_EINVAL, "--pp-layout must start with the embedding 'E' and end "
+        return tp_fail(err, TP_EINVAL, "pp_layout must start with the embedding 'E' and end "
                                        "with the loss 'L'");
     if (total != n_layers)
-        return tp_fail(err, TP_EINVAL, "--pp-layout places %u decoder blocks ('t') but "
+        return tp_fail(err, TP_EINVAL, "pp_layout places %u decoder blocks ('t') but "
                                        "num_hidden_layers=%u", total, n_layers);
-    return set_map(l, blocks, nv, "--pp-layout", err);
+    return set_map(l, blocks, nv, "pp_layout", err);
 }
 
 enum tp_status tp_layout_pp_account(uint32_t n_layers, bool embedding, bool loss,
@@ -173,7 +173,7 @@ enum tp_status tp_layout_pp_account(uint32_t n_layers, bool embedding, bool loss
         blocks[v] = chunk;
     blocks[0] -= embedding;
     blocks[nv - 1] -= loss;
-    return set_map(l, blocks, nv, "--pp-layout embedding,loss", err);
+    return set_map(l, blocks, nv, "pp_layout=embedding,loss", err);
 }
 
 /* --pp-first/--pp-last with vpp > 1, as Megatron-Core builds them: the first (last) rank holds
@@ -185,13 +185,13 @@ enum tp_status tp_layout_pp_uneven(uint32_t n_layers, struct tp_layout *l, struc
     uint64_t given = (uint64_t)l->pp_first + l->pp_last;
     uint32_t others = p - (l->pp_first > 0) - (l->pp_last > 0);
     if (p < 2 || nv > TP_MAX_VSTAGES || given > n_layers)
-        return tp_fail(err, TP_EINVAL, "--pp-first %u and --pp-last %u do not fit --pp %u "
+        return tp_fail(err, TP_EINVAL, "pp_first=%u and pp_last=%u do not fit pp=%u "
                        "(num_hidden_layers=%u)", l->pp_first, l->pp_last, p, n_layers);
     uint32_t rest = n_layers - (uint32_t)given;
     if ((others == 0 && rest != 0) || (others > 0 && rest % others != 0))
         return tp_fail(err, TP_EINVAL,
-                       "the %u blocks left by --pp-first %u and --pp-last %u do not split evenly "
-                       "over the other %u stages (num_hidden_layers=%u, --pp %u)",
+                       "the %u blocks left by pp_first=%u and pp_last=%u do not split evenly "
+                       "over the other %u stages (num_hidden_layers=%u, pp=%u)",
                        rest, l->pp_first, l->pp_last, others, n_layers, p);
     uint32_t mid = others ? rest / others : 0, blocks[TP_MAX_VSTAGES];
     for (uint32_t r = 0; r < p; r++) {
@@ -200,11 +200,11 @@ enum tp_status tp_layout_pp_uneven(uint32_t n_layers, struct tp_layout *l, struc
                                                 : mid;
         if (b % v != 0)
             return tp_fail(err, TP_EINVAL, "pipeline rank %u holds %u blocks, which do not "
-                           "split into --vpp %u equal chunks", r, b, v);
+                           "split into vpp=%u equal chunks", r, b, v);
         for (uint32_t c = 0; c < v; c++)
             blocks[c * p + r] = b / v;
     }
-    return set_map(l, blocks, nv, "--pp-first/--pp-last", err);
+    return set_map(l, blocks, nv, "pp_first/pp_last", err);
 }
 
 /* One virtual stage's text: "E" first, the blocks ("t", "t*3"), "L" last. */

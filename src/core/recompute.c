@@ -20,7 +20,7 @@ enum tp_status tp_recompute_modules_parse(const char *list, uint32_t *mask, stru
 {
     *mask = 0;
     if (!list)
-        return tp_fail(err, TP_EINVAL, "--recompute-modules: no list given");
+        return tp_fail(err, TP_EINVAL, "recompute_modules: no list given");
     const char *s = list;
     while (*s) {
         size_t skip = strspn(s, ", \t");
@@ -33,14 +33,14 @@ enum tp_status tp_recompute_modules_parse(const char *list, uint32_t *mask, stru
             i++;
         if (i == N_MODULES)
             return tp_fail(err, TP_EINVAL,
-                           "--recompute-modules: \"%.*s\" is not a module (core_attn, layernorm, "
+                           "recompute_modules: \"%.*s\" is not a module (core_attn, layernorm, "
                            "moe_act, mlp, moe, shared_experts, mla_up_proj)", (int)(n > 40 ? 40 : n),
                            s);
         *mask |= MODULES[i].bit;
         s += n;
     }
     if (*mask == 0)
-        return tp_fail(err, TP_EINVAL, "--recompute-modules: the list is empty");
+        return tp_fail(err, TP_EINVAL, "recompute_modules: the list is empty");
     return TP_OK;
 }
 

@@ -100,22 +100,21 @@ void tp_search_differs(const struct tp_stack_hit *best, const struct tp_stack_hi
     tp_snprintf(buf, len, "%s %+.3fs", terms[k].name, terms[k].d);
 }
 
-void tp_fit_hint(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
-                 const struct tp_layout *l, const struct tp_memory *mem, char *buf, size_t len)
+bool tp_fit_hint(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
+                 const struct tp_layout *l, const struct tp_memory *mem, struct tp_fix *out)
 {
-    buf[0] = '\0';
+    out->n_set = 0;
     if (mem->fits)
-        return;
+        return false;
     /* the switches that change no layout size: a fused/chunked loss, another recompute mode */
     static const struct {
         bool fused;
         int recompute; /* -1: as given */
-        const char *text;
-    } TRY[] = {{true, -1, "--fused-loss"},
-               {false, TP_RECOMPUTE_SELECTIVE, "--recompute selective"},
-               {false, TP_RECOMPUTE_FULL, "--recompute full"},
-               {true, TP_RECOMPUTE_SELECTIVE, "--fused-loss --recompute selective"},
-               {true, TP_RECOMPUTE_FULL, "--fused-loss --recompute full"}};
+    } TRY[] = {{true, -1},
+               {false, TP_RECOMPUTE_SELECTIVE},
+               {false, TP_RECOMPUTE_FULL},
+               {true, TP_RECOMPUTE_SELECTIVE},
+               {true, TP_RECOMPUTE_FULL}};
     for (size_t i = 0; i < sizeof TRY / sizeof TRY[0]; i++) {
         struct tp_job jt = *j;
         struct tp_layout lt = *l;
@@ -129,9 +128,20 @@ void tp_fit_hint(const struct tp_model *m, const struct tp_cluster *c, const str
             lt.recompute_layers = 0;
         }
         struct tp_memory mt;
-        if (tp_memory_worst(m, c, &jt, &lt, &mt) == TP_OK && mt.fits) {
-            tp_snprintf(buf, len, "%s", TRY[i].text);
-            return; /* the first, the cheapest in speed */
-        }
+        if (tp_memory_worst(m, c, &jt, &lt, &mt) != TP_OK || !mt.fits)
+            continue;
+        /* the first, the cheapest in speed */
+        if (TRY[i].fused)
+            tp_setting_set(&out->set[out->n_set++], "fused_loss", "true", 0,
+                           TP_REASON_FUSED_LOSS);
+        if (TRY[i].recompute >= 0)
+            tp_setting_set(&out->set[out->n_set++], "recompute",
+                           tp_name(TP_NAMES_RECOMPUTE, TRY[i].recompute), 0,
+                           TP_REASON_RECOMPUTE);
+        out->job = jt;
+        out->layout = lt;
+        out->total_bytes = mt.total_bytes;
+        return true;
     }
+    return false;
 }

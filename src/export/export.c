@@ -174,7 +174,7 @@ static enum tp_status deepspeed_limits(const struct tp_export_plan *p, bool mega
         tp_prec_gemm_dtype(p->j->precision) == TP_FP4)
         return tp_fail(err, TP_EUNSUPPORTED,
                        "a DeepSpeed config has no fp8 training mode (bf16 or fp16; fp8 runs "
-                       "through Transformer Engine, e.g. --to megatron --framework megatron)");
+                       "through Transformer Engine, e.g. to=megatron framework=megatron)");
     if (l->offload == TP_OFFLOAD_PARAMS && l->zero != 3)
         return tp_fail(err, TP_EUNSUPPORTED, "DeepSpeed offloads parameters with ZeRO-3 only");
     if (megatron) {
@@ -187,13 +187,13 @@ static enum tp_status deepspeed_limits(const struct tp_export_plan *p, bool mega
     if (l->tp > 1 || l->pp > 1 || l->cp > 1)
         return tp_fail(err, TP_EUNSUPPORTED,
                        "tp %u pp %u cp %u: a DeepSpeed/Axolotl config runs data parallel "
-                       "(ZeRO) only; export a layout with tp = pp = cp = 1 or use --to megatron",
+                       "(ZeRO) only; export a layout with tp = pp = cp = 1 or use to=megatron",
                        l->tp, l->pp, l->cp);
     if (l->ep > 1)
         return tp_fail(err, TP_EUNSUPPORTED,
                        "ep %u: DeepSpeed sets expert parallelism in the model code "
                        "(deepspeed.moe.layer.MoE ep_size), not in its config; export ep 1 or "
-                       "use --to megatron", l->ep);
+                       "use to=megatron", l->ep);
     return TP_OK;
 }
 

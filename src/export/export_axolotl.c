@@ -268,7 +268,7 @@ enum tp_status tp_export_axolotl(const struct tp_export_plan *p, struct tp_error
     }
     if (fsdp && l->zero == 1)
         return tp_fail(err, TP_EUNSUPPORTED, "ZeRO-1 has no FSDP strategy (FSDP shards "
-                                             "gradients too): plan --zero 2 or 3");
+                                             "gradients too): plan zero=2 or 3");
     if ((tp_prec_gemm_dtype(p->j->precision) == TP_FP8 ||
          tp_prec_gemm_dtype(p->j->precision) == TP_FP4) && !ds)
         return tp_fail(err, TP_EUNSUPPORTED, "the Axolotl export writes bf16, fp16 or fp32");

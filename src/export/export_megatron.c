@@ -186,7 +186,7 @@ static enum tp_status layout_lm(const struct tp_export_plan *p, struct args *a,
     if (l->offload == TP_OFFLOAD_OPTIMIZER) {
         if (l->zero != 1)
             return tp_fail(err, TP_EUNSUPPORTED, "Megatron-LM's --optimizer-cpu-offload needs "
-                                                 "the distributed optimizer (--zero 1)");
+                                                 "the distributed optimizer (zero=1)");
         sw(a, "--optimizer-cpu-offload");
         arg(a, "--optimizer-offload-fraction", "1.0");
     }
@@ -226,7 +226,7 @@ static enum tp_status job_lm(const struct tp_export_plan *p, struct args *a,
     }
     if (j->precision == TP_PREC_MXFP4) /* transformer_config.py: fp4_recipe nvfp4 | custom */
         return tp_fail(err, TP_EUNSUPPORTED, "Megatron-Core has no MXFP4 recipe (fp4_recipe "
-                                             "nvfp4 or custom): plan --precision nvfp4");
+                                             "nvfp4 or custom): plan precision=nvfp4");
     if (j->precision == TP_PREC_NVFP4) {
         arg(a, "--fp4-format", "e2m1");
         arg(a, "--fp4-recipe", "nvfp4");
@@ -244,7 +244,7 @@ static enum tp_status job_lm(const struct tp_export_plan *p, struct args *a,
     if (j->optimizer != TP_OPT_ADAMW && j->optimizer != TP_OPT_SGD &&
         j->optimizer != TP_OPT_SGD_MOMENTUM)
         return tp_fail(err, TP_EUNSUPPORTED, "Megatron's optimizers are adam (AdamW) and sgd, "
-                                             "not the planned one; plan --optimizer adamw");
+                                             "not the planned one; plan optimizer=adamw");
     arg(a, "--optimizer", "%s", j->optimizer == TP_OPT_ADAMW ? "adam" : "sgd");
     arg(a, "--clip-grad", "1.0");
     return TP_OK;
@@ -259,7 +259,7 @@ static enum tp_status build_ds(const struct tp_export_plan *p, struct args *a,
     const struct tp_job *j = p->j;
     if (l->vpp > 1 || l->pp_first || l->pp_last || l->cp > 1 || m->attn == TP_ATTN_MLA)
         return tp_fail(err, TP_EUNSUPPORTED,
-                       "Megatron-DeepSpeed has no %s; use --to megatron --framework megatron",
+                       "Megatron-DeepSpeed has no %s; use to=megatron framework=megatron",
                        l->vpp > 1 ? "interleaved pipeline (vpp)"
                        : l->cp > 1 ? "ring context parallelism (its --ds-sequence-parallel-size "
                                      "is Ulysses)"
@@ -368,7 +368,7 @@ enum tp_status tp_export_megatron(const struct tp_export_plan *p, bool deepspeed
     if (j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA || j->task == TP_TASK_DPO)
         return tp_fail(err, TP_EUNSUPPORTED, "pretrain_gpt.py trains every weight on next-token "
                                              "loss: %s is not a Megatron pretraining run (use "
-                                             "--to axolotl)",
+                                             "to=axolotl)",
                        j->task == TP_TASK_DPO ? "DPO" : "LoRA/QLoRA");
     if (tp_model_hybrid(p->m))
         return tp_fail(err, TP_EUNSUPPORTED,

@@ -206,8 +206,11 @@ static enum tp_status search_json(struct call *x, char **out, struct tp_error *e
                                                 sizeof outside);
         struct tp_range rg;
         double band = n ? tp_search_tie_band(&x->m, &x->c, &x->j, &hits[0], domain, &rg) : 0;
+        struct tp_nearest_in in = {&x->m, &x->c, &x->j, &x->so, &x->cal, fw, n_fw,
+                                   x->q.framework != 0, st->rejected[TP_REJECT_MEMORY] > 0};
+        size_t n_near = n ? 0 : tp_search_nearest(&in, NULL, NULL, x->fixes, TP_MAX_FIXES);
         *out = tp_json_dumps(tp_json_search(&x->m, &x->c, &x->j, x->so.gbs, st, hits, n,
-                                            outside, band), 8);
+                                            outside, band, x->fixes, n_near), 8);
         s = *out ? TP_OK : tp_fail(err, TP_ENOMEM, "out of memory");
     }
     free(hits);
@@ -275,5 +278,104 @@ enum tp_status tp_call_json(const char *verb, const char *model, const char *con
     if (st == TP_OK)
         st = run_verb(x, model, out, err);
     free(x);
+    return st;
+}
+
+/* The options of validate and calibrate (tp_call_runs_json). */
+struct runs_call {
+    bool calibrate;
+    const char *calibration, *base, *output;
+    bool cv;
+    struct tp_fit_opts o;
+};
+
+/* calibrate's own options, in the ranges of the CLI's flags (cli/args.c). */
+static enum tp_status fit_option(struct runs_call *x, const char *key, const char *value,
+                                 struct tp_error *err)
+{
+    double v;
+    if (strcmp(key, "base") == 0)
+        x->base = value;
+    else if (strcmp(key, "output") == 0)
+        x->output = value;
+    else if (strcmp(key, "no_cv") == 0)
+        x->cv = !truthy(value);
+    else if (strcmp(key, "no_per_gpu") == 0)
+        x->o.per_gpu = !truthy(value);
+    else if (strcmp(key, "prior_weight") == 0) {
+        TRY(real_option(key, value, 0, &x->o.prior_weight, err));
+        if (x->o.prior_weight > 100)
+            return tp_fail_field(err, TP_EINVAL, key, "%s %s: expected 0 to 100", key, value);
+    } else if (strcmp(key, "min_gpu_rows") == 0) {
+        TRY(int_option(key, value, 1, 100000, &v, err));
+        x->o.min_gpu_rows = (uint32_t)v;
+    } else if (strcmp(key, "max_evals") == 0) {
+        TRY(int_option(key, value, 10, 1000000, &v, err));
+        x->o.max_evals = (uint32_t)v;
+    } else if (strcmp(key, "quiet") != 0)
+        return tp_fail_field(err, TP_EINVAL, key, "unknown option %s", key);
+    return TP_OK;
+}
+
+static enum tp_status runs_verb(struct runs_call *x, const struct tp_runs *runs, char **out,
+                                struct tp_error *err)
+{
+    struct tp_calib *cal = malloc(sizeof *cal);
+    const char *base_name;
+    enum tp_status st = cal ? TP_OK : tp_fail(err, TP_ENOMEM, "out of memory");
+    json_t *doc = NULL;
+    if (st == TP_OK && !x->calibrate) {
+        struct tp_validation v;
+        tp_calib_init(cal);
+        if (x->calibration)
+            st = tp_calib_from_file(x->calibration, cal, err);
+        if (st == TP_OK && (st = tp_validate_runs(runs, cal, &v, err)) == TP_OK) {
+            doc = tp_json_validate(&v, x->calibration);
+            tp_validation_free(&v);
+        }
+    } else if (st == TP_OK && (st = tp_calib_base(x->base, cal, &base_name, err)) == TP_OK) {
+        struct tp_calibration r;
+        if ((st = tp_calibrate_runs(runs, cal, &x->o, x->cv, &r, err)) == TP_OK) {
+            if (x->output)
+                st = tp_calib_write(&r.fitted, x->output, err);
+            if (st == TP_OK)
+                doc = tp_json_calibrate(&r, base_name, x->output);
+            tp_calibration_free(&r);
+        }
+    }
+    free(cal);
+    if (st == TP_OK && !(*out = tp_json_dumps(doc, 6)))
+        st = tp_fail(err, TP_ENOMEM, "out of memory");
+    return st;
+}
+
+enum tp_status tp_call_runs_json(const char *verb, const char *const *files, size_t n_files,
+                                 const char *const *keys, const char *const *values, size_t n,
+                                 char **out, struct tp_error *err)
+{
+    *out = NULL;
+    struct runs_call x = {.cv = true};
+    if (!verb || (strcmp(verb, "validate") != 0 && strcmp(verb, "calibrate") != 0))
+        return tp_fail(err, TP_EINVAL, "unknown verb %.40s: expected validate or calibrate",
+                       verb ? verb : "(none)");
+    x.calibrate = strcmp(verb, "calibrate") == 0;
+    if (n_files == 0)
+        return tp_fail_field(err, TP_EINVAL, "files", "%s needs at least one runs file", verb);
+    tp_fit_opts_init(&x.o);
+    for (size_t i = 0; i < n; i++) {
+        const char *k = keys[i], *v = values[i];
+        if (!v)
+            return tp_fail_field(err, TP_EINVAL, k, "%s needs a value", k);
+        if (x.calibrate)
+            TRY(fit_option(&x, k, v, err));
+        else if (strcmp(k, "calibration") == 0)
+            x.calibration = v;
+        else
+            return tp_fail_field(err, TP_EINVAL, k, "unknown option %s", k);
+    }
+    struct tp_runs runs;
+    TRY(tp_runs_load(files, n_files, &runs, err));
+    enum tp_status st = runs_verb(&x, &runs, out, err);
+    tp_runs_free(&runs);
     return st;
 }

@@ -6,6 +6,8 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 static json_t *time_json(const struct tp_time *t)
 {
@@ -63,6 +65,48 @@ static void budget_json(json_t *doc, const struct tp_eval_opts *o, const struct 
                         o->gpu_hour_price >= 0 ? json_real(ev->cost) : json_null());
 }
 
+/* A setting's value as JSON: a whole number, true, or the name. */
+static json_t *value_json(const char *v)
+{
+    size_t n = strspn(v, "0123456789");
+    if (n > 0 && v[n] == '\0' && n < 10)
+        return json_integer(strtoll(v, NULL, 10));
+    return strcmp(v, "true") == 0 ? json_true() : json_string(v);
+}
+
+json_t *tp_json_fix(const struct tp_fix *f)
+{
+    json_t *settings = json_object(), *reasons = json_array();
+    for (size_t i = 0; i < f->n_set; i++) {
+        const struct tp_setting *s = &f->set[i];
+        json_object_set_new(settings, s->field, value_json(s->value));
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = f->set[k].reason == s->reason;
+        if (!seen && s->reason)
+            json_array_append_new(reasons, json_string(s->reason));
+    }
+    return json_pack("{s:o, s:I, s:o, s:f}", "settings", settings, "dp",
+                     (json_int_t)f->layout.dp, "reasons", reasons, "total_bytes", f->total_bytes);
+}
+
+json_t *tp_json_fixes(const struct tp_fix *f, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, tp_json_fix(&f[i]));
+    return a;
+}
+
+/* fits_with: the fused loss / recompute change that makes the run fit, or null. */
+static json_t *hint_json(const struct tp_model *m, const struct tp_cluster *c,
+                         const struct tp_job *j, const struct tp_layout *l,
+                         const struct tp_memory *mem)
+{
+    struct tp_fix hint;
+    return tp_fit_hint(m, c, j, l, mem, &hint) ? tp_json_fix(&hint) : json_null();
+}
+
 json_t *tp_json_estimate(const struct tp_model *m, const struct tp_cluster *c,
                          const struct tp_job *j, const struct tp_layout *l,
                          const struct tp_eval_opts *o, const struct tp_evaluation *ev,
@@ -107,9 +151,7 @@ json_t *tp_json_estimate(const struct tp_model *m, const struct tp_cluster *c,
                                     "against the dense 16-bit peak"));
     json_object_set_new(doc, "time", time_json(t));
     json_object_set_new(doc, "memory", tp_json_memory(&ev->memory));
-    char hint[160];
-    tp_fit_hint(m, c, j, l, &ev->memory, hint, sizeof hint);
-    json_object_set_new(doc, "fits_with", json_string(hint));
+    json_object_set_new(doc, "fits_with", hint_json(m, c, j, l, &ev->memory));
     json_object_set_new(doc, "checkpoint", tp_json_ckpt_plan(&ev->ckpt));
     budget_json(doc, o, ev);
     json_object_set_new(doc, "calibration",
@@ -153,15 +195,9 @@ json_t *tp_json_memory_report(const struct tp_model *m, const struct tp_cluster 
         }
         json_object_set_new(head, "stages", stages);
     }
-    json_t *fx = json_array();
-    for (size_t i = 0; i < n_fixes; i++)
-        json_array_append_new(fx, json_pack("{s:s, s:f}", "change", fixes[i].text, "total_bytes",
-                                            fixes[i].total_bytes));
-    json_object_set_new(head, "fixes", fx);
+    json_object_set_new(head, "fixes", tp_json_fixes(fixes, n_fixes));
     json_object_set_new(head, "notes", json_string(notes ? notes : ""));
-    char hint[160];
-    tp_fit_hint(m, c, j, l, worst, hint, sizeof hint);
-    json_object_set_new(head, "fits_with", json_string(hint));
+    json_object_set_new(head, "fits_with", hint_json(m, c, j, l, worst));
     return head;
 }
 
@@ -200,7 +236,7 @@ json_t *tp_json_search_hit(const struct tp_stack_hit *h, const struct tp_stack_h
 json_t *tp_json_search(const struct tp_model *m, const struct tp_cluster *c,
                        const struct tp_job *j, uint64_t gbs, const struct tp_search_stats *st,
                        const struct tp_stack_hit *hits, size_t n, const char *outside,
-                       double band)
+                       double band, const struct tp_fix *nearest, size_t n_nearest)
 {
     json_t *rej = json_object();
     for (int i = 0; i < TP_REJECT_COUNT; i++)
@@ -226,5 +262,6 @@ json_t *tp_json_search(const struct tp_model *m, const struct tp_cluster *c,
                         outside && outside[0] ? json_string(outside) : json_null());
     json_object_set_new(doc, "tie_band", isfinite(band) ? json_real(band) : json_null());
     json_object_set_new(doc, "listed", json_integer((json_int_t)n));
+    json_object_set_new(doc, "nearest", tp_json_fixes(nearest, n_nearest));
     return doc;
 }

@@ -310,7 +310,7 @@ enum tp_status tp_request_resolve(const struct tp_request *r, const struct tp_mo
     if (r->recompute_modules) {
         if (l->recompute == TP_RECOMPUTE_FULL)
             return tp_fail_field(err, TP_EINVAL, "recompute_modules",
-                                 "recompute_modules needs --recompute selective (or none given)");
+                                 "recompute_modules needs recompute=selective (or none given)");
         TRY(tp_recompute_modules_parse(r->recompute_modules, &l->recompute_modules, err));
         l->recompute = TP_RECOMPUTE_SELECTIVE;
     }

@@ -1,0 +1,286 @@
+/*
+ * trainplan/cluster.h - the cluster, the job and the parallel layout: the GPU catalog, the
+ * job's settings, the software stacks and the layout checks.
+ *
+ * Part of the public API; include "trainplan.h" for all of it.
+ */
+#ifndef TRAINPLAN_CLUSTER_H
+#define TRAINPLAN_CLUSTER_H
+
+#include "model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ----------------------------------------------------------------------------------------- */
+/* Hardware catalog                                                                           */
+/* ----------------------------------------------------------------------------------------- */
+
+enum tp_dtype { TP_FP32 = 0, TP_TF32, TP_BF16, TP_FP8, TP_FP4, TP_DTYPE_COUNT };
+
+/* One accelerator as its datasheet gives it.  Bandwidths are per GPU, per direction, in
+   bytes/s; FLOP/s are dense (no sparsity); 0 = the device has no such mode. */
+struct tp_gpu {
+    const char *key;        /* stable lower-case key: "h100-sxm", "mi300x", ... */
+    const char *label;      /* human name */
+    const char *source;     /* datasheet citation */
+    double peak_flops[TP_DTYPE_COUNT];
+    double hbm_bytes;       /* memory capacity in bytes; a vendor's "80 GB" is 80 GiB of DRAM */
+    double hbm_bw;          /* memory bandwidth */
+    double intra_bw;        /* scale-up link per GPU (NVLink, xGMI, ...); PCIe when none */
+    uint32_t gpus_per_node; /* typical GPUs per node / scale-up domain */
+    double inter_bw;        /* default scale-out (NIC) bandwidth per GPU */
+    double host_bw;         /* host link (PCIe) per direction */
+    uint32_t sms;           /* streaming multiprocessors / compute units (0 = unknown) */
+    /* Maximum achievable matmul FLOP/s as a fraction of the peak (large bf16 / fp8 GEMM sweeps,
+       [MLE] "MAMF"); 0 = not measured (struct tp_calib supplies a default). */
+    double mamf_bf16, mamf_fp8;
+    /* Asynchronous warpgroup / tcgen05 tensor-core MMA (NVIDIA sm_90 Hopper, sm_100 data-centre
+       Blackwell): kernels written for Ampere's mma.sync, such as FlashAttention-2, reach only
+       part of the peak there (struct tp_calib fa2_ratio). */
+    bool async_mma;
+    /* Scale-up links of a point-to-point mesh (AMD Infinity Fabric / xGMI: 7 links per GPU in
+       an 8-GPU node; Gaudi's RoCE all-to-all): a group of g ranks in a node uses g - 1 of them,
+       so it reaches (g - 1) / links of intra_bw.  0 = a switch (NVSwitch): any group gets it
+       all. */
+    uint32_t mesh_links;
+};
+
+TP_API size_t tp_gpu_count(void);
+TP_API const struct tp_gpu *tp_gpu_get(size_t i);
+/* Finds a GPU by key or alias (case-insensitive); TP_ENOTFOUND lists close keys. */
+TP_API enum tp_status tp_gpu_find(const char *name, const struct tp_gpu **out, struct tp_error *err);
+
+/* ----------------------------------------------------------------------------------------- */
+/* Cluster, job and parallel layout                                                           */
+/* ----------------------------------------------------------------------------------------- */
+
+struct tp_cluster {
+    struct tp_gpu gpu;      /* a copy, so every figure can be overridden */
+    uint32_t n_gpus;
+    uint32_t gpus_per_node;
+};
+
+/* `n_gpus` of catalog GPU `gpu` (key or alias) with the catalog's GPUs per node;
+   TP_ENOTFOUND as tp_gpu_find. */
+TP_API enum tp_status tp_cluster_init(struct tp_cluster *c, const char *gpu, uint32_t n_gpus,
+                               struct tp_error *err);
+
+enum tp_task { TP_TASK_PRETRAIN = 0, TP_TASK_SFT, TP_TASK_DPO, TP_TASK_LORA, TP_TASK_QLORA };
+enum tp_optimizer {
+    TP_OPT_ADAMW = 0,  /* fp32 m and v */
+    TP_OPT_ADAMW_8BIT, /* bitsandbytes blockwise 8-bit m and v (block 256, fp32 absmax) */
+    TP_OPT_ADAMW_4BIT, /* torchao 4-bit m and v (block 128, fp32 scale) */
+    TP_OPT_ADAFACTOR,  /* factored second moment, no first moment */
+    TP_OPT_SGD,        /* no state */
+    TP_OPT_SGD_MOMENTUM
+};
+enum tp_precision {
+    TP_PREC_BF16 = 0,
+    TP_PREC_FP16,
+    TP_PREC_FP8,    /* per-tensor or blockwise scaled FP8 (Transformer Engine DelayedScaling,
+                       Float8CurrentScaling, Float8BlockScaling) */
+    TP_PREC_FP32,
+    TP_PREC_MXFP8,  /* FP8 with 32-element E8M0 block scales (MXFP8BlockScaling): needs
+                       block-scaled tensor cores (Blackwell, MI355X) */
+    TP_PREC_NVFP4,  /* FP4 E2M1 with 16-element FP8 block scales and a per-tensor scale
+                       (NVFP4BlockScaling): GEMMs at the FP4 rate */
+    TP_PREC_MXFP4   /* FP4 E2M1 with 32-element E8M0 block scales (OCP MX) */
+};
+#define TP_PREC_COUNT 7
+/* The tensor-core type a precision's GEMMs run in: TP_FP8 (fp8, mxfp8), TP_FP4 (nvfp4,
+   mxfp4), TP_TF32 (fp32), else TP_BF16. */
+TP_API enum tp_dtype tp_prec_gemm_dtype(enum tp_precision p);
+/* Bytes per element of a GEMM input saved for backward in the precision's format (the
+   quantized data plus its block scales): 1 fp8, 1 + 1/32 mxfp8, 0.5 + 1/16 nvfp4, 0.5 + 1/32
+   mxfp4; 2 for 16-bit, 4 for fp32. */
+TP_API double tp_prec_saved_bytes(enum tp_precision p);
+/* Lower-case name ("bf16", "nvfp4", ...); "?" when out of range. */
+TP_API const char *tp_prec_name(enum tp_precision p);
+/* Whose bytes-per-parameter conventions: DeepSpeed/FSDP keep 16-bit gradients (2+2+12 = 16 B
+   for AdamW); Megatron accumulates fp32 main gradients (2+4+12 = 18 B). */
+enum tp_framework {
+    TP_FW_DEEPSPEED = 0, TP_FW_FSDP, TP_FW_MEGATRON, TP_FW_AXOLOTL, TP_FW_TORCHTITAN,
+    TP_FW_MEGATRON_DS, /* Megatron-DeepSpeed: Megatron-LM's TP/PP on DeepSpeed's engine */
+    TP_FW_COUNT
+};
+/* How a stack runs the routed experts of an MoE block (training-physics.md §5.5, docs/stacks.md).
+   DEFAULT: the stack's own (tp_stack_moe_impl).  EAGER: Hugging Face modeling code's Python
+   loop over the experts (one small GEMM chain per expert, a host sync to find its tokens,
+   gather and index_add_); GROUPED: one grouped GEMM over all local experts with fused
+   permute/unpermute (Megatron-Core/TE, MegaBlocks, torch._grouped_mm); DEEPSPEED: DeepSpeed-MoE
+   / Tutel (capacity-padded dispatch, a loop over the local experts, expert parallel).  DENSE:
+   every expert runs over every token, the unselected ones on zero-scaled input (transformers'
+   Llama4TextMoe: hidden_states.repeat(num_experts, 1); Axolotl's linearized Llama 4 experts);
+   a Hugging Face stack's default for the llama4 family. */
+enum tp_moe_impl { TP_MOE_DEFAULT = 0, TP_MOE_EAGER, TP_MOE_GROUPED, TP_MOE_DEEPSPEED, TP_MOE_DENSE };
+/* Attention kernel.  TP_ATTN_FLASH is the framework's default fused kernel: Megatron-Core/NeMo
+   run Transformer Engine's (cuDNN fused attention: native to Hopper and Blackwell), the others
+   FlashAttention-2 (flash-attn, PyTorch SDPA's flash backend).  FLASH2 / FLASH3 name the kernel
+   outright: FlashAttention-2, or an architecture-native one (FlashAttention-3, cuDNN, TE). */
+enum tp_attn_impl { TP_ATTN_FLASH = 0, TP_ATTN_EAGER, TP_ATTN_FLASH2, TP_ATTN_FLASH3 };
+enum tp_offload { TP_OFFLOAD_NONE = 0, TP_OFFLOAD_OPTIMIZER, TP_OFFLOAD_PARAMS };
+
+/* LoRA target modules (bit mask). */
+enum {
+    TP_LORA_Q = 1u << 0, TP_LORA_K = 1u << 1, TP_LORA_V = 1u << 2, TP_LORA_O = 1u << 3,
+    TP_LORA_GATE = 1u << 4, TP_LORA_UP = 1u << 5, TP_LORA_DOWN = 1u << 6,
+    TP_LORA_ALL = 0x7f
+};
+
+struct tp_job {
+    enum tp_task task;
+    enum tp_optimizer optimizer;
+    enum tp_precision precision;
+    enum tp_framework framework;
+    enum tp_attn_impl attn_impl;
+    uint64_t seq;              /* tokens per sample */
+    uint32_t lora_rank;        /* LoRA / QLoRA adapter rank */
+    uint32_t lora_targets;     /* TP_LORA_* mask */
+    bool dropout;              /* activations keep dropout masks (GPT-2/3-era recipes) */
+    bool fused_loss;           /* chunked/fused cross-entropy: no full fp32 logits copy */
+    bool grad_16bit;           /* Megatron's main gradients and their reduction in 16 bits
+                                  (grad_reduce_in_fp32 False: Megatron-Bridge and NeMo 2
+                                  performance recipes); else fp32 where the stack keeps them */
+    bool tp_comm_overlap;      /* TP collectives overlapped with GEMMs (Transformer Engine
+                                  userbuffers: Megatron-Core --tp-comm-overlap, NeMo's
+                                  tp_comm_overlap; torchtitan async TP) */
+    enum tp_moe_impl moe_impl; /* TP_MOE_DEFAULT: the stack's */
+    bool z3_leaf;              /* ZeRO-3 fetches an MoE block's experts as one leaf module
+                                  (deepspeed.utils.set_z3_leaf_modules), not expert by expert */
+    double moe_capacity;       /* token-dropping capacity factor; 0 = dropless */
+    double moe_imbalance;      /* dropless: busiest expert's load over the mean (>= 1) */
+    double trainable_frac;     /* share of the processed token slots the user's throughput
+                                  counts (0 < f <= 1; 1 = every slot).  Axolotl >= 0.13 logs
+                                  tokens_per_second_per_gpu over trainable tokens only (labels
+                                  != -100: no prompt turns, no padding; axolotl PR #3072); the
+                                  token budget counts the same tokens */
+    /* Framework overhead (explicit and overridable; training-physics.md §3.8 [heuristic]) */
+    double overhead_base_bytes;   /* CUDA context, cuBLAS/flash workspaces */
+    double overhead_comm_bytes;   /* per live NCCL communicator */
+    double overhead_frag;         /* allocator fragmentation, fraction of states + activations */
+};
+
+enum tp_schedule { TP_SCHED_1F1B = 0, TP_SCHED_INTERLEAVED, TP_SCHED_GPIPE };
+
+struct tp_layout {
+    uint32_t dp, tp, pp, vpp, ep, etp, cp;
+    bool sp;                   /* Megatron sequence parallelism (with tp > 1) */
+    uint32_t zero;             /* 0..3: ZeRO stage / FSDP strategy (3 = FULL_SHARD) */
+    uint32_t shard_group;      /* HSDP / hpZ: ranks per sharding group (0 = the whole DP group) */
+    uint32_t mbs, gas;         /* sequences per micro-batch; micro-batches per step */
+    enum tp_recompute recompute;
+    uint32_t recompute_layers; /* with TP_RECOMPUTE_FULL: only this many blocks per stage (0 = all) */
+    uint32_t recompute_modules; /* with TP_RECOMPUTE_SELECTIVE: enum tp_recompute_module mask
+                                   (0 = core_attn) */
+    enum tp_offload offload;
+    enum tp_schedule schedule;
+    /* Uneven pipeline split (Megatron-Core --decoder-first/last-pipeline-num-layers), vpp == 1
+       only: transformer blocks on the first / last stage, 0 = not given.  The stages not given
+       share the remaining blocks equally (they must divide); both 0 = the default split. */
+    uint32_t pp_first, pp_last;
+    /* Megatron-Core's split per virtual stage (--pipeline-model-parallel-layout, or what
+       --decoder-first/last-pipeline-num-layers and --account-for-embedding/loss-in-pipeline-split
+       give with interleaving): pp_map[v] blocks on virtual stage v, which is chunk v / pp of
+       rank v % pp, for pp_nv = pp * vpp stages in layer order; pp_nv 0 = no map (the split
+       above).  Filled by tp_layout_pp_parse / tp_layout_pp_account, or by tp_layout_check from
+       pp_first/pp_last when vpp > 1. */
+    uint32_t pp_nv;
+    uint16_t pp_map[TP_MAX_VSTAGES];
+};
+
+/* Fills a job with the defaults: pretrain, AdamW, bf16, DeepSpeed conventions, flash attention,
+   seq 4096, LoRA rank 16 on all linear layers, dropless MoE with imbalance 1.2, overhead
+   1.0 GB + 0.5 GB per communicator + 8% (training-physics.md §3.8). */
+TP_API void tp_job_init(struct tp_job *j);
+/* Whether the job's attention kernel is native to async-MMA GPUs (FLASH3, or FLASH under
+   Megatron-Core/NeMo, whose Transformer Engine runs cuDNN fused attention); FlashAttention-2
+   and eager attention are not. */
+TP_API bool tp_attn_native(const struct tp_job *j);
+/* The share of processed token slots the job's throughput and token budget count
+   (tp_job.trainable_frac; 1 when unset). */
+TP_API double tp_job_trainable_frac(const struct tp_job *j);
+
+/* A software stack (--framework) as a first-class part of the model: what it can run and which
+   kernels it runs (docs/stacks.md; each capability with the source it comes from). */
+struct tp_stack {
+    enum tp_framework fw;
+    const char *key;        /* "megatron", "axolotl", ... */
+    const char *aliases;    /* other names, comma-separated ("hf,trl" for axolotl) */
+    const char *label;
+    const char *source;     /* where the capabilities come from */
+    bool tp, pp, vpp, cp, ep, sp, uneven_pp, offload;
+    unsigned zero_mask;     /* bit z: ZeRO stage / FSDP sharding z the stack runs */
+    bool ep_zero3;          /* expert parallel together with ZeRO-3 / full sharding */
+    bool eager_modules;     /* Hugging Face modeling code op by op (no fused norms/rotary/GLU
+                               unless a fused loss / Liger is on) */
+    enum tp_moe_impl moe_impl; /* its MoE implementation (DEEPSPEED stacks: EAGER at ep 1) */
+    bool fp32_grad_reduce;  /* reduces gradients in fp32 (Megatron main grads, FSDP2 default) */
+    bool ds_zero;           /* its sharding is DeepSpeed's ZeRO (stage-2 per-micro-batch
+                               reduce-scatter, bucket buffers, ZeRO-3 hooks per module) */
+};
+TP_API size_t tp_stack_count(void);
+TP_API const struct tp_stack *tp_stack_get(enum tp_framework fw);
+/* By key or alias, case-insensitive; TP_ENOTFOUND lists the keys. */
+TP_API enum tp_status tp_stack_find(const char *name, const struct tp_stack **out, struct tp_error *err);
+/* The MoE implementation a job runs: its own, else its stack's (DeepSpeed-MoE where the
+   stack runs expert parallel through it and ep > 1; where the stack runs Hugging Face's modeling
+   code, that code's own: dense over all experts for the llama4 family).  `m` may be NULL. */
+TP_API enum tp_moe_impl tp_job_moe_impl(const struct tp_model *m, const struct tp_job *j,
+                                        const struct tp_layout *l);
+TP_API const char *tp_moe_impl_name(enum tp_moe_impl impl);
+/* Whether the job's stack can run the layout; TP_EINVAL names the first thing it cannot
+   ("axolotl runs no tensor parallelism (tp 4)"), for search and for layouts a user gives. */
+TP_API enum tp_status tp_stack_check(const struct tp_model *m, const struct tp_job *j,
+                              const struct tp_layout *l, struct tp_error *err);
+/* dp = tp = pp = vpp = ep = cp = mbs = gas = 1 (0 for etp: = tp), zero 0, no recompute. */
+TP_API void tp_layout_init(struct tp_layout *l);
+
+/* Checks that layout, model, job and cluster fit together; derives dp (from n_gpus) when it is
+   0 and etp when 0.  Messages say what does not divide what, with a hint. */
+TP_API enum tp_status tp_layout_check(const struct tp_model *m, const struct tp_cluster *c,
+                               const struct tp_job *j, struct tp_layout *l, struct tp_error *err);
+/* Checks the cluster's figures against the job: GPUs per node, finite non-negative peaks,
+   bandwidths, and a tensor-core rate for the job's precision (fp8 on a GPU without FP8 units,
+   or fp32 on one without fp32/tf32 rates, is TP_EINVAL, not a silent or infinite answer).
+   tp_layout_check() calls it. */
+TP_API enum tp_status tp_cluster_check(const struct tp_cluster *c, const struct tp_job *j,
+                                struct tp_error *err);
+/* Checks a run as the functions that take a checked layout need it (finalized model, cluster,
+   job, layout sizes and world size, calibration unless NULL), without changing anything: what
+   tp_time_step(), tp_memory_stage() and tp_run_evaluate() run first. */
+struct tp_calib;
+TP_API enum tp_status tp_run_check(const struct tp_model *m, const struct tp_cluster *c,
+                            const struct tp_job *j, const struct tp_layout *l,
+                            const struct tp_calib *cal, struct tp_error *err);
+/* The dense peak the job's GEMMs run at and MFU is measured against: the 16-bit peak, or for
+   fp32 jobs the TF32 tensor-core peak where the GPU has one (else its FP32 peak). */
+TP_API double tp_job_peak_flops(const struct tp_cluster *c, const struct tp_job *j);
+/* Parses Megatron-Core's --pipeline-model-parallel-layout string (pipeline_parallel_layer_
+   layout.py: 'E' embedding, 't' a decoder block, 'm' an MTP block, 'L' the loss, '|' between
+   virtual stages, "(..)*n" and "x*n" repeat, ',' cosmetic; e.g. "Et*3|(tt|)*29,m|L") into
+   l->pp_map for the layout's pp (set l->pp first): the stage count fixes vpp (it must be a
+   multiple of pp, and match a vpp > 1 already set), the embedding must come first and the loss
+   last, exactly once each, and the 't's must number n_layers.  TP_EINVAL names what is wrong. */
+TP_API enum tp_status tp_layout_pp_parse(const char *text, uint32_t n_layers, struct tp_layout *l,
+                                         struct tp_error *err);
+/* Megatron-Core's --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-
+   split: the embedding and/or the loss take one block's slot, so (n_layers + embedding + loss)
+   must divide by pp * vpp; the first (last) virtual stage builds one block fewer.  Fills
+   l->pp_map for l->pp and l->vpp. */
+TP_API enum tp_status tp_layout_pp_account(uint32_t n_layers, bool embedding, bool loss,
+                                           struct tp_layout *l, struct tp_error *err);
+/* Writes l->pp_map as a layout string Megatron-Core parses ("Et*3|(t*2|)*29|t|L"); the
+   default split of m (may be NULL: then "") when pp_nv is 0.  Returns what snprintf would. */
+TP_API int tp_layout_pp_format(const struct tp_model *m, const struct tp_layout *l, char *buf,
+                               size_t len);
+/* Transformer blocks pipeline stage `stage` (0..pp-1) of a checked layout holds (all its
+   interleaved chunks together).  Without pp_first/pp_last, stage s holds blocks
+   [s L / pp, (s+1) L / pp): an uneven depth spreads its remainder over the later stages. */
+TP_API uint32_t tp_stage_blocks(const struct tp_model *m, const struct tp_layout *l, uint32_t stage);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TRAINPLAN_CLUSTER_H */

@@ -1,0 +1,104 @@
+/*
+ * calibrate_runs.c - `trainplan calibrate` and python's trainplan.calibrate over loaded runs:
+ * the rows with a measured throughput, the fit (and leave-one-source-out beside it), and each
+ * row's error before, after and held out, from which both build their reports.
+ */
+#include "fit_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tp_calibration_free(struct tp_calibration *r)
+{
+    free(r->rows);
+    free(r->measured);
+    free(r->before);
+    free(r->after);
+    free(r->held_out);
+    free(r->pick);
+    free(r->scratch);
+    memset(r, 0, sizeof *r);
+}
+
+static enum tp_status alloc_rows(struct tp_calibration *r, size_t cap, struct tp_error *err)
+{
+    r->rows = calloc(cap, sizeof *r->rows);
+    r->measured = calloc(cap, sizeof(double));
+    r->before = calloc(cap, sizeof(double));
+    r->after = calloc(cap, sizeof(double));
+    r->held_out = calloc(cap, sizeof(double));
+    r->pick = calloc(cap, sizeof(double));
+    r->scratch = calloc(cap, sizeof(double));
+    if (r->rows && r->measured && r->before && r->after && r->held_out && r->pick && r->scratch)
+        return TP_OK;
+    tp_calibration_free(r);
+    return tp_fail(err, TP_ENOMEM, "out of memory");
+}
+
+enum tp_status tp_calibrate_runs(const struct tp_runs *runs, const struct tp_calib *base,
+                                 const struct tp_fit_opts *o, bool cross_validate,
+                                 struct tp_calibration *out, struct tp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    TRY(alloc_rows(out, runs->n ? runs->n : 1, err));
+    out->runs = runs;
+    out->base = *base;
+    for (size_t i = 0; i < runs->n; i++) { /* the rows with a throughput to fit */
+        double m = tp_run_measured_tokens_per_s(&runs->runs[i], NULL);
+        if (!(m > 0))
+            continue;
+        out->rows[out->n] = &runs->runs[i];
+        out->measured[out->n++] = m;
+    }
+    if (out->n == 0) {
+        const char *first = runs->n_files ? runs->files[0] : "the runs";
+        tp_calibration_free(out);
+        return tp_fail(err, TP_EINVAL, "no row of %s%s has a measured throughput (tokens/s, "
+                       "step time, TFLOP/s or MFU) to fit", first,
+                       runs->n_files > 1 ? " and the others" : "");
+    }
+    /* the fit and the leave-one-source-out folds side by side (one source: no fold) */
+    enum tp_status st = tp_calib_fit_validate(out->rows, out->measured, out->n, base, o,
+                                              &out->fitted, &out->res,
+                                              cross_validate ? out->held_out : NULL, err);
+    if (st != TP_OK) {
+        tp_calibration_free(out);
+        return st;
+    }
+    for (size_t i = 0; i < out->n; i++) {
+        struct tp_run_eval ev;
+        tp_run_evaluate(out->rows[i], base, &ev);
+        out->before[i] = ev.err;
+        tp_run_evaluate(out->rows[i], &out->fitted, &ev);
+        out->after[i] = ev.err;
+        if (!cross_validate)
+            out->held_out[i] = NAN;
+    }
+    out->cross_validated = cross_validate && out->res.sources >= 2;
+    return TP_OK;
+}
+
+void tp_calibration_stats(const struct tp_calibration *r, const double *errs, const char *source,
+                          struct tp_err_stats *st)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < r->n; i++)
+        if (!source || strcmp(r->rows[i]->source, source) == 0)
+            r->pick[k++] = errs[i];
+    tp_err_stats(r->pick, k, r->scratch, st);
+}
+
+bool tp_calibration_source(const struct tp_calibration *r, size_t i, const char **source,
+                           struct tp_err_stats st[3])
+{
+    const char *src = r->rows[i]->source;
+    for (size_t j = 0; j < i; j++)
+        if (strcmp(r->rows[j]->source, src) == 0)
+            return false;
+    tp_calibration_stats(r, r->before, src, &st[0]);
+    tp_calibration_stats(r, r->after, src, &st[1]);
+    tp_calibration_stats(r, r->held_out, src, &st[2]);
+    *source = src;
+    return true;
+}
