@@ -252,6 +252,9 @@ static const struct opt OPTS[] = {
      "--account-for-...-in-pipeline-split slots)"},
     {"offload", NULL, OPT_ENUM, F(offload), 0, 0, "none|optimizer|params", NULL, RUN_CMDS, "WHAT",
      "CPU offload (ZeRO-Offload / ZeRO-Infinity)"},
+    {"offload-activations", NULL, OPT_CONST, F(offload_activations), 1, 1, NULL, NULL, RUN_CMDS,
+     NULL, "keep the activations saved for backward in host memory (two blocks' worth stay on "
+     "the GPU)"},
     {"schedule", NULL, OPT_ENUM, F(schedule), 0, 0, "1f1b|interleaved|gpipe", NULL, RUN_CMDS,
      "S", "pipeline schedule (default 1f1b; interleaved with --vpp)"},
     /* job */

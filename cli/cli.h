@@ -88,6 +88,7 @@ struct cli_args {
     const char *pp_layout;   /* --pp-layout: Megatron layout string or embedding,loss */
     const char *recompute_modules; /* --recompute-modules core_attn,moe_act,... */
     int sp, offload, schedule;
+    int offload_activations; /* --offload-activations */
     int fsdp;                /* 0 not given, 1 no_shard, 2 shard_grad_op, 3 full_shard, 4 hybrid */
     int distopt;             /* --distributed-optimizer */
     /* job */

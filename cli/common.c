@@ -175,6 +175,7 @@ static int to_request(const struct cli_args *a, struct tp_request *q)
     q->sp = a->sp != 0;
     q->recompute = a->recompute;
     q->offload = a->offload;
+    q->offload_activations = a->offload_activations != 0;
     q->schedule = a->schedule;
     q->pp_layout = a->pp_layout;
     q->recompute_modules = a->recompute_modules;

@@ -500,6 +500,9 @@ struct tp_job {
     bool tp_comm_overlap;      /* TP collectives overlapped with GEMMs (Transformer Engine
                                   userbuffers: Megatron-Core --tp-comm-overlap, NeMo's
                                   tp_comm_overlap; torchtitan async TP) */
+    bool loss_16bit;           /* the loss kernel reads the 16-bit logits and keeps no fp32
+                                  copy (flash-attn's fused cross-entropy: llm-foundry's
+                                  default loss_fn "fused_crossentropy") */
     enum tp_moe_impl moe_impl; /* TP_MOE_DEFAULT: the stack's */
     bool z3_leaf;              /* ZeRO-3 fetches an MoE block's experts as one leaf module
                                   (deepspeed.utils.set_z3_leaf_modules), not expert by expert */
@@ -529,6 +532,10 @@ struct tp_layout {
     uint32_t recompute_modules; /* with TP_RECOMPUTE_SELECTIVE: enum tp_recompute_module mask
                                    (0 = core_attn) */
     enum tp_offload offload;
+    bool offload_activations;  /* the activations saved for backward are copied to host memory
+                                  as they are made and back before they are used (transformers'
+                                  gradient_checkpointing offload, torchtitan/TRL activation
+                                  offloading, Megatron-Core fine-grained activation offloading) */
     enum tp_schedule schedule;
     /* Uneven pipeline split (Megatron-Core --decoder-first/last-pipeline-num-layers), vpp == 1
        only: transformer blocks on the first / last stage, 0 = not given.  The stages not given
@@ -1728,6 +1735,7 @@ struct tp_request {
     int64_t pp_first, pp_last;
     bool sp, hybrid_shard;          /* hybrid_shard: FSDP HYBRID_SHARD (shard within a node) */
     int recompute, offload, schedule;
+    bool offload_activations;       /* --offload-activations */
     const char *pp_layout;          /* Megatron's --pipeline-model-parallel-layout string, or
                                        embedding, loss, embedding,loss (NULL: none) */
     const char *recompute_modules;  /* "core_attn,moe_act,..." (implies recompute selective) */

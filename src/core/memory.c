@@ -311,11 +311,16 @@ static struct act_terms block_activations(const struct tp_model *m, const struct
     double load = j->moe_capacity > 0 ? j->moe_capacity : j->moe_imbalance;
     a.replicated += 4.0 * m->n_experts; /* router logits, fp32 */
     /* per routed copy: the permuted fc1 input (all-gathered over the expert-TP group), fc1
-       output and fc2 input (not with moe_act recomputed), split by etp, and the fc2 output the
-       probability-weighted unpermute keeps, reduce-scattered over etp first (Megatron-Core
-       token_unpermutation) */
+       output and fc2 input (not with moe_act recomputed), split by etp, and what the routing
+       weights need: Megatron-Core multiplies them in the activation function
+       (TEGroupedMLP.activation_func_with_probs, megatron/core/transformer/moe/experts.py), which
+       keeps the fp32 weight per copy; a loop over experts that weights each expert's output
+       (HF's `expert_layer(x) * routing_weights`, DeepSpeed MoE's combine) keeps the fc2 output,
+       reduce-scattered over etp first */
     double expert = rc & TP_RC_MOE_ACT ? glu - gin : glu;
-    a.moe = load * m->top_k * (gin * h + (expert * m->moe_ffn + 2 * h) / l->etp);
+    bool mcore = j->framework == TP_FW_MEGATRON;
+    double weights = mcore ? 4.0 : 2 * h / l->etp;
+    a.moe = load * m->top_k * (gin * h + expert * m->moe_ffn / l->etp + weights);
     a.split += rc & TP_RC_SHARED ? 0 : glu * m->shared_ffn;
     return a;
 }
@@ -343,12 +348,13 @@ static double in_flight(const struct tp_layout *l, uint32_t stage)
 }
 
 static double activations(const struct tp_model *m, const struct tp_job *j,
-                          const struct tp_layout *l, uint32_t stage, double *in_flight_out)
+                          const struct tp_layout *l, uint32_t stage, double *in_flight_out,
+                          double *offloaded)
 {
     double tokens = (double)l->mbs * (double)j->seq / l->cp;
     if (j->task == TP_TASK_DPO)
         tokens *= 2; /* chosen and rejected sequence per example */
-    double stored = 0, working = 0;
+    double stored = 0, working = 0, largest = 0;
     uint32_t seen = 0;
     struct act_terms kind[TP_BLOCK_KINDS], whole[TP_BLOCK_KINDS];
     bool have[TP_BLOCK_KINDS] = {false};
@@ -373,18 +379,30 @@ static double activations(const struct tp_model *m, const struct tp_job *j,
         bool ckpt = l->recompute == TP_RECOMPUTE_FULL &&
                     (l->recompute_layers == 0 || seen < l->recompute_layers);
         seen++;
+        double kept = full;
         if (ckpt) {
             /* only the block input is kept (/t with SP); the block is rebuilt in backward */
-            stored += 2 * m->hidden / (l->sp && l->tp > 1 ? (double)l->tp : 1.0);
+            kept = 2 * m->hidden / (l->sp && l->tp > 1 ? (double)l->tp : 1.0);
             double rebuilt = act_bytes(whole[k], l, false);
             working = rebuilt > working ? rebuilt : working;
-        } else {
-            stored += full;
         }
+        stored += kept;
+        largest = kept > largest ? kept : largest;
     }
     double held = in_flight(l, stage);
     *in_flight_out = held;
-    return tokens * (stored * held + working);
+    double on_gpu = stored * held;
+    *offloaded = 0;
+    if (l->offload_activations && on_gpu > 2 * largest) {
+        /* offloaded activations: each block's saved tensors are copied to pinned host memory as
+           the forward makes them and fetched back one block ahead of the backward
+           (torch.autograd.graph.save_on_cpu; transformers' gradient_checkpointing offload,
+           huggingface/trl PR #6846: without it Qwen3-8B at 1M tokens does not fit on 8 H100).
+           The GPU holds the block in use and the one in transfer [derived]. */
+        *offloaded = tokens * (on_gpu - 2 * largest);
+        on_gpu = 2 * largest;
+    }
+    return tokens * (on_gpu + working);
 }
 
 static double logits(const struct tp_model *m, const struct tp_job *j, const struct tp_layout *l)
@@ -392,8 +410,13 @@ static double logits(const struct tp_model *m, const struct tp_job *j, const str
     double tokens = (double)l->mbs * (double)j->seq / l->cp * (j->task == TP_TASK_DPO ? 2 : 1);
     double elems = tokens * m->vocab / l->tp;
     /* bf16 logits + the fp32 copy the loss keeps for backward ([MEG-M] budgets 4 s b V);
-       a fused/chunked cross-entropy materialises about one chunk in eight [heuristic]. */
-    return j->fused_loss ? elems * 2 / 8 : elems * (2 + 4);
+       a fused/chunked cross-entropy materialises about one chunk in eight [heuristic].
+       flash-attn's fused cross-entropy (flash_attn/ops/triton/cross_entropy.py) saves the
+       16-bit logits and an fp32 log-sum-exp per token (ctx.save_for_backward(logits, lse,
+       labels)), no fp32 copy. */
+    if (j->fused_loss)
+        return elems * 2 / 8;
+    return j->loss_16bit ? elems * 2 + tokens * 4 : elems * (2 + 4);
 }
 
 /* Live NCCL communicators: one per parallel dimension with more than one rank. */
@@ -476,7 +499,9 @@ enum tp_status tp_memory_stage(const struct tp_model *m, const struct tp_cluster
         out->gather_bytes = (adapters ? half : 2 * half) * unit;
     }
 
-    out->activations_bytes = activations(m, j, l, stage, &out->in_flight);
+    double act_host;
+    out->activations_bytes = activations(m, j, l, stage, &out->in_flight, &act_host);
+    out->host_bytes_per_node += act_host * c->gpus_per_node;
     if (stage == l->pp - 1)
         out->logits_bytes = logits(m, j, l);
     /* DeepSpeed's reduce and all-gather buckets ("auto" = hidden^2 elements, 16-bit), and the

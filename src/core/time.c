@@ -360,7 +360,9 @@ static enum tp_status step_rates(const struct ctx *x, double model, double hardw
     out->tokens_per_step = samples * (double)j->seq * pairs * counted;
     out->tokens_per_s = out->tokens_per_step / out->step_s;
     out->tokens_per_s_per_gpu = out->tokens_per_s / n_gpus;
-    out->slots_per_s_per_gpu = out->tokens_per_s_per_gpu / counted;
+    /* from the slots themselves, not back from the counted rate: the FLOP rates must not
+       move with trainable_frac, not even by a rounding */
+    out->slots_per_s_per_gpu = samples * (double)j->seq * pairs / out->step_s / n_gpus;
     out->samples_per_s = samples / out->step_s;
     out->model_flops_per_token = model;
     out->hw_flops_per_token = hardware;

@@ -82,6 +82,7 @@ static const struct opt {
     {"sp", K_BOOL, F(sp), 0, 0, 0, 0},
     {"recompute", K_ENUM, F(recompute), 0, 0, TP_NAMES_RECOMPUTE, 0},
     {"offload", K_ENUM, F(offload), 0, 0, TP_NAMES_OFFLOAD, 0},
+    {"offload_activations", K_BOOL, F(offload_activations), 0, 0, 0, 0},
     {"schedule", K_ENUM, F(schedule), 0, 0, TP_NAMES_SCHEDULE, 0},
     {"pp_layout", K_STR, F(pp_layout), 0, 0, 0, 0},
     {"recompute_modules", K_STR, F(recompute_modules), 0, 0, 0, 0},
@@ -292,6 +293,7 @@ static void resolve_layout(const struct tp_request *r, struct tp_layout *l)
     l->sp = r->sp;
     l->recompute = (enum tp_recompute)r->recompute;
     l->offload = (enum tp_offload)r->offload;
+    l->offload_activations = r->offload_activations;
     l->schedule = (enum tp_schedule)r->schedule;
 }
 

@@ -373,10 +373,19 @@ static enum tp_status map_job(const struct row *r, const struct tp_model *m, str
     if (strstr(fw, "Liger") || strstr(notes, "Liger") || strstr(notes, "chunked_nll") ||
         strstr(notes, "cut_cross_entropy"))
         j->fused_loss = true;
+    /* llm-foundry's default loss_fn "fused_crossentropy" (ComposerMPTCausalLM,
+       llmfoundry/models/mpt/modeling_mpt.py) is flash-attn's cross-entropy kernel */
+    if (strcmp(cell(r, "framework_key"), "llm-foundry") == 0) {
+        j->loss_16bit = true;
+        assume(r->run, "flash-attn fused cross-entropy (llm-foundry's default loss_fn)");
+    }
     /* NeMo 2 and Megatron-Bridge performance recipes keep and reduce the main gradients in
-       16 bits (_perf_precision: grad_reduce_in_fp32 = False) */
+       16 bits (_perf_precision: grad_reduce_in_fp32 = False); so did the NeMo 1 launcher's
+       H100 performance runs of 2024 (NeMo-Framework-Launcher examples/training/gpt/h100/
+       20b_fp8_1node.sh, llama/h100/llama2_70b_bf16.sh: +training.model.optim.grad_sync_dtype=
+       bf16) */
     if (strcmp(cell(r, "framework_key"), "nemo") == 0 &&
-        release_year(cell(r, "source_version_or_date")) >= 2025) {
+        release_year(cell(r, "source_version_or_date")) >= 2024) {
         j->grad_16bit = true;
         assume(r->run, "16-bit main gradients (grad_reduce_in_fp32 False)");
     }
@@ -423,6 +432,23 @@ static enum tp_status map_recompute_modules(const struct row *r, struct tp_layou
     return TP_OK;
 }
 
+/* Megatron-Bridge performance recipes that recompute modules the summary table does not show:
+   GPT-OSS 120B on B200, GB200 and H100 sets recompute_modules ["layernorm", "moe_act"]
+   (scripts/performance/configs/gpt_oss/gpt_oss_workload_base_configs.py, *_BF16_V1/V2; the
+   B200 and H100 FP8 variants alias them; GB200's MXFP8 V2 clears the list). */
+static bool bridge_recompute(const struct row *r, struct tp_layout *l)
+{
+    const char *gpu = cell(r, "gpu_type"), *prec = cell(r, "precision");
+    bool listed = strcmp(gpu, "b200") == 0 || strcmp(gpu, "h100-sxm") == 0 ||
+                  (strcmp(gpu, "gb200") == 0 && strcmp(prec, "bf16") == 0);
+    if (strcmp(cell(r, "framework_key"), "nemo") != 0 || strcmp(cell(r, "arch"), "gpt_oss") != 0 ||
+        !strstr(cell(r, "source"), "Megatron-Bridge") || !listed)
+        return false;
+    l->recompute = TP_RECOMPUTE_SELECTIVE;
+    l->recompute_modules = TP_RC_LAYERNORM | TP_RC_MOE_ACT;
+    return true;
+}
+
 static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
 {
     struct tp_run *run = r->run;
@@ -436,7 +462,9 @@ static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
     TRY(num_u32(r, "etp", false, 0, &l->etp));
     TRY(num_u32(r, "pp_first", false, 0, &l->pp_first));
     TRY(num_u32(r, "pp_last", false, 0, &l->pp_last));
-    uint32_t sp = 0;
+    uint32_t sp = 0, act_off = 0;
+    TRY(num_u32(r, "offload_activations", false, 0, &act_off));
+    l->offload_activations = act_off != 0;
     TRY(num_u32(r, "sp", false, 0, &sp));
     l->sp = sp != 0;
     if (!*cell(r, "sp") && mcore_recipe(r) && l->tp != 1) {
@@ -480,6 +508,8 @@ static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
            Megatron-LM paper (Shoeybi et al. 2019, §5) */
         l->recompute = TP_RECOMPUTE_FULL;
         assume(run, "full recompute (Megatron-LM --checkpoint-activations)");
+    } else if (!*rc && bridge_recompute(r, l)) {
+        assume(run, "selective recompute of layernorm and moe_act (Megatron-Bridge recipe)");
     } else if (!*rc) {
         bool finetune = strcmp(cell(r, "framework_key"), "axolotl") == 0;
         l->recompute = finetune ? TP_RECOMPUTE_FULL : TP_RECOMPUTE_NONE;
