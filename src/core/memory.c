@@ -253,6 +253,46 @@ static uint32_t recomputed(const struct tp_layout *l)
     return l->recompute_modules ? l->recompute_modules : TP_RC_CORE_ATTN;
 }
 
+/* torchtitan's op-level selective checkpointing (torchtitan/models/llama3/infra/
+   parallelize.py _apply_ac_to_transformer_block, the "op" option its llama3 train configs set):
+   the block input, the attention kernel's output and log-sum-exp, and the output of every
+   other aten.mm in the block (the counter restarts per block: wq, wv, w1, w2 of wq wk wv wo w1
+   w3 w2) are kept; everything else is rebuilt in backward.  Returns false for blocks the
+   policy is not written for here (MoE, non-attention mixers): they keep the default terms. */
+static bool per_op_activations(const struct tp_model *m, uint32_t layer, double q, double k,
+                               double v, struct act_terms *a)
+{
+    if (m->layer_mixer[layer] != TP_MIXER_ATTN || m->layer_moe[layer] || m->layer_no_ffn[layer])
+        return false;
+    double h = m->hidden, f = m->ffn;
+    /* the matmul outputs in call order; column-parallel ones split by tp, row-parallel ones
+       (wo, w2) replicated or sequence-split */
+    double width[7] = {q, k, v, h, f, m->mlp == TP_MLP_GLU ? f : h, h};
+    bool split[7] = {true, true, true, false, true, m->mlp == TP_MLP_GLU, false};
+    size_t n = m->mlp == TP_MLP_GLU ? 7 : 6;
+    memset(a, 0, sizeof *a);
+    a->replicated = 2 * h; /* the checkpointed block's input */
+    a->split = 2 * q + 4 * (double)m->n_heads; /* attention output (q wide) and fp32 lse */
+    for (size_t i = 0; i < n; i += 2)
+        *(split[i] ? &a->split : &a->replicated) += 2 * width[i];
+    return true;
+}
+
+double tp_per_op_recomputed_share(const struct tp_model *m)
+{
+    double h = m->hidden, f = m->ffn, q = (double)m->n_heads * m->head_dim;
+    double kv = (double)m->n_kv_heads * m->head_dim;
+    bool glu = m->mlp == TP_MLP_GLU;
+    /* in x out of wq wk wv wo w1 [w3] w2; kept: the 1st, 3rd, ...; rebuilt: the 2nd, 4th, ... */
+    double mm[7] = {h * q, h * kv, h * kv, q * h, h * f, glu ? h * f : f * h, f * h};
+    double all = 0, rebuilt = 0;
+    for (size_t i = 0; i < (glu ? 7u : 6u); i++) {
+        all += mm[i];
+        rebuilt += i % 2 ? mm[i] : 0;
+    }
+    return rebuilt / all;
+}
+
 /* What block `layer` stores per token when the modules in `rc` are recomputed instead. */
 static struct act_terms block_activations(const struct tp_model *m, const struct tp_job *j,
                                           const struct tp_layout *l, uint32_t layer, uint32_t rc)
@@ -271,6 +311,8 @@ static struct act_terms block_activations(const struct tp_model *m, const struct
         q = o = nq * m->head_dim;
         k = v = (double)m->n_kv_heads * m->head_dim;
     }
+    if ((rc & TP_RC_OP) && per_op_activations(m, layer, q, k, v, &a))
+        return a;
     /* Inputs saved for a GEMM's backward are kept in the GEMM's precision: Transformer
        Engine's fp8 Linear/LayerNormLinear save the quantized input (1 byte, plus 1/32 of a
        byte of block scales for MXFP8); attention's Q, K, V and the activation function's

@@ -415,6 +415,14 @@ static enum tp_status map_recompute_modules(const struct row *r, struct tp_layou
             return tp_fail(r->err, TP_EINVAL, "recompute_modules: %s", inner.msg);
         return TP_OK;
     }
+    /* torchtitan's selective checkpointing: the op-level policy its llama train configs set
+       (selective_ac_option = "op"), unless the row names another */
+    const char *detail = cell(r, "recompute_detail");
+    if (strcmp(detail, "per-op") == 0 ||
+        (!*detail && strcmp(cell(r, "framework_key"), "torchtitan") == 0)) {
+        l->recompute_modules = TP_RC_OP;
+        return TP_OK;
+    }
     const char *flag = strstr(cell(r, "notes"), "--recompute-modules ");
     if (!flag)
         return TP_OK;
