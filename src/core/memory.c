@@ -458,7 +458,9 @@ static double logits(const struct tp_model *m, const struct tp_job *j, const str
        labels)), no fp32 copy. */
     if (j->fused_loss)
         return elems * 2 / 8;
-    return j->loss_16bit ? elems * 2 + tokens * 4 : elems * (2 + 4);
+    if (j->loss_16bit)
+        return elems * 2 + tokens * 4;
+    return elems * (2 + 4);
 }
 
 /* Live NCCL communicators: one per parallel dimension with more than one rank. */

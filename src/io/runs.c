@@ -325,6 +325,7 @@ static enum tp_status map_stack_columns(const struct row *r, struct tp_job *j)
             return tp_fail(r->err, TP_EINVAL, "%s \"%s\" is not a known value", cols[c].col, v);
         *cols[c].dst = t[i].value;
     }
+    TRY(num_u32(r, "lora_rank", false, j->lora_rank, &j->lora_rank));
     const char *fl = cell(r, "fused_loss");
     if (*fl)
         j->fused_loss = strcmp(fl, "1") == 0 || strcasecmp(fl, "true") == 0;
