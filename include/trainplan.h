@@ -487,6 +487,17 @@ enum {
     TP_LORA_ALL = 0x7f
 };
 
+/* How a loss over the full logits holds them (with fused_loss false).  DEFAULT: the 16-bit
+   logits and one fp32 copy for backward (Megatron-Core's vocab-parallel cross-entropy, whose
+   backward writes the gradient into that copy).  16BIT: a kernel that reads the 16-bit logits
+   and keeps only a per-token log-sum-exp (flash-attn's cross-entropy: llm-foundry's default
+   loss_fn; Transformer Engine's, which writes the gradient into its input).  HF: Hugging Face
+   modeling code with PyTorch's cross_entropy (transformers >= 4.45 ForCausalLMLoss): the model
+   output keeps the 16-bit logits, the loss upcasts them and saves the fp32 log-softmax, whose
+   backward holds two fp32 gradients at once.  HF_FP32_LOGITS: transformers <= 4.44, whose
+   forward upcast the logits itself (logits = logits.float()) and returned the fp32 copy. */
+enum tp_loss_impl { TP_LOSS_DEFAULT = 0, TP_LOSS_16BIT, TP_LOSS_HF, TP_LOSS_HF_FP32_LOGITS };
+
 struct tp_job {
     enum tp_task task;
     enum tp_optimizer optimizer;
@@ -504,9 +515,7 @@ struct tp_job {
     bool tp_comm_overlap;      /* TP collectives overlapped with GEMMs (Transformer Engine
                                   userbuffers: Megatron-Core --tp-comm-overlap, NeMo's
                                   tp_comm_overlap; torchtitan async TP) */
-    bool loss_16bit;           /* the loss kernel reads the 16-bit logits and keeps no fp32
-                                  copy (flash-attn's fused cross-entropy: llm-foundry's
-                                  default loss_fn "fused_crossentropy") */
+    enum tp_loss_impl loss_impl; /* the loss over the full logits (unless fused_loss) */
     enum tp_moe_impl moe_impl; /* TP_MOE_DEFAULT: the stack's */
     bool z3_leaf;              /* ZeRO-3 fetches an MoE block's experts as one leaf module
                                   (deepspeed.utils.set_z3_leaf_modules), not expert by expert */
@@ -520,7 +529,8 @@ struct tp_job {
     /* Framework overhead (explicit and overridable; training-physics.md §3.8 [heuristic]) */
     double overhead_base_bytes;   /* CUDA context, cuBLAS/flash workspaces */
     double overhead_comm_bytes;   /* per live NCCL communicator */
-    double overhead_frag;         /* allocator fragmentation, fraction of states + activations */
+    double overhead_frag;         /* allocator fragmentation, fraction of states + activations
+                                     (logits included) */
 };
 
 enum tp_schedule { TP_SCHED_1F1B = 0, TP_SCHED_INTERLEAVED, TP_SCHED_GPIPE };

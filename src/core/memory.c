@@ -458,8 +458,12 @@ static double logits(const struct tp_model *m, const struct tp_job *j, const str
        labels)), no fp32 copy. */
     if (j->fused_loss)
         return elems * 2 / 8;
-    if (j->loss_16bit)
-        return elems * 2 + tokens * 4;
+    switch (j->loss_impl) {
+    case TP_LOSS_16BIT: return elems * 2 + tokens * 4;
+    case TP_LOSS_HF: return elems * (2 + 4 + 4 + 4); /* at the log-softmax's backward */
+    case TP_LOSS_HF_FP32_LOGITS: return elems * (4 + 4 + 4 + 4);
+    case TP_LOSS_DEFAULT: break;
+    }
     return elems * (2 + 4);
 }
 
@@ -556,7 +560,9 @@ enum tp_status tp_memory_stage(const struct tp_model *m, const struct tp_cluster
         out->comm_bytes += 2.0 * l->mbs * (double)j->seq / l->cp * m->top_k * m->hidden * 2;
     double body = w + g + o + out->gather_bytes + out->activations_bytes + out->logits_bytes;
     out->overhead_bytes = j->overhead_base_bytes + j->overhead_comm_bytes * communicators(l) +
-                          j->overhead_frag * (w + g + o + out->activations_bytes);
+                          j->overhead_frag * (w + g + o + out->activations_bytes +
+                                              out->logits_bytes); /* the logits are activations
+                                                                     to the allocator too */
     out->total_bytes = body + out->comm_bytes + out->overhead_bytes;
     out->capacity_bytes = c->gpu.hbm_bytes;
     out->headroom_bytes = out->capacity_bytes - out->total_bytes;

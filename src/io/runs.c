@@ -326,6 +326,16 @@ static enum tp_status map_stack_columns(const struct row *r, struct tp_job *j)
         *cols[c].dst = t[i].value;
     }
     TRY(num_u32(r, "lora_rank", false, j->lora_rank, &j->lora_rank));
+    static const char *const LOSSES[] = {"default", "16bit", "hf", "hf-fp32-logits"};
+    const char *loss = cell(r, "loss");
+    for (size_t i = 0; *loss && i <= sizeof LOSSES / sizeof LOSSES[0]; i++) {
+        if (i == sizeof LOSSES / sizeof LOSSES[0])
+            return tp_fail(r->err, TP_EINVAL, "loss \"%s\" is not a known value", loss);
+        if (strcasecmp(loss, LOSSES[i]) == 0) {
+            j->loss_impl = (enum tp_loss_impl)i;
+            break;
+        }
+    }
     const char *fl = cell(r, "fused_loss");
     if (*fl)
         j->fused_loss = strcmp(fl, "1") == 0 || strcasecmp(fl, "true") == 0;
@@ -376,8 +386,12 @@ static enum tp_status map_job(const struct row *r, const struct tp_model *m, str
         j->fused_loss = true;
     /* llm-foundry's default loss_fn "fused_crossentropy" (ComposerMPTCausalLM,
        llmfoundry/models/mpt/modeling_mpt.py) is flash-attn's cross-entropy kernel */
+    /* Transformer Engine's cross-entropy (--cross-entropy-fusion-impl te) writes the gradient
+       into its 16-bit input in the forward (transformer_engine/pytorch/cross_entropy.py) */
+    if (strstr(notes, "cross-entropy-fusion-impl te"))
+        j->loss_impl = TP_LOSS_16BIT;
     if (strcmp(cell(r, "framework_key"), "llm-foundry") == 0) {
-        j->loss_16bit = true;
+        j->loss_impl = TP_LOSS_16BIT;
         assume(r->run, "flash-attn fused cross-entropy (llm-foundry's default loss_fn)");
     }
     /* NeMo 2 and Megatron-Bridge performance recipes keep and reduce the main gradients in
