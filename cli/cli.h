@@ -134,6 +134,9 @@ struct run {
 
 /* Resolves model, cluster, job and layout from the arguments; prints the error and returns
    EXIT_USAGE on failure. */
+/* One warning line when a GEMM width of the model is off the tensor cores' 128-byte grid
+   (tp_model_misaligned) at TP size `tp`. */
+void cli_warn_misaligned(const struct tp_model *m, uint32_t tp, enum tp_precision p);
 int cli_resolve_run(const struct cli_args *a, struct run *r);
 /* The cluster, job and layout part of cli_resolve_run, for a model already in r->m (zeroed:
    the sequence defaults to 4096). */

@@ -577,6 +577,8 @@ int cmd_search(int argc, char **argv)
             search_nothing(&r, &o, &cal, &ctl, &st, a.framework != 0);
         if (outside[0])
             printf("warning: outside what the calibration was fitted on: %s\n", outside);
+        if (n > 0)
+            cli_warn_misaligned(&r.m, hits[0].h.layout.tp, r.j.precision);
         if (n > 0 && a.tokens > 0) { /* the best layout evaluated as estimate does */
             struct tp_eval_opts eo;
             tp_eval_opts_init(&eo);

@@ -207,6 +207,25 @@ int cli_resolve_cluster_job(const struct cli_args *a, struct run *r)
 }
 
 /* A library error that names its field ("gbs 12 is not ..."): the field as the flag. */
+/* One line about the model's GEMM widths off the tensor cores' 128-byte grid at TP size `tp`:
+   the first such dimension, its nearest aligned value and how many more there are. */
+void cli_warn_misaligned(const struct tp_model *m, uint32_t tp, enum tp_precision p)
+{
+    struct tp_misalign mis[8];
+    size_t n = tp_model_misaligned(m, tp, p, mis, 8);
+    if (n == 0)
+        return;
+    const struct tp_misalign *a = &mis[0];
+    printf("warning: %s %.0f", a->what, a->dim);
+    if (a->width != a->dim)
+        printf(" / tp %u = %.0f", tp, a->width);
+    printf(" is off the tensor cores' 128-byte grid: its GEMMs run at %.0f%% of the rate; nearest "
+           "aligned %s: %.0f", 100 * a->eff, a->what, a->nearest);
+    if (n > 1)
+        printf(" (%zu more widths off the grid)", n - 1);
+    printf("\n");
+}
+
 void cli_error_field(const struct tp_error *err)
 {
     size_t n = strlen(err->field);

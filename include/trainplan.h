@@ -450,6 +450,23 @@ enum tp_precision {
 /* The tensor-core type a precision's GEMMs run in: TP_FP8 (fp8, mxfp8), TP_FP4 (nvfp4,
    mxfp4), TP_TF32 (fp32), else TP_BF16. */
 TP_API enum tp_dtype tp_prec_gemm_dtype(enum tp_precision p);
+
+/* The share of a GEMM's tensor-core rate left when an operand row is `width` elements of
+   `elem_bytes` each: 1 on the 128-byte grid, less off it, less again off the 16-byte grid
+   (align.c: NVIDIA's Tensor Core Requirements, sized by BLOOM-176B's hidden 14400 vs 13824). */
+TP_API double tp_gemm_align_eff(double width, double elem_bytes);
+/* A model dimension whose GEMM width (per TP rank) is off the 128-byte grid. */
+struct tp_misalign {
+    char what[32];   /* "hidden", "head_dim", "heads x head_dim", "ffn", ... */
+    double dim;      /* the model's dimension */
+    double width;    /* what one TP rank's GEMM sees (dim / tp where TP splits it) */
+    double nearest;  /* the nearest value of the dimension on the grid */
+    double eff;      /* tp_gemm_align_eff of the width */
+};
+/* The model's dimensions that run off the grid at TP size `tp` and precision `p`; fills at
+   most `cap` and returns how many there are. */
+TP_API size_t tp_model_misaligned(const struct tp_model *m, uint32_t tp, enum tp_precision p,
+                                  struct tp_misalign *out, size_t cap);
 /* Bytes per element of a GEMM input saved for backward in the precision's format (the
    quantized data plus its block scales): 1 fp8, 1 + 1/32 mxfp8, 0.5 + 1/16 nvfp4, 0.5 + 1/32
    mxfp4; 2 for 16-bit, 4 for fp32. */
