@@ -255,6 +255,9 @@ static const struct opt OPTS[] = {
     {"offload-activations", NULL, OPT_CONST, F(offload_activations), 1, 1, NULL, NULL, RUN_CMDS,
      NULL, "keep the activations saved for backward in host memory (two blocks' worth stay on "
      "the GPU)"},
+    {"offload-layers", NULL, OPT_INT, F(offload_layers), 1, 1024, NULL, NULL, RUN_CMDS, "N",
+     "with --offload-activations: only the first N blocks of each stage (Megatron-Core "
+     "--cpu-offloading-num-layers; implies --offload-activations)"},
     {"schedule", NULL, OPT_ENUM, F(schedule), 0, 0, "1f1b|interleaved|gpipe", NULL, RUN_CMDS,
      "S", "pipeline schedule (default 1f1b; interleaved with --vpp)"},
     /* job */
@@ -595,6 +598,7 @@ int cli_parse(int argc, char **argv, unsigned cmd, struct cli_args *a)
     a->gpus = a->gpus_per_node = TP_UNSET;
     a->dp = a->tp = a->pp = a->vpp = a->ep = a->etp = a->cp = a->zero = TP_UNSET;
     a->shard_group = a->mbs = a->gas = a->gbs = a->recompute_layers = a->lora_rank = TP_UNSET;
+    a->offload_layers = TP_UNSET;
     a->moe_capacity = a->moe_imbalance = a->overhead_gb = a->nccl_gb = a->frag = -1;
     a->trainable_frac = -1;
     a->price = a->prior_weight = -1;

@@ -89,6 +89,7 @@ struct cli_args {
     const char *recompute_modules; /* --recompute-modules core_attn,moe_act,... */
     int sp, offload, schedule;
     int offload_activations; /* --offload-activations */
+    int64_t offload_layers;  /* --offload-layers N */
     int fsdp;                /* 0 not given, 1 no_shard, 2 shard_grad_op, 3 full_shard, 4 hybrid */
     int distopt;             /* --distributed-optimizer */
     /* job */

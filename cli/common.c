@@ -176,6 +176,7 @@ static int to_request(const struct cli_args *a, struct tp_request *q)
     q->recompute = a->recompute;
     q->offload = a->offload;
     q->offload_activations = a->offload_activations != 0;
+    q->offload_layers = a->offload_layers;
     q->schedule = a->schedule;
     q->pp_layout = a->pp_layout;
     q->recompute_modules = a->recompute_modules;

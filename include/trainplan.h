@@ -567,6 +567,8 @@ struct tp_layout {
                                   as they are made and back before they are used (transformers'
                                   gradient_checkpointing offload, torchtitan/TRL activation
                                   offloading, Megatron-Core fine-grained activation offloading) */
+    uint32_t offload_layers;   /* with offload_activations: only the first this many blocks of a
+                                  stage (Megatron-Core cpu_offloading_num_layers; 0 = all) */
     enum tp_schedule schedule;
     /* Uneven pipeline split (Megatron-Core --decoder-first/last-pipeline-num-layers), vpp == 1
        only: transformer blocks on the first / last stage, 0 = not given.  The stages not given
@@ -1767,6 +1769,7 @@ struct tp_request {
     bool sp, hybrid_shard;          /* hybrid_shard: FSDP HYBRID_SHARD (shard within a node) */
     int recompute, offload, schedule;
     bool offload_activations;       /* --offload-activations */
+    int64_t offload_layers;         /* --offload-layers (TP_UNSET: all) */
     const char *pp_layout;          /* Megatron's --pipeline-model-parallel-layout string, or
                                        embedding, loss, embedding,loss (NULL: none) */
     const char *recompute_modules;  /* "core_attn,moe_act,..." (implies recompute selective) */

@@ -396,7 +396,7 @@ static double activations(const struct tp_model *m, const struct tp_job *j,
     double tokens = (double)l->mbs * (double)j->seq / l->cp;
     if (j->task == TP_TASK_DPO)
         tokens *= 2; /* chosen and rejected sequence per example */
-    double stored = 0, working = 0, largest = 0;
+    double stored = 0, working = 0, off = 0, largest = 0; /* off: what may go to the host */
     uint32_t seen = 0;
     struct act_terms kind[TP_BLOCK_KINDS], whole[TP_BLOCK_KINDS];
     bool have[TP_BLOCK_KINDS] = {false};
@@ -420,6 +420,8 @@ static double activations(const struct tp_model *m, const struct tp_job *j,
         }
         bool ckpt = l->recompute == TP_RECOMPUTE_FULL &&
                     (l->recompute_layers == 0 || seen < l->recompute_layers);
+        bool offload = l->offload_activations && (l->offload_layers == 0 ||
+                                                  seen < l->offload_layers);
         seen++;
         double kept = full;
         if (ckpt) {
@@ -428,23 +430,20 @@ static double activations(const struct tp_model *m, const struct tp_job *j,
             double rebuilt = act_bytes(whole[k], l, false);
             working = rebuilt > working ? rebuilt : working;
         }
-        stored += kept;
-        largest = kept > largest ? kept : largest;
+        *(offload ? &off : &stored) += kept;
+        largest = offload && kept > largest ? kept : largest;
     }
     double held = in_flight(l, stage);
     *in_flight_out = held;
-    double on_gpu = stored * held;
-    *offloaded = 0;
-    if (l->offload_activations && on_gpu > 2 * largest) {
-        /* offloaded activations: each block's saved tensors are copied to pinned host memory as
-           the forward makes them and fetched back one block ahead of the backward
-           (torch.autograd.graph.save_on_cpu; transformers' gradient_checkpointing offload,
-           huggingface/trl PR #6846: without it Qwen3-8B at 1M tokens does not fit on 8 H100).
-           The GPU holds the block in use and the one in transfer [derived]. */
-        *offloaded = tokens * (on_gpu - 2 * largest);
-        on_gpu = 2 * largest;
-    }
-    return tokens * (on_gpu + working);
+    /* offloaded activations: each block's saved tensors are copied to pinned host memory as the
+       forward makes them and fetched back one block ahead of the backward
+       (torch.autograd.graph.save_on_cpu; transformers' gradient_checkpointing offload, which
+       huggingface/trl PR #6846 needs to fit Qwen3-8B at 1M tokens on 8 H100; Megatron-Core's
+       cpu_offloading for its first cpu_offloading_num_layers blocks).  The GPU holds the block
+       in use and the one in transfer [derived]. */
+    double resident = off * held < 2 * largest ? off * held : 2 * largest;
+    *offloaded = tokens * (off * held - resident);
+    return tokens * (stored * held + resident + working);
 }
 
 static double logits(const struct tp_model *m, const struct tp_job *j, const struct tp_layout *l)

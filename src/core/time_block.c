@@ -413,7 +413,13 @@ void tp_outer_cost(const struct ctx *x, bool first, bool last, struct cost *c)
         if (fw == TP_FW_MEGATRON || fw == TP_FW_MEGATRON_DS)
             V = ceil(V / (128 * tp)) * 128 * tp;
         struct linear head = {V / tp, H, 1, T, x->frozen, false, false};
-        add_linear(&x->h, x->j, &head, c);
+        /* the output layer stays in 16 bits under FP8/FP4 recipes: Megatron-Core builds it as
+           tensor_parallel.ColumnParallelLinear, outside Transformer Engine's autocast
+           (gpt_model.py); torchtitan's Float8 conversion filters out "output" */
+        struct hw h16 = x->h;
+        h16.gemm_flops = x->h.gemm16_flops;
+        h16.fp8 = false;
+        add_linear(&h16, x->j, &head, c);
         /* cross-entropy over T x V/tp logits: fp32 softmax reads/writes and the gradient;
            a fused (chunked) loss avoids the fp32 round trips */
         double per_logit = x->j->fused_loss ? 4 : 16;
@@ -455,8 +461,10 @@ void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
     if (j->precision == TP_PREC_FP32) {
         double p = g->peak_flops[TP_TF32] > 0 ? g->peak_flops[TP_TF32] : g->peak_flops[TP_FP32];
         h->gemm_flops = p * mamf * cal->gemm_scale;
+        h->gemm16_flops = h->gemm_flops;
         h->attn_flops = p * attn_eff;
     } else {
+        h->gemm16_flops = p16 * mamf * cal->gemm_scale;
         h->gemm_flops = !h->fp8        ? p16 * mamf * cal->gemm_scale
                         : gd == TP_FP4 ? g->peak_flops[TP_FP4] * mamf4 * cal->gemm_scale
                                        : g->peak_flops[TP_FP8] * mamf8 * cal->gemm_scale;

@@ -14,7 +14,7 @@
 void tp_request_init(struct tp_request *r)
 {
     memset(r, 0, sizeof *r);
-    r->gpus = r->gpus_per_node = r->seq = r->lora_rank = TP_UNSET;
+    r->gpus = r->gpus_per_node = r->seq = r->lora_rank = r->offload_layers = TP_UNSET;
     int64_t *dims[] = {&r->dp,          &r->tp,   &r->pp,  &r->vpp,
                        &r->ep,          &r->etp,  &r->cp,  &r->zero,
                        &r->shard_group, &r->mbs,  &r->gas, &r->gbs,
@@ -83,6 +83,7 @@ static const struct opt {
     {"recompute", K_ENUM, F(recompute), 0, 0, TP_NAMES_RECOMPUTE, 0},
     {"offload", K_ENUM, F(offload), 0, 0, TP_NAMES_OFFLOAD, 0},
     {"offload_activations", K_BOOL, F(offload_activations), 0, 0, 0, 0},
+    {"offload_layers", K_INT, F(offload_layers), 1, 1024, 0, 0},
     {"schedule", K_ENUM, F(schedule), 0, 0, TP_NAMES_SCHEDULE, 0},
     {"pp_layout", K_STR, F(pp_layout), 0, 0, 0, 0},
     {"recompute_modules", K_STR, F(recompute_modules), 0, 0, 0, 0},
@@ -293,7 +294,9 @@ static void resolve_layout(const struct tp_request *r, struct tp_layout *l)
     l->sp = r->sp;
     l->recompute = (enum tp_recompute)r->recompute;
     l->offload = (enum tp_offload)r->offload;
-    l->offload_activations = r->offload_activations;
+    l->offload_activations = r->offload_activations || r->offload_layers != TP_UNSET;
+    if (r->offload_layers != TP_UNSET)
+        l->offload_layers = (uint32_t)r->offload_layers;
     l->schedule = (enum tp_schedule)r->schedule;
 }
 

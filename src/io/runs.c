@@ -390,6 +390,13 @@ static enum tp_status map_job(const struct row *r, const struct tp_model *m, str
        into its 16-bit input in the forward (transformer_engine/pytorch/cross_entropy.py) */
     if (strstr(notes, "cross-entropy-fusion-impl te"))
         j->loss_impl = TP_LOSS_16BIT;
+    /* ... which Megatron-Bridge's performance recipes run (cross_entropy_fusion_impl "te" in the
+       perf configs since 2025-08, _benchmark_common in perf_recipes/_common.py today) */
+    if (strstr(cell(r, "source"), "Megatron-Bridge") &&
+        release_year(cell(r, "source_version_or_date")) >= 2025) {
+        j->loss_impl = TP_LOSS_16BIT;
+        assume(r->run, "Transformer Engine's cross-entropy (Megatron-Bridge performance recipes)");
+    }
     if (strcmp(cell(r, "framework_key"), "llm-foundry") == 0) {
         j->loss_impl = TP_LOSS_16BIT;
         assume(r->run, "flash-attn fused cross-entropy (llm-foundry's default loss_fn)");
@@ -487,7 +494,8 @@ static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
     TRY(num_u32(r, "pp_last", false, 0, &l->pp_last));
     uint32_t sp = 0, act_off = 0;
     TRY(num_u32(r, "offload_activations", false, 0, &act_off));
-    l->offload_activations = act_off != 0;
+    TRY(num_u32(r, "offload_layers", false, 0, &l->offload_layers));
+    l->offload_activations = act_off != 0 || l->offload_layers != 0;
     TRY(num_u32(r, "sp", false, 0, &sp));
     l->sp = sp != 0;
     if (!*cell(r, "sp") && mcore_recipe(r) && l->tp != 1) {
