@@ -191,8 +191,11 @@ static void print_table(const struct report *r, const char *calibration, bool su
     size_t completed, fit = fit_right(r, &completed);
     printf("runs that ran (no OOM) predicted to fit: %zu of %zu (%.1f%%)\n", fit, completed,
            completed ? 100.0 * (double)fit / (double)completed : 0.0);
-    printf("runs that ran out of memory predicted not to fit: %zu of %zu (%.1f%%)\n", oom_right,
-           oom, oom ? 100.0 * (double)oom_right / (double)oom : 0.0);
+    printf("runs that ran out of memory predicted not to fit: %zu of %zu", oom_right, oom);
+    if (oom)
+        printf(" (%.1f%%)\n", 100.0 * (double)oom_right / (double)oom);
+    else
+        printf(" (no row marks an OOM)\n");
     size_t measured, inside = in_range(r, &measured);
     printf("measured inside the prediction's 80%% range: %zu of %zu (%.0f%%)\n", inside, measured,
            measured ? 100.0 * (double)inside / (double)measured : 0.0);
