@@ -258,11 +258,13 @@ static uint32_t recomputed(const struct tp_layout *l)
    the block input, the attention kernel's output and log-sum-exp, and the output of every
    other aten.mm in the block (the counter restarts per block: wq, wv, w1, w2 of wq wk wv wo w1
    w3 w2) are kept; everything else is rebuilt in backward.  Returns false for blocks the
-   policy is not written for here (MoE, non-attention mixers): they keep the default terms. */
+   policy is not written for here (MoE, MLA, non-attention mixers): they keep the default
+   terms. */
 static bool per_op_activations(const struct tp_model *m, uint32_t layer, double q, double k,
                                double v, struct act_terms *a)
 {
-    if (m->layer_mixer[layer] != TP_MIXER_ATTN || m->layer_moe[layer] || m->layer_no_ffn[layer])
+    if (m->layer_mixer[layer] != TP_MIXER_ATTN || m->layer_moe[layer] || m->layer_no_ffn[layer] ||
+        m->attn == TP_ATTN_MLA)
         return false;
     double h = m->hidden, f = m->ffn;
     /* the matmul outputs in call order; column-parallel ones split by tp, row-parallel ones
