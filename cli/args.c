@@ -296,6 +296,9 @@ static const struct opt OPTS[] = {
      "training keeps dropout masks (GPT-2/3-era recipes)"},
     {"fused-loss", NULL, OPT_CONST, F(fused_loss), 1, 1, NULL, NULL, JOB_CMDS, NULL,
      "chunked/fused cross-entropy (no full fp32 logits)"},
+    {"kbit-fp32", NULL, OPT_CONST, F(kbit_fp32), 1, 1, NULL, NULL, JOB_CMDS, NULL,
+     "QLoRA through PEFT's prepare_model_for_kbit_training (TRL): non-quantized weights, "
+     "activations and logits in fp32"},
     {"moe-capacity", NULL, OPT_REAL, F(moe_capacity), 0, 64, NULL, NULL, JOB_CMDS, "X",
      "token-dropping capacity factor (default: dropless)"},
     {"moe-imbalance", NULL, OPT_REAL, F(moe_imbalance), 1, 64, NULL, NULL, JOB_CMDS, "X",

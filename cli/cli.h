@@ -94,6 +94,7 @@ struct cli_args {
     int distopt;             /* --distributed-optimizer */
     /* job */
     int task, optimizer, precision, framework, attn_impl, dropout, fused_loss, tp_comm_overlap;
+    int kbit_fp32;           /* --kbit-fp32 */
     int moe_impl, z3_leaf;   /* moe_impl: 0 = the stack's (enum tp_moe_impl) */
     int64_t lora_rank;
     const char *lora_targets;

@@ -151,6 +151,7 @@ static int to_request(const struct cli_args *a, struct tp_request *q)
     q->z3_leaf = a->z3_leaf != 0;
     q->dropout = a->dropout != 0;
     q->fused_loss = a->fused_loss != 0;
+    q->kbit_fp32 = a->kbit_fp32 != 0;
     q->tp_comm_overlap = a->tp_comm_overlap != 0;
     q->seq = a->seq;
     q->lora_rank = a->lora_rank;

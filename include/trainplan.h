@@ -533,6 +533,9 @@ struct tp_job {
                                   userbuffers: Megatron-Core --tp-comm-overlap, NeMo's
                                   tp_comm_overlap; torchtitan async TP) */
     enum tp_loss_impl loss_impl; /* the loss over the full logits (unless fused_loss) */
+    bool kbit_fp32;            /* QLoRA through PEFT's prepare_model_for_kbit_training (TRL's
+                                  SFTTrainer for a 4-bit model outside FSDP): the non-quantized
+                                  weights, the residual stream and the logits in fp32 */
     enum tp_moe_impl moe_impl; /* TP_MOE_DEFAULT: the stack's */
     bool z3_leaf;              /* ZeRO-3 fetches an MoE block's experts as one leaf module
                                   (deepspeed.utils.set_z3_leaf_modules), not expert by expert */
@@ -1757,7 +1760,7 @@ struct tp_request {
     /* job: enums by value; framework is 1 + enum tp_framework (0 = deepspeed, or megatron when
        the layout needs model parallelism) */
     int task, optimizer, precision, framework, attn_impl, moe_impl;
-    bool z3_leaf, dropout, fused_loss, tp_comm_overlap;
+    bool z3_leaf, dropout, fused_loss, tp_comm_overlap, kbit_fp32;
     int64_t seq;                    /* TP_UNSET: the model's context, else 4096 */
     int64_t lora_rank;              /* TP_UNSET = 16 */
     uint32_t lora_targets;          /* TP_LORA_* mask; 0 = all */

@@ -448,6 +448,17 @@ static double activations(const struct tp_model *m, const struct tp_job *j,
     return tokens * (stored * held + resident + working);
 }
 
+/* QLoRA through PEFT's prepare_model_for_kbit_training (peft/utils/other.py: "cast all non
+   INT8 parameters to fp32"), which TRL's SFTTrainer calls for a 4-bit model unless FSDP shards
+   it (Axolotl casts the norms and embeddings back to 16 bits for FlashAttention): the
+   embedding, the norms and the head turn fp32, so the residual stream, bitsandbytes' outputs
+   (cast back to the input's dtype) and the logits are fp32 too (transformers warns that
+   FlashAttention's inputs "seem to be silently casted in float32"). */
+static bool kbit_fp32(const struct tp_job *j, const struct tp_layout *l)
+{
+    return j->task == TP_TASK_QLORA && j->kbit_fp32 && l->zero < 3;
+}
+
 static double logits(const struct tp_model *m, const struct tp_job *j, const struct tp_layout *l)
 {
     double tokens = (double)l->mbs * (double)j->seq / l->cp * (j->task == TP_TASK_DPO ? 2 : 1);
@@ -459,7 +470,10 @@ static double logits(const struct tp_model *m, const struct tp_job *j, const str
        labels)), no fp32 copy. */
     if (j->fused_loss)
         return elems * 2 / 8;
-    switch (j->loss_impl) {
+    enum tp_loss_impl impl = j->loss_impl;
+    if (kbit_fp32(j, l) && impl == TP_LOSS_HF) /* the head itself returns fp32 logits */
+        impl = TP_LOSS_HF_FP32_LOGITS;
+    switch (impl) {
     case TP_LOSS_16BIT: return elems * 2 + tokens * 4;
     case TP_LOSS_HF: return elems * (2 + 4 + 4 + 4); /* at the log-softmax's backward */
     case TP_LOSS_HF_FP32_LOGITS: return elems * (4 + 4 + 4 + 4);
@@ -501,7 +515,7 @@ enum tp_status tp_memory_stage(const struct tp_model *m, const struct tp_cluster
            (0.5 + 1/64 + 4/(64*256) B/param; embeddings, head and norms stay 16-bit) [BNB] */
         double base = out->params * half;
         if (j->task == TP_TASK_QLORA)
-            base = (out->params - sp.quantizable) * 2 +
+            base = (out->params - sp.quantizable) * (kbit_fp32(j, l) ? 4 : 2) +
                    sp.quantizable * (0.5 + 1.0 / 64 + 4.0 / (64 * 256));
         st.w = l->zero >= 3 ? base / n_dense : base;
         /* adapters: fp32 weights and gradients plus Adam m and v, 16 B/param ([LoRA];
@@ -550,6 +564,10 @@ enum tp_status tp_memory_stage(const struct tp_model *m, const struct tp_cluster
 
     double act_host;
     out->activations_bytes = activations(m, j, l, stage, &out->in_flight, &act_host);
+    if (kbit_fp32(j, l)) { /* the saved tensors in 4 bytes, not 2 [derived] */
+        out->activations_bytes *= 2;
+        act_host *= 2;
+    }
     out->host_bytes_per_node += act_host * c->gpus_per_node;
     if (stage == l->pp - 1)
         out->logits_bytes = logits(m, j, l);

@@ -125,6 +125,9 @@ enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j)
             break;
         }
     }
+    uint32_t kbit = 0;
+    TRY(tp_row_u32(r, "kbit_fp32", false, 0, &kbit));
+    j->kbit_fp32 = kbit != 0;
     const char *fl = tp_row_cell(r, "fused_loss");
     if (*fl)
         j->fused_loss = strcmp(fl, "1") == 0 || strcasecmp(fl, "true") == 0;
