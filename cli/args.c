@@ -268,7 +268,7 @@ static const struct opt OPTS[] = {
     {"lora-targets", NULL, OPT_STR, F(lora_targets), 0, 0, NULL, NULL, JOB_CMDS, "LIST",
      "adapted modules: all, or a comma list of q,k,v,o,gate,up,down (default all)"},
     {"optimizer", NULL, OPT_ENUM, F(optimizer), 0, 0,
-     "adamw|adamw-8bit|adamw-4bit|adafactor|sgd|sgd-momentum", NULL, CK_JOB_CMDS, "OPT",
+     "adamw|adamw-8bit|adamw-4bit|adafactor|sgd|sgd-momentum|adamw-bf16", NULL, CK_JOB_CMDS, "OPT",
      "optimizer (default adamw)"},
     {"precision", NULL, OPT_ENUM, F(precision), 0, 0, "bf16|fp16|fp8|fp32|mxfp8|nvfp4|mxfp4",
      NULL, CK_JOB_CMDS, "P",

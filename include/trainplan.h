@@ -432,7 +432,11 @@ enum tp_optimizer {
     TP_OPT_ADAMW_4BIT, /* torchao 4-bit m and v (block 128, fp32 scale) */
     TP_OPT_ADAFACTOR,  /* factored second moment, no first moment */
     TP_OPT_SGD,        /* no state */
-    TP_OPT_SGD_MOMENTUM
+    TP_OPT_SGD_MOMENTUM,
+    TP_OPT_ADAMW_BF16  /* torch AdamW on 16-bit parameters without a mixed-precision wrapper
+                          (a model loaded in bf16, no fp32 master): m and v in bf16, the
+                          update applied to the bf16 weights (torch/optim/adamw.py keeps the
+                          states in the parameter's dtype) */
 };
 enum tp_precision {
     TP_PREC_BF16 = 0,

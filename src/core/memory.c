@@ -176,6 +176,7 @@ static double optimizer_state_bytes(enum tp_optimizer o)
     case TP_OPT_ADAFACTOR: return 0; /* factored: added per matrix by the caller */
     case TP_OPT_SGD: return 0;
     case TP_OPT_SGD_MOMENTUM: return 4;
+    case TP_OPT_ADAMW_BF16: return 4;                     /* bf16 m and v */
     }
     return 8;
 }
@@ -201,7 +202,8 @@ static void add_states(const struct tp_job *j, double extra_o, uint32_t zero, do
                        double n, struct states *st)
 {
     double half = j->precision == TP_PREC_FP32 ? 4 : 2;      /* weights / 16-bit grads */
-    double master = j->precision == TP_PREC_FP32 ? 0 : 4;    /* fp32 master copy */
+    double master = j->precision == TP_PREC_FP32 || j->optimizer == TP_OPT_ADAMW_BF16
+                        ? 0 : 4;                             /* fp32 master copy */
     double k = master + optimizer_state_bytes(j->optimizer) + extra_o;
     double w = half, g = half, wn = 0, gn = 0, on = k;       /* unsharded / sharded parts */
     double o = 0;

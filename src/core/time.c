@@ -159,6 +159,7 @@ static double opt_bytes(enum tp_optimizer o)
     case TP_OPT_ADAFACTOR: return 4 + 8 + 1 + 2 + 4;
     case TP_OPT_SGD: return 4 + 8 + 2 + 4;
     case TP_OPT_SGD_MOMENTUM: return 4 + 8 + 8 + 2 + 4;
+    case TP_OPT_ADAMW_BF16: return 2 + 4 + 8 + 2 + 2; /* 16-bit gradient, weight and states */
     }
     return 34;
 }
