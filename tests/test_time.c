@@ -430,8 +430,7 @@ static void test_gemm_alignment(void **state)
     /* what params and search warn about: 14400 over TP 8, and the head dim */
     struct tp_misalign mis[8];
     size_t n = tp_model_misaligned(&model, 8, TP_PREC_BF16, mis, 8); /* the 13824 model */
-    assert_int_equal(n, 1); /* head_dim 144: 288 B */
-    assert_string_equal(mis[0].what, "head_dim");
+    assert_int_equal(n, 0); /* head_dim 144: 288 B, on the 16-byte grid the kernels take */
     bloom_step(14400);
     n = tp_model_misaligned(&model, 8, TP_PREC_BF16, mis, 8);
     assert_true(n >= 3);

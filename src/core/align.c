@@ -29,10 +29,10 @@ double tp_gemm_align_eff(double width, double elem_bytes)
 }
 
 static size_t add(struct tp_misalign *out, size_t n, size_t cap, const char *what, double dim,
-                  double split, double elem_bytes)
+                  double split, double elem_bytes, double floor_eff)
 {
     double width = dim / split, eff = tp_gemm_align_eff(width, elem_bytes);
-    if (dim <= 0 || eff >= 1)
+    if (dim <= 0 || eff >= floor_eff)
         return n;
     if (n < cap) {
         struct tp_misalign *a = &out[n];
@@ -53,14 +53,17 @@ size_t tp_model_misaligned(const struct tp_model *m, uint32_t tp, enum tp_precis
     double t = tp ? tp : 1, eb = tp_prec_gemm_dtype(p) == TP_FP8 ? 1
                                  : tp_prec_gemm_dtype(p) == TP_FP4 ? 0.5 : 2;
     size_t n = 0;
-    n = add(out, n, cap, "hidden", m->hidden, 1, eb);
+    n = add(out, n, cap, "hidden", m->hidden, 1, eb, 1);
     if (m->attn != TP_ATTN_MLA) {
-        n = add(out, n, cap, "heads x head_dim", (double)m->n_heads * m->head_dim, t, eb);
-        n = add(out, n, cap, "kv_heads x head_dim", (double)m->n_kv_heads * m->head_dim, t, eb);
+        n = add(out, n, cap, "heads x head_dim", (double)m->n_heads * m->head_dim, t, eb, 1);
+        n = add(out, n, cap, "kv_heads x head_dim", (double)m->n_kv_heads * m->head_dim, t, eb,
+                1);
     }
-    n = add(out, n, cap, "ffn", m->ffn, t, eb);
-    n = add(out, n, cap, "moe_ffn", m->moe_ffn, t, eb);
-    if (m->attn != TP_ATTN_MLA) /* the attention kernel's own width */
-        n = add(out, n, cap, "head_dim", m->head_dim, 1, eb);
+    n = add(out, n, cap, "ffn", m->ffn, t, eb, 1);
+    n = add(out, n, cap, "moe_ffn", m->moe_ffn, t, eb, 1);
+    /* the attention kernel's own width: fused kernels take head dims on the 16-byte grid
+       (FlashAttention's 32..256; 96 and 144 run at their rate), so only a head dim off it */
+    if (m->attn != TP_ATTN_MLA)
+        n = add(out, n, cap, "head_dim", m->head_dim, 1, eb, TP_ALIGN_EFF);
     return n;
 }
