@@ -252,6 +252,12 @@ static const struct opt OPTS[] = {
      "--account-for-...-in-pipeline-split slots)"},
     {"offload", NULL, OPT_ENUM, F(offload), 0, 0, "none|optimizer|params", NULL, RUN_CMDS, "WHAT",
      "CPU offload (ZeRO-Offload / ZeRO-Infinity)"},
+    {"offload-activations", NULL, OPT_CONST, F(offload_activations), 1, 1, NULL, NULL, RUN_CMDS,
+     NULL, "keep the activations saved for backward in host memory (two blocks' worth stay on "
+     "the GPU)"},
+    {"offload-layers", NULL, OPT_INT, F(offload_layers), 1, 1024, NULL, NULL, RUN_CMDS, "N",
+     "with --offload-activations: only the first N blocks of each stage (Megatron-Core "
+     "--cpu-offloading-num-layers; implies --offload-activations)"},
     {"schedule", NULL, OPT_ENUM, F(schedule), 0, 0, "1f1b|interleaved|gpipe", NULL, RUN_CMDS,
      "S", "pipeline schedule (default 1f1b; interleaved with --vpp)"},
     /* job */
@@ -262,7 +268,7 @@ static const struct opt OPTS[] = {
     {"lora-targets", NULL, OPT_STR, F(lora_targets), 0, 0, NULL, NULL, JOB_CMDS, "LIST",
      "adapted modules: all, or a comma list of q,k,v,o,gate,up,down (default all)"},
     {"optimizer", NULL, OPT_ENUM, F(optimizer), 0, 0,
-     "adamw|adamw-8bit|adamw-4bit|adafactor|sgd|sgd-momentum", NULL, CK_JOB_CMDS, "OPT",
+     "adamw|adamw-8bit|adamw-4bit|adafactor|sgd|sgd-momentum|adamw-bf16", NULL, CK_JOB_CMDS, "OPT",
      "optimizer (default adamw)"},
     {"precision", NULL, OPT_ENUM, F(precision), 0, 0, "bf16|fp16|fp8|fp32|mxfp8|nvfp4|mxfp4",
      NULL, CK_JOB_CMDS, "P",
@@ -290,6 +296,9 @@ static const struct opt OPTS[] = {
      "training keeps dropout masks (GPT-2/3-era recipes)"},
     {"fused-loss", NULL, OPT_CONST, F(fused_loss), 1, 1, NULL, NULL, JOB_CMDS, NULL,
      "chunked/fused cross-entropy (no full fp32 logits)"},
+    {"kbit-fp32", NULL, OPT_CONST, F(kbit_fp32), 1, 1, NULL, NULL, JOB_CMDS, NULL,
+     "QLoRA through PEFT's prepare_model_for_kbit_training (TRL): non-quantized weights, "
+     "activations and logits in fp32"},
     {"moe-capacity", NULL, OPT_REAL, F(moe_capacity), 0, 64, NULL, NULL, JOB_CMDS, "X",
      "token-dropping capacity factor (default: dropless)"},
     {"moe-imbalance", NULL, OPT_REAL, F(moe_imbalance), 1, 64, NULL, NULL, JOB_CMDS, "X",
@@ -601,6 +610,7 @@ int cli_parse(int argc, char **argv, unsigned cmd, struct cli_args *a)
     a->gpus = a->gpus_per_node = TP_UNSET;
     a->dp = a->tp = a->pp = a->vpp = a->ep = a->etp = a->cp = a->zero = TP_UNSET;
     a->shard_group = a->mbs = a->gas = a->gbs = a->recompute_layers = a->lora_rank = TP_UNSET;
+    a->offload_layers = TP_UNSET;
     a->moe_capacity = a->moe_imbalance = a->overhead_gb = a->nccl_gb = a->frag = -1;
     a->trainable_frac = -1;
     a->price = a->prior_weight = -1;

@@ -88,10 +88,13 @@ struct cli_args {
     const char *pp_layout;   /* --pp-layout: Megatron layout string or embedding,loss */
     const char *recompute_modules; /* --recompute-modules core_attn,moe_act,... */
     int sp, offload, schedule;
+    int offload_activations; /* --offload-activations */
+    int64_t offload_layers;  /* --offload-layers N */
     int fsdp;                /* 0 not given, 1 no_shard, 2 shard_grad_op, 3 full_shard, 4 hybrid */
     int distopt;             /* --distributed-optimizer */
     /* job */
     int task, optimizer, precision, framework, attn_impl, dropout, fused_loss, tp_comm_overlap;
+    int kbit_fp32;           /* --kbit-fp32 */
     int moe_impl, z3_leaf;   /* moe_impl: 0 = the stack's (enum tp_moe_impl) */
     int64_t lora_rank;
     const char *lora_targets;
@@ -133,6 +136,9 @@ struct run {
 
 /* Resolves model, cluster, job and layout from the arguments; prints the error and returns
    EXIT_USAGE on failure. */
+/* One warning line when a GEMM width of the model is off the tensor cores' 128-byte grid
+   (tp_model_misaligned) at TP size `tp`. */
+void cli_warn_misaligned(const struct tp_model *m, uint32_t tp, enum tp_precision p);
 int cli_resolve_run(const struct cli_args *a, struct run *r);
 /* The cluster, job and layout part of cli_resolve_run, for a model already in r->m (zeroed:
    the sequence defaults to 4096). */

@@ -221,6 +221,7 @@ int cmd_params(int argc, char **argv)
         print_csv(&r.x);
     } else {
         print_table(&r.x, r.seq_source);
+        cli_warn_misaligned(&r.x.m, 1, TP_PREC_BF16);
     }
     return cli_finish(EXIT_OK);
 }

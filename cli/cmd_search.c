@@ -604,6 +604,8 @@ int cmd_search(int argc, char **argv)
             search_nothing(&ctl, &o, &st, near, n_near);
         if (outside[0])
             printf("warning: outside what the calibration was fitted on: %s\n", outside);
+        if (n > 0)
+            cli_warn_misaligned(&r.m, hits[0].h.layout.tp, r.j.precision);
         if (n > 0 && a.tokens > 0)
             print_budget(&a, &r, &cal, &hits[0].h.layout);
         if (a.explain) {

@@ -92,12 +92,15 @@ static void print_summary(const struct tp_validation *v)
                100 * s.memory.median_abs, 100 * s.memory.p90_abs, 100 * s.memory.bias);
     else
         printf(" no row gives one");
-    if (s.oom)
-        printf("; %zu OOM rows, %zu predicted not to fit", s.oom, s.oom_predicted);
     printf("\n");
     printf("runs that ran (no OOM) predicted to fit: %zu of %zu (%.1f%%)\n", s.completed_fit,
            s.completed,
            s.completed ? 100.0 * (double)s.completed_fit / (double)s.completed : 0.0);
+    printf("runs that ran out of memory predicted not to fit: %zu of %zu", s.oom_predicted, s.oom);
+    if (s.oom)
+        printf(" (%.1f%%)\n", 100.0 * (double)s.oom_predicted / (double)s.oom);
+    else
+        printf(" (no row marks an OOM)\n");
     printf("measured inside the prediction's 80%% range: %zu of %zu (%.0f%%)\n", s.in_range,
            s.measured, s.measured ? 100.0 * (double)s.in_range / (double)s.measured : 0.0);
     printf("rows outside the calibrated domain: %zu\n", s.outside_domain);

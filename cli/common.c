@@ -151,6 +151,7 @@ static int to_request(const struct cli_args *a, struct tp_request *q)
     q->z3_leaf = a->z3_leaf != 0;
     q->dropout = a->dropout != 0;
     q->fused_loss = a->fused_loss != 0;
+    q->kbit_fp32 = a->kbit_fp32 != 0;
     q->tp_comm_overlap = a->tp_comm_overlap != 0;
     q->seq = a->seq;
     q->lora_rank = a->lora_rank;
@@ -175,6 +176,8 @@ static int to_request(const struct cli_args *a, struct tp_request *q)
     q->sp = a->sp != 0;
     q->recompute = a->recompute;
     q->offload = a->offload;
+    q->offload_activations = a->offload_activations != 0;
+    q->offload_layers = a->offload_layers;
     q->schedule = a->schedule;
     q->pp_layout = a->pp_layout;
     q->recompute_modules = a->recompute_modules;
@@ -203,6 +206,25 @@ int cli_resolve_cluster_job(const struct cli_args *a, struct run *r)
         return EXIT_USAGE;
     }
     return EXIT_OK;
+}
+
+/* One line about the model's GEMM widths off the tensor cores' 128-byte grid at TP size `tp`:
+   the first such dimension, its nearest aligned value and how many more there are. */
+void cli_warn_misaligned(const struct tp_model *m, uint32_t tp, enum tp_precision p)
+{
+    struct tp_misalign mis[8];
+    size_t n = tp_model_misaligned(m, tp, p, mis, 8);
+    if (n == 0)
+        return;
+    const struct tp_misalign *a = &mis[0];
+    printf("warning: %s %.0f", a->what, a->dim);
+    if (a->width != a->dim)
+        printf(" / tp %u = %.0f", tp, a->width);
+    printf(" is off the tensor cores' 128-byte grid: its GEMMs run at %.0f%% of the rate; nearest "
+           "aligned %s: %.0f", 100 * a->eff, a->what, a->nearest);
+    if (n > 1)
+        printf(" (%zu more widths off the grid)", n - 1);
+    printf("\n");
 }
 
 static bool ident_char(char ch)

@@ -138,7 +138,9 @@ void report_memory_stage(const struct run *r, const struct tp_memory *mem, bool 
                                      : "weights",
          mem->weights_bytes, t);
     line("gradients", mem->grads_bytes, t);
-    line("optimizer states (incl. fp32 master)", mem->optimizer_bytes, t);
+    line(r->j.optimizer == TP_OPT_ADAMW_BF16 ? "optimizer states (bf16, no fp32 master)"
+                                             : "optimizer states (incl. fp32 master)",
+         mem->optimizer_bytes, t);
     if (mem->gather_bytes > 0)
         line("ZeRO-3/FSDP gather buffers", mem->gather_bytes, t);
     char act[64];

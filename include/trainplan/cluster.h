@@ -74,7 +74,11 @@ enum tp_optimizer {
     TP_OPT_ADAMW_4BIT, /* torchao 4-bit m and v (block 128, fp32 scale) */
     TP_OPT_ADAFACTOR,  /* factored second moment, no first moment */
     TP_OPT_SGD,        /* no state */
-    TP_OPT_SGD_MOMENTUM
+    TP_OPT_SGD_MOMENTUM,
+    TP_OPT_ADAMW_BF16  /* torch AdamW on 16-bit parameters without a mixed-precision wrapper
+                          (a model loaded in bf16, no fp32 master): m and v in bf16, the
+                          update applied to the bf16 weights (torch/optim/adamw.py keeps the
+                          states in the parameter's dtype) */
 };
 enum tp_precision {
     TP_PREC_BF16 = 0,
@@ -92,6 +96,23 @@ enum tp_precision {
 /* The tensor-core type a precision's GEMMs run in: TP_FP8 (fp8, mxfp8), TP_FP4 (nvfp4,
    mxfp4), TP_TF32 (fp32), else TP_BF16. */
 TP_API enum tp_dtype tp_prec_gemm_dtype(enum tp_precision p);
+
+/* The share of a GEMM's tensor-core rate left when an operand row is `width` elements of
+   `elem_bytes` each: 1 on the 128-byte grid, less off it, less again off the 16-byte grid
+   (align.c: NVIDIA's Tensor Core Requirements, sized by BLOOM-176B's hidden 14400 vs 13824). */
+TP_API double tp_gemm_align_eff(double width, double elem_bytes);
+/* A model dimension whose GEMM width (per TP rank) is off the 128-byte grid. */
+struct tp_misalign {
+    char what[32];   /* "hidden", "head_dim", "heads x head_dim", "ffn", ... */
+    double dim;      /* the model's dimension */
+    double width;    /* what one TP rank's GEMM sees (dim / tp where TP splits it) */
+    double nearest;  /* the nearest value of the dimension on the grid */
+    double eff;      /* tp_gemm_align_eff of the width */
+};
+/* The model's dimensions that run off the grid at TP size `tp` and precision `p`; fills at
+   most `cap` and returns how many there are. */
+TP_API size_t tp_model_misaligned(const struct tp_model *m, uint32_t tp, enum tp_precision p,
+                                  struct tp_misalign *out, size_t cap);
 /* Bytes per element of a GEMM input saved for backward in the precision's format (the
    quantized data plus its block scales): 1 fp8, 1 + 1/32 mxfp8, 0.5 + 1/16 nvfp4, 0.5 + 1/32
    mxfp4; 2 for 16-bit, 4 for fp32. */
@@ -129,6 +150,17 @@ enum {
     TP_LORA_ALL = 0x7f
 };
 
+/* How a loss over the full logits holds them (with fused_loss false).  DEFAULT: the 16-bit
+   logits and one fp32 copy for backward (Megatron-Core's vocab-parallel cross-entropy, whose
+   backward writes the gradient into that copy).  16BIT: a kernel that reads the 16-bit logits
+   and keeps only a per-token log-sum-exp (flash-attn's cross-entropy: llm-foundry's default
+   loss_fn; Transformer Engine's, which writes the gradient into its input).  HF: Hugging Face
+   modeling code with PyTorch's cross_entropy (transformers >= 4.45 ForCausalLMLoss): the model
+   output keeps the 16-bit logits, the loss upcasts them and saves the fp32 log-softmax, whose
+   backward holds two fp32 gradients at once.  HF_FP32_LOGITS: transformers <= 4.44, whose
+   forward upcast the logits itself (logits = logits.float()) and returned the fp32 copy. */
+enum tp_loss_impl { TP_LOSS_DEFAULT = 0, TP_LOSS_16BIT, TP_LOSS_HF, TP_LOSS_HF_FP32_LOGITS };
+
 struct tp_job {
     enum tp_task task;
     enum tp_optimizer optimizer;
@@ -146,6 +178,10 @@ struct tp_job {
     bool tp_comm_overlap;      /* TP collectives overlapped with GEMMs (Transformer Engine
                                   userbuffers: Megatron-Core --tp-comm-overlap, NeMo's
                                   tp_comm_overlap; torchtitan async TP) */
+    enum tp_loss_impl loss_impl; /* the loss over the full logits (unless fused_loss) */
+    bool kbit_fp32;            /* QLoRA through PEFT's prepare_model_for_kbit_training (TRL's
+                                  SFTTrainer for a 4-bit model outside FSDP): the non-quantized
+                                  weights, the residual stream and the logits in fp32 */
     enum tp_moe_impl moe_impl; /* TP_MOE_DEFAULT: the stack's */
     bool z3_leaf;              /* ZeRO-3 fetches an MoE block's experts as one leaf module
                                   (deepspeed.utils.set_z3_leaf_modules), not expert by expert */
@@ -159,7 +195,8 @@ struct tp_job {
     /* Framework overhead (explicit and overridable; training-physics.md §3.8 [heuristic]) */
     double overhead_base_bytes;   /* CUDA context, cuBLAS/flash workspaces */
     double overhead_comm_bytes;   /* per live NCCL communicator */
-    double overhead_frag;         /* allocator fragmentation, fraction of states + activations */
+    double overhead_frag;         /* allocator fragmentation, fraction of states + activations
+                                     (logits included) */
 };
 
 enum tp_schedule { TP_SCHED_1F1B = 0, TP_SCHED_INTERLEAVED, TP_SCHED_GPIPE };
@@ -175,6 +212,12 @@ struct tp_layout {
     uint32_t recompute_modules; /* with TP_RECOMPUTE_SELECTIVE: enum tp_recompute_module mask
                                    (0 = core_attn) */
     enum tp_offload offload;
+    bool offload_activations;  /* the activations saved for backward are copied to host memory
+                                  as they are made and back before they are used (transformers'
+                                  gradient_checkpointing offload, torchtitan/TRL activation
+                                  offloading, Megatron-Core fine-grained activation offloading) */
+    uint32_t offload_layers;   /* with offload_activations: only the first this many blocks of a
+                                  stage (Megatron-Core cpu_offloading_num_layers; 0 = all) */
     enum tp_schedule schedule;
     /* Uneven pipeline split (Megatron-Core --decoder-first/last-pipeline-num-layers), vpp == 1
        only: transformer blocks on the first / last stage, 0 = not given.  The stages not given

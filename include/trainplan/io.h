@@ -228,7 +228,7 @@ struct tp_request {
     /* job: enums by value; framework is 1 + enum tp_framework (0 = deepspeed, or megatron when
        the layout needs model parallelism) */
     int task, optimizer, precision, framework, attn_impl, moe_impl;
-    bool z3_leaf, dropout, fused_loss, tp_comm_overlap;
+    bool z3_leaf, dropout, fused_loss, tp_comm_overlap, kbit_fp32;
     int64_t seq;                    /* TP_UNSET: the model's context, else 4096 */
     int64_t lora_rank;              /* TP_UNSET = 16 */
     uint32_t lora_targets;          /* TP_LORA_* mask; 0 = all */
@@ -239,6 +239,8 @@ struct tp_request {
     int64_t pp_first, pp_last;
     bool sp, hybrid_shard;          /* hybrid_shard: FSDP HYBRID_SHARD (shard within a node) */
     int recompute, offload, schedule;
+    bool offload_activations;       /* --offload-activations */
+    int64_t offload_layers;         /* --offload-layers (TP_UNSET: all) */
     const char *pp_layout;          /* Megatron's --pipeline-model-parallel-layout string, or
                                        embedding, loss, embedding,loss (NULL: none) */
     const char *recompute_modules;  /* "core_attn,moe_act,..." (implies recompute selective) */

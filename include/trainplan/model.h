@@ -285,7 +285,11 @@ enum tp_recompute_module {
     TP_RC_MLP = 1u << 3,         /* the dense MLP */
     TP_RC_MOE = 1u << 4,         /* the whole MoE layer (router, experts, shared experts) */
     TP_RC_SHARED = 1u << 5,      /* the shared experts */
-    TP_RC_MLA_UP = 1u << 6       /* MLA's up-projections: Q, K, V rebuilt from the latents */
+    TP_RC_MLA_UP = 1u << 6,      /* MLA's up-projections: Q, K, V rebuilt from the latents */
+    TP_RC_OP = 1u << 7           /* torchtitan's op-level policy (selective_ac_option "op"): the
+                                    attention kernel's output and every other matmul's output
+                                    are kept, the rest of the block is rebuilt (not a
+                                    Megatron-Core name) */
 };
 /* Parses a list ("core_attn,moe_act layernorm": commas or blanks) of Megatron-Core's module
    names into a mask of enum tp_recompute_module; TP_EINVAL names an unknown one. */

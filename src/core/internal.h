@@ -179,6 +179,9 @@ enum tp_status tp_calib_check(const struct tp_calib *cal, struct tp_error *err);
 /* Optimizer-state bytes per parameter beside the fp32 master copy: fp32 m and v for AdamW,
    ... (memory.c; the checkpoint plan uses it too). */
 double tp_optimizer_state_bytes(const struct tp_model *m, enum tp_optimizer o);
+/* torchtitan's op-level selective checkpointing (TP_RC_OP): the share of a dense attention
+   block's GEMM FLOPs that backward recomputes (the matmuls whose outputs it does not keep). */
+double tp_per_op_recomputed_share(const struct tp_model *m);
 
 /* The block an MTP module copies (params.c). */
 uint32_t tp_mtp_template_layer(const struct tp_model *m);

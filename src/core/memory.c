@@ -176,6 +176,7 @@ static double optimizer_state_bytes(enum tp_optimizer o)
     case TP_OPT_ADAFACTOR: return 0; /* factored: added per matrix by the caller */
     case TP_OPT_SGD: return 0;
     case TP_OPT_SGD_MOMENTUM: return 4;
+    case TP_OPT_ADAMW_BF16: return 4;                     /* bf16 m and v */
     }
     return 8;
 }
@@ -201,7 +202,8 @@ static void add_states(const struct tp_job *j, double extra_o, uint32_t zero, do
                        double n, struct states *st)
 {
     double half = j->precision == TP_PREC_FP32 ? 4 : 2;      /* weights / 16-bit grads */
-    double master = j->precision == TP_PREC_FP32 ? 0 : 4;    /* fp32 master copy */
+    double master = j->precision == TP_PREC_FP32 || j->optimizer == TP_OPT_ADAMW_BF16
+                        ? 0 : 4;                             /* fp32 master copy */
     double k = master + optimizer_state_bytes(j->optimizer) + extra_o;
     double w = half, g = half, wn = 0, gn = 0, on = k;       /* unsharded / sharded parts */
     double o = 0;
@@ -253,6 +255,48 @@ static uint32_t recomputed(const struct tp_layout *l)
     return l->recompute_modules ? l->recompute_modules : TP_RC_CORE_ATTN;
 }
 
+/* torchtitan's op-level selective checkpointing (torchtitan/models/llama3/infra/
+   parallelize.py _apply_ac_to_transformer_block, the "op" option its llama3 train configs set):
+   the block input, the attention kernel's output and log-sum-exp, and the output of every
+   other aten.mm in the block (the counter restarts per block: wq, wv, w1, w2 of wq wk wv wo w1
+   w3 w2) are kept; everything else is rebuilt in backward.  Returns false for blocks the
+   policy is not written for here (MoE, MLA, non-attention mixers): they keep the default
+   terms. */
+static bool per_op_activations(const struct tp_model *m, uint32_t layer, double q, double k,
+                               double v, struct act_terms *a)
+{
+    if (m->layer_mixer[layer] != TP_MIXER_ATTN || m->layer_moe[layer] || m->layer_no_ffn[layer] ||
+        m->attn == TP_ATTN_MLA)
+        return false;
+    double h = m->hidden, f = m->ffn;
+    /* the matmul outputs in call order; column-parallel ones split by tp, row-parallel ones
+       (wo, w2) replicated or sequence-split */
+    double width[7] = {q, k, v, h, f, m->mlp == TP_MLP_GLU ? f : h, h};
+    bool split[7] = {true, true, true, false, true, m->mlp == TP_MLP_GLU, false};
+    size_t n = m->mlp == TP_MLP_GLU ? 7 : 6;
+    memset(a, 0, sizeof *a);
+    a->replicated = 2 * h; /* the checkpointed block's input */
+    a->split = 2 * q + 4 * (double)m->n_heads; /* attention output (q wide) and fp32 lse */
+    for (size_t i = 0; i < n; i += 2)
+        *(split[i] ? &a->split : &a->replicated) += 2 * width[i];
+    return true;
+}
+
+double tp_per_op_recomputed_share(const struct tp_model *m)
+{
+    double h = m->hidden, f = m->ffn, q = (double)m->n_heads * m->head_dim;
+    double kv = (double)m->n_kv_heads * m->head_dim;
+    bool glu = m->mlp == TP_MLP_GLU;
+    /* in x out of wq wk wv wo w1 [w3] w2; kept: the 1st, 3rd, ...; rebuilt: the 2nd, 4th, ... */
+    double mm[7] = {h * q, h * kv, h * kv, q * h, h * f, glu ? h * f : f * h, f * h};
+    double all = 0, rebuilt = 0;
+    for (size_t i = 0; i < (glu ? 7u : 6u); i++) {
+        all += mm[i];
+        rebuilt += i % 2 ? mm[i] : 0;
+    }
+    return rebuilt / all;
+}
+
 /* What block `layer` stores per token when the modules in `rc` are recomputed instead. */
 static struct act_terms block_activations(const struct tp_model *m, const struct tp_job *j,
                                           const struct tp_layout *l, uint32_t layer, uint32_t rc)
@@ -271,6 +315,8 @@ static struct act_terms block_activations(const struct tp_model *m, const struct
         q = o = nq * m->head_dim;
         k = v = (double)m->n_kv_heads * m->head_dim;
     }
+    if ((rc & TP_RC_OP) && per_op_activations(m, layer, q, k, v, &a))
+        return a;
     /* Inputs saved for a GEMM's backward are kept in the GEMM's precision: Transformer
        Engine's fp8 Linear/LayerNormLinear save the quantized input (1 byte, plus 1/32 of a
        byte of block scales for MXFP8); attention's Q, K, V and the activation function's
@@ -311,11 +357,16 @@ static struct act_terms block_activations(const struct tp_model *m, const struct
     double load = j->moe_capacity > 0 ? j->moe_capacity : j->moe_imbalance;
     a.replicated += 4.0 * m->n_experts; /* router logits, fp32 */
     /* per routed copy: the permuted fc1 input (all-gathered over the expert-TP group), fc1
-       output and fc2 input (not with moe_act recomputed), split by etp, and the fc2 output the
-       probability-weighted unpermute keeps, reduce-scattered over etp first (Megatron-Core
-       token_unpermutation) */
+       output and fc2 input (not with moe_act recomputed), split by etp, and what the routing
+       weights need: Megatron-Core multiplies them in the activation function
+       (TEGroupedMLP.activation_func_with_probs, megatron/core/transformer/moe/experts.py), which
+       keeps the fp32 weight per copy; a loop over experts that weights each expert's output
+       (HF's `expert_layer(x) * routing_weights`, DeepSpeed MoE's combine) keeps the fc2 output,
+       reduce-scattered over etp first */
     double expert = rc & TP_RC_MOE_ACT ? glu - gin : glu;
-    a.moe = load * m->top_k * (gin * h + (expert * m->moe_ffn + 2 * h) / l->etp);
+    bool mcore = j->framework == TP_FW_MEGATRON;
+    double weights = mcore ? 4.0 : 2 * h / l->etp;
+    a.moe = load * m->top_k * (gin * h + expert * m->moe_ffn / l->etp + weights);
     a.split += rc & TP_RC_SHARED ? 0 : glu * m->shared_ffn;
     return a;
 }
@@ -343,12 +394,13 @@ static double in_flight(const struct tp_layout *l, uint32_t stage)
 }
 
 static double activations(const struct tp_model *m, const struct tp_job *j,
-                          const struct tp_layout *l, uint32_t stage, double *in_flight_out)
+                          const struct tp_layout *l, uint32_t stage, double *in_flight_out,
+                          double *offloaded)
 {
     double tokens = (double)l->mbs * (double)j->seq / l->cp;
     if (j->task == TP_TASK_DPO)
         tokens *= 2; /* chosen and rejected sequence per example */
-    double stored = 0, working = 0;
+    double stored = 0, working = 0, off = 0, largest = 0; /* off: what may go to the host */
     uint32_t seen = 0;
     struct act_terms kind[TP_BLOCK_KINDS], whole[TP_BLOCK_KINDS];
     bool have[TP_BLOCK_KINDS] = {false};
@@ -372,19 +424,41 @@ static double activations(const struct tp_model *m, const struct tp_job *j,
         }
         bool ckpt = l->recompute == TP_RECOMPUTE_FULL &&
                     (l->recompute_layers == 0 || seen < l->recompute_layers);
+        bool offload = l->offload_activations && (l->offload_layers == 0 ||
+                                                  seen < l->offload_layers);
         seen++;
+        double kept = full;
         if (ckpt) {
             /* only the block input is kept (/t with SP); the block is rebuilt in backward */
-            stored += 2 * m->hidden / (l->sp && l->tp > 1 ? (double)l->tp : 1.0);
+            kept = 2 * m->hidden / (l->sp && l->tp > 1 ? (double)l->tp : 1.0);
             double rebuilt = act_bytes(whole[k], l, false);
             working = rebuilt > working ? rebuilt : working;
-        } else {
-            stored += full;
         }
+        *(offload ? &off : &stored) += kept;
+        largest = offload && kept > largest ? kept : largest;
     }
     double held = in_flight(l, stage);
     *in_flight_out = held;
-    return tokens * (stored * held + working);
+    /* offloaded activations: each block's saved tensors are copied to pinned host memory as the
+       forward makes them and fetched back one block ahead of the backward
+       (torch.autograd.graph.save_on_cpu; transformers' gradient_checkpointing offload, which
+       huggingface/trl PR #6846 needs to fit Qwen3-8B at 1M tokens on 8 H100; Megatron-Core's
+       cpu_offloading for its first cpu_offloading_num_layers blocks).  The GPU holds the block
+       in use and the one in transfer [derived]. */
+    double resident = off * held < 2 * largest ? off * held : 2 * largest;
+    *offloaded = tokens * (off * held - resident);
+    return tokens * (stored * held + resident + working);
+}
+
+/* QLoRA through PEFT's prepare_model_for_kbit_training (peft/utils/other.py: "cast all non
+   INT8 parameters to fp32"), which TRL's SFTTrainer calls for a 4-bit model unless FSDP shards
+   it (Axolotl casts the norms and embeddings back to 16 bits for FlashAttention): the
+   embedding, the norms and the head turn fp32, so the residual stream, bitsandbytes' outputs
+   (cast back to the input's dtype) and the logits are fp32 too (transformers warns that
+   FlashAttention's inputs "seem to be silently casted in float32"). */
+static bool kbit_fp32(const struct tp_job *j, const struct tp_layout *l)
+{
+    return j->task == TP_TASK_QLORA && j->kbit_fp32 && l->zero < 3;
 }
 
 static double logits(const struct tp_model *m, const struct tp_job *j, const struct tp_layout *l)
@@ -392,8 +466,22 @@ static double logits(const struct tp_model *m, const struct tp_job *j, const str
     double tokens = (double)l->mbs * (double)j->seq / l->cp * (j->task == TP_TASK_DPO ? 2 : 1);
     double elems = tokens * m->vocab / l->tp;
     /* bf16 logits + the fp32 copy the loss keeps for backward ([MEG-M] budgets 4 s b V);
-       a fused/chunked cross-entropy materialises about one chunk in eight [heuristic]. */
-    return j->fused_loss ? elems * 2 / 8 : elems * (2 + 4);
+       a fused/chunked cross-entropy materialises about one chunk in eight [heuristic].
+       flash-attn's fused cross-entropy (flash_attn/ops/triton/cross_entropy.py) saves the
+       16-bit logits and an fp32 log-sum-exp per token (ctx.save_for_backward(logits, lse,
+       labels)), no fp32 copy. */
+    if (j->fused_loss)
+        return elems * 2 / 8;
+    enum tp_loss_impl impl = j->loss_impl;
+    if (kbit_fp32(j, l) && impl == TP_LOSS_HF) /* the head itself returns fp32 logits */
+        impl = TP_LOSS_HF_FP32_LOGITS;
+    switch (impl) {
+    case TP_LOSS_16BIT: return elems * 2 + tokens * 4;
+    case TP_LOSS_HF: return elems * (2 + 4 + 4 + 4); /* at the log-softmax's backward */
+    case TP_LOSS_HF_FP32_LOGITS: return elems * (4 + 4 + 4 + 4);
+    case TP_LOSS_DEFAULT: break;
+    }
+    return elems * (2 + 4);
 }
 
 /* Live NCCL communicators: one per parallel dimension with more than one rank. */
@@ -429,7 +517,7 @@ enum tp_status tp_memory_stage(const struct tp_model *m, const struct tp_cluster
            (0.5 + 1/64 + 4/(64*256) B/param; embeddings, head and norms stay 16-bit) [BNB] */
         double base = out->params * half;
         if (j->task == TP_TASK_QLORA)
-            base = (out->params - sp.quantizable) * 2 +
+            base = (out->params - sp.quantizable) * (kbit_fp32(j, l) ? 4 : 2) +
                    sp.quantizable * (0.5 + 1.0 / 64 + 4.0 / (64 * 256));
         st.w = l->zero >= 3 ? base / n_dense : base;
         /* adapters: fp32 weights and gradients plus Adam m and v, 16 B/param ([LoRA];
@@ -476,7 +564,13 @@ enum tp_status tp_memory_stage(const struct tp_model *m, const struct tp_cluster
         out->gather_bytes = (adapters ? half : 2 * half) * unit;
     }
 
-    out->activations_bytes = activations(m, j, l, stage, &out->in_flight);
+    double act_host;
+    out->activations_bytes = activations(m, j, l, stage, &out->in_flight, &act_host);
+    if (kbit_fp32(j, l)) { /* the saved tensors in 4 bytes, not 2 [derived] */
+        out->activations_bytes *= 2;
+        act_host *= 2;
+    }
+    out->host_bytes_per_node += act_host * c->gpus_per_node;
     if (stage == l->pp - 1)
         out->logits_bytes = logits(m, j, l);
     /* DeepSpeed's reduce and all-gather buckets ("auto" = hidden^2 elements, 16-bit), and the
@@ -487,7 +581,9 @@ enum tp_status tp_memory_stage(const struct tp_model *m, const struct tp_cluster
         out->comm_bytes += 2.0 * l->mbs * (double)j->seq / l->cp * m->top_k * m->hidden * 2;
     double body = w + g + o + out->gather_bytes + out->activations_bytes + out->logits_bytes;
     out->overhead_bytes = j->overhead_base_bytes + j->overhead_comm_bytes * communicators(l) +
-                          j->overhead_frag * (w + g + o + out->activations_bytes);
+                          j->overhead_frag * (w + g + o + out->activations_bytes +
+                                              out->logits_bytes); /* the logits are activations
+                                                                     to the allocator too */
     out->total_bytes = body + out->comm_bytes + out->overhead_bytes;
     out->capacity_bytes = c->gpu.hbm_bytes;
     out->headroom_bytes = out->capacity_bytes - out->total_bytes;

@@ -12,7 +12,7 @@ static const struct {
 } MODULES[] = {
     {"core_attn", TP_RC_CORE_ATTN}, {"layernorm", TP_RC_LAYERNORM}, {"moe_act", TP_RC_MOE_ACT},
     {"mlp", TP_RC_MLP},             {"moe", TP_RC_MOE},             {"shared_experts", TP_RC_SHARED},
-    {"mla_up_proj", TP_RC_MLA_UP},
+    {"mla_up_proj", TP_RC_MLA_UP},  {"op", TP_RC_OP},
 };
 #define N_MODULES (sizeof MODULES / sizeof MODULES[0])
 
@@ -34,7 +34,7 @@ enum tp_status tp_recompute_modules_parse(const char *list, uint32_t *mask, stru
         if (i == N_MODULES)
             return tp_fail(err, TP_EINVAL,
                            "recompute_modules: \"%.*s\" is not a module (core_attn, layernorm, "
-                           "moe_act, mlp, moe, shared_experts, mla_up_proj)", (int)(n > 40 ? 40 : n),
+                           "moe_act, mlp, moe, shared_experts, mla_up_proj, op)", (int)(n > 40 ? 40 : n),
                            s);
         *mask |= MODULES[i].bit;
         s += n;

@@ -102,6 +102,14 @@ static void stage_time(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
             rc.fwd_attn += b->n[k] * c->fwd_attn;
         if (l->recompute == TP_RECOMPUTE_SELECTIVE && (mods & TP_RC_MOE) && k >= 3)
             rc.ep_fwd += b->n[k] * c->ep_fwd; /* MoE blocks: dispatch and combine again */
+        if (l->recompute == TP_RECOMPUTE_SELECTIVE && (mods & TP_RC_OP) && k <= 2 &&
+            m->attn != TP_ATTN_MLA) {
+            /* torchtitan's op policy (dense attention blocks, kinds 0-2): every other matmul
+               and all the memory-bound ops again; the attention kernel and the collectives'
+               outputs are kept */
+            rc.fwd_gemm += b->n[k] * c->fwd_gemm * tp_per_op_recomputed_share(m);
+            rc.fwd_mem += b->n[k] * c->fwd_mem;
+        }
     }
     uint32_t n = b->blocks;
     st->moe_blocks = b->moe_blocks;
@@ -151,6 +159,7 @@ static double opt_bytes(enum tp_optimizer o)
     case TP_OPT_ADAFACTOR: return 4 + 8 + 1 + 2 + 4;
     case TP_OPT_SGD: return 4 + 8 + 2 + 4;
     case TP_OPT_SGD_MOMENTUM: return 4 + 8 + 8 + 2 + 4;
+    case TP_OPT_ADAMW_BF16: return 2 + 4 + 8 + 2 + 2; /* 16-bit gradient, weight and states */
     }
     return 34;
 }
@@ -360,7 +369,9 @@ static enum tp_status step_rates(const struct ctx *x, double model, double hardw
     out->tokens_per_step = samples * (double)j->seq * pairs * counted;
     out->tokens_per_s = out->tokens_per_step / out->step_s;
     out->tokens_per_s_per_gpu = out->tokens_per_s / n_gpus;
-    out->slots_per_s_per_gpu = out->tokens_per_s_per_gpu / counted;
+    /* from the slots themselves, not back from the counted rate: the FLOP rates must not
+       move with trainable_frac, not even by a rounding */
+    out->slots_per_s_per_gpu = samples * (double)j->seq * pairs / out->step_s / n_gpus;
     out->samples_per_s = samples / out->step_s;
     out->model_flops_per_token = model;
     out->hw_flops_per_token = hardware;

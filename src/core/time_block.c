@@ -23,10 +23,19 @@ static double wave_eff(double tiles, double sms)
     return tiles / (ceil_div(tiles, sms) * sms);
 }
 
-/* Time of `count` independent GEMMs (a grouped GEMM) of M x N x K.  The shape's figures
-   (FLOPs, quantization efficiency, bytes) do not depend on the calibration: a plan records them
-   once and replays them (h->tape), the rates below are the calibration's. */
-static double gemm(const struct hw *h, double M, double N, double K, double count)
+/* The operand width of a GEMM in bytes: 16-bit, or the 8/4-bit formats' narrower elements. */
+static double operand_bytes(const struct hw *h)
+{
+    if (!h->fp8)
+        return 2;
+    return h->gemm_dtype == TP_FP4 ? 0.5 : 1;
+}
+
+/* Time of `count` independent GEMMs (a grouped GEMM) of M x N x K at `align` of the rate for
+   its operands' alignment (tp_gemm_align_eff).  The shape's figures (FLOPs, quantization
+   efficiency, bytes) do not depend on the calibration: a plan records them once and replays
+   them (h->tape), the rates below are the calibration's. */
+static double gemm(const struct hw *h, double M, double N, double K, double count, double align)
 {
     struct tape *tp = h->tape;
     double flops, eta, bytes;
@@ -43,7 +52,7 @@ static double gemm(const struct hw *h, double M, double N, double K, double coun
         if (!empty) {
             double tm = ceil_div(M, h->tile_m), tn = ceil_div(N, h->tile_n);
             double eta_tile = (M * N) / (tm * h->tile_m * tn * h->tile_n);
-            eta = eta_tile * wave_eff(tm * tn * count, h->sms);
+            eta = eta_tile * wave_eff(tm * tn * count, h->sms) * align;
             flops = 2 * M * N * K * count;
             bytes = (M * K + K * N + M * N) * 2 * count;
         }
@@ -73,10 +82,15 @@ struct linear {
 static void add_linear(const struct hw *h, const struct tp_job *j, const struct linear *x,
                        struct cost *c)
 {
-    c->fwd_gemm += gemm(h, x->M, x->N, x->K, x->count);
-    c->bwd_gemm += gemm(h, x->M, x->K, x->N, x->count); /* data gradient */
+    /* the weight's two widths decide the alignment of all three GEMMs (the token count is a
+       multiple of the sequence length) */
+    double an = tp_gemm_align_eff(x->N, operand_bytes(h));
+    double ak = tp_gemm_align_eff(x->K, operand_bytes(h));
+    double al = an < ak ? an : ak;
+    c->fwd_gemm += gemm(h, x->M, x->N, x->K, x->count, al);
+    c->bwd_gemm += gemm(h, x->M, x->K, x->N, x->count, al); /* data gradient */
     if (!x->frozen)
-        c->bwd_gemm += gemm(h, x->N, x->K, x->M, x->count); /* weight gradient */
+        c->bwd_gemm += gemm(h, x->N, x->K, x->M, x->count, al); /* weight gradient */
     if (h->fp8) {
         /* Transformer Engine casts of the input (fwd) and of the output gradient (bwd) */
         c->fwd_mem += h->cast_fwd * x->M * x->K * x->count / h->mem_bw;
@@ -90,8 +104,10 @@ static void add_linear(const struct hw *h, const struct tp_job *j, const struct 
     }
     if (x->lora && j->lora_rank > 0) {
         double r = j->lora_rank;
-        c->fwd_gemm += gemm(h, x->M, r, x->K, x->count) + gemm(h, x->M, x->N, r, x->count);
-        c->bwd_gemm += 2 * (gemm(h, x->M, x->K, r, x->count) + gemm(h, x->M, r, x->N, x->count));
+        /* (the adapters' rank-r GEMMs are memory-bound: no alignment term) */
+        c->fwd_gemm += gemm(h, x->M, r, x->K, x->count, 1) + gemm(h, x->M, x->N, r, x->count, 1);
+        c->bwd_gemm += 2 * (gemm(h, x->M, x->K, r, x->count, 1) +
+                            gemm(h, x->M, r, x->N, x->count, 1));
     }
 }
 
@@ -155,10 +171,10 @@ static void attention(const struct ctx *x, uint32_t layer, struct cost *c)
            then scale/mask/softmax/dropout over s x s scores: ~9 B per score forward, twice
            that backward */
         double dqk = width / heads / 2, count = x->seqs * heads;
-        double sl = x->seq_local;
-        c->fwd_attn += gemm(&x->h, sl, s, dqk, count) + gemm(&x->h, sl, dqk, s, count);
-        c->bwd_attn += gemm(&x->h, sl, dqk, s, count) + gemm(&x->h, s, dqk, sl, count) +
-                       gemm(&x->h, sl, s, dqk, count) + gemm(&x->h, s, dqk, sl, count);
+        double sl = x->seq_local, al = tp_gemm_align_eff(dqk, operand_bytes(&x->h));
+        c->fwd_attn += gemm(&x->h, sl, s, dqk, count, al) + gemm(&x->h, sl, dqk, s, count, al);
+        c->bwd_attn += gemm(&x->h, sl, dqk, s, count, al) + gemm(&x->h, s, dqk, sl, count, al) +
+                       gemm(&x->h, sl, s, dqk, count, al) + gemm(&x->h, s, dqk, sl, count, al);
         double scores = count * sl * s;
         c->fwd_mem += 9 * scores / x->h.mem_bw;
         c->bwd_mem += 18 * scores / x->h.mem_bw;
@@ -390,8 +406,20 @@ void tp_outer_cost(const struct ctx *x, bool first, bool last, struct cost *c)
         c->bwd_mem += T * H * 3 * 4 / x->h.mem_bw;
     }
     if (last) {
+        /* Megatron pads the vocabulary to a multiple of 128 per TP rank
+           (megatron/training/tokenizer: _vocab_size_with_padding, make_vocab_size_divisible_by
+           128 times the TP size); the padding rows cost their FLOPs */
+        enum tp_framework fw = x->j->framework;
+        if (fw == TP_FW_MEGATRON || fw == TP_FW_MEGATRON_DS)
+            V = ceil(V / (128 * tp)) * 128 * tp;
         struct linear head = {V / tp, H, 1, T, x->frozen, false, false};
-        add_linear(&x->h, x->j, &head, c);
+        /* the output layer stays in 16 bits under FP8/FP4 recipes: Megatron-Core builds it as
+           tensor_parallel.ColumnParallelLinear, outside Transformer Engine's autocast
+           (gpt_model.py); torchtitan's Float8 conversion filters out "output" */
+        struct hw h16 = x->h;
+        h16.gemm_flops = x->h.gemm16_flops;
+        h16.fp8 = false;
+        add_linear(&h16, x->j, &head, c);
         /* cross-entropy over T x V/tp logits: fp32 softmax reads/writes and the gradient;
            a fused (chunked) loss avoids the fp32 round trips */
         double per_logit = x->j->fused_loss ? 4 : 16;
@@ -433,8 +461,10 @@ void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
     if (j->precision == TP_PREC_FP32) {
         double p = g->peak_flops[TP_TF32] > 0 ? g->peak_flops[TP_TF32] : g->peak_flops[TP_FP32];
         h->gemm_flops = p * mamf * cal->gemm_scale;
+        h->gemm16_flops = h->gemm_flops;
         h->attn_flops = p * attn_eff;
     } else {
+        h->gemm16_flops = p16 * mamf * cal->gemm_scale;
         h->gemm_flops = !h->fp8        ? p16 * mamf * cal->gemm_scale
                         : gd == TP_FP4 ? g->peak_flops[TP_FP4] * mamf4 * cal->gemm_scale
                                        : g->peak_flops[TP_FP8] * mamf8 * cal->gemm_scale;

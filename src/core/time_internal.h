@@ -19,6 +19,7 @@ struct tape {
 /* What one evaluation needs from the cluster and calibration, resolved once. */
 struct hw {
     double gemm_flops;  /* GEMM dtype peak * MAMF * gemm_scale */
+    double gemm16_flops; /* the same at 16 bits (GEMMs left out of FP8/FP4: the LM head) */
     double attn_flops;  /* 16-bit peak * attn_eff */
     double mem_bw;      /* HBM bandwidth * mem_eff */
     double sms, tile_m, tile_n;

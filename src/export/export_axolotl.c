@@ -133,6 +133,7 @@ static const char *optimizer_name(enum tp_optimizer o)
     case TP_OPT_ADAFACTOR: return "adafactor";
     case TP_OPT_SGD:
     case TP_OPT_SGD_MOMENTUM: return "sgd";
+    case TP_OPT_ADAMW_BF16: return "adamw_torch"; /* on a bf16 model without amp */
     }
     return "adamw_torch_fused";
 }

@@ -14,7 +14,7 @@
 void tp_request_init(struct tp_request *r)
 {
     memset(r, 0, sizeof *r);
-    r->gpus = r->gpus_per_node = r->seq = r->lora_rank = TP_UNSET;
+    r->gpus = r->gpus_per_node = r->seq = r->lora_rank = r->offload_layers = TP_UNSET;
     int64_t *dims[] = {&r->dp,          &r->tp,   &r->pp,  &r->vpp,
                        &r->ep,          &r->etp,  &r->cp,  &r->zero,
                        &r->shard_group, &r->mbs,  &r->gas, &r->gbs,
@@ -54,6 +54,7 @@ static const struct opt {
     {"z3_leaf", K_BOOL, F(z3_leaf), 0, 0, 0, 0},
     {"dropout", K_BOOL, F(dropout), 0, 0, 0, 0},
     {"fused_loss", K_BOOL, F(fused_loss), 0, 0, 0, 0},
+    {"kbit_fp32", K_BOOL, F(kbit_fp32), 0, 0, 0, 0},
     {"tp_comm_overlap", K_BOOL, F(tp_comm_overlap), 0, 0, 0, 0},
     {"seq", K_INT, F(seq), 1, 1 << 24, 0, 0},
     {"lora_rank", K_INT, F(lora_rank), 1, 65536, 0, 0},
@@ -82,6 +83,8 @@ static const struct opt {
     {"sp", K_BOOL, F(sp), 0, 0, 0, 0},
     {"recompute", K_ENUM, F(recompute), 0, 0, TP_NAMES_RECOMPUTE, 0},
     {"offload", K_ENUM, F(offload), 0, 0, TP_NAMES_OFFLOAD, 0},
+    {"offload_activations", K_BOOL, F(offload_activations), 0, 0, 0, 0},
+    {"offload_layers", K_INT, F(offload_layers), 1, 1024, 0, 0},
     {"schedule", K_ENUM, F(schedule), 0, 0, TP_NAMES_SCHEDULE, 0},
     {"pp_layout", K_STR, F(pp_layout), 0, 0, 0, 0},
     {"recompute_modules", K_STR, F(recompute_modules), 0, 0, 0, 0},
@@ -224,6 +227,7 @@ static void resolve_job(const struct tp_request *r, const struct tp_model *m, st
     j->attn_impl = (enum tp_attn_impl)r->attn_impl;
     j->dropout = r->dropout;
     j->fused_loss = r->fused_loss;
+    j->kbit_fp32 = r->kbit_fp32;
     j->tp_comm_overlap = r->tp_comm_overlap;
     j->seq = r->seq != TP_UNSET ? (uint64_t)r->seq : m->default_seq ? m->default_seq : 4096;
     if (r->lora_rank != TP_UNSET)
@@ -292,6 +296,9 @@ static void resolve_layout(const struct tp_request *r, struct tp_layout *l)
     l->sp = r->sp;
     l->recompute = (enum tp_recompute)r->recompute;
     l->offload = (enum tp_offload)r->offload;
+    l->offload_activations = r->offload_activations || r->offload_layers != TP_UNSET;
+    if (r->offload_layers != TP_UNSET)
+        l->offload_layers = (uint32_t)r->offload_layers;
     l->schedule = (enum tp_schedule)r->schedule;
 }
 

@@ -7,7 +7,7 @@
  * listed in run->assumptions; what cannot be assumed makes the row unmappable, with the reason.
  * Reading the file itself is the caller's job (bench/ and the CLI use libcsv).
  */
-#include "internal.h"
+#include "runs_internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -16,15 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
-struct row {
-    const char *const *cols;
-    const char *const *cells;
-    size_t n;
-    struct tp_error *err;
-    struct tp_run *run;
-};
-
-static const char *cell(const struct row *r, const char *name)
+const char *tp_row_cell(const struct row *r, const char *name)
 {
     for (size_t i = 0; i < r->n; i++)
         if (r->cols[i] && strcmp(r->cols[i], name) == 0)
@@ -32,7 +24,7 @@ static const char *cell(const struct row *r, const char *name)
     return "";
 }
 
-static void assume(struct tp_run *run, const char *text)
+void tp_row_assume(struct tp_run *run, const char *text)
 {
     size_t used = strlen(run->assumptions);
     tp_snprintf(run->assumptions + used, sizeof run->assumptions - used, "%s%s", used ? "; " : "",
@@ -41,7 +33,7 @@ static void assume(struct tp_run *run, const char *text)
 
 /* The release year of a row's stack: a calendar year ("2024-07"), or 2000 + yy of a container
    release ("26.04", "NeMo 24.07 container"); 0 when the cell names neither. */
-static long release_year(const char *date)
+long tp_row_release_year(const char *date)
 {
     while (*date && (*date < '0' || *date > '9'))
         date++;
@@ -56,16 +48,16 @@ static long release_year(const char *date)
    2020-2021 predates sequence parallelism and the distributed optimizer). */
 static bool mcore_recipe(const struct row *r)
 {
-    const char *fw = cell(r, "framework_key");
-    long year = release_year(cell(r, "source_version_or_date"));
+    const char *fw = tp_row_cell(r, "framework_key");
+    long year = tp_row_release_year(tp_row_cell(r, "source_version_or_date"));
     return strcmp(fw, "nemo") == 0 || (strcmp(fw, "megatron") == 0 && year >= 2022);
 }
 
 /* A non-negative whole number; `dflt` when empty; error when malformed. */
-static enum tp_status num_u32(const struct row *r, const char *name, bool required, uint32_t dflt,
-                              uint32_t *out)
+enum tp_status tp_row_u32(const struct row *r, const char *name, bool required, uint32_t dflt,
+                          uint32_t *out)
 {
-    const char *s = cell(r, name);
+    const char *s = tp_row_cell(r, name);
     if (!*s) {
         if (required)
             return tp_fail(r->err, TP_EINVAL, "%s is empty", name);
@@ -83,9 +75,9 @@ static enum tp_status num_u32(const struct row *r, const char *name, bool requir
 
 /* A measured figure: NaN when empty; an error when it is not a plain non-negative decimal
    (a unit or suffix such as "5.7k" or "80GB" would otherwise be dropped silently). */
-static enum tp_status num_real(const struct row *r, const char *name, double *out)
+enum tp_status tp_row_real(const struct row *r, const char *name, double *out)
 {
-    const char *s = cell(r, name);
+    const char *s = tp_row_cell(r, name);
     *out = NAN;
     if (!*s)
         return TP_OK;
@@ -115,7 +107,7 @@ static void mla_defaults(struct tp_model *m)
 
 static enum tp_status map_arch(const struct row *r, struct tp_model *m)
 {
-    const char *arch = cell(r, "arch");
+    const char *arch = tp_row_cell(r, "arch");
     if (strcmp(arch, "llama") == 0 || strcmp(arch, "mixtral") == 0 ||
         strcmp(arch, "llama4") == 0 || strcmp(arch, "bailing_moe") == 0 ||
         strcmp(arch, "grok1") == 0) {
@@ -154,7 +146,7 @@ static enum tp_status map_preset(const struct row *r, struct tp_model *m, const 
 {
     *found = false;
     char name[128];
-    snprintf(name, sizeof name, "%s", cell(r, "model"));
+    snprintf(name, sizeof name, "%s", tp_row_cell(r, "model"));
     char *open = strrchr(name, '('), *close = open ? strchr(open, ')') : NULL; /* the last */
     struct tp_error inner;
     if (tp_model_from_preset(name, m, &inner) != TP_OK) {
@@ -166,11 +158,11 @@ static enum tp_status map_preset(const struct row *r, struct tp_model *m, const 
     }
     *found = true;
     uint32_t seq = 0;
-    TRY(num_u32(r, "seq_len", true, 0, &seq));
+    TRY(tp_row_u32(r, "seq_len", true, 0, &seq));
     m->default_seq = seq;
     char text[160];
     snprintf(text, sizeof text, "shape of the built-in preset %s (%s)", m->name, why);
-    assume(r->run, text);
+    tp_row_assume(r->run, text);
     if (tp_model_finalize(m, &inner) != TP_OK)
         return tp_fail(r->err, TP_EINVAL, "model shape: %s", inner.msg);
     return TP_OK;
@@ -195,7 +187,7 @@ static enum tp_status map_hybrid(const struct row *r, struct tp_model *m)
                  {"vocab", m->vocab}, {"moe_num_experts", m->n_experts}};
     for (size_t i = 0; i < sizeof agree / sizeof agree[0]; i++) {
         uint32_t v = 0;
-        TRY(num_u32(r, agree[i].col, false, agree[i].have, &v));
+        TRY(tp_row_u32(r, agree[i].col, false, agree[i].have, &v));
         if (v != agree[i].have)
             return tp_fail(r->err, TP_EINVAL, "%s %u differs from the preset %s (%u)",
                            agree[i].col, v, m->name, agree[i].have);
@@ -205,9 +197,9 @@ static enum tp_status map_hybrid(const struct row *r, struct tp_model *m)
 
 static enum tp_status map_model(const struct row *r, struct tp_model *m)
 {
-    if (strcmp(cell(r, "arch"), "nemotron_h") == 0)
+    if (strcmp(tp_row_cell(r, "arch"), "nemotron_h") == 0)
         return map_hybrid(r, m);
-    if (!*cell(r, "n_layers") || !*cell(r, "hidden") || !*cell(r, "n_heads")) {
+    if (!*tp_row_cell(r, "n_layers") || !*tp_row_cell(r, "hidden") || !*tp_row_cell(r, "n_heads")) {
         bool found;
         TRY(map_preset(r, m, "the row gives none", &found));
         if (found)
@@ -215,41 +207,41 @@ static enum tp_status map_model(const struct row *r, struct tp_model *m)
     }
     tp_model_init(m);
     TRY(map_arch(r, m));
-    tp_snprintf(m->name, sizeof m->name, "%s", cell(r, "model"));
+    tp_snprintf(m->name, sizeof m->name, "%s", tp_row_cell(r, "model"));
     tp_snprintf(m->source, sizeof m->source, "runs file row %s", r->run->row_id);
-    TRY(num_u32(r, "n_layers", true, 0, &m->n_layers));
-    TRY(num_u32(r, "hidden", true, 0, &m->hidden));
-    TRY(num_u32(r, "n_heads", true, 0, &m->n_heads));
-    TRY(num_u32(r, "kv_heads", false, 0, &m->n_kv_heads));
+    TRY(tp_row_u32(r, "n_layers", true, 0, &m->n_layers));
+    TRY(tp_row_u32(r, "hidden", true, 0, &m->hidden));
+    TRY(tp_row_u32(r, "n_heads", true, 0, &m->n_heads));
+    TRY(tp_row_u32(r, "kv_heads", false, 0, &m->n_kv_heads));
     if (m->attn == TP_ATTN_MLA)
         m->n_kv_heads = m->n_heads;
     uint32_t hd = 0;
-    TRY(num_u32(r, "head_dim", false, 0, &hd));
+    TRY(tp_row_u32(r, "head_dim", false, 0, &hd));
     if (hd && m->attn != TP_ATTN_MLA) {
         m->head_dim = hd;
         m->head_dim_explicit = true;
     }
-    TRY(num_u32(r, "vocab", true, 0, &m->vocab));
+    TRY(tp_row_u32(r, "vocab", true, 0, &m->vocab));
     uint32_t tied = 0;
-    TRY(num_u32(r, "tied", false, 0, &tied));
+    TRY(tp_row_u32(r, "tied", false, 0, &tied));
     m->tied = tied != 0;
-    if (!*cell(r, "tied"))
-        assume(r->run, "untied head");
-    TRY(num_u32(r, "moe_num_experts", false, 0, &m->n_experts));
-    bool four_h = m->n_experts == 0 && m->mlp == TP_MLP_GELU && !*cell(r, "ffn_hidden");
-    TRY(num_u32(r, "ffn_hidden", m->n_experts == 0 && !four_h, 0, &m->ffn));
+    if (!*tp_row_cell(r, "tied"))
+        tp_row_assume(r->run, "untied head");
+    TRY(tp_row_u32(r, "moe_num_experts", false, 0, &m->n_experts));
+    bool four_h = m->n_experts == 0 && m->mlp == TP_MLP_GELU && !*tp_row_cell(r, "ffn_hidden");
+    TRY(tp_row_u32(r, "ffn_hidden", m->n_experts == 0 && !four_h, 0, &m->ffn));
     if (four_h) {
         m->ffn = 4 * m->hidden; /* the GPT MLP default (Megatron-LM --ffn-hidden-size) */
-        assume(r->run, "ffn_hidden = 4 * hidden (GPT default)");
+        tp_row_assume(r->run, "ffn_hidden = 4 * hidden (GPT default)");
     }
     if (m->n_experts) {
-        TRY(num_u32(r, "moe_topk", true, 0, &m->top_k));
-        TRY(num_u32(r, "moe_ffn_hidden", true, 0, &m->moe_ffn));
-        TRY(num_u32(r, "moe_shared_experts", false, 0, &m->n_shared_experts));
-        TRY(num_u32(r, "dense_layers", false, 0, &m->moe_first_dense));
+        TRY(tp_row_u32(r, "moe_topk", true, 0, &m->top_k));
+        TRY(tp_row_u32(r, "moe_ffn_hidden", true, 0, &m->moe_ffn));
+        TRY(tp_row_u32(r, "moe_shared_experts", false, 0, &m->n_shared_experts));
+        TRY(tp_row_u32(r, "dense_layers", false, 0, &m->moe_first_dense));
     }
     uint32_t seq = 0;
-    TRY(num_u32(r, "seq_len", true, 0, &seq));
+    TRY(tp_row_u32(r, "seq_len", true, 0, &seq));
     m->default_seq = seq;
     if (m->pos == TP_POS_LEARNED)
         m->max_positions = seq;
@@ -270,7 +262,7 @@ static enum tp_status map_framework(const struct row *r, struct tp_job *j)
                {"llm-foundry", TP_FW_FSDP},     {"axolotl", TP_FW_AXOLOTL},
                {"maxtext", TP_FW_FSDP},         {"paxml", TP_FW_FSDP},
                {"colossalai", TP_FW_DEEPSPEED}, {"other", TP_FW_FSDP}};
-    const char *key = cell(r, "framework_key");
+    const char *key = tp_row_cell(r, "framework_key");
     tp_snprintf(r->run->framework_key, sizeof r->run->framework_key, "%s", key);
     for (size_t i = 0; i < sizeof fws / sizeof fws[0]; i++)
         if (strcmp(fws[i].key, key) == 0) {
@@ -278,65 +270,7 @@ static enum tp_status map_framework(const struct row *r, struct tp_job *j)
             return TP_OK;
         }
     j->framework = TP_FW_FSDP;
-    assume(r->run, "framework conventions of FSDP");
-    return TP_OK;
-}
-
-/* The stack columns (optimizer, fused_loss, moe_impl, attention): a cell that is given decides;
-   an empty one keeps what the free-text hints and defaults gave. */
-static enum tp_status map_stack_columns(const struct row *r, struct tp_job *j)
-{
-    static const struct {
-        const char *name;
-        int value;
-    } OPTS[] = {{"adamw", TP_OPT_ADAMW},           {"adam", TP_OPT_ADAMW},
-                {"adamw-8bit", TP_OPT_ADAMW_8BIT}, {"adamw_8bit", TP_OPT_ADAMW_8BIT},
-                {"adamw_bnb_8bit", TP_OPT_ADAMW_8BIT}, {"paged_adamw_8bit", TP_OPT_ADAMW_8BIT},
-                {"adamw-4bit", TP_OPT_ADAMW_4BIT}, {"adamw_4bit", TP_OPT_ADAMW_4BIT},
-                {"adafactor", TP_OPT_ADAFACTOR},   {"sgd", TP_OPT_SGD}},
-      MOE[] = {{"eager", TP_MOE_EAGER},         {"hf", TP_MOE_EAGER},
-               {"grouped", TP_MOE_GROUPED},     {"megablocks", TP_MOE_GROUPED},
-               {"deepspeed", TP_MOE_DEEPSPEED}, {"tutel", TP_MOE_DEEPSPEED},
-               {"dense", TP_MOE_DENSE}},
-      ATTN[] = {{"flash", TP_ATTN_FLASH},  {"flash2", TP_ATTN_FLASH2}, {"fa2", TP_ATTN_FLASH2},
-                {"flash3", TP_ATTN_FLASH3}, {"fa3", TP_ATTN_FLASH3},  {"cudnn", TP_ATTN_FLASH3},
-                {"eager", TP_ATTN_EAGER},  {"fused-softmax", TP_ATTN_EAGER},
-                {"math", TP_ATTN_EAGER}};
-    const struct {
-        const char *col;
-        const void *table;
-        size_t n;
-        int *dst;
-    } cols[] = {{"optimizer", OPTS, sizeof OPTS / sizeof OPTS[0], (int *)&j->optimizer},
-                {"moe_impl", MOE, sizeof MOE / sizeof MOE[0], (int *)&j->moe_impl},
-                {"attention", ATTN, sizeof ATTN / sizeof ATTN[0], (int *)&j->attn_impl}};
-    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
-        const char *v = cell(r, cols[c].col);
-        if (!*v)
-            continue;
-        const struct {
-            const char *name;
-            int value;
-        } *t = cols[c].table;
-        size_t i = 0;
-        while (i < cols[c].n && strcasecmp(t[i].name, v) != 0)
-            i++;
-        if (i == cols[c].n)
-            return tp_fail(r->err, TP_EINVAL, "%s \"%s\" is not a known value", cols[c].col, v);
-        *cols[c].dst = t[i].value;
-    }
-    const char *fl = cell(r, "fused_loss");
-    if (*fl)
-        j->fused_loss = strcmp(fl, "1") == 0 || strcasecmp(fl, "true") == 0;
-    /* the share of token slots the row's throughput counts (Axolotl: trainable tokens) */
-    double frac;
-    TRY(num_real(r, "trainable_frac", &frac));
-    if (isfinite(frac)) {
-        if (!(frac > 0 && frac <= 1))
-            return tp_fail(r->err, TP_EINVAL, "trainable_frac \"%s\" is out of range (0 < f <= 1)",
-                           cell(r, "trainable_frac"));
-        j->trainable_frac = frac;
-    }
+    tp_row_assume(r->run, "framework conventions of FSDP");
     return TP_OK;
 }
 
@@ -345,12 +279,12 @@ static enum tp_status map_job(const struct row *r, const struct tp_model *m, str
     tp_job_init(j);
     j->seq = m->default_seq;
     TRY(map_framework(r, j));
-    const char *task = cell(r, "task");
+    const char *task = tp_row_cell(r, "task");
     static const char *const tasks[] = {"pretrain", "sft", "dpo", "lora", "qlora"};
     for (int i = 0; i < 5; i++)
         if (strcmp(task, tasks[i]) == 0)
             j->task = (enum tp_task)i;
-    const char *prec = cell(r, "precision");
+    const char *prec = tp_row_cell(r, "precision");
     if (strcmp(prec, "fp16") == 0)
         j->precision = TP_PREC_FP16;
     else if (strcmp(prec, "fp32") == 0)
@@ -364,27 +298,13 @@ static enum tp_status map_job(const struct row *r, const struct tp_model *m, str
     else if (strstr(prec, "fp8"))
         j->precision = TP_PREC_FP8;
     else if (!*prec)
-        assume(r->run, "bf16");
-    const char *fw = cell(r, "framework"), *notes = cell(r, "notes");
+        tp_row_assume(r->run, "bf16");
+    const char *fw = tp_row_cell(r, "framework");
     if (strstr(fw, "8bit") || strstr(fw, "8-bit"))
         j->optimizer = TP_OPT_ADAMW_8BIT;
-    /* a loss that never holds the full fp32 logits: Liger's fused linear cross-entropy, TRL's
-       chunked_nll, Apple's cut cross-entropy */
-    if (strstr(fw, "Liger") || strstr(notes, "Liger") || strstr(notes, "chunked_nll") ||
-        strstr(notes, "cut_cross_entropy"))
-        j->fused_loss = true;
-    /* NeMo 2 and Megatron-Bridge performance recipes keep and reduce the main gradients in
-       16 bits (_perf_precision: grad_reduce_in_fp32 = False) */
-    if (strcmp(cell(r, "framework_key"), "nemo") == 0 &&
-        release_year(cell(r, "source_version_or_date")) >= 2025) {
-        j->grad_16bit = true;
-        assume(r->run, "16-bit main gradients (grad_reduce_in_fp32 False)");
-    }
-    /* Megatron-Bridge MoE benchmarks force-balance the routing (the source's footnote) */
-    if (strstr(notes, "force-balance"))
-        j->moe_imbalance = 1.0;
+    tp_row_recipe_job(r, j);
     /* Megatron-LM before FlashAttention (2020-2021) kept dropout and the s x s scores */
-    const char *date = cell(r, "source_version_or_date");
+    const char *date = tp_row_cell(r, "source_version_or_date");
     long year = strtol(date, NULL, 10);
     if (year >= 2000 && year < 2022) { /* a calendar year, not a release like "26.08" */
         j->attn_impl = TP_ATTN_EAGER;
@@ -392,7 +312,7 @@ static enum tp_status map_job(const struct row *r, const struct tp_model *m, str
     } else if (strcmp(r->run->framework_key, "megatron-deepspeed") == 0) {
         j->attn_impl = TP_ATTN_FLASH2; /* Megatron-DeepSpeed calls flash-attn, not TE */
     }
-    return map_stack_columns(r, j);
+    return tp_row_stack_columns(r, j);
 }
 
 /* Selective recompute's modules: the `recompute_modules` cell, else Megatron's flag as the
@@ -400,13 +320,21 @@ static enum tp_status map_job(const struct row *r, const struct tp_model *m, str
 static enum tp_status map_recompute_modules(const struct row *r, struct tp_layout *l)
 {
     struct tp_error inner;
-    const char *list = cell(r, "recompute_modules");
+    const char *list = tp_row_cell(r, "recompute_modules");
     if (*list) {
         if (tp_recompute_modules_parse(list, &l->recompute_modules, &inner) != TP_OK)
             return tp_fail(r->err, TP_EINVAL, "recompute_modules: %s", inner.msg);
         return TP_OK;
     }
-    const char *flag = strstr(cell(r, "notes"), "--recompute-modules ");
+    /* torchtitan's selective checkpointing: the op-level policy its llama train configs set
+       (selective_ac_option = "op"), unless the row names another */
+    const char *detail = tp_row_cell(r, "recompute_detail");
+    if (strcmp(detail, "per-op") == 0 ||
+        (!*detail && strcmp(tp_row_cell(r, "framework_key"), "torchtitan") == 0)) {
+        l->recompute_modules = TP_RC_OP;
+        return TP_OK;
+    }
+    const char *flag = strstr(tp_row_cell(r, "notes"), "--recompute-modules ");
     if (!flag)
         return TP_OK;
     flag += strlen("--recompute-modules ");
@@ -427,23 +355,26 @@ static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
 {
     struct tp_run *run = r->run;
     tp_layout_init(l);
-    TRY(num_u32(r, "tp", false, 0, &l->tp));
-    TRY(num_u32(r, "pp", false, 0, &l->pp));
-    TRY(num_u32(r, "dp", false, 0, &l->dp));
-    TRY(num_u32(r, "cp", false, 1, &l->cp));
-    TRY(num_u32(r, "ep", false, 1, &l->ep));
-    TRY(num_u32(r, "vpp", false, 1, &l->vpp));
-    TRY(num_u32(r, "etp", false, 0, &l->etp));
-    TRY(num_u32(r, "pp_first", false, 0, &l->pp_first));
-    TRY(num_u32(r, "pp_last", false, 0, &l->pp_last));
-    uint32_t sp = 0;
-    TRY(num_u32(r, "sp", false, 0, &sp));
+    TRY(tp_row_u32(r, "tp", false, 0, &l->tp));
+    TRY(tp_row_u32(r, "pp", false, 0, &l->pp));
+    TRY(tp_row_u32(r, "dp", false, 0, &l->dp));
+    TRY(tp_row_u32(r, "cp", false, 1, &l->cp));
+    TRY(tp_row_u32(r, "ep", false, 1, &l->ep));
+    TRY(tp_row_u32(r, "vpp", false, 1, &l->vpp));
+    TRY(tp_row_u32(r, "etp", false, 0, &l->etp));
+    TRY(tp_row_u32(r, "pp_first", false, 0, &l->pp_first));
+    TRY(tp_row_u32(r, "pp_last", false, 0, &l->pp_last));
+    uint32_t sp = 0, act_off = 0;
+    TRY(tp_row_u32(r, "offload_activations", false, 0, &act_off));
+    TRY(tp_row_u32(r, "offload_layers", false, 0, &l->offload_layers));
+    l->offload_activations = act_off != 0 || l->offload_layers != 0;
+    TRY(tp_row_u32(r, "sp", false, 0, &sp));
     l->sp = sp != 0;
-    if (!*cell(r, "sp") && mcore_recipe(r) && l->tp != 1) {
+    if (!*tp_row_cell(r, "sp") && mcore_recipe(r) && l->tp != 1) {
         l->sp = true; /* NeMo/Megatron-Bridge recipes and Megatron-Core's examples run SP with TP */
-        assume(run, "sequence parallelism with TP (Megatron-Core recipes)");
+        tp_row_assume(run, "sequence parallelism with TP (Megatron-Core recipes)");
     }
-    const char *z = cell(r, "zero_or_fsdp");
+    const char *z = tp_row_cell(r, "zero_or_fsdp");
     if (strcmp(z, "fsdp-full") == 0 || strcmp(z, "3") == 0)
         l->zero = 3;
     else if (strcmp(z, "fsdp-grad-op") == 0 || strcmp(z, "2") == 0)
@@ -454,36 +385,38 @@ static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
         l->zero = 3;
     else if (!*z && mcore_recipe(r)) {
         l->zero = 1; /* Megatron-Bridge's and NeMo's default: use_distributed_optimizer True */
-        assume(run, "distributed optimizer (Megatron-Core recipes' default)");
+        tp_row_assume(run, "distributed optimizer (Megatron-Core recipes' default)");
     } else if (strcmp(z, "0") != 0)
-        assume(run, "no ZeRO sharding");
-    TRY(num_u32(r, "shard_group_size", false, 0, &l->shard_group));
-    TRY(num_u32(r, "micro_batch", false, 0, &l->mbs));
-    TRY(num_u32(r, "grad_accum", false, 0, &l->gas));
+        tp_row_assume(run, "no ZeRO sharding");
+    TRY(tp_row_u32(r, "shard_group_size", false, 0, &l->shard_group));
+    TRY(tp_row_u32(r, "micro_batch", false, 0, &l->mbs));
+    TRY(tp_row_u32(r, "grad_accum", false, 0, &l->gas));
     run->gas_unknown = l->gas == 0;
     if (l->gas == 0)
         l->gas = 1; /* derived from global_batch once dp is known */
     run->mbs_unknown = l->mbs == 0;
     if (l->mbs == 0)
         l->mbs = 1; /* derived from global_batch once dp is known */
-    const char *rc = cell(r, "recompute");
+    const char *rc = tp_row_cell(r, "recompute");
     if (strcmp(rc, "full") == 0) {
         l->recompute = TP_RECOMPUTE_FULL;
     } else if (strcmp(rc, "selective") == 0) {
         l->recompute = TP_RECOMPUTE_SELECTIVE;
         TRY(map_recompute_modules(r, l));
-    } else if (!*rc && strcmp(cell(r, "framework_key"), "megatron") == 0 &&
-               release_year(cell(r, "source_version_or_date")) > 0 &&
-               release_year(cell(r, "source_version_or_date")) < 2022) {
+    } else if (!*rc && strcmp(tp_row_cell(r, "framework_key"), "megatron") == 0 &&
+               tp_row_release_year(tp_row_cell(r, "source_version_or_date")) > 0 &&
+               tp_row_release_year(tp_row_cell(r, "source_version_or_date")) < 2022) {
         /* Megatron-LM of 2019-2021 checkpointed every layer: --checkpoint-activations in its
            example scripts, "activation checkpointing after every transformer layer" in the
            Megatron-LM paper (Shoeybi et al. 2019, §5) */
         l->recompute = TP_RECOMPUTE_FULL;
-        assume(run, "full recompute (Megatron-LM --checkpoint-activations)");
+        tp_row_assume(run, "full recompute (Megatron-LM --checkpoint-activations)");
+    } else if (!*rc && tp_row_recipe_recompute(r, l)) {
+        tp_row_assume(run, "selective recompute of layernorm and moe_act (Megatron-Bridge recipe)");
     } else if (!*rc) {
-        bool finetune = strcmp(cell(r, "framework_key"), "axolotl") == 0;
+        bool finetune = strcmp(tp_row_cell(r, "framework_key"), "axolotl") == 0;
         l->recompute = finetune ? TP_RECOMPUTE_FULL : TP_RECOMPUTE_NONE;
-        assume(run, finetune ? "gradient checkpointing on (Axolotl fine-tuning configs)"
+        tp_row_assume(run, finetune ? "gradient checkpointing on (Axolotl fine-tuning configs)"
                              : "no recompute");
     }
     return TP_OK;
@@ -519,13 +452,13 @@ static enum tp_status resolve_split(const struct row *r, struct tp_run *run)
         while (mp % l->tp)
             l->tp--;
         l->pp = mp / l->tp;
-        assume(run, "tp = model-parallel size up to a node, pp = the rest");
+        tp_row_assume(run, "tp = model-parallel size up to a node, pp = the rest");
     } else if (!l->tp) {
         l->tp = mp % l->pp == 0 ? mp / l->pp : 1;
-        assume(run, "tp = num_gpus / (dp * cp * pp)");
+        tp_row_assume(run, "tp = num_gpus / (dp * cp * pp)");
     } else {
         l->pp = mp % l->tp == 0 ? mp / l->tp : 1;
-        assume(run, "pp = num_gpus / (dp * cp * tp)");
+        tp_row_assume(run, "pp = num_gpus / (dp * cp * tp)");
     }
     return TP_OK;
 }
@@ -541,7 +474,7 @@ static void resolve_etp(struct tp_run *run)
     uint64_t ranks = (uint64_t)l->tp * l->cp * l->dp;
     if (l->ep > 1 && run->model.n_experts > 0 && ranks % ((uint64_t)l->ep * l->tp) != 0) {
         l->etp = 1;
-        assume(run, "etp 1 (ep*tp expert ranks do not divide tp*cp*dp)");
+        tp_row_assume(run, "etp 1 (ep*tp expert ranks do not divide tp*cp*dp)");
     }
 }
 
@@ -556,7 +489,7 @@ static enum tp_status resolve_pp_split(const struct row *r, struct tp_run *run)
     struct tp_layout *l = &run->layout;
     uint32_t L = run->model.n_layers, nv = l->pp * (l->vpp ? l->vpp : 1);
     struct tp_error inner;
-    const char *text = cell(r, "pp_layout");
+    const char *text = tp_row_cell(r, "pp_layout");
     if (*text) {
         if (tp_layout_pp_parse(text, L, l, &inner) != TP_OK)
             return tp_fail(r->err, TP_EINVAL, "pp_layout: %s", inner.msg);
@@ -567,11 +500,11 @@ static enum tp_status resolve_pp_split(const struct row *r, struct tp_run *run)
     bool mcore = strcmp(run->framework_key, "megatron") == 0 ||
                  strcmp(run->framework_key, "nemo") == 0;
     if (mcore && tp_layout_pp_account(L, true, true, l, &inner) == TP_OK) {
-        assume(run, "embedding and loss each take a block's slot in the pipeline split");
+        tp_row_assume(run, "embedding and loss each take a block's slot in the pipeline split");
         return TP_OK;
     }
     if (mcore && tp_layout_pp_account(L, false, true, l, &inner) == TP_OK) {
-        assume(run, "the loss takes a block's slot in the pipeline split");
+        tp_row_assume(run, "the loss takes a block's slot in the pipeline split");
         return TP_OK;
     }
     if (l->vpp < 2)
@@ -582,7 +515,7 @@ static enum tp_status resolve_pp_split(const struct row *r, struct tp_run *run)
     for (uint32_t v = 0; v < nv; v++)
         l->pp_map[v] = (uint16_t)blocks[v];
     l->pp_nv = nv;
-    assume(run, "blocks spread over the virtual stages, the remainder on the later ones");
+    tp_row_assume(run, "blocks spread over the virtual stages, the remainder on the later ones");
     return TP_OK;
 }
 
@@ -593,45 +526,45 @@ enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells
         return tp_fail(err, TP_EINVAL, "no row given (columns, cells or the output are NULL)");
     memset(out, 0, sizeof *out);
     struct row r = {cols, cells, n, err, out};
-    tp_snprintf(out->row_id, sizeof out->row_id, "%s", cell(&r, "row_id"));
+    tp_snprintf(out->row_id, sizeof out->row_id, "%s", tp_row_cell(&r, "row_id"));
     tp_snprintf(out->source, sizeof out->source, "%.*s", (int)strcspn(out->row_id, ":"),
              out->row_id);
-    out->duplicate = *cell(&r, "dup_of") != '\0';
+    out->duplicate = *tp_row_cell(&r, "dup_of") != '\0';
     out->tokens_per_s_per_gpu = out->step_time_s = out->tflops_per_gpu = NAN;
     out->mfu = out->hfu = out->mem_gib = NAN;
     out->samples_per_s = out->wall_clock_h = out->total_tokens = NAN;
-    TRY(num_real(&r, "tokens_per_s_per_gpu", &out->tokens_per_s_per_gpu));
-    TRY(num_real(&r, "step_time_s", &out->step_time_s));
-    TRY(num_real(&r, "tflops_per_gpu", &out->tflops_per_gpu));
-    TRY(num_real(&r, "mfu", &out->mfu));
-    TRY(num_real(&r, "hfu", &out->hfu));
-    TRY(num_real(&r, "mem_per_gpu_gib", &out->mem_gib));
-    TRY(num_real(&r, "samples_per_s", &out->samples_per_s));
-    TRY(num_real(&r, "wall_clock_h", &out->wall_clock_h));
-    TRY(num_real(&r, "total_tokens", &out->total_tokens));
-    out->oom = strcmp(cell(&r, "oom"), "1") == 0;
+    TRY(tp_row_real(&r, "tokens_per_s_per_gpu", &out->tokens_per_s_per_gpu));
+    TRY(tp_row_real(&r, "step_time_s", &out->step_time_s));
+    TRY(tp_row_real(&r, "tflops_per_gpu", &out->tflops_per_gpu));
+    TRY(tp_row_real(&r, "mfu", &out->mfu));
+    TRY(tp_row_real(&r, "hfu", &out->hfu));
+    TRY(tp_row_real(&r, "mem_per_gpu_gib", &out->mem_gib));
+    TRY(tp_row_real(&r, "samples_per_s", &out->samples_per_s));
+    TRY(tp_row_real(&r, "wall_clock_h", &out->wall_clock_h));
+    TRY(tp_row_real(&r, "total_tokens", &out->total_tokens));
+    out->oom = strcmp(tp_row_cell(&r, "oom"), "1") == 0;
     tp_snprintf(out->tflops_convention, sizeof out->tflops_convention, "%s",
-             cell(&r, "tflops_convention"));
+             tp_row_cell(&r, "tflops_convention"));
 
     TRY(map_model(&r, &out->model));
     TRY(map_job(&r, &out->model, &out->job));
     TRY(map_layout(&r, &out->layout));
     const struct tp_gpu *g;
     struct tp_error inner;
-    if (tp_gpu_find(cell(&r, "gpu_type"), &g, &inner) != TP_OK)
+    if (tp_gpu_find(tp_row_cell(&r, "gpu_type"), &g, &inner) != TP_OK)
         return tp_fail(err, TP_EUNSUPPORTED, "gpu_type \"%s\" is not in the catalog",
-                       cell(&r, "gpu_type"));
+                       tp_row_cell(&r, "gpu_type"));
     out->cluster.gpu = *g;
-    TRY(num_u32(&r, "num_gpus", true, 0, &out->cluster.n_gpus));
-    TRY(num_u32(&r, "gpus_per_node", false, g->gpus_per_node, &out->cluster.gpus_per_node));
+    TRY(tp_row_u32(&r, "num_gpus", true, 0, &out->cluster.n_gpus));
+    TRY(tp_row_u32(&r, "gpus_per_node", false, g->gpus_per_node, &out->cluster.gpus_per_node));
     /* rack-scale parts (GB200/GB300 NVL72): the NVLink domain, not the 4-GPU tray, is what the
        network model calls a node */
     if (g->gpus_per_node >= 32 && out->cluster.gpus_per_node < g->gpus_per_node) {
         out->cluster.gpus_per_node = g->gpus_per_node;
-        assume(out, "NVLink domain of the catalog as the node");
+        tp_row_assume(out, "NVLink domain of the catalog as the node");
     }
     double nic = NAN;
-    TRY(num_real(&r, "nic_gbps_per_node", &nic));
+    TRY(tp_row_real(&r, "nic_gbps_per_node", &nic));
     if (isfinite(nic) && nic > 0) /* the measured network: Gb/s per node over its GPUs */
         out->cluster.gpu.inter_bw = nic / 8 * 1e9 / out->cluster.gpus_per_node;
     struct tp_layout *l = &out->layout;
@@ -641,7 +574,7 @@ enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells
     /* Transformer Engine's TP communication overlap: stated in the notes ("--tp-comm-overlap",
        "--no-tp-comm-overlap", as `trainplan logs` writes them), else the default of NeMo's
        performance recipes and Megatron-Core's published runs on Hopper and Blackwell */
-    const char *fwk = out->framework_key, *notes = cell(&r, "notes");
+    const char *fwk = out->framework_key, *notes = tp_row_cell(&r, "notes");
     if (l->tp <= 1 || strstr(notes, "no-tp-comm-overlap")) {
         out->job.tp_comm_overlap = false;
     } else if (strstr(notes, "tp-comm-overlap") || strstr(notes, "tp_comm_overlap")) {
@@ -649,32 +582,33 @@ enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells
     } else if (g->async_mma && out->job.attn_impl != TP_ATTN_EAGER &&
                (strcmp(fwk, "megatron") == 0 || strcmp(fwk, "nemo") == 0)) {
         out->job.tp_comm_overlap = true;
-        assume(out, "TP communication overlapped (Transformer Engine userbuffers)");
+        tp_row_assume(out, "TP communication overlapped (Transformer Engine userbuffers)");
     }
     if (tp_layout_check(&out->model, &out->cluster, &out->job, l, &inner) != TP_OK)
         return tp_fail(err, TP_EINVAL, "layout: %s", inner.msg);
     uint32_t gbs = 0;
-    TRY(num_u32(&r, "global_batch", false, 0, &gbs));
+    TRY(tp_row_u32(&r, "global_batch", false, 0, &gbs));
     if (out->mbs_unknown) {
         /* Megatron-LM before 2021 had no micro-batches: the batch per GPU ran in one pass */
-        long year = strtol(cell(&r, "source_version_or_date"), NULL, 10);
+        long year = strtol(tp_row_cell(&r, "source_version_or_date"), NULL, 10);
         bool whole = year >= 2000 && year < 2021 && gbs && gbs % l->dp == 0 && l->pp == 1;
         if (whole) {
             l->mbs = gbs / l->dp;
-            assume(out, "micro_batch = global_batch / dp (no accumulation before Megatron-LM 2021)");
+            tp_row_assume(out, "micro_batch = global_batch / dp "
+                               "(no accumulation before Megatron-LM 2021)");
         } else if (!out->gas_unknown && gbs && gbs % ((uint64_t)l->dp * l->gas) == 0) {
             l->mbs = (uint32_t)(gbs / ((uint64_t)l->dp * l->gas));
-            assume(out, "micro_batch = global_batch / (dp * grad_accum)");
+            tp_row_assume(out, "micro_batch = global_batch / (dp * grad_accum)");
         } else {
             l->mbs = 1;
-            assume(out, "micro_batch 1 (not stated)");
+            tp_row_assume(out, "micro_batch 1 (not stated)");
         }
     }
     if (out->gas_unknown) {
         uint64_t per = (uint64_t)l->mbs * l->dp;
         l->gas = gbs && gbs % per == 0 ? (uint32_t)(gbs / per) : 1;
         if (!gbs)
-            assume(out, "one micro-batch per step");
+            tp_row_assume(out, "one micro-batch per step");
     }
     out->global_batch = (double)l->mbs * l->gas * l->dp;
     /* the micro-batch and accumulation derived above from global_batch are checked like the

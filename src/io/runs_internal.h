@@ -1,0 +1,36 @@
+/*
+ * runs_internal.h - one runs-file row as runs.c and runs_recipes.c read it.
+ */
+#ifndef TP_RUNS_INTERNAL_H
+#define TP_RUNS_INTERNAL_H
+
+#include "internal.h"
+
+struct row {
+    const char *const *cols;
+    const char *const *cells;
+    size_t n;
+    struct tp_error *err;
+    struct tp_run *run;
+};
+
+/* The cell of column `name` ("" when the column is absent or the cell empty). */
+const char *tp_row_cell(const struct row *r, const char *name);
+/* Appends an assumption to the run's list ("; "-separated). */
+void tp_row_assume(struct tp_run *run, const char *text);
+/* The release year of a row's stack: a calendar year ("2024-07"), or 2000 + yy of a container
+   release ("26.04"); 0 when the cell names neither. */
+long tp_row_release_year(const char *date);
+
+/* A non-negative whole number (`dflt` when empty) / a real number (NaN when empty); an
+   error naming the column when malformed. */
+enum tp_status tp_row_u32(const struct row *r, const char *name, bool required, uint32_t dflt,
+                          uint32_t *out);
+enum tp_status tp_row_real(const struct row *r, const char *name, double *out);
+
+/* runs_recipes.c */
+void tp_row_recipe_job(const struct row *r, struct tp_job *j);
+bool tp_row_recipe_recompute(const struct row *r, struct tp_layout *l);
+enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j);
+
+#endif

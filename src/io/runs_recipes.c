@@ -1,0 +1,145 @@
+/*
+ * runs_recipes.c - what the stack of a runs-file row does where the row is silent: recipe
+ * defaults with their sources (the loss kernel, 16-bit main gradients, recompute of chosen
+ * modules), and the stack columns that state it outright.  Each default is recorded in the
+ * row's assumptions.
+ */
+#include "runs_internal.h"
+
+#include <math.h>
+#include <string.h>
+#include <strings.h>
+
+/* What a row's recipe does that the row leaves unsaid: the loss kernel, 16-bit main gradients,
+   forced-balance routing. */
+void tp_row_recipe_job(const struct row *r, struct tp_job *j)
+{
+    const char *fw = tp_row_cell(r, "framework"), *notes = tp_row_cell(r, "notes");
+    /* a loss that never holds the full fp32 logits: Liger's fused linear cross-entropy, TRL's
+       chunked_nll, Apple's cut cross-entropy */
+    if (strstr(fw, "Liger") || strstr(notes, "Liger") || strstr(notes, "chunked_nll") ||
+        strstr(notes, "cut_cross_entropy"))
+        j->fused_loss = true;
+    /* Transformer Engine's cross-entropy (--cross-entropy-fusion-impl te) writes the gradient
+       into its 16-bit input in the forward (transformer_engine/pytorch/cross_entropy.py) */
+    if (strstr(notes, "cross-entropy-fusion-impl te"))
+        j->loss_impl = TP_LOSS_16BIT;
+    /* ... which Megatron-Bridge's performance recipes run (cross_entropy_fusion_impl "te" in the
+       perf configs since 2025-08, _benchmark_common in perf_recipes/_common.py today) */
+    if (strstr(tp_row_cell(r, "source"), "Megatron-Bridge") &&
+        tp_row_release_year(tp_row_cell(r, "source_version_or_date")) >= 2025) {
+        j->loss_impl = TP_LOSS_16BIT;
+        tp_row_assume(r->run,
+                      "Transformer Engine's cross-entropy (Megatron-Bridge performance recipes)");
+    }
+    /* llm-foundry's default loss_fn "fused_crossentropy" (ComposerMPTCausalLM,
+       llmfoundry/models/mpt/modeling_mpt.py) is flash-attn's cross-entropy kernel */
+    if (strcmp(tp_row_cell(r, "framework_key"), "llm-foundry") == 0) {
+        j->loss_impl = TP_LOSS_16BIT;
+        tp_row_assume(r->run, "flash-attn fused cross-entropy (llm-foundry's default loss_fn)");
+    }
+    /* NeMo 2 and Megatron-Bridge performance recipes keep and reduce the main gradients in
+       16 bits (_perf_precision: grad_reduce_in_fp32 = False); so did the NeMo 1 launcher's
+       H100 performance runs of 2024 (NeMo-Framework-Launcher examples/training/gpt/h100/
+       20b_fp8_1node.sh, llama/h100/llama2_70b_bf16.sh: +training.model.optim.grad_sync_dtype=
+       bf16) */
+    if (strcmp(tp_row_cell(r, "framework_key"), "nemo") == 0 &&
+        tp_row_release_year(tp_row_cell(r, "source_version_or_date")) >= 2024) {
+        j->grad_16bit = true;
+        tp_row_assume(r->run, "16-bit main gradients (grad_reduce_in_fp32 False)");
+    }
+    /* Megatron-Bridge MoE benchmarks force-balance the routing (the source's footnote) */
+    if (strstr(notes, "force-balance"))
+        j->moe_imbalance = 1.0;
+}
+
+/* Megatron-Bridge performance recipes that recompute modules the summary table does not show:
+   GPT-OSS 120B on B200, GB200 and H100 sets recompute_modules ["layernorm", "moe_act"]
+   (scripts/performance/configs/gpt_oss/gpt_oss_workload_base_configs.py, *_BF16_V1/V2; the
+   B200 and H100 FP8 variants alias them; GB200's MXFP8 V2 clears the list). */
+bool tp_row_recipe_recompute(const struct row *r, struct tp_layout *l)
+{
+    const char *gpu = tp_row_cell(r, "gpu_type"), *prec = tp_row_cell(r, "precision");
+    bool listed = strcmp(gpu, "b200") == 0 || strcmp(gpu, "h100-sxm") == 0 ||
+                  (strcmp(gpu, "gb200") == 0 && strcmp(prec, "bf16") == 0);
+    if (strcmp(tp_row_cell(r, "framework_key"), "nemo") != 0 ||
+        strcmp(tp_row_cell(r, "arch"), "gpt_oss") != 0 ||
+        !strstr(tp_row_cell(r, "source"), "Megatron-Bridge") || !listed)
+        return false;
+    l->recompute = TP_RECOMPUTE_SELECTIVE;
+    l->recompute_modules = TP_RC_LAYERNORM | TP_RC_MOE_ACT;
+    return true;
+}
+
+/* The stack columns (optimizer, fused_loss, moe_impl, attention): a cell that is given decides;
+   an empty one keeps what the free-text hints and defaults gave. */
+enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j)
+{
+    static const struct {
+        const char *name;
+        int value;
+    } OPTS[] = {{"adamw", TP_OPT_ADAMW},           {"adam", TP_OPT_ADAMW},
+                {"adamw-8bit", TP_OPT_ADAMW_8BIT}, {"adamw_8bit", TP_OPT_ADAMW_8BIT},
+                {"adamw_bnb_8bit", TP_OPT_ADAMW_8BIT}, {"paged_adamw_8bit", TP_OPT_ADAMW_8BIT},
+                {"adamw-4bit", TP_OPT_ADAMW_4BIT}, {"adamw_4bit", TP_OPT_ADAMW_4BIT},
+                {"adafactor", TP_OPT_ADAFACTOR},   {"sgd", TP_OPT_SGD},
+                {"adamw-bf16", TP_OPT_ADAMW_BF16}},
+      MOE[] = {{"eager", TP_MOE_EAGER},         {"hf", TP_MOE_EAGER},
+               {"grouped", TP_MOE_GROUPED},     {"megablocks", TP_MOE_GROUPED},
+               {"deepspeed", TP_MOE_DEEPSPEED}, {"tutel", TP_MOE_DEEPSPEED},
+               {"dense", TP_MOE_DENSE}},
+      ATTN[] = {{"flash", TP_ATTN_FLASH},  {"flash2", TP_ATTN_FLASH2}, {"fa2", TP_ATTN_FLASH2},
+                {"flash3", TP_ATTN_FLASH3}, {"fa3", TP_ATTN_FLASH3},  {"cudnn", TP_ATTN_FLASH3},
+                {"eager", TP_ATTN_EAGER},  {"fused-softmax", TP_ATTN_EAGER},
+                {"math", TP_ATTN_EAGER}};
+    const struct {
+        const char *col;
+        const void *table;
+        size_t n;
+        int *dst;
+    } cols[] = {{"optimizer", OPTS, sizeof OPTS / sizeof OPTS[0], (int *)&j->optimizer},
+                {"moe_impl", MOE, sizeof MOE / sizeof MOE[0], (int *)&j->moe_impl},
+                {"attention", ATTN, sizeof ATTN / sizeof ATTN[0], (int *)&j->attn_impl}};
+    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
+        const char *v = tp_row_cell(r, cols[c].col);
+        if (!*v)
+            continue;
+        const struct {
+            const char *name;
+            int value;
+        } *t = cols[c].table;
+        size_t i = 0;
+        while (i < cols[c].n && strcasecmp(t[i].name, v) != 0)
+            i++;
+        if (i == cols[c].n)
+            return tp_fail(r->err, TP_EINVAL, "%s \"%s\" is not a known value", cols[c].col, v);
+        *cols[c].dst = t[i].value;
+    }
+    TRY(tp_row_u32(r, "lora_rank", false, j->lora_rank, &j->lora_rank));
+    static const char *const LOSSES[] = {"default", "16bit", "hf", "hf-fp32-logits"};
+    const char *loss = tp_row_cell(r, "loss");
+    for (size_t i = 0; *loss && i <= sizeof LOSSES / sizeof LOSSES[0]; i++) {
+        if (i == sizeof LOSSES / sizeof LOSSES[0])
+            return tp_fail(r->err, TP_EINVAL, "loss \"%s\" is not a known value", loss);
+        if (strcasecmp(loss, LOSSES[i]) == 0) {
+            j->loss_impl = (enum tp_loss_impl)i;
+            break;
+        }
+    }
+    uint32_t kbit = 0;
+    TRY(tp_row_u32(r, "kbit_fp32", false, 0, &kbit));
+    j->kbit_fp32 = kbit != 0;
+    const char *fl = tp_row_cell(r, "fused_loss");
+    if (*fl)
+        j->fused_loss = strcmp(fl, "1") == 0 || strcasecmp(fl, "true") == 0;
+    /* the share of token slots the row's throughput counts (Axolotl: trainable tokens) */
+    double frac;
+    TRY(tp_row_real(r, "trainable_frac", &frac));
+    if (isfinite(frac)) {
+        if (!(frac > 0 && frac <= 1))
+            return tp_fail(r->err, TP_EINVAL, "trainable_frac \"%s\" is out of range (0 < f <= 1)",
+                           tp_row_cell(r, "trainable_frac"));
+        j->trainable_frac = frac;
+    }
+    return TP_OK;
+}
