@@ -276,26 +276,24 @@ static void mixer_cost(const struct ctx *x, enum tp_mixer k, struct cost *c)
     c->bwd_attn += t * x->cal->attn_bwd_ratio;
 }
 
-void tp_block_cost(const struct ctx *x, uint32_t layer, struct cost *c)
+/* One linear layer of a block: an N x K weight over `rows` tokens, `count` times; `bits` the
+   LoRA targets it belongs to (adapted when the job's targets include one). */
+static void lin(const struct ctx *x, struct cost *c, double n, double k, double count,
+                double rows, uint32_t bits)
+{
+    const struct tp_job *j = x->j;
+    bool lora = j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA;
+    struct linear li = {n, k, count, rows, x->frozen, j->task == TP_TASK_QLORA,
+                        lora && (bits & j->lora_targets) != 0};
+    add_linear(&x->h, j, &li, c);
+}
+
+/* The token mixer's projections: column-parallel (split N) and row-parallel (split K); then
+   the attention kernel of an attention block. */
+static void mixer_block(const struct ctx *x, uint32_t layer, enum tp_mixer mixer, struct cost *c)
 {
     const struct tp_model *m = x->m;
-    const struct tp_layout *l = x->l;
-    const struct tp_job *j = x->j;
-    memset(c, 0, sizeof *c);
-    double T = x->tokens, H = m->hidden, tp = l->tp;
-    bool moe = m->layer_moe[layer] != 0;
-    bool nf4 = j->task == TP_TASK_QLORA;
-    uint32_t lt = j->lora_targets;
-    bool lora = j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA;
-#define LIN(n_, k_, cnt_, m_, bits_)                                                              \
-    do {                                                                                          \
-        struct linear li_ = {(n_), (k_), (cnt_), (m_), x->frozen, nf4,                           \
-                             lora && ((bits_) & lt) != 0};                                        \
-        add_linear(&x->h, j, &li_, c);                                                            \
-    } while (0)
-
-    enum tp_mixer mixer = (enum tp_mixer)m->layer_mixer[layer];
-    /* attention projections: column-parallel (split N) and row-parallel (split K) */
+    double T = x->tokens, H = m->hidden, tp = x->l->tp;
     if (mixer == TP_MIXER_MAMBA2 || mixer == TP_MIXER_GDN) {
         mixer_cost(x, mixer, c);
     } else if (mixer == TP_MIXER_NONE) {
@@ -303,68 +301,107 @@ void tp_block_cost(const struct ctx *x, uint32_t layer, struct cost *c)
     } else if (m->attn == TP_ATTN_MLA) {
         double nq = m->n_heads, qk = (double)m->qk_nope_dim + m->qk_rope_dim;
         if (m->q_lora_rank) {
-            LIN(m->q_lora_rank, H, 1, T, TP_LORA_Q); /* down projections are replicated */
-            LIN(nq * qk / tp, m->q_lora_rank, 1, T, TP_LORA_Q);
+            lin(x, c, m->q_lora_rank, H, 1, T, TP_LORA_Q); /* down projections are replicated */
+            lin(x, c, nq * qk / tp, m->q_lora_rank, 1, T, TP_LORA_Q);
         } else {
-            LIN(nq * qk / tp, H, 1, T, TP_LORA_Q);
+            lin(x, c, nq * qk / tp, H, 1, T, TP_LORA_Q);
         }
-        LIN((double)m->kv_lora_rank + m->qk_rope_dim, H, 1, T, TP_LORA_K | TP_LORA_V);
-        LIN(nq * ((double)m->qk_nope_dim + m->v_head_dim) / tp, m->kv_lora_rank, 1, T,
+        lin(x, c, (double)m->kv_lora_rank + m->qk_rope_dim, H, 1, T, TP_LORA_K | TP_LORA_V);
+        lin(x, c, nq * ((double)m->qk_nope_dim + m->v_head_dim) / tp, m->kv_lora_rank, 1, T,
             TP_LORA_K | TP_LORA_V);
-        LIN(H, nq * m->v_head_dim / tp, 1, T, TP_LORA_O);
+        lin(x, c, H, nq * m->v_head_dim / tp, 1, T, TP_LORA_O);
     } else {
         double q = (double)m->n_heads * m->head_dim, kv = (double)m->n_kv_heads * m->head_dim;
         double gate = m->attn_out_gate ? q : 0; /* Qwen3-Next: q_proj also yields the gate */
-        LIN((q + gate + 2 * kv) / tp, H, 1, T, TP_LORA_Q | TP_LORA_K | TP_LORA_V);
-        LIN(H, q / tp, 1, T, TP_LORA_O);
+        lin(x, c, (q + gate + 2 * kv) / tp, H, 1, T, TP_LORA_Q | TP_LORA_K | TP_LORA_V);
+        lin(x, c, H, q / tp, 1, T, TP_LORA_O);
     }
     if (mixer == TP_MIXER_ATTN)
         attention(x, layer, c);
+}
 
+/* An MoE FFN: router, experts (grouped GEMMs, the dense block or the expert loop), shared
+   experts, and the all-to-all dispatch and combine.  Returns the TP collectives it adds. */
+static double moe_block(const struct ctx *x, struct cost *c)
+{
+    const struct tp_model *m = x->m;
+    const struct tp_layout *l = x->l;
+    const struct tp_job *j = x->j;
+    double T = x->tokens, H = m->hidden, tp = l->tp;
     double up = m->mlp == TP_MLP_GLU ? 2 : 1;
+    double E = m->n_experts, k = m->top_k, ep = l->ep, etp = l->etp;
+    double imb = j->moe_capacity > 0 ? (j->moe_capacity < j->moe_imbalance ? j->moe_capacity
+                                                                            : j->moe_imbalance)
+                                     : j->moe_imbalance;
+    /* the ep ranks of a group route T*k token copies each over E experts, so each of this
+       rank's E/ep experts receives T*k*ep/E rows on average; the busiest rank carries `imb`
+       times the mean (dropless) or at most the capacity factor */
+    double per_expert = T * k * ep / E * imb;
+    lin(x, c, E, H, 1, T, 0); /* router */
+    if (x->moe_impl == TP_MOE_GROUPED) {
+        lin(x, c, up * m->moe_ffn / etp, H, E / ep, per_expert, TP_LORA_GATE | TP_LORA_UP);
+        lin(x, c, H, m->moe_ffn / etp, E / ep, per_expert, TP_LORA_DOWN);
+    } else if (x->moe_impl == TP_MOE_DENSE) {
+        /* every expert over all T tokens (zero-scaled where not routed), plus the E copies of
+           the hidden states: repeat, scale, and the sum over experts of the outputs */
+        expert_loop(x, E, T, c);
+        double copies = 3 * E * T * H * x->h.act_bytes;
+        c->fwd_mem += copies / x->h.mem_bw;
+        c->bwd_mem += 2 * copies / x->h.mem_bw;
+    } else {
+        expert_loop(x, E / ep, T * k * ep / E, c);
+    }
+    if (m->shared_ffn) {
+        lin(x, c, up * m->shared_ffn / tp, H, 1, T, TP_LORA_GATE | TP_LORA_UP);
+        lin(x, c, H, m->shared_ffn / tp, 1, T, TP_LORA_DOWN);
+    }
+    /* dispatch and combine, forward and backward: T*k hidden states leave each rank */
+    double bytes = T * k * H * x->h.act_bytes * imb;
+    double a2a = tp_time_alltoall(x->c, x->cal, bytes, l->ep, x->g_ep);
+    c->ep_fwd = 2 * a2a;
+    c->ep_bwd = 2 * a2a;
+    return etp > 1 || m->shared_ffn ? 2 : 0;
+}
+
+/* Ring attention: each rank passes its K and V chunk around the ring (cp - 1 hops); the
+   transfer hides behind the chunked attention compute ([derived] §4.6). */
+static void ring_attention(const struct ctx *x, struct cost *c)
+{
+    const struct tp_model *m = x->m;
+    const struct tp_layout *l = x->l;
+    double kv = m->attn == TP_ATTN_MLA ? (double)m->n_heads * ((double)m->qk_nope_dim +
+                                                                m->qk_rope_dim + m->v_head_dim)
+                                       : 2.0 * m->n_kv_heads * m->head_dim;
+    double bytes_kv = (l->cp - 1.0) * x->tokens * kv / l->tp * x->h.act_bytes;
+    uint32_t nodes = tp_comm_nodes_of(l->cp, x->g_cp);
+    double t = bytes_kv / tp_comm_bus_bw(x->c, x->cal, x->g_cp, nodes) +
+               (l->cp - 1.0) * tp_comm_latency(x->cal, 1, nodes > 1);
+    double fwd = t - c->fwd_attn, bwd = 2 * t - c->bwd_attn;
+    c->cp_fwd = fwd > 0 ? fwd : 0;
+    c->cp_bwd = bwd > 0 ? bwd : 0;
+}
+
+void tp_block_cost(const struct ctx *x, uint32_t layer, struct cost *c)
+{
+    const struct tp_model *m = x->m;
+    const struct tp_layout *l = x->l;
+    memset(c, 0, sizeof *c);
+    double T = x->tokens, H = m->hidden, tp = l->tp;
+    enum tp_mixer mixer = (enum tp_mixer)m->layer_mixer[layer];
+    mixer_block(x, layer, mixer, c);
+
     /* the mixer: one all-reduce forward, one backward */
     double tp_colls = mixer == TP_MIXER_NONE ? 0 : 2;
     if (m->layer_no_ffn[layer]) {
         /* a mixer-only block (Nemotron-H) */
-    } else if (!moe) {
-        LIN(up * m->ffn / tp, H, 1, T, TP_LORA_GATE | TP_LORA_UP);
-        LIN(H, m->ffn / tp, 1, T, TP_LORA_DOWN);
+    } else if (!m->layer_moe[layer]) {
+        double up = m->mlp == TP_MLP_GLU ? 2 : 1;
+        lin(x, c, up * m->ffn / tp, H, 1, T, TP_LORA_GATE | TP_LORA_UP);
+        lin(x, c, H, m->ffn / tp, 1, T, TP_LORA_DOWN);
         tp_colls += 2;
     } else {
-        double E = m->n_experts, k = m->top_k, ep = l->ep, etp = l->etp;
-        double imb = j->moe_capacity > 0 ? (j->moe_capacity < j->moe_imbalance
-                                                ? j->moe_capacity : j->moe_imbalance)
-                                         : j->moe_imbalance;
-        /* the ep ranks of a group route T*k token copies each over E experts, so each of this
-           rank's E/ep experts receives T*k*ep/E rows on average; the busiest rank carries
-           `imb` times the mean (dropless) or at most the capacity factor */
-        double per_expert = T * k * ep / E * imb;
-        LIN(E, H, 1, T, 0); /* router */
-        if (x->moe_impl == TP_MOE_GROUPED) {
-            LIN(up * m->moe_ffn / etp, H, E / ep, per_expert, TP_LORA_GATE | TP_LORA_UP);
-            LIN(H, m->moe_ffn / etp, E / ep, per_expert, TP_LORA_DOWN);
-        } else if (x->moe_impl == TP_MOE_DENSE) {
-            /* every expert over all T tokens (zero-scaled where not routed), plus the E copies
-               of the hidden states: repeat, scale, and the sum over experts of the outputs */
-            expert_loop(x, E, T, c);
-            double copies = 3 * E * T * H * x->h.act_bytes;
-            c->fwd_mem += copies / x->h.mem_bw;
-            c->bwd_mem += 2 * copies / x->h.mem_bw;
-        } else {
-            expert_loop(x, E / ep, T * k * ep / E, c);
-        }
-        if (m->shared_ffn) {
-            LIN(up * m->shared_ffn / tp, H, 1, T, TP_LORA_GATE | TP_LORA_UP);
-            LIN(H, m->shared_ffn / tp, 1, T, TP_LORA_DOWN);
-        }
-        tp_colls += etp > 1 || m->shared_ffn ? 2 : 0;
-        /* dispatch and combine, forward and backward: T*k hidden states leave each rank */
-        double bytes = T * k * H * x->h.act_bytes * imb;
-        double a2a = tp_time_alltoall(x->c, x->cal, bytes, l->ep, x->g_ep);
-        c->ep_fwd = 2 * a2a;
-        c->ep_bwd = 2 * a2a;
+        tp_colls += moe_block(x, c);
     }
-#undef LIN
     double rep, split, expert;
     elementwise(x, layer, &rep, &split, &expert);
     bool sp = l->sp && l->tp > 1;
@@ -377,21 +414,8 @@ void tp_block_cost(const struct ctx *x, uint32_t layer, struct cost *c)
     double coll = tp_collective(x);
     c->tp_fwd = tp_colls / 2 * coll;
     c->tp_bwd = tp_colls / 2 * coll;
-
-    if (l->cp > 1 && mixer == TP_MIXER_ATTN) {
-        /* ring attention: each rank passes its K and V chunk around the ring (cp - 1 hops);
-           the transfer hides behind the chunked attention compute ([derived] §4.6) */
-        double kv = m->attn == TP_ATTN_MLA ? (double)m->n_heads * ((double)m->qk_nope_dim +
-                                                                    m->qk_rope_dim + m->v_head_dim)
-                                           : 2.0 * m->n_kv_heads * m->head_dim;
-        double bytes_kv = (l->cp - 1.0) * T * kv / tp * x->h.act_bytes;
-        uint32_t nodes = tp_comm_nodes_of(l->cp, x->g_cp);
-        double t = bytes_kv / tp_comm_bus_bw(x->c, x->cal, x->g_cp, nodes) +
-                   (l->cp - 1.0) * tp_comm_latency(x->cal, 1, nodes > 1);
-        double fwd = t - c->fwd_attn, bwd = 2 * t - c->bwd_attn;
-        c->cp_fwd = fwd > 0 ? fwd : 0;
-        c->cp_bwd = bwd > 0 ? bwd : 0;
-    }
+    if (l->cp > 1 && mixer == TP_MIXER_ATTN)
+        ring_attention(x, c);
 }
 
 /* Embedding (first stage) and LM head with the loss (last stage) for one micro-batch. */
