@@ -137,11 +137,114 @@ static void fmt_num(char *buf, size_t len, double v)
         buf[0] = '\0';
 }
 
+/* The free-text cells of a row: framework, derived_fields and notes. */
+struct row_text {
+    char framework[96], derived[256], notes[1024];
+};
+
+static void row_text(const struct tp_log_row *r, const char *lost, bool flops, struct row_text *t)
+{
+    const struct tp_job *j = r->job;
+    const struct tp_log_steady *st = r->steady;
+    enum tp_log_format f = r->info->format;
+    tp_snprintf(t->framework, sizeof t->framework, "%s (from a %s log)%s%s",
+                tp_stack_get(j->framework)->key, tp_log_format_name(f),
+                j->optimizer == TP_OPT_ADAMW_8BIT ? "; optimizer=adamw-8bit" : "",
+                j->fused_loss ? "; fused loss (as Liger)" : "");
+    tp_snprintf(t->derived, sizeof t->derived, "tokens_per_s_per_gpu, tokens_per_s_total, "
+                "samples_per_s, step_time_s, mem_per_gpu_gib: steady state of the log (trainplan "
+                "logs); model shape, GPU and layout from the command line and the log");
+    char *notes = t->notes;
+    size_t cap = sizeof t->notes;
+    int nn = tp_snprintf(notes, cap, "trainplan logs, %s log: %zu steps logged, %zu used (%s); "
+                         "throughput: %s", tp_log_format_name(f), st->n_steps, st->n_used,
+                         st->rule, st->how);
+    if (flops && nn > 0 && (size_t)nn < cap)
+        nn += tp_snprintf(notes + nn, cap - (size_t)nn, "; TFLOP/s and MFU as the %s log "
+                          "counts them", tp_log_format_name(f));
+    if (lost[0] && nn > 0 && (size_t)nn < cap)
+        nn += tp_snprintf(notes + nn, cap - (size_t)nn, "; the runs format does not carry the "
+                          "model's %s", lost);
+    if (r->layout->tp > 1 && nn > 0 && (size_t)nn < cap) /* the runs mapper reads it back */
+        nn += tp_snprintf(notes + nn, cap - (size_t)nn, "; %s",
+                          j->tp_comm_overlap ? "--tp-comm-overlap" : "--no-tp-comm-overlap");
+    if (r->note && r->note[0] && nn > 0 && (size_t)nn < cap)
+        tp_snprintf(notes + nn, cap - (size_t)nn, "; %s", r->note);
+}
+
+/* A row's cells, by column number (RUNS_COLUMNS); numbers are written into v. */
+struct row_cells {
+    char v[N_RUNS_COLUMNS][48];
+    const char *cells[N_RUNS_COLUMNS];
+};
+
+static void set_u(struct row_cells *rc, size_t i, uint64_t x)
+{
+    tp_snprintf(rc->v[i], sizeof rc->v[i], "%llu", (unsigned long long)x);
+}
+
+/* The model's columns (model through active_params, and arch through head_dim). */
+static void model_cells(const struct tp_log_row *r, const char *arch, char *model_cell,
+                        size_t len, struct row_cells *rc)
+{
+    const struct tp_model *m = r->model;
+    struct tp_params pc;
+    tp_count_params(m, &pc);
+    rc->cells[5] = model_cell_of(m, model_cell, len);
+    set_u(rc, 6, m->n_layers);
+    set_u(rc, 7, m->hidden);
+    set_u(rc, 8, m->n_heads);
+    set_u(rc, 9, m->attn == TP_ATTN_MLA ? m->n_heads : m->n_kv_heads);
+    if (m->ffn)
+        set_u(rc, 10, m->ffn);
+    set_u(rc, 11, m->vocab);
+    set_u(rc, 12, r->job->seq);
+    set_u(rc, 13, pc.total);
+    if (m->n_experts) {
+        set_u(rc, 14, m->n_experts);
+        set_u(rc, 15, m->top_k);
+        set_u(rc, 16, m->moe_ffn);
+        set_u(rc, 17, m->n_shared_experts);
+    }
+    set_u(rc, 18, pc.active);
+    rc->cells[49] = arch;
+    set_u(rc, 50, m->tied ? 1 : 0);
+    set_u(rc, 51, m->n_experts ? m->moe_first_dense : m->n_layers);
+    if (m->attn != TP_ATTN_MLA)
+        set_u(rc, 52, m->head_dim);
+}
+
+/* The cluster, layout and job columns. */
+static void layout_cells(const struct tp_log_row *r, char *zbuf, struct row_cells *rc)
+{
+    const struct tp_cluster *c = r->cluster;
+    const struct tp_job *j = r->job;
+    const struct tp_layout *l = r->layout;
+    rc->cells[19] = c->gpu.key;
+    fmt_num(rc->v[20], sizeof rc->v[20], c->gpu.hbm_bytes / 1073741824.0);
+    set_u(rc, 21, c->n_gpus);
+    set_u(rc, 22, c->gpus_per_node);
+    set_u(rc, 24, l->tp);
+    set_u(rc, 25, l->pp);
+    set_u(rc, 26, l->dp);
+    set_u(rc, 27, l->cp);
+    set_u(rc, 28, l->sp ? 1 : 0);
+    set_u(rc, 29, l->ep);
+    set_u(rc, 30, l->vpp);
+    rc->cells[31] = zero_key(j, l, zbuf);
+    set_u(rc, 32, l->mbs);
+    set_u(rc, 33, (uint64_t)l->mbs * l->gas * l->dp);
+    set_u(rc, 34, l->gas);
+    rc->cells[35] = tp_name(TP_NAMES_RECOMPUTE, (int)l->recompute);
+    rc->cells[36] = tp_name(TP_NAMES_PRECISION, (int)j->precision);
+    rc->cells[53] = tp_stack_get(j->framework)->key;
+    rc->cells[54] = tp_name(TP_NAMES_TASK, (int)j->task);
+    if (l->shard_group)
+        set_u(rc, 57, l->shard_group);
+}
+
 size_t tp_log_runs_csv(const struct tp_log_row *r, bool header, char *buf, size_t len)
 {
-    static const char *const TASK[] = {"pretrain", "sft", "dpo", "lora", "qlora"};
-    static const char *const PREC[] = {"bf16", "fp16", "fp8", "fp32", "mxfp8", "nvfp4", "mxfp4"};
-    static const char *const RC[] = {"none", "selective", "full"};
     struct out o = {buf, len, 0};
     if (buf && len)
         buf[0] = '\0';
@@ -150,123 +253,48 @@ size_t tp_log_runs_csv(const struct tp_log_row *r, bool header, char *buf, size_
             cell(&o, RUNS_COLUMNS[i], i == 0);
         put(&o, "\n", 1);
     }
-    const struct tp_model *m = r->model;
-    const struct tp_cluster *c = r->cluster;
-    const struct tp_job *j = r->job;
-    const struct tp_layout *l = r->layout;
     const struct tp_log_steady *st = r->steady;
     enum tp_log_format f = r->info->format;
-    struct tp_params pc;
-    tp_count_params(m, &pc);
     char lost[160];
-    const char *arch = runs_arch(m, lost, sizeof lost);
+    const char *arch = runs_arch(r->model, lost, sizeof lost);
 
     /* the FLOP convention of the logged TFLOP/s and MFU (runs README tflops_convention) */
     const char *conv = "other";
     if (f == TP_LOG_TORCHTITAN)
         conv = "torchtitan";
-    else if (f == TP_LOG_MEGATRON_DS && l->recompute == TP_RECOMPUTE_FULL)
+    else if (f == TP_LOG_MEGATRON_DS && r->layout->recompute == TP_RECOMPUTE_FULL)
         conv = "megatron-hfu-2021"; /* 24*4*B*s*L*h^2*(1+s/6h+V/16Lh): counts the recompute */
     bool flops = isfinite(st->tflops_per_gpu) || isfinite(st->mfu);
+    struct row_text t;
+    row_text(r, lost, flops, &t);
 
-    char framework[96], derived[256], notes[1024], zbuf[8];
-    tp_snprintf(framework, sizeof framework, "%s (from a %s log)%s%s", tp_stack_get(j->framework)->key,
-             tp_log_format_name(f),
-             j->optimizer == TP_OPT_ADAMW_8BIT ? "; optimizer=adamw-8bit" : "",
-             j->fused_loss ? "; fused loss (as Liger)" : "");
-    tp_snprintf(derived, sizeof derived, "tokens_per_s_per_gpu, tokens_per_s_total, samples_per_s, "
-             "step_time_s, mem_per_gpu_gib: steady state of the log (trainplan logs); model "
-             "shape, GPU and layout from the command line and the log");
-    int nn = tp_snprintf(notes, sizeof notes, "trainplan logs, %s log: %zu steps logged, %zu used "
-                      "(%s); throughput: %s", tp_log_format_name(f), st->n_steps, st->n_used,
-                      st->rule, st->how);
-    if (flops && nn > 0 && (size_t)nn < sizeof notes)
-        nn += tp_snprintf(notes + nn, sizeof notes - (size_t)nn, "; TFLOP/s and MFU as the %s log "
-                       "counts them", tp_log_format_name(f));
-    if (lost[0] && nn > 0 && (size_t)nn < sizeof notes)
-        nn += tp_snprintf(notes + nn, sizeof notes - (size_t)nn, "; the runs format does not "
-                       "carry the model's %s", lost);
-    if (l->tp > 1 && nn > 0 && (size_t)nn < sizeof notes) /* the runs mapper reads it back */
-        nn += tp_snprintf(notes + nn, sizeof notes - (size_t)nn, "; %s",
-                       j->tp_comm_overlap ? "--tp-comm-overlap" : "--no-tp-comm-overlap");
-    if (r->note && r->note[0] && nn > 0 && (size_t)nn < sizeof notes)
-        tp_snprintf(notes + nn, sizeof notes - (size_t)nn, "; %s", r->note);
-
-    char v[N_RUNS_COLUMNS][48];
-    const char *cells[N_RUNS_COLUMNS];
+    struct row_cells rc;
     for (size_t i = 0; i < N_RUNS_COLUMNS; i++) {
-        v[i][0] = '\0';
-        cells[i] = v[i];
+        rc.v[i][0] = '\0';
+        rc.cells[i] = rc.v[i];
     }
-#define SETS(i, s) (cells[i] = (s))
-#define SETU(i, x) tp_snprintf(v[i], sizeof v[i], "%llu", (unsigned long long)(x))
-#define SETD(i, x) fmt_num(v[i], sizeof v[i], (x))
-    SETS(0, r->row_id);
-    SETS(1, "logs");
-    SETS(2, r->source_ref);
-    char model_cell[160];
-    SETS(5, model_cell_of(m, model_cell, sizeof model_cell));
-    SETU(6, m->n_layers);
-    SETU(7, m->hidden);
-    SETU(8, m->n_heads);
-    SETU(9, m->attn == TP_ATTN_MLA ? m->n_heads : m->n_kv_heads);
-    if (m->ffn)
-        SETU(10, m->ffn);
-    SETU(11, m->vocab);
-    SETU(12, j->seq);
-    SETU(13, pc.total);
-    if (m->n_experts) {
-        SETU(14, m->n_experts);
-        SETU(15, m->top_k);
-        SETU(16, m->moe_ffn);
-        SETU(17, m->n_shared_experts);
-    }
-    SETU(18, pc.active);
-    SETS(19, c->gpu.key);
-    SETD(20, c->gpu.hbm_bytes / 1073741824.0);
-    SETU(21, c->n_gpus);
-    SETU(22, c->gpus_per_node);
-    SETU(24, l->tp);
-    SETU(25, l->pp);
-    SETU(26, l->dp);
-    SETU(27, l->cp);
-    SETU(28, l->sp ? 1 : 0);
-    SETU(29, l->ep);
-    SETU(30, l->vpp);
-    SETS(31, zero_key(j, l, zbuf));
-    SETU(32, l->mbs);
-    SETU(33, (uint64_t)l->mbs * l->gas * l->dp);
-    SETU(34, l->gas);
-    SETS(35, RC[l->recompute]);
-    SETS(36, PREC[j->precision]);
-    SETS(37, framework);
+    char model_cell[160], zbuf[8];
+    rc.cells[0] = r->row_id;
+    rc.cells[1] = "logs";
+    rc.cells[2] = r->source_ref;
+    model_cells(r, arch, model_cell, sizeof model_cell, &rc);
+    layout_cells(r, zbuf, &rc);
+    rc.cells[37] = t.framework;
     if (flops) {
-        SETD(38, st->tflops_per_gpu);
-        SETS(39, conv);
-        SETD(40, st->mfu);
+        fmt_num(rc.v[38], sizeof rc.v[38], st->tflops_per_gpu);
+        rc.cells[39] = conv;
+        fmt_num(rc.v[40], sizeof rc.v[40], st->mfu);
     }
-    SETD(42, st->tokens_per_s_per_gpu);
-    SETD(43, st->tokens_per_s);
-    SETD(44, st->samples_per_s);
-    SETD(45, st->step_s_mean);
-    SETD(46, st->mem_gib);
-    SETS(47, derived);
-    SETS(48, notes);
-    SETS(49, arch);
-    SETU(50, m->tied ? 1 : 0);
-    SETU(51, m->n_experts ? m->moe_first_dense : m->n_layers);
-    if (m->attn != TP_ATTN_MLA)
-        SETU(52, m->head_dim);
-    SETS(53, tp_stack_get(j->framework)->key);
-    SETS(54, TASK[j->task]);
-    if (l->shard_group)
-        SETU(57, l->shard_group);
-    SETS(58, "0");
-#undef SETS
-#undef SETU
-#undef SETD
+    fmt_num(rc.v[42], sizeof rc.v[42], st->tokens_per_s_per_gpu);
+    fmt_num(rc.v[43], sizeof rc.v[43], st->tokens_per_s);
+    fmt_num(rc.v[44], sizeof rc.v[44], st->samples_per_s);
+    fmt_num(rc.v[45], sizeof rc.v[45], st->step_s_mean);
+    fmt_num(rc.v[46], sizeof rc.v[46], st->mem_gib);
+    rc.cells[47] = t.derived;
+    rc.cells[48] = t.notes;
+    rc.cells[58] = "0";
     for (size_t i = 0; i < N_RUNS_COLUMNS; i++)
-        cell(&o, cells[i], i == 0);
+        cell(&o, rc.cells[i], i == 0);
     put(&o, "\n", 1);
     return o.used;
 }
