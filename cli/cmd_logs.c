@@ -337,7 +337,8 @@ static void print_stated(const struct tp_log_info *in)
     printf("stated       %s\n", u ? line : "no GPU count or batch (--gpus, --gbs, --seq supply them)");
 }
 
-static void print_one(const struct cli_args *a, const struct result *r)
+/* Which log, what it states, the steps used and the rule that chose them. */
+static void print_steps(const struct result *r)
 {
     const struct tp_log_info *in = &r->info;
     const struct tp_log_steady *s = &r->st;
@@ -362,7 +363,13 @@ static void print_one(const struct cli_args *a, const struct result *r)
         printf("rule         %.*s;\n             %s\n", (int)(split - s->rule), s->rule, split + 2);
     else
         printf("rule         %s\n", s->rule);
+}
 
+/* The steady state the log gives. */
+static void print_steady(const struct result *r)
+{
+    const struct tp_log_info *in = &r->info;
+    const struct tp_log_steady *s = &r->st;
     printf("\nsteady state%s\n", s->from_summary ? " (the Trainer's summary: whole run)" : "");
     if (isfinite(s->step_s_median))
         printf("  %-20s %.4f s median, %.4f s mean\n", "step time", s->step_s_median,
@@ -402,23 +409,12 @@ static void print_one(const struct cli_args *a, const struct result *r)
     if (isfinite(s->loss_last))
         printf("  %-20s %.4f (last step used)\n", "loss", s->loss_last);
 
-    if (a->tokens > 0) {
-        char tk[32], wall[32];
-        fmt_si(tk, sizeof tk, a->tokens);
-        fmt_duration(wall, sizeof wall, r->train_s);
-        printf("\nto train %s tokens: ", tk);
-        if (isfinite(r->steps)) {
-            char st[32];
-            fmt_count(st, sizeof st, (uint64_t)r->steps);
-            printf("%s steps, ", st);
-        }
-        printf("%s wall-clock", wall);
-        if (isfinite(r->gpu_hours))
-            printf(", %.1f GPU-hours", r->gpu_hours);
-        if (isfinite(r->cost))
-            printf(", cost %.2f", r->cost);
-        printf("\n");
-    }
+}
+
+/* The modelled run next to the log: FLOPs, MFU, the estimate and memory. */
+static void print_modelled(const struct cli_args *a, const struct result *r)
+{
+    const struct tp_log_steady *s = &r->st;
     if (r->modelled) {
         const struct run *run = &r->run;
         printf("\nmodel        %s [%s], %u x %s, seq %llu\n", run->m.name, run->m.family,
@@ -441,6 +437,30 @@ static void print_one(const struct cli_args *a, const struct result *r)
             printf(", %.2f GiB measured peak", s->mem_gib);
         printf("\n");
     }
+}
+
+static void print_one(const struct cli_args *a, const struct result *r)
+{
+    print_steps(r);
+    print_steady(r);
+    if (a->tokens > 0) {
+        char tk[32], wall[32];
+        fmt_si(tk, sizeof tk, a->tokens);
+        fmt_duration(wall, sizeof wall, r->train_s);
+        printf("\nto train %s tokens: ", tk);
+        if (isfinite(r->steps)) {
+            char st[32];
+            fmt_count(st, sizeof st, (uint64_t)r->steps);
+            printf("%s steps, ", st);
+        }
+        printf("%s wall-clock", wall);
+        if (isfinite(r->gpu_hours))
+            printf(", %.1f GPU-hours", r->gpu_hours);
+        if (isfinite(r->cost))
+            printf(", cost %.2f", r->cost);
+        printf("\n");
+    }
+    print_modelled(a, r);
     if (r->row_id[0])
         printf("row          %s written to %s\n", r->row_id, a->row_out);
 }
@@ -459,14 +479,9 @@ static json_t *jcount(uint64_t v)
     return v ? json_integer((json_int_t)v) : json_null();
 }
 
-static json_t *result_json(const struct cli_args *a, const struct result *r)
+/* What the log states of the run. */
+static json_t *stated_json(const struct tp_log_info *in)
 {
-    const struct tp_log_info *in = &r->info;
-    const struct tp_log_steady *s = &r->st;
-    json_t *o = json_object();
-    json_object_set_new(o, "file", json_string(r->path));
-    json_object_set_new(o, "format", json_string(tp_log_format_name(in->format)));
-    json_object_set_new(o, "format_label", json_string(tp_log_format_label(in->format)));
     json_t *stated = json_object();
     json_object_set_new(stated, "gpus", jcount(in->gpus));
     json_object_set_new(stated, "tp", jcount(in->tp));
@@ -479,7 +494,57 @@ static json_t *result_json(const struct cli_args *a, const struct result *r)
     json_object_set_new(stated, "tokens_per_step",
                         in->tokens_per_step > 0 ? json_real(in->tokens_per_step) : json_null());
     json_object_set_new(stated, "total_steps", jcount(in->total_steps));
-    json_object_set_new(o, "stated", stated);
+    return stated;
+}
+
+/* The Hugging Face Trainer's end-of-run summary, or null. */
+static json_t *hf_summary_json(const struct tp_log_info *in)
+{
+    if (!isfinite(in->train_runtime_s))
+        return json_null();
+    json_t *h = json_object();
+    json_object_set_new(h, "train_runtime_s", jreal(in->train_runtime_s));
+    json_object_set_new(h, "train_samples_per_s", jreal(in->train_samples_per_s));
+    json_object_set_new(h, "train_steps_per_s", jreal(in->train_steps_per_s));
+    json_object_set_new(h, "train_tokens_per_s_per_gpu", jreal(in->train_tokens_per_s_per_gpu));
+    json_object_set_new(h, "train_loss", jreal(in->train_loss));
+    return h;
+}
+
+/* The modelled run next to the log, or null. */
+static json_t *model_json(const struct cli_args *a, const struct result *r)
+{
+    if (!r->modelled)
+        return json_null();
+    const struct run *run = &r->run;
+    json_t *m = json_object();
+    json_object_set_new(m, "name", json_string(run->m.name));
+    json_object_set_new(m, "gpu", json_string(run->c.gpu.key));
+    json_object_set_new(m, "gpus", json_integer(run->c.n_gpus));
+    json_object_set_new(m, "seq", json_integer((json_int_t)run->j.seq));
+    json_object_set_new(m, "layout", tp_json_layout(&run->l));
+    json_object_set_new(m, "model_flops_per_token", json_real(r->flops_per_token));
+    json_object_set_new(m, "model_tflops_per_gpu", jreal(r->model_tflops));
+    json_object_set_new(m, "mfu", jreal(r->mfu));
+    json_object_set_new(m, "predicted_tokens_per_s_per_gpu",
+                        jreal(r->pred.tokens_per_s_per_gpu));
+    json_object_set_new(m, "predicted_step_time_s", jreal(r->pred.step_s));
+    json_object_set_new(m, "predicted_mem_gib", jreal(r->pred_mem_gib));
+    json_object_set_new(m, "calibration",
+                        json_string(a->calibration ? a->calibration : "built-in defaults"));
+    json_object_set_new(m, "assumed", json_string(r->assumed));
+    return m;
+}
+
+static json_t *result_json(const struct cli_args *a, const struct result *r)
+{
+    const struct tp_log_info *in = &r->info;
+    const struct tp_log_steady *s = &r->st;
+    json_t *o = json_object();
+    json_object_set_new(o, "file", json_string(r->path));
+    json_object_set_new(o, "format", json_string(tp_log_format_name(in->format)));
+    json_object_set_new(o, "format_label", json_string(tp_log_format_label(in->format)));
+    json_object_set_new(o, "stated", stated_json(in));
     json_object_set_new(o, "steps_logged", json_integer((json_int_t)s->n_steps));
     json_object_set_new(o, "first_step", s->n_used && !s->from_summary
                                              ? json_integer((json_int_t)s->first_step)
@@ -510,44 +575,13 @@ static json_t *result_json(const struct cli_args *a, const struct result *r)
     json_object_set_new(o, "gpus", jcount(s->gpus));
     json_object_set_new(o, "tokens_per_step",
                         s->tokens_per_step > 0 ? json_real(s->tokens_per_step) : json_null());
-    if (isfinite(in->train_runtime_s)) {
-        json_t *h = json_object();
-        json_object_set_new(h, "train_runtime_s", jreal(in->train_runtime_s));
-        json_object_set_new(h, "train_samples_per_s", jreal(in->train_samples_per_s));
-        json_object_set_new(h, "train_steps_per_s", jreal(in->train_steps_per_s));
-        json_object_set_new(h, "train_tokens_per_s_per_gpu", jreal(in->train_tokens_per_s_per_gpu));
-        json_object_set_new(h, "train_loss", jreal(in->train_loss));
-        json_object_set_new(o, "hf_summary", h);
-    } else {
-        json_object_set_new(o, "hf_summary", json_null());
-    }
+    json_object_set_new(o, "hf_summary", hf_summary_json(in));
     json_object_set_new(o, "train_tokens", a->tokens > 0 ? json_real(a->tokens) : json_null());
     json_object_set_new(o, "train_steps", jreal(r->steps));
     json_object_set_new(o, "train_time_s", jreal(r->train_s));
     json_object_set_new(o, "gpu_hours", jreal(r->gpu_hours));
     json_object_set_new(o, "cost", jreal(r->cost));
-    if (r->modelled) {
-        const struct run *run = &r->run;
-        json_t *m = json_object();
-        json_object_set_new(m, "name", json_string(run->m.name));
-        json_object_set_new(m, "gpu", json_string(run->c.gpu.key));
-        json_object_set_new(m, "gpus", json_integer(run->c.n_gpus));
-        json_object_set_new(m, "seq", json_integer((json_int_t)run->j.seq));
-        json_object_set_new(m, "layout", tp_json_layout(&run->l));
-        json_object_set_new(m, "model_flops_per_token", json_real(r->flops_per_token));
-        json_object_set_new(m, "model_tflops_per_gpu", jreal(r->model_tflops));
-        json_object_set_new(m, "mfu", jreal(r->mfu));
-        json_object_set_new(m, "predicted_tokens_per_s_per_gpu",
-                            jreal(r->pred.tokens_per_s_per_gpu));
-        json_object_set_new(m, "predicted_step_time_s", jreal(r->pred.step_s));
-        json_object_set_new(m, "predicted_mem_gib", jreal(r->pred_mem_gib));
-        json_object_set_new(m, "calibration", json_string(a->calibration ? a->calibration
-                                                                          : "built-in defaults"));
-        json_object_set_new(m, "assumed", json_string(r->assumed));
-        json_object_set_new(o, "model", m);
-    } else {
-        json_object_set_new(o, "model", json_null());
-    }
+    json_object_set_new(o, "model", model_json(a, r));
     json_object_set_new(o, "row_id", r->row_id[0] ? json_string(r->row_id) : json_null());
     return o;
 }
