@@ -601,7 +601,8 @@ static const char *cmd_name(unsigned cmd)
                                : "?";
 }
 
-int cli_parse(int argc, char **argv, unsigned cmd, struct cli_args *a)
+/* Every field unset: what the user did not give is told apart from a value. */
+static void args_init(unsigned cmd, struct cli_args *a)
 {
     memset(a, 0, sizeof *a);
     a->cmd = cmd;
@@ -620,6 +621,52 @@ int cli_parse(int argc, char **argv, unsigned cmd, struct cli_args *a)
     a->threads = a->pp_first = a->pp_last = TP_UNSET;
     a->ckpt_every = a->eval_every = TP_UNSET;
     tp_shape_init(&a->shape);
+}
+
+/* argv[*i], an option: the option it names in *out and its value in *val (the next
+   argument when not given with '=', *i moved past it); an unknown option, a missing or an
+   unwanted value is an error. */
+static int option_at(int argc, char **argv, int *i, unsigned cmd, const struct opt **out,
+                     const char **val)
+{
+    const char *arg = argv[*i];
+    const char *name = arg + 1 + (arg[1] == '-');
+    char key[64];
+    const char *eq = strchr(name, '=');
+    size_t n = eq ? (size_t)(eq - name) : strlen(name);
+    if (n >= sizeof key) {
+        cli_error("unknown option %s", arg);
+        return EXIT_USAGE;
+    }
+    memcpy(key, name, n);
+    key[n] = '\0';
+    const struct opt *o = find(key);
+    if (!o || !(o->cmds & cmd)) {
+        cli_error("unknown option --%s for `trainplan %s` (see trainplan %s --help)", key,
+                  cmd_name(cmd), cmd_name(cmd));
+        return EXIT_USAGE;
+    }
+    *val = NULL;
+    if (o->kind != OPT_CONST) {
+        if (eq) {
+            *val = eq + 1;
+        } else if (*i + 1 < argc) {
+            *val = argv[++*i];
+        } else {
+            cli_error("--%s needs a value (%s)", o->name, o->metavar ? o->metavar : "VALUE");
+            return EXIT_USAGE;
+        }
+    } else if (eq) {
+        cli_error("--%s takes no value", o->name);
+        return EXIT_USAGE;
+    }
+    *out = o;
+    return EXIT_OK;
+}
+
+int cli_parse(int argc, char **argv, unsigned cmd, struct cli_args *a)
+{
+    args_init(cmd, a);
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
         if ((arg[0] != '-' || arg[1] == '\0') && (cmd & FILES_CMDS)) {
@@ -638,36 +685,11 @@ int cli_parse(int argc, char **argv, unsigned cmd, struct cli_args *a)
             a->model = arg;
             continue;
         }
-        const char *name = arg + 1 + (arg[1] == '-');
-        char key[64];
-        const char *eq = strchr(name, '=');
-        size_t n = eq ? (size_t)(eq - name) : strlen(name);
-        if (n >= sizeof key) {
-            cli_error("unknown option %s", arg);
-            return EXIT_USAGE;
-        }
-        memcpy(key, name, n);
-        key[n] = '\0';
-        const struct opt *o = find(key);
-        if (!o || !(o->cmds & cmd)) {
-            cli_error("unknown option --%s for `trainplan %s` (see trainplan %s --help)", key,
-                      cmd_name(cmd), cmd_name(cmd));
-            return EXIT_USAGE;
-        }
-        const char *val = NULL;
-        if (o->kind != OPT_CONST) {
-            if (eq) {
-                val = eq + 1;
-            } else if (i + 1 < argc) {
-                val = argv[++i];
-            } else {
-                cli_error("--%s needs a value (%s)", o->name, o->metavar ? o->metavar : "VALUE");
-                return EXIT_USAGE;
-            }
-        } else if (eq) {
-            cli_error("--%s takes no value", o->name);
-            return EXIT_USAGE;
-        }
+        const struct opt *o;
+        const char *val;
+        int orc = option_at(argc, argv, &i, cmd, &o, &val);
+        if (orc != EXIT_OK)
+            return orc;
         if (cmd == CMD_SEARCH && o->offset == F(gpus) && strpbrk(val, ",.")) {
             a->gpus_list = val; /* "8,16,32" or "8..512": cmd_search parses it */
             continue;

@@ -233,6 +233,53 @@ static int check_best_flags(const struct cli_args *a)
     return EXIT_OK;
 }
 
+/* The run to export: the flags resolved with the target's stack when --framework is not
+   given, and with --best the layout the search ranks first. */
+static int export_run(const struct cli_args *a, enum tp_export_format fmt, struct run *r)
+{
+    memset(r, 0, sizeof *r);
+    struct cli_args resolve = *a;
+    /* without --framework the stack is the target's (cli_args.framework is enum + 1) */
+    if (!resolve.framework && (fmt == TP_EXPORT_DEEPSPEED || fmt == TP_EXPORT_AXOLOTL ||
+                               fmt == TP_EXPORT_MEGATRON || fmt == TP_EXPORT_MEGATRON_DS))
+        resolve.framework = 1 + (fmt == TP_EXPORT_DEEPSPEED ? TP_FW_DEEPSPEED
+                                 : fmt == TP_EXPORT_AXOLOTL ? TP_FW_AXOLOTL
+                                 : fmt == TP_EXPORT_MEGATRON ? TP_FW_MEGATRON
+                                                             : TP_FW_MEGATRON_DS);
+    if (a->best)
+        resolve.gbs = TP_UNSET; /* the search keeps the global batch; the default layout may not */
+    int rc = cli_resolve_run(&resolve, r);
+    if (rc != EXIT_OK)
+        return rc;
+    if (a->best && (rc = best_layout(a, r, (uint64_t)a->gbs)) != EXIT_OK)
+        return rc;
+    return EXIT_OK;
+}
+
+/* The built files: written under --output, and printed as JSON, CSV or the first file. */
+static int export_output(const struct cli_args *a, const struct run *r,
+                         const struct tp_export *x, const struct tp_memory *mem)
+{
+    int rc = EXIT_OK;
+    uint32_t nodes = r->c.n_gpus > r->c.gpus_per_node
+                         ? (r->c.n_gpus + r->c.gpus_per_node - 1) / r->c.gpus_per_node : 1;
+    if (a->output && (rc = write_files(a->output, x)) != EXIT_OK)
+        return rc;
+    if (a->format == FMT_JSON) {
+        rc = print_json(a, r, x, mem, nodes);
+    } else if (a->format == FMT_CSV) {
+        print_csv(a, r, x);
+    } else if (a->output) {
+        for (size_t i = 0; i < x->n_files; i++)
+            printf("wrote %s/%s\n", a->output, x->files[i].name);
+    } else {
+        fputs(x->files[0].text, stdout);
+    }
+    if (x->notes[0] && a->format != FMT_JSON)
+        fprintf(stderr, "trainplan: note: %s\n", x->notes);
+    return rc;
+}
+
 int cmd_export(int argc, char **argv)
 {
     struct cli_args a;
@@ -253,20 +300,7 @@ int cmd_export(int argc, char **argv)
     if (a.best && (rc = check_best_flags(&a)) != EXIT_OK)
         return rc;
     static struct run r;
-    memset(&r, 0, sizeof r);
-    struct cli_args resolve = a;
-    /* without --framework the stack is the target's (cli_args.framework is enum + 1) */
-    if (!resolve.framework && (fmt == TP_EXPORT_DEEPSPEED || fmt == TP_EXPORT_AXOLOTL ||
-                               fmt == TP_EXPORT_MEGATRON || fmt == TP_EXPORT_MEGATRON_DS))
-        resolve.framework = 1 + (fmt == TP_EXPORT_DEEPSPEED ? TP_FW_DEEPSPEED
-                                 : fmt == TP_EXPORT_AXOLOTL ? TP_FW_AXOLOTL
-                                 : fmt == TP_EXPORT_MEGATRON ? TP_FW_MEGATRON
-                                                             : TP_FW_MEGATRON_DS);
-    if (a.best)
-        resolve.gbs = TP_UNSET; /* the search keeps the global batch; the default layout may not */
-    if ((rc = cli_resolve_run(&resolve, &r)) != EXIT_OK)
-        return rc;
-    if (a.best && (rc = best_layout(&a, &r, (uint64_t)a.gbs)) != EXIT_OK)
+    if ((rc = export_run(&a, fmt, &r)) != EXIT_OK)
         return rc;
     struct tp_export_opts o;
     tp_export_opts_init(&o);
@@ -293,24 +327,7 @@ int cmd_export(int argc, char **argv)
         tp_export_free(&x);
         return EXIT_NO;
     }
-    uint32_t nodes = r.c.n_gpus > r.c.gpus_per_node
-                         ? (r.c.n_gpus + r.c.gpus_per_node - 1) / r.c.gpus_per_node : 1;
-    if (a.output && (rc = write_files(a.output, &x)) != EXIT_OK) {
-        tp_export_free(&x);
-        return rc;
-    }
-    if (a.format == FMT_JSON) {
-        rc = print_json(&a, &r, &x, &mem, nodes);
-    } else if (a.format == FMT_CSV) {
-        print_csv(&a, &r, &x);
-    } else if (a.output) {
-        for (size_t i = 0; i < x.n_files; i++)
-            printf("wrote %s/%s\n", a.output, x.files[i].name);
-    } else {
-        fputs(x.files[0].text, stdout);
-    }
-    if (x.notes[0] && a.format != FMT_JSON)
-        fprintf(stderr, "trainplan: note: %s\n", x.notes);
+    rc = export_output(&a, &r, &x, &mem);
     tp_export_free(&x);
     return rc != EXIT_OK ? rc : cli_finish(EXIT_OK);
 }
