@@ -135,18 +135,12 @@ bool tp_log_is_outlier(const struct tp_log_steady *o, const struct tp_log_step *
     return false;
 }
 
-enum tp_status tp_log_steady_state(const struct tp_log_step *steps, size_t n,
-                                   const struct tp_log_info *info,
-                                   const struct tp_log_steady_opts *opts,
-                                   struct tp_log_steady *out, struct tp_error *err)
+/* What the steady state starts from: the GPUs, batch and tokens per step the options or the
+   log give, the peak memory over the log, everything else unknown (NaN). */
+static void steady_init(const struct tp_log_step *steps, size_t n, const struct tp_log_info *info,
+                        const struct tp_log_steady_opts *opts, struct tp_log_steady *o)
 {
-    struct tp_log_steady_opts dflt;
-    if (!opts) {
-        tp_log_steady_opts_init(&dflt);
-        opts = &dflt;
-    }
-    memset(out, 0, sizeof *out);
-    struct tp_log_steady *o = out;
+    memset(o, 0, sizeof *o);
     o->n_steps = n;
     o->basis = "";
     o->basis_median = o->basis_threshold = NAN;
@@ -164,40 +158,13 @@ enum tp_status tp_log_steady_state(const struct tp_log_step *steps, size_t n,
     tp_logs_set_max(&o->mem_gib, info->mem_gib);
     for (size_t i = 0; i < n; i++)
         tp_logs_set_max(&o->mem_gib, steps[i].mem_gib);
-    if (n == 0)
-        return from_summary(info, o, err);
+}
 
-    size_t w;
-    if (opts->skip_warmup >= 0) {
-        if ((uint64_t)opts->skip_warmup >= n)
-            return tp_fail(err, TP_EINVAL, "skipping %lld warm-up steps leaves none of the %zu "
-                           "logged", (long long)opts->skip_warmup, n);
-        w = (size_t)opts->skip_warmup;
-    } else {
-        o->warmup_default = true;
-        w = n >= 5 ? (n + 9) / 10 : 0;
-    }
-    o->n_warmup = w;
-
-    int k = 0;
-    for (; k < N_SERIES; k++) {
-        size_t have = 0;
-        for (size_t i = w; i < n; i++)
-            have += isfinite(series(&steps[i], k));
-        if (have)
-            break;
-    }
-    if (k == N_SERIES)
-        return from_summary(info, o, err);
-    o->basis = SERIES[k];
-
-    double *v = malloc(sizeof(double) * (n - w));
-    bool *keep = calloc(n, sizeof *keep);
-    if (!v || !keep) {
-        free(v);
-        free(keep);
-        return tp_fail(err, TP_ENOMEM, "out of memory");
-    }
+/* The outlier test's centre and width over the steps after warm-up (median and MAD of the
+   basis series, values in v), then which steps are kept and the figures over them. */
+static void steady_figures(const struct tp_log_step *steps, size_t n, size_t w, int k,
+                           double *v, bool *keep, struct tp_log_steady *o)
+{
     size_t m = 0;
     for (size_t i = w; i < n; i++)
         if (isfinite(series(&steps[i], k)))
@@ -234,20 +201,75 @@ enum tp_status tp_log_steady_state(const struct tp_log_step *steps, size_t n,
     o->samples_per_s = mean_of(steps, keep, n, get_smp);
     o->tflops_per_gpu = mean_of(steps, keep, n, get_tfl);
     o->mfu = mean_of(steps, keep, n, get_mfu);
-    free(v);
-    free(keep);
+}
 
+/* The rule line: how many warm-up steps were skipped and the outlier threshold used. */
+static void steady_rule(size_t w, int k, struct tp_log_steady *o)
+{
     const char *unit = k == 0 ? " s" : k == 5 ? "%" : "";
     double scale = k == 5 ? 100 : 1;
     char warm[128];
     if (o->warmup_default)
-        tp_snprintf(warm, sizeof warm, "the first 10%% of the logged steps (at least 1; none under 5 "
-                 "steps): %zu skipped", w);
+        tp_snprintf(warm, sizeof warm, "the first 10%% of the logged steps (at least 1; none "
+                    "under 5 steps): %zu skipped", w);
     else
         tp_snprintf(warm, sizeof warm, "%zu skipped, as asked", w);
     tp_snprintf(o->rule, sizeof o->rule, "warm-up: %s; outliers: %s more than 3 x max(1.4826 x "
-             "MAD, 1%% of the median) = %.4g%s from the median %.4g%s: %zu dropped", warm,
-             o->basis, o->basis_threshold * scale, unit, med * scale, unit, o->n_outliers);
+                "MAD, 1%% of the median) = %.4g%s from the median %.4g%s: %zu dropped", warm,
+                o->basis, o->basis_threshold * scale, unit, o->basis_median * scale, unit,
+                o->n_outliers);
+}
+
+enum tp_status tp_log_steady_state(const struct tp_log_step *steps, size_t n,
+                                   const struct tp_log_info *info,
+                                   const struct tp_log_steady_opts *opts,
+                                   struct tp_log_steady *out, struct tp_error *err)
+{
+    struct tp_log_steady_opts dflt;
+    if (!opts) {
+        tp_log_steady_opts_init(&dflt);
+        opts = &dflt;
+    }
+    struct tp_log_steady *o = out;
+    steady_init(steps, n, info, opts, o);
+    if (n == 0)
+        return from_summary(info, o, err);
+
+    size_t w;
+    if (opts->skip_warmup >= 0) {
+        if ((uint64_t)opts->skip_warmup >= n)
+            return tp_fail(err, TP_EINVAL, "skipping %lld warm-up steps leaves none of the %zu "
+                           "logged", (long long)opts->skip_warmup, n);
+        w = (size_t)opts->skip_warmup;
+    } else {
+        o->warmup_default = true;
+        w = n >= 5 ? (n + 9) / 10 : 0;
+    }
+    o->n_warmup = w;
+
+    int k = 0;
+    for (; k < N_SERIES; k++) {
+        size_t have = 0;
+        for (size_t i = w; i < n; i++)
+            have += isfinite(series(&steps[i], k));
+        if (have)
+            break;
+    }
+    if (k == N_SERIES)
+        return from_summary(info, o, err);
+    o->basis = SERIES[k];
+
+    double *v = malloc(sizeof(double) * (n - w));
+    bool *keep = calloc(n, sizeof *keep);
+    if (!v || !keep) {
+        free(v);
+        free(keep);
+        return tp_fail(err, TP_ENOMEM, "out of memory");
+    }
+    steady_figures(steps, n, w, k, v, keep, o);
+    free(v);
+    free(keep);
+    steady_rule(w, k, o);
     derive(o);
     return TP_OK;
 }
