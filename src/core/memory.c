@@ -490,24 +490,14 @@ static double communicators(const struct tp_layout *l)
     return (l->tp > 1) + (l->pp > 1) + (l->dp * l->cp > 1) + (l->ep > 1) + (l->cp > 1);
 }
 
-enum tp_status tp_memory_stage(const struct tp_model *m, const struct tp_cluster *c,
-                               const struct tp_job *j, const struct tp_layout *l, uint32_t stage,
-                               struct tp_memory *out)
+/* The model states of a stage on its GPU (16-bit weights, gradients, optimizer states)
+   sharded over n_dense / n_expert ranks, and what offload moves to the host. */
+static void stage_states(const struct tp_model *m, const struct tp_cluster *c,
+                         const struct tp_job *j, const struct tp_layout *l,
+                         const struct tp_shard_params *spp, double n_dense, double n_expert,
+                         struct tp_memory *out)
 {
-    memset(out, 0, sizeof *out);
-    if (tp_run_check(m, c, j, l, NULL, NULL) != TP_OK || stage >= l->pp) {
-        out->total_bytes = out->headroom_bytes = NAN;
-        return TP_EINVAL;
-    }
-    struct tp_shard_params sp;
-    tp_stage_params(m, j, l, stage, &sp, &out->first_layer, &out->n_layers);
-    out->stage = stage;
-    out->params = sp.dense + sp.expert;
-
-    double n_dense = l->shard_group ? l->shard_group : (double)l->dp * l->cp;
-    double n_expert = (double)l->tp * l->cp * l->dp / ((double)l->ep * l->etp);
-    if (l->shard_group && l->shard_group < n_expert)
-        n_expert = l->shard_group;
+    const struct tp_shard_params sp = *spp;
     double extra_o = j->optimizer == TP_OPT_ADAFACTOR ? adafactor_bytes_per_param(m) : 0;
     double half = j->precision == TP_PREC_FP32 ? 4 : 2;
     struct states st = {0, 0, 0};
@@ -549,20 +539,49 @@ enum tp_status tp_memory_stage(const struct tp_model *m, const struct tp_cluster
     out->weights_bytes = w;
     out->grads_bytes = g;
     out->optimizer_bytes = o;
-    /* ZeRO-3/FSDP: the unit being computed is gathered whole (16-bit weights and gradients,
-       [DS-MEM]); a block is prefetched while the previous one computes [derived]; the
-       embedding and the head are units of their own. */
-    if (l->zero >= 3) {
-        double unit = 2 * sp.largest_block > sp.largest_outer ? 2 * sp.largest_block
-                                                               : sp.largest_outer;
-        /* FSDP under pipeline parallelism does not reshard between micro-batches (torchtitan
-           sets reshard_after_forward=False with PP): the stage's weights stay gathered and
-           its gradients accumulate unsharded until the step ends */
-        bool fsdp = j->framework == TP_FW_FSDP || j->framework == TP_FW_TORCHTITAN;
-        if (fsdp && l->pp > 1)
-            unit = out->params;
-        out->gather_bytes = (adapters ? half : 2 * half) * unit;
+}
+
+/* ZeRO-3/FSDP: the unit being computed is gathered whole (16-bit weights and gradients,
+   [DS-MEM]); a block is prefetched while the previous one computes [derived]; the embedding
+   and the head are units of their own. */
+static double gathered_bytes(const struct tp_job *j, const struct tp_layout *l,
+                             const struct tp_shard_params *sp, double params)
+{
+    if (l->zero < 3)
+        return 0;
+    double half = j->precision == TP_PREC_FP32 ? 4 : 2;
+    bool adapters = j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA;
+    double unit = 2 * sp->largest_block > sp->largest_outer ? 2 * sp->largest_block
+                                                             : sp->largest_outer;
+    /* FSDP under pipeline parallelism does not reshard between micro-batches (torchtitan sets
+       reshard_after_forward=False with PP): the stage's weights stay gathered and its
+       gradients accumulate unsharded until the step ends */
+    bool fsdp = j->framework == TP_FW_FSDP || j->framework == TP_FW_TORCHTITAN;
+    if (fsdp && l->pp > 1)
+        unit = params;
+    return (adapters ? half : 2 * half) * unit;
+}
+
+enum tp_status tp_memory_stage(const struct tp_model *m, const struct tp_cluster *c,
+                               const struct tp_job *j, const struct tp_layout *l, uint32_t stage,
+                               struct tp_memory *out)
+{
+    memset(out, 0, sizeof *out);
+    if (tp_run_check(m, c, j, l, NULL, NULL) != TP_OK || stage >= l->pp) {
+        out->total_bytes = out->headroom_bytes = NAN;
+        return TP_EINVAL;
     }
+    struct tp_shard_params sp;
+    tp_stage_params(m, j, l, stage, &sp, &out->first_layer, &out->n_layers);
+    out->stage = stage;
+    out->params = sp.dense + sp.expert;
+
+    double n_dense = l->shard_group ? l->shard_group : (double)l->dp * l->cp;
+    double n_expert = (double)l->tp * l->cp * l->dp / ((double)l->ep * l->etp);
+    if (l->shard_group && l->shard_group < n_expert)
+        n_expert = l->shard_group;
+    stage_states(m, c, j, l, &sp, n_dense, n_expert, out);
+    out->gather_bytes = gathered_bytes(j, l, &sp, out->params);
 
     double act_host;
     out->activations_bytes = activations(m, j, l, stage, &out->in_flight, &act_host);
@@ -579,6 +598,7 @@ enum tp_status tp_memory_stage(const struct tp_model *m, const struct tp_cluster
         out->comm_bytes += 2.0 * m->hidden * m->hidden * 2;
     if (l->ep > 1)
         out->comm_bytes += 2.0 * l->mbs * (double)j->seq / l->cp * m->top_k * m->hidden * 2;
+    double w = out->weights_bytes, g = out->grads_bytes, o = out->optimizer_bytes;
     double body = w + g + o + out->gather_bytes + out->activations_bytes + out->logits_bytes;
     out->overhead_bytes = j->overhead_base_bytes + j->overhead_comm_bytes * communicators(l) +
                           j->overhead_frag * (w + g + o + out->activations_bytes +
