@@ -404,6 +404,83 @@ static void budget(const struct tp_time *t, uint32_t gpus, double tokens, double
     *gpu_hours = tp_gpu_hours(*train_s, gpus);
 }
 
+/* The sweep as JSON or CSV: one object per GPU count. */
+static int sweep_json(const struct cli_args *a, const struct run *r,
+                      const struct tp_search_opts *o, const struct plot_sweep *ps, bool any)
+{
+    int rc;
+    bool priced = a->price >= 0;
+    json_t *list = json_array();
+    for (size_t i = 0; i < ps->n; i++) {
+        json_t *e = json_pack("{s:I}", "gpus", (json_int_t)ps->gpus[i]);
+        if (ps->found[i]) { /* gpus first: the CSV header follows the keys' order */
+            json_t *h = tp_json_search_hit(&ps->best[i], &ps->best[i], 0);
+            json_object_update(e, h);
+            json_decref(h);
+        }
+        json_object_set_new(e, "feasible", json_boolean(ps->found[i]));
+        json_object_set_new(e, "pareto", json_boolean(ps->front[i]));
+        if (ps->found[i]) {
+            json_object_set_new(e, a->tokens > 0 ? "train_time_s" : "time_per_million_tokens_s",
+                                json_real(ps->train_s[i]));
+            json_object_set_new(e, a->tokens > 0 ? "gpu_hours" : "gpu_hours_per_million_tokens",
+                                json_real(ps->gpu_hours[i]));
+            json_object_set_new(e, "cost", priced ? json_real(ps->gpu_hours[i] * a->price)
+                                                  : json_null());
+        }
+        json_array_append_new(list, e);
+    }
+    if (a->format == FMT_CSV)
+        return (rc = out_csv_rows(list)) != EXIT_OK ? rc : cli_finish(any ? EXIT_OK : EXIT_NO);
+    json_t *doc = json_pack("{s:i, s:s, s:{s:s}, s:s, s:I, s:I, s:o}", "schema_version",
+                            TP_SCHEMA_VERSION, "command", "search", "model", "name",
+                            r->m.name, "gpu", r->c.gpu.key, "global_batch",
+                            (json_int_t)o->gbs, "seq", (json_int_t)r->j.seq, "sweep", list);
+    if ((rc = cli_print_json(doc, 8)) != EXIT_OK)
+        return rc;
+    return cli_finish(any ? EXIT_OK : EXIT_NO);
+}
+
+/* The sweep as a table: the best layout per GPU count, * on the Pareto front. */
+static int sweep_table(const struct cli_args *a, const struct run *r,
+                       const struct tp_search_opts *o, const struct plot_sweep *ps, bool any)
+{
+    bool priced = a->price >= 0;
+    printf("trainplan %s - search over GPU counts\n\n", TP_VERSION);
+    printf("model    %s; %s; seq %llu, global batch %llu; %s\n", r->m.name, r->c.gpu.label,
+           (unsigned long long)r->j.seq, (unsigned long long)o->gbs,
+           ctl.n_fw > 1 ? "every stack (--framework picks one)" : tp_stack_get(ctl.fw[0])->key);
+    char tk[32];
+    fmt_si(tk, sizeof tk, a->tokens > 0 ? a->tokens : 1e6);
+    printf("\nbest layout per GPU count; time and GPU-hours for %s tokens; * = Pareto front of "
+           "time against GPU-hours%s\n\n",
+           tk, priced ? " (and cost)" : "");
+    printf("  %6s %-18s %4s %4s %4s %4s %-12s %4s %4s %4s %5s %-9s %9s %9s %6s %12s %12s%s\n",
+           "gpus", "stack", "dp", "tp", "pp", "vpp", "split", "ep", "zero", "mbs", "gas", "recompute", "step s",
+           "tok/s/GPU", "MFU", "time", "GPU-hours", priced ? "         cost" : "");
+    for (size_t i = 0; i < ps->n; i++) {
+        if (!ps->found[i]) {
+            printf("  %6lld  no feasible layout\n", (long long)ps->gpus[i]);
+            continue;
+        }
+        const struct tp_layout *l = &ps->best[i].h.layout;
+        const struct tp_time *t = &ps->best[i].h.time;
+        char wall[32], split[48], rcs[24];
+        fmt_duration(wall, sizeof wall, ps->train_s[i]);
+        split_text(&r->m, l, split, sizeof split);
+        report_recompute(l, rcs, sizeof rcs);
+        printf("%c %6lld %-18s %4u %4u %4u %4u %-12s %4u %4u %4u %5u %-9s %9.3f %9.0f %5.1f%% %12s "
+               "%12.1f",
+               ps->front[i] ? '*' : ' ', (long long)ps->gpus[i], tp_stack_get(ps->best[i].fw)->key, l->dp, l->tp, l->pp, l->vpp, split, l->ep,
+               l->zero, l->mbs, l->gas, rcs, t->step_s, t->tokens_per_s_per_gpu, 100 * t->mfu,
+               wall, ps->gpu_hours[i]);
+        if (priced)
+            printf(" %12.2f", ps->gpu_hours[i] * a->price);
+        printf("\n");
+    }
+    return cli_finish(any ? EXIT_OK : EXIT_NO);
+}
+
 static int sweep(const struct cli_args *a, struct run *r, const struct tp_search_opts *o,
                  const struct tp_calib *cal)
 {
@@ -437,71 +514,9 @@ static int sweep(const struct cli_args *a, struct run *r, const struct tp_search
     struct plot_sweep ps = {gpus, found, front, train, hours, best, nc, a->tokens};
     if (a->svg && (rc = plot_search(a->svg, r, &ps)) != EXIT_OK)
         return rc;
-    bool priced = a->price >= 0;
-    if (a->format != FMT_TABLE) {
-        json_t *list = json_array();
-        for (size_t i = 0; i < nc; i++) {
-            json_t *e = json_pack("{s:I}", "gpus", (json_int_t)counts[i]);
-            if (found[i]) { /* gpus first: the CSV header follows the keys' order */
-                json_t *h = tp_json_search_hit(&best[i], &best[i], 0);
-                json_object_update(e, h);
-                json_decref(h);
-            }
-            json_object_set_new(e, "feasible", json_boolean(found[i]));
-            json_object_set_new(e, "pareto", json_boolean(front[i]));
-            if (found[i]) {
-                json_object_set_new(e, a->tokens > 0 ? "train_time_s" : "time_per_million_tokens_s",
-                                    json_real(train[i]));
-                json_object_set_new(e, a->tokens > 0 ? "gpu_hours" : "gpu_hours_per_million_tokens",
-                                    json_real(hours[i]));
-                json_object_set_new(e, "cost", priced ? json_real(hours[i] * a->price)
-                                                      : json_null());
-            }
-            json_array_append_new(list, e);
-        }
-        if (a->format == FMT_CSV)
-            return (rc = out_csv_rows(list)) != EXIT_OK ? rc : cli_finish(any ? EXIT_OK : EXIT_NO);
-        json_t *doc = json_pack("{s:i, s:s, s:{s:s}, s:s, s:I, s:I, s:o}", "schema_version",
-                                TP_SCHEMA_VERSION, "command", "search", "model", "name",
-                                r->m.name, "gpu", r->c.gpu.key, "global_batch",
-                                (json_int_t)o->gbs, "seq", (json_int_t)r->j.seq, "sweep", list);
-        if ((rc = cli_print_json(doc, 8)) != EXIT_OK)
-            return rc;
-        return cli_finish(any ? EXIT_OK : EXIT_NO);
-    }
-    printf("trainplan %s - search over GPU counts\n\n", TP_VERSION);
-    printf("model    %s; %s; seq %llu, global batch %llu; %s\n", r->m.name, r->c.gpu.label,
-           (unsigned long long)r->j.seq, (unsigned long long)o->gbs,
-           ctl.n_fw > 1 ? "every stack (--framework picks one)" : tp_stack_get(ctl.fw[0])->key);
-    char tk[32];
-    fmt_si(tk, sizeof tk, a->tokens > 0 ? a->tokens : 1e6);
-    printf("\nbest layout per GPU count; time and GPU-hours for %s tokens; * = Pareto front of "
-           "time against GPU-hours%s\n\n",
-           tk, priced ? " (and cost)" : "");
-    printf("  %6s %-18s %4s %4s %4s %4s %-12s %4s %4s %4s %5s %-9s %9s %9s %6s %12s %12s%s\n",
-           "gpus", "stack", "dp", "tp", "pp", "vpp", "split", "ep", "zero", "mbs", "gas", "recompute", "step s",
-           "tok/s/GPU", "MFU", "time", "GPU-hours", priced ? "         cost" : "");
-    for (size_t i = 0; i < nc; i++) {
-        if (!found[i]) {
-            printf("  %6lld  no feasible layout\n", (long long)counts[i]);
-            continue;
-        }
-        const struct tp_layout *l = &best[i].h.layout;
-        const struct tp_time *t = &best[i].h.time;
-        char wall[32], split[48], rcs[24];
-        fmt_duration(wall, sizeof wall, train[i]);
-        split_text(&r->m, l, split, sizeof split);
-        report_recompute(l, rcs, sizeof rcs);
-        printf("%c %6lld %-18s %4u %4u %4u %4u %-12s %4u %4u %4u %5u %-9s %9.3f %9.0f %5.1f%% %12s "
-               "%12.1f",
-               front[i] ? '*' : ' ', (long long)counts[i], tp_stack_get(best[i].fw)->key, l->dp, l->tp, l->pp, l->vpp, split, l->ep,
-               l->zero, l->mbs, l->gas, rcs, t->step_s, t->tokens_per_s_per_gpu, 100 * t->mfu,
-               wall, hours[i]);
-        if (priced)
-            printf(" %12.2f", hours[i] * a->price);
-        printf("\n");
-    }
-    return cli_finish(any ? EXIT_OK : EXIT_NO);
+    if (a->format != FMT_TABLE)
+        return sweep_json(a, r, o, &ps, any > 0);
+    return sweep_table(a, r, o, &ps, any > 0);
 }
 
 /* The best layout evaluated as estimate does, over a token budget. */
