@@ -126,6 +126,32 @@ static bool wait_workers(struct shared *sh, unsigned started, bool progress)
     return printed;
 }
 
+/* The workers' results merged into the top `sh->cap` hits and summed statistics, or the
+   error that stopped them. */
+static enum tp_status collect(struct shared *sh, const struct worker *w, unsigned started,
+                              struct tp_search_hit *tmp, struct tp_search_hit *hits,
+                              size_t *n_hits, struct tp_search_stats *st, struct tp_error *err)
+{
+    if (atomic_load(&sh->failed)) {
+        *err = sh->err;
+        memset(st, 0, sizeof *st);
+        return TP_EINVAL;
+    }
+    if (sh->done != PAR_SHARDS) {
+        snprintf(err->msg, sizeof err->msg, "the search threads stopped early");
+        memset(st, 0, sizeof *st);
+        return TP_ENOMEM;
+    }
+    size_t n = 0;
+    for (unsigned t = 0; t < started; t++) {
+        tp_search_stats_add(st, &w[t].st);
+        n = tp_search_merge(hits, n, w[t].top, w[t].n, tmp, sh->cap);
+        memcpy(hits, tmp, n * sizeof *hits);
+    }
+    *n_hits = n;
+    return TP_OK;
+}
+
 enum tp_status par_search(const struct tp_model *m, const struct tp_cluster *c,
                           const struct tp_job *j, const struct tp_search_opts *o,
                           const struct tp_calib *cal, unsigned threads, bool progress,
@@ -193,24 +219,7 @@ enum tp_status par_search(const struct tp_model *m, const struct tp_cluster *c,
         pthread_join(w[t].id, NULL);
     if (printed)
         fprintf(stderr, "\r%60s\r", "");
-    enum tp_status rc = TP_OK;
-    if (atomic_load(&sh.failed)) {
-        *err = sh.err;
-        rc = TP_EINVAL;
-    } else if (sh.done != PAR_SHARDS) {
-        snprintf(err->msg, sizeof err->msg, "the search threads stopped early");
-        rc = TP_ENOMEM;
-    } else {
-        size_t n = 0;
-        for (unsigned t = 0; t < started; t++) {
-            tp_search_stats_add(st, &w[t].st);
-            n = tp_search_merge(hits, n, w[t].top, w[t].n, tmp, cap);
-            memcpy(hits, tmp, n * sizeof *hits);
-        }
-        *n_hits = n;
-    }
-    if (rc != TP_OK)
-        memset(st, 0, sizeof *st);
+    enum tp_status rc = collect(&sh, w, started, tmp, hits, n_hits, st, err);
     pthread_cond_destroy(&sh.wake);
     pthread_mutex_destroy(&sh.lock);
     free(w);
