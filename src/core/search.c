@@ -420,6 +420,113 @@ static uint32_t splits(const struct tp_model *m, const struct tp_search_opts *o,
     return n;
 }
 
+/* One pipeline shape (tp, cp, pp, vpp and the first/last stage sizes): every expert-parallel
+   size, ZeRO stage and micro-batch size the stack and the batch allow. */
+static void try_split(struct ctx *x, uint32_t tp, uint32_t cp, uint32_t pp, uint32_t vpp,
+                      uint32_t first, uint32_t last, uint32_t dp, unsigned zmask, uint32_t modes,
+                      uint64_t inner)
+{
+    const struct tp_model *m = x->m;
+    const struct tp_job *j = x->j;
+    const struct tp_search_opts *o = x->o;
+    x->uneven = first || last;
+    uint32_t max_ep = m->n_experts ? dp * cp : 1;
+    for (uint32_t ep = 1; ep <= max_ep; ep++) {
+        if (((uint64_t)dp * cp) % ep)
+            continue;
+        if (m->n_experts && m->n_experts % ep) {
+            reject(x, TP_REJECT_EP_EXPERTS, inner);
+            continue;
+        }
+        if (o->max_ep && ep > o->max_ep) {
+            reject(x, TP_REJECT_LIMIT, inner);
+            continue;
+        }
+        struct tp_layout l;
+        tp_layout_init(&l);
+        l.tp = tp;
+        l.cp = cp;
+        l.pp = pp;
+        l.vpp = vpp;
+        l.pp_first = first;
+        l.pp_last = last;
+        l.dp = dp;
+        l.ep = ep;
+        l.etp = tp;
+        l.sp = tp > 1 && tp_stack_get(j->framework)->sp;
+        if (!framework_allows(m, j, &l)) {
+            reject(x, TP_REJECT_FRAMEWORK, inner);
+            continue;
+        }
+        x->max_blocks = 0;
+        for (uint32_t g = 0; g < pp; g++) {
+            uint32_t b = tp_stage_blocks(m, &l, g);
+            x->max_blocks = b > x->max_blocks ? b : x->max_blocks;
+        }
+        for (uint32_t zero = 0; zero <= 3; zero++) {
+            l.zero = zero;
+            if (!(zmask & (1u << zero)) || tp_stack_check(m, j, &l, NULL) != TP_OK) {
+                reject(x, TP_REJECT_FRAMEWORK, (uint64_t)modes * o->max_mbs);
+                continue;
+            }
+            for (uint32_t mbs = 1; mbs <= o->max_mbs; mbs++) {
+                uint64_t per = (uint64_t)mbs * dp;
+                if (o->gbs % per) {
+                    reject(x, TP_REJECT_BATCH, modes);
+                    continue;
+                }
+                l.mbs = mbs;
+                l.gas = (uint32_t)(o->gbs / per);
+                evaluate(x, &l);
+            }
+        }
+    }
+}
+
+/* One (tp, cp, pp): the limits and the model's divisibility, then every interleaving and
+   uneven split of the pipeline. */
+static void try_grid(struct ctx *x, uint32_t tp, uint32_t cp, uint32_t pp, uint32_t dp,
+                     unsigned zmask, uint32_t modes)
+{
+    const struct tp_model *m = x->m;
+    const struct tp_search_opts *o = x->o;
+    uint32_t max_tp = o->max_tp ? o->max_tp : x->c->gpus_per_node;
+    uint32_t max_pp = o->max_pp ? o->max_pp : m->n_layers;
+    /* what the rest of the enumeration would have tried, for the counts */
+    uint64_t inner = (uint64_t)modes * 4 * o->max_mbs;
+    if (tp > max_tp || pp > max_pp || cp > (o->max_cp ? o->max_cp : 1)) {
+        reject(x, TP_REJECT_LIMIT, inner);
+        return;
+    }
+    if (m->n_heads % tp || m->n_kv_heads % tp || !tp_mixer_tp_ok(m, tp)) {
+        reject(x, TP_REJECT_TP_HEADS, inner);
+        return;
+    }
+    if (pp > m->n_layers) {
+        reject(x, TP_REJECT_PP_LAYERS, inner);
+        return;
+    }
+    if (x->j->seq % (2ull * cp) && cp > 1) {
+        reject(x, TP_REJECT_CP_SEQ, inner);
+        return;
+    }
+    for (uint32_t vpp = 1; vpp <= (pp > 1 ? o->max_vpp : 1); vpp++) {
+        if (vpp > 1 && m->n_layers % (pp * vpp)) {
+            reject(x, TP_REJECT_PP_LAYERS, inner);
+            continue;
+        }
+        uint32_t firsts[2], lasts[2];
+        uint32_t n_split = splits(m, o, pp, vpp, firsts, lasts);
+        if (n_split == 0) {
+            reject(x, TP_REJECT_PP_LAYERS, inner);
+            continue;
+        }
+        for (uint32_t s = 0; s < n_split; s++)
+            try_split(x, tp, cp, pp, vpp, firsts[s], lasts[s], dp, zmask, modes, inner);
+        x->uneven = false;
+    }
+}
+
 enum tp_status tp_search(const struct tp_model *m, const struct tp_cluster *c,
                          const struct tp_job *j, const struct tp_search_opts *o,
                          const struct tp_calib *cal, struct tp_search_hit *hits, size_t cap,
@@ -437,9 +544,7 @@ enum tp_status tp_search(const struct tp_model *m, const struct tp_cluster *c,
     if (o->n_shards > 1 && o->shard >= o->n_shards)
         return tp_fail(err, TP_EINVAL, "search shard %u is out of range (0..%u)", o->shard,
                        o->n_shards - 1);
-    uint32_t gpn = c->gpus_per_node, n = c->n_gpus;
-    uint32_t max_tp = o->max_tp ? o->max_tp : gpn;
-    uint32_t max_pp = o->max_pp ? o->max_pp : m->n_layers;
+    uint32_t n = c->n_gpus;
     struct ctx x = {m, c, j, o, cal, hits, cap, 0, st,
                     c->gpu.hbm_bytes * (1 - o->mem_headroom), false, 0};
     unsigned zmask = o->zero_mask & framework_zero(j->framework);
@@ -456,94 +561,7 @@ enum tp_status tp_search(const struct tp_model *m, const struct tp_cluster *c,
                     continue;
                 if (o->n_shards > 1 && index++ % o->n_shards != o->shard)
                     continue;
-                uint32_t dp = n / tp / cp / pp;
-                /* what the rest of the enumeration would have tried, for the counts */
-                uint64_t inner = (uint64_t)modes * 4 * o->max_mbs;
-                if (tp > max_tp || pp > max_pp || cp > (o->max_cp ? o->max_cp : 1)) {
-                    reject(&x, TP_REJECT_LIMIT, inner);
-                    continue;
-                }
-                if (m->n_heads % tp || m->n_kv_heads % tp || !tp_mixer_tp_ok(m, tp)) {
-                    reject(&x, TP_REJECT_TP_HEADS, inner);
-                    continue;
-                }
-                if (pp > m->n_layers) {
-                    reject(&x, TP_REJECT_PP_LAYERS, inner);
-                    continue;
-                }
-                if (j->seq % (2ull * cp) && cp > 1) {
-                    reject(&x, TP_REJECT_CP_SEQ, inner);
-                    continue;
-                }
-                for (uint32_t vpp = 1; vpp <= (pp > 1 ? o->max_vpp : 1); vpp++) {
-                    if (vpp > 1 && m->n_layers % (pp * vpp)) {
-                        reject(&x, TP_REJECT_PP_LAYERS, inner);
-                        continue;
-                    }
-                    uint32_t firsts[2], lasts[2];
-                    uint32_t n_split = splits(m, o, pp, vpp, firsts, lasts);
-                    if (n_split == 0) {
-                        reject(&x, TP_REJECT_PP_LAYERS, inner);
-                        continue;
-                    }
-                    for (uint32_t s = 0; s < n_split; s++) {
-                        x.uneven = firsts[s] || lasts[s];
-                        uint32_t max_ep = m->n_experts ? dp * cp : 1;
-                        for (uint32_t ep = 1; ep <= max_ep; ep++) {
-                            if (((uint64_t)dp * cp) % ep)
-                                continue;
-                            if (m->n_experts && m->n_experts % ep) {
-                                reject(&x, TP_REJECT_EP_EXPERTS, inner);
-                                continue;
-                            }
-                            if (o->max_ep && ep > o->max_ep) {
-                                reject(&x, TP_REJECT_LIMIT, inner);
-                                continue;
-                            }
-                            struct tp_layout l;
-                            tp_layout_init(&l);
-                            l.tp = tp;
-                            l.cp = cp;
-                            l.pp = pp;
-                            l.vpp = vpp;
-                            l.pp_first = firsts[s];
-                            l.pp_last = lasts[s];
-                            l.dp = dp;
-                            l.ep = ep;
-                            l.etp = tp;
-                            l.sp = tp > 1 && tp_stack_get(j->framework)->sp;
-                            if (!framework_allows(m, j, &l)) {
-                                reject(&x, TP_REJECT_FRAMEWORK, inner);
-                                continue;
-                            }
-                            x.max_blocks = 0;
-                            for (uint32_t g = 0; g < pp; g++) {
-                                uint32_t b = tp_stage_blocks(m, &l, g);
-                                x.max_blocks = b > x.max_blocks ? b : x.max_blocks;
-                            }
-                            for (uint32_t zero = 0; zero <= 3; zero++) {
-                                l.zero = zero;
-                                if (!(zmask & (1u << zero)) ||
-                                    tp_stack_check(m, j, &l, NULL) != TP_OK) {
-                                    reject(&x, TP_REJECT_FRAMEWORK,
-                                           (uint64_t)modes * o->max_mbs);
-                                    continue;
-                                }
-                                for (uint32_t mbs = 1; mbs <= o->max_mbs; mbs++) {
-                                    uint64_t per = (uint64_t)mbs * dp;
-                                    if (o->gbs % per) {
-                                        reject(&x, TP_REJECT_BATCH, modes);
-                                        continue;
-                                    }
-                                    l.mbs = mbs;
-                                    l.gas = (uint32_t)(o->gbs / per);
-                                    evaluate(&x, &l);
-                                }
-                            }
-                        }
-                    }
-                    x.uneven = false;
-                }
+                try_grid(&x, tp, cp, pp, n / tp / cp / pp, zmask, modes);
             }
         }
     }
