@@ -67,8 +67,9 @@ static void print_table(const struct tp_calibration *r, const char *base_name,
     printf("trainplan %s - calibrate: %zu rows from %zu sources (base: %s)\n", TP_VERSION, r->n,
            res->sources, base_name);
     if (r->runs->n_skipped || r->runs->n > r->n)
-        printf("not fitted: %zu rows that could not be mapped, %zu with no throughput figure\n",
-               r->runs->n_skipped, r->runs->n - r->n);
+        printf("not fitted: %zu rows that could not be mapped, %zu with no throughput figure, "
+               "%zu with an assumed layout or head count (validate's searched layouts)\n",
+               r->runs->n_skipped, r->runs->n - r->n - r->assumed, r->assumed);
     printf("mean over sources of the median |log(predicted/measured)|: %.4f -> %.4f "
            "(%u evaluations)\n",
            res->objective_before, res->objective_after, res->evaluations);

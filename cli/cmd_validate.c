@@ -50,7 +50,21 @@ static int decimals(double v)
     return a >= 1000 ? 0 : a >= 100 ? 1 : a >= 10 ? 2 : a >= 1 ? 3 : 4;
 }
 
-/* One row of the table: measured against predicted, memory, the domain. */
+/* The layout of a row that gave none, as the search found it ("" for a row's own layout). */
+static void searched_text(const struct tp_run *run, char *buf, size_t len)
+{
+    const struct tp_layout *l = &run->layout;
+    char vpp[16] = "";
+    if (l->vpp > 1)
+        snprintf(vpp, sizeof vpp, " vpp %u", l->vpp);
+    if (!run->layout_searched)
+        buf[0] = '\0';
+    else
+        snprintf(buf, len, "tp %u pp %u%s dp %u mbs %u gas %u%s", l->tp, l->pp, vpp, l->dp,
+                 l->mbs, l->gas, l->sp ? " sp" : "");
+}
+
+/* One row of the table: measured against predicted, memory, the domain, a searched layout. */
 static void table_row(const struct tp_run *run, const struct tp_run_eval *e)
 {
     char mem[64] = "";
@@ -72,6 +86,12 @@ static void table_row(const struct tp_run *run, const struct tp_run_eval *e)
                e->native_unit, 100 * e->err, mem);
     if (e->domain)
         printf("  [outside the calibration: %s]", e->domain_note);
+    char lay[96];
+    searched_text(run, lay, sizeof lay);
+    if (*lay)
+        printf("  [layout searched: %s]", lay);
+    if (run->heads_assumed)
+        printf("  [n_heads assumed: %u = hidden / 128]", run->model.n_heads);
     printf("\n");
 }
 
@@ -104,6 +124,12 @@ static void print_summary(const struct tp_validation *v)
     printf("measured inside the prediction's 80%% range: %zu of %zu (%.0f%%)\n", s.in_range,
            s.measured, s.measured ? 100.0 * (double)s.in_range / (double)s.measured : 0.0);
     printf("rows outside the calibrated domain: %zu\n", s.outside_domain);
+    printf("rows with a searched layout (counted above; calibrate does not fit them): %zu",
+           s.searched.n);
+    if (s.searched.n)
+        printf(", median |error| %.1f%%, p90 %.1f%%, bias %+.1f%%", 100 * s.searched.median_abs,
+               100 * s.searched.p90_abs, 100 * s.searched.bias);
+    printf("\n");
     printf("rows not compared: %zu could not be mapped, %zu duplicates, %zu with nothing "
            "measured\n", runs->n_skipped, runs->duplicates, runs->unmeasured);
     for (size_t i = 0; i < runs->n_skipped; i++)
@@ -145,6 +171,12 @@ static int print_csv(const struct tp_validation *v)
                             "predicted_memory_gib", out_num(e->predicted_mem_gib),
                             "measured_memory_gib", out_num(e->measured_mem_gib), "memory_error",
                             out_num(e->mem_err), "outside_domain", e->domain_note, "skipped"));
+        char lay[96];
+        searched_text(run, lay, sizeof lay);
+        json_t *row = json_array_get(rows, i);
+        json_object_set_new(row, "layout_searched", json_string(lay));
+        json_object_set_new(row, "n_heads_assumed",
+                            run->heads_assumed ? json_integer(run->model.n_heads) : json_null());
     }
     for (size_t i = 0; i < runs->n_skipped; i++)
         json_array_append_new(rows, json_pack("{s:s, s:s}", "row_id", runs->skipped[i].row_id,

@@ -166,11 +166,75 @@ static void test_row_kernels(void **state)
     assert_false(tp_attn_native(&run.job));
 }
 
+/* Rows without a layout (tests/fixtures/runs/searched.csv, the Korthikanti et al. 2022 abstract
+   runs): the layout is the fastest tp_search finds under the row's stated constraints, the
+   global batch one sequence per GPU; the row is marked, and calibrate does not fit it. */
+static void test_row_searched(void **state)
+{
+    (void)state;
+    const char *files[] = {"tests/fixtures/runs/searched.csv"};
+    struct tp_runs runs;
+    struct tp_error err = {{0}, {0}};
+    assert_int_equal(tp_runs_load(files, 1, &runs, &err), TP_OK);
+    assert_int_equal(runs.n, 4);
+    assert_int_equal(runs.n_skipped, 0);
+    const struct tp_run *sel = &runs.runs[1], *full = &runs.runs[2];
+    assert_false(runs.runs[0].layout_searched);
+    assert_true(sel->layout_searched && full->layout_searched);
+    /* what the row states holds: the GPUs, no CP (2022), the recompute mode, SP off when the
+       row says so; the batch is num_gpus sequences */
+    const struct tp_layout *l = &sel->layout;
+    assert_int_equal((uint64_t)l->tp * l->pp * l->dp, 2240);
+    assert_int_equal((uint64_t)l->mbs * l->gas * l->dp, 2240);
+    assert_int_equal(l->cp, 1);
+    assert_int_equal(l->recompute, TP_RECOMPUTE_SELECTIVE);
+    assert_int_equal(full->layout.recompute, TP_RECOMPUTE_FULL);
+    assert_false(full->layout.sp);
+    assert_true(full->layout.tp > 1); /* so sp 0 is a constraint, not a consequence */
+    /* the same search through the public API ranks that layout first */
+    struct tp_search_opts o;
+    tp_search_opts_init(&o);
+    o.gbs = 2240;
+    o.zero_mask = 1u << l->zero;
+    o.recompute_mask = TP_SEARCH_RC_SELECTIVE;
+    o.offload = o.uneven_pp = false;
+    struct tp_calib cal;
+    tp_calib_init(&cal);
+    static struct tp_search_hit hits[4];
+    size_t n = 0;
+    struct tp_search_stats st;
+    assert_int_equal(tp_search(&sel->model, &sel->cluster, &sel->job, &o, &cal, hits, 4, &n,
+                               &st, &err), TP_OK);
+    assert_true(n > 0);
+    const struct tp_layout *h = &hits[0].layout;
+    assert_true(h->tp == l->tp && h->pp == l->pp && h->vpp == l->vpp && h->dp == l->dp &&
+                h->mbs == l->mbs && h->gas == l->gas);
+    /* the 310.1B row of Narayanan et al. 2021 Table 1 without its head count: head dim 128
+       gives its 128 heads; tp*pp = 1920 / 15 = 128 splits as Table 1's tp 8, pp 16 */
+    const struct tp_run *r310 = &runs.runs[3];
+    assert_false(r310->layout_searched);
+    assert_int_equal(r310->model.n_heads, 128);
+    assert_true(r310->heads_assumed);
+    assert_int_equal(r310->layout.tp, 8);
+    assert_int_equal(r310->layout.pp, 16);
+    /* calibrate fits the row with a stated layout and head count only */
+    struct tp_fit_opts fo;
+    tp_fit_opts_init(&fo);
+    struct tp_calibration c;
+    assert_int_equal(tp_calibrate_runs(&runs, &cal, &fo, false, &c, &err), TP_OK);
+    assert_int_equal(c.n, 1);
+    assert_int_equal(c.assumed, 3);
+    assert_false(c.rows[0]->layout_searched || c.rows[0]->heads_assumed);
+    tp_calibration_free(&c);
+    tp_runs_free(&runs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_read),
                                        cmocka_unit_test(test_load_and_validate),
                                        cmocka_unit_test(test_row_arrays),
-                                       cmocka_unit_test(test_row_kernels)};
+                                       cmocka_unit_test(test_row_kernels),
+                                       cmocka_unit_test(test_row_searched)};
     return cmocka_run_group_tests_name("runs", tests, NULL, NULL);
 }

@@ -38,6 +38,11 @@ struct tp_run {
     bool duplicate;         /* dup_of is set: the same measurement as another row */
     bool gas_unknown;       /* grad_accum was empty (derived from global_batch, else 1) */
     bool mbs_unknown;       /* micro_batch was empty (derived or assumed 1) */
+    bool layout_searched;   /* tp, pp and dp were empty: the layout is the fastest tp_search
+                               finds under the row's stated constraints (an assumption:
+                               validate marks it, calibrate does not fit the row) */
+    bool heads_assumed;     /* n_heads was empty: hidden / 128 assumed (validate marks it,
+                               calibrate does not fit the row) */
 };
 
 /* Maps one row, given as parallel arrays of column names and cell texts (empty = unknown), to
@@ -156,6 +161,7 @@ struct tp_validation_summary {
     size_t completed, completed_fit;/* rows that ran, and those predicted to fit */
     size_t measured, in_range;      /* rows with a throughput, and those inside the 80% range */
     size_t outside_domain;          /* rows outside the calibration's domain */
+    struct tp_err_stats searched;   /* the rows with a searched layout (also in throughput) */
 };
 TP_API void tp_validation_summarize(const struct tp_validation *v,
                                     struct tp_validation_summary *s);
@@ -237,8 +243,12 @@ struct tp_calibration {
     double *held_out;               /* leave-one-source-out (NaN without it, or one source) */
     double *pick, *scratch;         /* working memory of the statistics */
     bool cross_validated;           /* asked for, over two or more sources */
+    size_t assumed;                 /* rows with a measured throughput not fitted because
+                                       their layout was searched or their head count assumed */
 };
-/* Fits the rows of `runs` that measured a throughput (TP_EINVAL when none did) starting from
+/* Fits the rows of `runs` that measured a throughput and state their layout (TP_EINVAL when
+   none did; a row whose layout was searched or head count assumed is counted in `assumed`,
+   not fitted) starting from
    `base`, leave-one-source-out beside it when `cross_validate`.  Free with
    tp_calibration_free. */
 TP_API enum tp_status tp_calibrate_runs(const struct tp_runs *runs, const struct tp_calib *base,

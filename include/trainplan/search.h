@@ -58,6 +58,8 @@ struct tp_search_opts {
     bool offload;            /* try optimizer offload where a layout does not fit on the GPU */
     bool uneven_pp;          /* with pp > 1 and vpp 1, also try the splits that count the
                                 embedding and/or the head as a layer (default true) */
+    bool no_sp;              /* never sequence parallelism, even where the stack runs it with
+                                TP (a measured run that states sp 0; default false) */
     bool exhaustive;         /* time every feasible layout: no pruning by dominance, every
                                 partial-recompute count (tests; default false) */
     double probe_time_per_token; /* count the timed layouts faster than this (--explain);

@@ -370,7 +370,7 @@ enum tp_reject tp_search_check(const struct tp_model *m, const struct tp_cluster
         ((uint64_t)l->dp * l->cp) % l->ep)
         return TP_REJECT_EP_EXPERTS;
     l->etp = l->tp;
-    l->sp = l->tp > 1 && tp_stack_get(j->framework)->sp;
+    l->sp = l->tp > 1 && tp_stack_get(j->framework)->sp && !o->no_sp;
     if (!(o->zero_mask & (1u << l->zero)) || tp_stack_check(m, j, l, NULL) != TP_OK)
         return TP_REJECT_FRAMEWORK;
     if (o->gbs % ((uint64_t)l->mbs * l->dp))
@@ -453,7 +453,7 @@ static void try_split(struct ctx *x, uint32_t tp, uint32_t cp, uint32_t pp, uint
         l.dp = dp;
         l.ep = ep;
         l.etp = tp;
-        l.sp = tp > 1 && tp_stack_get(j->framework)->sp;
+        l.sp = tp > 1 && tp_stack_get(j->framework)->sp && !o->no_sp;
         if (!framework_allows(m, j, &l)) {
             reject(x, TP_REJECT_FRAMEWORK, inner);
             continue;

@@ -84,4 +84,9 @@ void tp_validation_summarize(const struct tp_validation *v, struct tp_validation
         s->outside_domain += e->domain != 0;
     }
     tp_err_stats(v->err, n_mem, v->scratch, &s->memory);
+    size_t n_searched = 0; /* the rows whose layout the mapper searched, on their own */
+    for (size_t i = 0; i < v->runs->n; i++)
+        if (v->runs->runs[i].layout_searched)
+            v->err[n_searched++] = v->ev[i].err;
+    tp_err_stats(v->err, n_searched, v->scratch, &s->searched);
 }

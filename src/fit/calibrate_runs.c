@@ -48,6 +48,12 @@ enum tp_status tp_calibrate_runs(const struct tp_runs *runs, const struct tp_cal
         double m = tp_run_measured_tokens_per_s(&runs->runs[i], NULL);
         if (!(m > 0))
             continue;
+        /* a searched layout or an assumed head count: fitting the efficiencies to the row
+           would fit them to an assumption (validate still reports it) */
+        if (runs->runs[i].layout_searched || runs->runs[i].heads_assumed) {
+            out->assumed++;
+            continue;
+        }
         out->rows[out->n] = &runs->runs[i];
         out->measured[out->n++] = m;
     }

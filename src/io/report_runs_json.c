@@ -60,6 +60,19 @@ static json_t *row_json(const struct tp_run *run, const struct tp_run_eval *e)
                         num_or_null(e->predicted_tokens_per_s_per_gpu * e->range.hi));
     json_object_set_new(o, "in_range", isfinite(e->err) ? json_boolean(e->in_range)
                                                          : json_null());
+    const struct tp_layout *l = &run->layout; /* the assumed layout, when the row gave none */
+    json_object_set_new(o, "layout_searched",
+                        run->layout_searched
+                            ? json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b}",
+                                        "tp", (json_int_t)l->tp, "pp", (json_int_t)l->pp,
+                                        "vpp", (json_int_t)l->vpp, "dp", (json_int_t)l->dp,
+                                        "cp", (json_int_t)l->cp, "ep", (json_int_t)l->ep,
+                                        "mbs", (json_int_t)l->mbs, "gas", (json_int_t)l->gas,
+                                        "zero", (json_int_t)l->zero, "sp", l->sp)
+                            : json_null());
+    json_object_set_new(o, "n_heads_assumed", run->heads_assumed
+                                                  ? json_integer((json_int_t)run->model.n_heads)
+                                                  : json_null());
     return o;
 }
 
@@ -82,6 +95,7 @@ static json_t *summary_json(const struct tp_validation *v)
     json_object_set_new(o, "completed_predicted_to_fit", json_integer((json_int_t)s.completed_fit));
     json_object_set_new(o, "in_range", json_integer((json_int_t)s.in_range));
     json_object_set_new(o, "in_range_of", json_integer((json_int_t)s.measured));
+    json_object_set_new(o, "layout_searched", stats_json(&s.searched));
     return o;
 }
 
@@ -152,14 +166,14 @@ json_t *tp_json_calibrate(const struct tp_calibration *r, const char *base_name,
     tp_calibration_stats(r, r->after, NULL, &sa);
     tp_calibration_stats(r, r->held_out, NULL, &sc);
     return json_pack(
-        "{s:i, s:s, s:s, s:I, s:I, s:I, s:f, s:f, s:I, s:o, s:o, s:o, s:o, s:o, s:o}",
+        "{s:i, s:s, s:s, s:I, s:I, s:I, s:f, s:f, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:I}",
         "schema_version", TP_SCHEMA_VERSION, "base", base_name, "output", output ? output : "",
         "rows", (json_int_t)r->n, "sources", (json_int_t)r->res.sources, "skipped",
         (json_int_t)r->runs->n_skipped, "objective_before", r->res.objective_before,
         "objective_after", r->res.objective_after, "evaluations", (json_int_t)r->res.evaluations,
         "params", tp_json_fit_params(&r->res), "before", fit_stat_json(&sb), "after",
         fit_stat_json(&sa), "leave_one_source_out", fit_stat_json(&sc), "by_source", by_source,
-        "calibration", calib_json(&r->fitted));
+        "calibration", calib_json(&r->fitted), "not_fitted_assumed", (json_int_t)r->assumed);
 }
 
 enum tp_status tp_calib_base(const char *base, struct tp_calib *out, const char **name,

@@ -195,6 +195,26 @@ static enum tp_status map_hybrid(const struct row *r, struct tp_model *m)
     return TP_OK;
 }
 
+/* The head count.  A Megatron-LM GPT row that leaves it empty gets head dim 128, the head dim
+   of every Megatron-LM GPT model from 7.5B to 310.1B parameters in Narayanan et al. 2021
+   (arXiv 2104.04473) Table 1 (e.g. 310.1B: hidden 16384, 128 heads): for a GPT model with
+   multi-head attention the time model uses the head count only through that head dim (the
+   attention kernel's shape); the parameters and GEMM FLOPs do not depend on it. */
+static enum tp_status map_heads(const struct row *r, struct tp_model *m)
+{
+    if (*tp_row_cell(r, "n_heads") || strcmp(tp_row_cell(r, "arch"), "gpt") != 0 ||
+        strcmp(tp_row_cell(r, "framework_key"), "megatron") != 0 || m->hidden % 128 != 0 ||
+        *tp_row_cell(r, "kv_heads"))
+        return tp_row_u32(r, "n_heads", true, 0, &m->n_heads);
+    m->n_heads = m->hidden / 128;
+    r->run->heads_assumed = true;
+    char text[128];
+    snprintf(text, sizeof text, "n_heads = hidden / 128 = %u (head dim 128, as Narayanan et al. "
+             "2021 Table 1)", m->n_heads);
+    tp_row_assume(r->run, text);
+    return TP_OK;
+}
+
 static enum tp_status map_model(const struct row *r, struct tp_model *m)
 {
     if (strcmp(tp_row_cell(r, "arch"), "nemotron_h") == 0)
@@ -211,7 +231,7 @@ static enum tp_status map_model(const struct row *r, struct tp_model *m)
     tp_snprintf(m->source, sizeof m->source, "runs file row %s", r->run->row_id);
     TRY(tp_row_u32(r, "n_layers", true, 0, &m->n_layers));
     TRY(tp_row_u32(r, "hidden", true, 0, &m->hidden));
-    TRY(tp_row_u32(r, "n_heads", true, 0, &m->n_heads));
+    TRY(map_heads(r, m));
     TRY(tp_row_u32(r, "kv_heads", false, 0, &m->n_kv_heads));
     if (m->attn == TP_ATTN_MLA)
         m->n_kv_heads = m->n_heads;
@@ -424,16 +444,16 @@ static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
 
 /* Rows that give only the model-parallel size (TP x PP = num_gpus / dp) get Megatron's rule:
    tensor parallelism inside a node (up to gpus_per_node), pipeline stages for the rest
-   ([NAR21] §3.3, the takeaway every table of that paper follows). */
+   ([NAR21] §3.3, the takeaway every table of that paper follows).  Rows that give no dp
+   either get the search's fastest layout (runs_search.c). */
 static enum tp_status resolve_split(const struct row *r, struct tp_run *run)
 {
     struct tp_layout *l = &run->layout;
     if (l->tp && l->pp)
         return TP_OK;
     uint32_t n = run->cluster.n_gpus, gpn = run->cluster.gpus_per_node;
-    if (!l->dp)
-        return tp_fail(r->err, TP_EINVAL, "the layout is unknown (tp%s%s and dp are empty)",
-                       l->tp ? "" : ", pp", l->pp ? "" : (l->tp ? ", tp" : ""));
+    if (!l->dp) /* nothing to split: the layout the authors would have tuned */
+        return tp_row_search_layout(r, run);
     /* dp*cp in 64 bits (two 32-bit cells can wrap it to 0) and every divisor nonzero */
     uint64_t per_rank = (uint64_t)l->dp * l->cp;
     if (n == 0 || gpn == 0 || l->cp == 0)
@@ -519,6 +539,24 @@ static enum tp_status resolve_pp_split(const struct row *r, struct tp_run *run)
     return TP_OK;
 }
 
+/* Transformer Engine's TP communication overlap with tensor-parallel size `tp`: stated in the
+   notes ("--tp-comm-overlap", "--no-tp-comm-overlap", as `trainplan logs` writes them), else
+   the default of NeMo's performance recipes and Megatron-Core's published runs on Hopper and
+   Blackwell (*assumed true then). */
+bool tp_row_tp_overlap(const struct row *r, uint32_t tp, bool *assumed)
+{
+    const struct tp_run *run = r->run;
+    const char *fwk = run->framework_key, *notes = tp_row_cell(r, "notes");
+    *assumed = false;
+    if (tp <= 1 || strstr(notes, "no-tp-comm-overlap"))
+        return false;
+    if (strstr(notes, "tp-comm-overlap") || strstr(notes, "tp_comm_overlap"))
+        return true;
+    *assumed = run->cluster.gpu.async_mma && run->job.attn_impl != TP_ATTN_EAGER &&
+               (strcmp(fwk, "megatron") == 0 || strcmp(fwk, "nemo") == 0);
+    return *assumed;
+}
+
 enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells, size_t n,
                                struct tp_run *out, struct tp_error *err)
 {
@@ -571,19 +609,10 @@ enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells
     TRY(resolve_split(&r, out));
     resolve_etp(out);
     TRY(resolve_pp_split(&r, out));
-    /* Transformer Engine's TP communication overlap: stated in the notes ("--tp-comm-overlap",
-       "--no-tp-comm-overlap", as `trainplan logs` writes them), else the default of NeMo's
-       performance recipes and Megatron-Core's published runs on Hopper and Blackwell */
-    const char *fwk = out->framework_key, *notes = tp_row_cell(&r, "notes");
-    if (l->tp <= 1 || strstr(notes, "no-tp-comm-overlap")) {
-        out->job.tp_comm_overlap = false;
-    } else if (strstr(notes, "tp-comm-overlap") || strstr(notes, "tp_comm_overlap")) {
-        out->job.tp_comm_overlap = true;
-    } else if (g->async_mma && out->job.attn_impl != TP_ATTN_EAGER &&
-               (strcmp(fwk, "megatron") == 0 || strcmp(fwk, "nemo") == 0)) {
-        out->job.tp_comm_overlap = true;
+    bool assumed;
+    out->job.tp_comm_overlap = tp_row_tp_overlap(&r, l->tp, &assumed);
+    if (assumed)
         tp_row_assume(out, "TP communication overlapped (Transformer Engine userbuffers)");
-    }
     if (tp_layout_check(&out->model, &out->cluster, &out->job, l, &inner) != TP_OK)
         return tp_fail(err, TP_EINVAL, "layout: %s", inner.msg);
     uint32_t gbs = 0;

@@ -28,6 +28,13 @@ enum tp_status tp_row_u32(const struct row *r, const char *name, bool required, 
                           uint32_t *out);
 enum tp_status tp_row_real(const struct row *r, const char *name, double *out);
 
+/* Transformer Engine's TP communication overlap at tensor-parallel size `tp` (runs.c);
+   *assumed when the row does not state it. */
+bool tp_row_tp_overlap(const struct row *r, uint32_t tp, bool *assumed);
+
+/* runs_search.c: the layout of a row that gives no tp/pp and no dp, searched. */
+enum tp_status tp_row_search_layout(const struct row *r, struct tp_run *run);
+
 /* runs_recipes.c */
 void tp_row_recipe_job(const struct row *r, struct tp_job *j);
 bool tp_row_recipe_recompute(const struct row *r, struct tp_layout *l);
