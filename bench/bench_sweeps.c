@@ -4,7 +4,8 @@
  * From the runs files, builds sweeps: rows of one source with the same model, GPU type, GPU
  * count, sequence length and precision that differ only in their layout (tp, pp, vpp, cp, ep,
  * ZeRO, micro-batch, accumulation, recompute); rows repeating one layout (a configuration re-measured
- * in a later release) count as one point with their mean.  For each sweep of at least three
+ * in a later release) count as one point with their mean; rows whose layout the search chose
+ * (layout_searched) are left out.  For each sweep of at least three
  * distinct layouts it
  * prints the Spearman rank correlation between predicted and measured tokens/s per GPU and the
  * regret of picking the predicted best (how much slower, measured, than the measured best).
@@ -43,7 +44,8 @@ static bool on_row(void *ctx, const char *path, size_t line, const struct tp_run
     (void)ctx;
     (void)path;
     (void)line;
-    if (why || run->duplicate || n_rows == MAX_RUNS)
+    /* a searched layout is the model's choice, not a measured layout: no sweep point */
+    if (why || run->duplicate || run->layout_searched || n_rows == MAX_RUNS)
         return true;
     double measured = tp_run_measured_tokens_per_s(run, NULL);
     if (!isfinite(measured))
