@@ -292,6 +292,9 @@ static const struct opt OPTS[] = {
      "scores)"},
     {"tp-comm-overlap", NULL, OPT_CONST, F(tp_comm_overlap), 1, 1, NULL, NULL, JOB_CMDS, NULL,
      "TP collectives overlapped with GEMMs (Megatron-Core --tp-comm-overlap, torchtitan async TP)"},
+    {"fp8-param-gather", NULL, OPT_CONST, F(fp8_param_gather), 1, 1, NULL, NULL, JOB_CMDS, NULL,
+     "GEMM weights kept in FP8 and all-gathered in FP8 (Megatron-Core --fp8-param-gather; "
+     "precision fp8 or mxfp8)"},
     {"dropout", NULL, OPT_CONST, F(dropout), 1, 1, NULL, NULL, JOB_CMDS, NULL,
      "training keeps dropout masks (GPT-2/3-era recipes)"},
     {"fused-loss", NULL, OPT_CONST, F(fused_loss), 1, 1, NULL, NULL, JOB_CMDS, NULL,

@@ -95,6 +95,7 @@ struct cli_args {
     /* job */
     int task, optimizer, precision, framework, attn_impl, dropout, fused_loss, tp_comm_overlap;
     int kbit_fp32;           /* --kbit-fp32 */
+    int fp8_param_gather;    /* --fp8-param-gather */
     int moe_impl, z3_leaf;   /* moe_impl: 0 = the stack's (enum tp_moe_impl) */
     int64_t lora_rank;
     const char *lora_targets;

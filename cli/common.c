@@ -153,6 +153,7 @@ static int to_request(const struct cli_args *a, struct tp_request *q)
     q->fused_loss = a->fused_loss != 0;
     q->kbit_fp32 = a->kbit_fp32 != 0;
     q->tp_comm_overlap = a->tp_comm_overlap != 0;
+    q->fp8_param_gather = a->fp8_param_gather != 0;
     q->seq = a->seq;
     q->lora_rank = a->lora_rank;
     if (a->lora_targets && !(q->lora_targets = tp_lora_targets_parse(a->lora_targets))) {

@@ -475,6 +475,58 @@ static void test_suggestions(void **state)
     }
 }
 
+/* FP8 parameter storage (Megatron-Core --fp8-param-gather) on Llama 3 70B (Llama 3 paper
+   Table 3: hidden 8192, 80 layers, 64 query / 8 KV heads of 128, SwiGLU FFN 28672, vocab
+   128256, untied).  GEMM weights per layer: q and o 8192^2 = 67,108,864 each, k and v
+   8192 x 1024 = 8,388,608 each, gate, up and down 8192 x 28672 = 234,881,024 each: 855,638,016,
+   68,451,041,280 over 80 layers; the embedding and the head 2 x 128256 x 8192 = 2,101,346,304
+   and the norms 161 x 8192 = 1,318,912 stay 16-bit (70,553,706,496 in all).  At TP 8 a GPU
+   holds (70,553,706,496 - 1,318,912) / 8 + 1,318,912 = 8,820,367,360 parameters of which
+   8,556,380,160 GEMM weights: FP8 saves 1 byte on each (8.0 GiB of 16.4), MXFP8 1 - 1/32 (its
+   E8M0 scale per 32 elements).  Under ZeRO-3 the weights are sharded over DP 8, and the gathered
+   unit (two blocks of 106,954,752 GEMM weights + 16,384 norm weights) carries its GEMM weights
+   in 1 byte. */
+static void setup_70b_tp8(const char *gpu, enum tp_precision p)
+{
+    setup_run("llama-3.1-70b", gpu, 64);
+    job.framework = TP_FW_MEGATRON;
+    job.precision = p;
+    lay.tp = 8;
+    lay.sp = true;
+    lay.dp = 8;
+    lay.zero = 1;
+}
+
+static void test_fp8_param_gather(void **state)
+{
+    (void)state;
+    const double params = 8820367360.0, gemm = 8556380160.0;
+    setup_70b_tp8("h100-sxm", TP_PREC_FP8);
+    struct tp_memory off = eval();
+    assert_true(off.params == params);
+    near("bf16 weights", off.weights_bytes, 2 * params, 1);
+    job.fp8_param_gather = true;
+    struct tp_memory on = eval();
+    near("fp8 weights", on.weights_bytes, 2 * params - gemm, 1);
+    near("fp8 others", on.grads_bytes + on.optimizer_bytes, off.grads_bytes + off.optimizer_bytes,
+         1);
+    near("fp8 total", off.total_bytes - on.total_bytes, gemm * (1 + job.overhead_frag), 1);
+    /* ZeRO-3 (Megatron-FSDP optim_grads_params) */
+    lay.zero = 3;
+    job.fp8_param_gather = false;
+    off = eval();
+    job.fp8_param_gather = true;
+    on = eval();
+    near("zero-3 weights", off.weights_bytes - on.weights_bytes, gemm / 8, 1);
+    near("zero-3 gathered bf16", off.gather_bytes, 4 * 2 * (106954752.0 + 16384), 1);
+    near("zero-3 gathered fp8", off.gather_bytes - on.gather_bytes, 2 * 106954752.0, 1);
+    /* MXFP8 on Blackwell: 1 + 1/32 bytes per GEMM weight */
+    setup_70b_tp8("b200", TP_PREC_MXFP8);
+    job.fp8_param_gather = true;
+    on = eval();
+    near("mxfp8 weights", on.weights_bytes, 2 * params - gemm * (1 - 1.0 / 32), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -482,7 +534,7 @@ int main(void)
         cmocka_unit_test(test_korthikanti),        cmocka_unit_test(test_modern_decoder_worked_total),
         cmocka_unit_test(test_qlora_lora),         cmocka_unit_test(test_moe_megatron),
         cmocka_unit_test(test_pipeline_and_dpo),   cmocka_unit_test(test_layout_errors),
-        cmocka_unit_test(test_uneven_split),
+        cmocka_unit_test(test_uneven_split),       cmocka_unit_test(test_fp8_param_gather),
         cmocka_unit_test(test_properties),         cmocka_unit_test(test_suggestions),
     };
     return cmocka_run_group_tests_name("memory", tests, NULL, NULL);

@@ -132,6 +132,26 @@ static void test_recipe_defaults(void **state)
     assert_int_equal(run->layout.zero, 1);
     assert_true(run->layout.sp);
     assert_true(run->job.grad_16bit);
+    assert_false(run->job.fp8_param_gather); /* bf16 */
+    /* ... in MXFP8 (bf16_with_mxfp8_mixed: fp8_param_gather True), in FP8 blockwise scaling
+       (bf16_with_fp8_subchannel_scaling_mixed: False), and a column that says otherwise */
+    const char *mx[sizeof bridge / sizeof bridge[0] + 4];
+    memcpy(mx, bridge, sizeof bridge);
+    size_t nb = sizeof bridge / sizeof bridge[0];
+    mx[nb] = "precision";
+    mx[nb + 1] = "mxfp8";
+    assert_int_equal(map_row(mx, nb / 2 + 1, run, &err), TP_OK);
+    assert_true(run->job.fp8_param_gather);
+    mx[nb + 1] = "fp8";
+    mx[nb + 2] = "fp8_recipe";
+    mx[nb + 3] = "blockwise";
+    assert_int_equal(map_row(mx, nb / 2 + 2, run, &err), TP_OK);
+    assert_false(run->job.fp8_param_gather);
+    mx[nb + 2] = "fp8_param_gather";
+    mx[nb + 3] = "0";
+    mx[nb + 1] = "mxfp8";
+    assert_int_equal(map_row(mx, nb / 2 + 2, run, &err), TP_OK);
+    assert_false(run->job.fp8_param_gather);
     /* Megatron-LM 2020: --checkpoint-activations; no distributed optimizer, no SP */
     const char *old[] = {"row_id", "m:1", "arch", "gpt", "n_layers", "24", "hidden", "2048",
                          "n_heads", "16", "vocab", "51200", "seq_len", "1024", "gpu_type",

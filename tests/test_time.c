@@ -460,6 +460,38 @@ static void test_tp_comm_overlap(void **state)
     near(on.step_s, off.step_s - 0.60 * off.tp_comm_s, 1e-9);
 }
 
+/* Megatron-Core --fp8-param-gather: the distributed optimizer's parameter all-gather moves the
+   GEMM weights in 1 byte.  Llama 3 70B (hidden 8192, 80 layers, 64 heads / 8 KV heads of 128,
+   FFN 28672 SwiGLU, vocab 128256, untied; Llama 3 paper Table 3): per layer q, o 8192^2 each,
+   k, v 8192 x 1024 each, gate/up/down 3 x 8192 x 28672, so 855,638,016 GEMM weights a layer and
+   68,451,041,280 in all; with the embedding and the head (2 x 128256 x 8192) and the norms
+   (161 x 8192 = 1,318,912, whole on each TP rank) 70,553,706,496.  At TP 8 a GPU holds
+   (70,553,706,496 - 1,318,912) / 8 + 1,318,912 = 8,820,367,360 parameters, 8,556,380,160 of them
+   GEMM weights: the all-gather over DP 8 moves 2 x 8,820,367,360 bytes in BF16 and
+   8,556,380,160 bytes fewer in FP8. */
+static void test_fp8_param_gather(void **state)
+{
+    (void)state;
+    setup_run("llama-3.1-70b", "h100-sxm", 64);
+    job.framework = TP_FW_MEGATRON;
+    job.precision = TP_PREC_FP8;
+    lay.tp = 8;
+    lay.sp = true;
+    lay.dp = 8;
+    lay.zero = 1;
+    check();
+    struct tp_time off, on;
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &off);
+    job.fp8_param_gather = true;
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &on);
+    const double params = 8820367360.0, gemm = 8556380160.0;
+    /* DP ranks sit TP = 8 apart: one per node of 8 */
+    double ag16 = tp_time_allgather(&cluster, &cal, 2 * params, 8, 1);
+    double ag8 = tp_time_allgather(&cluster, &cal, 2 * params - gemm, 8, 1);
+    assert_true(ag8 < ag16);
+    near(off.dp_comm_total_s - on.dp_comm_total_s, ag16 - ag8, 1e-9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -477,6 +509,7 @@ int main(void)
         cmocka_unit_test(test_calibration_per_gpu),
         cmocka_unit_test(test_attention_kernel),
         cmocka_unit_test(test_tp_comm_overlap),
+        cmocka_unit_test(test_fp8_param_gather),
         cmocka_unit_test(test_gemm_alignment),
     };
     return cmocka_run_group_tests_name("time", tests, NULL, NULL);

@@ -178,6 +178,13 @@ struct tp_job {
     bool tp_comm_overlap;      /* TP collectives overlapped with GEMMs (Transformer Engine
                                   userbuffers: Megatron-Core --tp-comm-overlap, NeMo's
                                   tp_comm_overlap; torchtitan async TP) */
+    bool fp8_param_gather;     /* the GEMM weights stored in the FP8 format (1 byte, 1 + 1/32
+                                  with MXFP8's block scales) instead of 16 bits, and the
+                                  data-parallel parameter all-gather in it; fp32 master weights
+                                  stay in the optimizer (Megatron-Core --fp8-param-gather: "Keep
+                                  the compute param in fp8 ... and perform the param all-gather
+                                  in fp8", megatron/training/arguments.py; TE fp8_model_init).
+                                  precision fp8 or mxfp8 only */
     enum tp_loss_impl loss_impl; /* the loss over the full logits (unless fused_loss) */
     bool kbit_fp32;            /* QLoRA through PEFT's prepare_model_for_kbit_training (TRL's
                                   SFTTrainer for a 4-bit model outside FSDP): the non-quantized

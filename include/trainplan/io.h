@@ -228,7 +228,7 @@ struct tp_request {
     /* job: enums by value; framework is 1 + enum tp_framework (0 = deepspeed, or megatron when
        the layout needs model parallelism) */
     int task, optimizer, precision, framework, attn_impl, moe_impl;
-    bool z3_leaf, dropout, fused_loss, tp_comm_overlap, kbit_fp32;
+    bool z3_leaf, dropout, fused_loss, tp_comm_overlap, kbit_fp32, fp8_param_gather;
     int64_t seq;                    /* TP_UNSET: the model's context, else 4096 */
     int64_t lora_rank;              /* TP_UNSET = 16 */
     uint32_t lora_targets;          /* TP_LORA_* mask; 0 = all */

@@ -136,6 +136,17 @@ class AgainstCli(unittest.TestCase):
         self.assertAlmostEqual(d["model_flops_per_token"] / 1e9, 51.470, places=3)
         self.assertEqual(d["cluster"], {"gpu": "h100-sxm", "gpus": 8, "gpus_per_node": 8})
 
+    def test_fp8_param_gather(self):
+        # Llama 3 70B at TP 8: 8,556,380,160 GEMM weights a GPU in 1 byte instead of 2
+        # (tests/test_memory.c test_fp8_param_gather works the count out)
+        kw = dict(gpu="h100-sxm", gpus=64, tp=8, sp=True, framework="megatron", zero=1,
+                  precision="fp8")
+        off = trainplan.memory("llama-3.1-70b", **kw)
+        on = trainplan.memory("llama-3.1-70b", fp8_param_gather=True, **kw)
+        self.assertAlmostEqual(off["weights_bytes"] - on["weights_bytes"], 8556380160, delta=1)
+        self.assertFalse(off["fits"])
+        self.assertTrue(on["fits"])
+
     def test_version(self):
         self.assertEqual(trainplan.version(), trainplan.__version__)
 
@@ -158,6 +169,8 @@ class Errors(unittest.TestCase):
         # other settings a message names read as keywords (the CLI shows --zero 3)
         self.check("offload", "offload params needs zero=3", gpus=8, offload="params", zero=1)
         self.check("vpp", "needs pipeline parallelism (pp=2 or more)", gpus=8, vpp=2)
+        self.check("fp8_param_gather", "needs precision fp8 or mxfp8, not bf16", gpus=8,
+                   fp8_param_gather=True)
         with self.assertRaises(trainplan.Error) as cm:
             trainplan.search("llama-3.1-8b", gpus=8)
         self.assertEqual(cm.exception.field, "gbs")

@@ -53,6 +53,12 @@ enum tp_status tp_cluster_check(const struct tp_cluster *c, const struct tp_job 
         return tp_fail_field(err, TP_EINVAL, "precision",
                              "precision %u is not one of bf16, fp16, fp8, fp32, mxfp8, nvfp4, "
                              "mxfp4", pi);
+    /* Megatron-Core keeps Transformer Engine's FP8 weights only under an FP8 recipe
+       (--fp8-param-gather with --fp8-format; FP4 has its own --fp4-param-gather) */
+    if (j->fp8_param_gather && j->precision != TP_PREC_FP8 && j->precision != TP_PREC_MXFP8)
+        return tp_fail_field(err, TP_EINVAL, "fp8_param_gather",
+                             "fp8_param_gather needs precision fp8 or mxfp8, not %s",
+                             tp_prec_name(j->precision));
     /* FP4 and the MX formats need block-scaled tensor cores: Blackwell (B200, B300, GB200,
        GB300, RTX 5090) and MI355X, the parts the catalog gives an FP4 rate */
     if (tp_prec_gemm_dtype(j->precision) == TP_FP4 && g->peak_flops[TP_FP4] <= 0)

@@ -110,12 +110,17 @@ struct tp_shard_params {
     double dense;     /* non-expert, after TP split (replicated tensors whole) */
     double expert;    /* routed experts, after EP * ETP split */
     double quantizable;  /* linear weights QLoRA stores in NF4 (subset of dense + expert) */
+    double quant_expert; /* the routed experts' share of quantizable */
     double lora;      /* LoRA adapter parameters on the targeted weights */
     double largest_block; /* the largest block: a ZeRO-3/FSDP gather unit */
+    double largest_block_q; /* its linear (GEMM) weights */
     double largest_outer; /* the embedding or the head: separate gather units */
 };
 /* The blocks of stage `stage` of a checked layout as ranges [lo[i], hi[i]); returns how many
    (memory.c).  lo and hi hold TP_MAX_LAYERS entries. */
+/* Bytes per element of a GEMM weight stored by the job: the FP8 format's (tp_prec_saved_bytes)
+   with fp8_param_gather, else `half` (memory.c). */
+double tp_gemm_weight_bytes(const struct tp_job *j, double half);
 uint32_t tp_stage_ranges(const struct tp_model *m, const struct tp_layout *l, uint32_t stage,
                          uint32_t *lo, uint32_t *hi);
 /* pp_first/pp_last with vpp > 1 as Megatron-Core builds them, into l->pp_map (pp_layout.c). */

@@ -32,6 +32,8 @@ static void add_tensors(const struct tp_tensor *t, size_t n, const struct tp_lay
                       t[i].comp != TP_COMP_HEAD && t[i].comp != TP_COMP_POSITION;
         if (linear)
             s->quantizable += elems / split;
+        if (linear && t[i].comp == TP_COMP_EXPERTS)
+            s->quant_expert += elems / split;
         if (t[i].lora & j->lora_targets)
             s->lora += lora / split;
         *unit += elems / split;
@@ -134,9 +136,12 @@ void tp_stage_params(const struct tp_model *m, const struct tp_job *j,
         s->dense += kind[k].dense;
         s->expert += kind[k].expert;
         s->quantizable += kind[k].quantizable;
+        s->quant_expert += kind[k].quant_expert;
         s->lora += kind[k].lora;
-        if (kind_unit[k] > s->largest_block)
+        if (kind_unit[k] > s->largest_block) {
             s->largest_block = kind_unit[k];
+            s->largest_block_q = kind[k].quantizable;
+        }
     }
     /* Outer tensors: the embedding on the first stage, the head on the last.  A tied head
        with pp > 1 keeps a copy of the embedding on the last stage (Megatron shares it by an
@@ -195,6 +200,18 @@ struct states {
 static double adafactor_bytes_per_param(const struct tp_model *m)
 {
     return 8.0 / (double)m->hidden;
+}
+
+/* Megatron-Core --fp8-param-gather: Transformer Engine's modules are built under
+   fp8_model_init (megatron/training/training.py get_model; transformer_engine/pytorch/
+   quantization.py), so each GEMM weight is a quantized tensor (Float8Tensor, MXFP8Tensor) whose
+   bytes are the format's data plus its scales, and the distributed optimizer's parameter
+   buffer holds those bytes (param_and_grad_buffer.py: param dtype uint8 for FP8 params); the
+   norms, the embedding, the output layer and the router stay 16-bit.  The fp32 master weights
+   are the optimizer's as before. */
+double tp_gemm_weight_bytes(const struct tp_job *j, double half)
+{
+    return j->fp8_param_gather ? tp_prec_saved_bytes(j->precision) : half;
 }
 
 /* Adds the model states of `params` parameters sharded over `n` ranks. */
@@ -519,6 +536,10 @@ static void stage_states(const struct tp_model *m, const struct tp_cluster *c,
     } else {
         add_states(j, extra_o, l->zero, sp.dense, n_dense, &st);
         add_states(j, extra_o, l->zero, sp.expert, n_expert, &st);
+        /* FP8 GEMM weights: what they save on the 16-bit copy, sharded as the weights are */
+        double saved = half - tp_gemm_weight_bytes(j, half);
+        st.w -= saved * ((sp.quantizable - sp.quant_expert) / (l->zero >= 3 ? n_dense : 1) +
+                         sp.quant_expert / (l->zero >= 3 ? n_expert : 1));
         if (j->task == TP_TASK_DPO) /* frozen reference policy: weights only, sharded alike */
             st.w += half * (sp.dense / (l->zero >= 3 ? n_dense : 1) +
                             sp.expert / (l->zero >= 3 ? n_expert : 1));
@@ -551,15 +572,22 @@ static double gathered_bytes(const struct tp_job *j, const struct tp_layout *l,
         return 0;
     double half = j->precision == TP_PREC_FP32 ? 4 : 2;
     bool adapters = j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA;
-    double unit = 2 * sp->largest_block > sp->largest_outer ? 2 * sp->largest_block
-                                                             : sp->largest_outer;
+    bool block = 2 * sp->largest_block > sp->largest_outer;
+    double unit = block ? 2 * sp->largest_block : sp->largest_outer;
+    double gemm = block ? 2 * sp->largest_block_q : 0; /* the embedding and head: 16-bit */
     /* FSDP under pipeline parallelism does not reshard between micro-batches (torchtitan sets
        reshard_after_forward=False with PP): the stage's weights stay gathered and its
        gradients accumulate unsharded until the step ends */
     bool fsdp = j->framework == TP_FW_FSDP || j->framework == TP_FW_TORCHTITAN;
-    if (fsdp && l->pp > 1)
+    if (fsdp && l->pp > 1) {
         unit = params;
-    return (adapters ? half : 2 * half) * unit;
+        gemm = sp->quantizable;
+    }
+    if (adapters)
+        return half * unit;
+    /* 16-bit gradients, and the weights with the GEMMs' in their FP8 format (fp8_param_gather:
+       Megatron-FSDP and torch FSDP2 gather the quantized shards) */
+    return 2 * half * unit - gemm * (half - tp_gemm_weight_bytes(j, half));
 }
 
 enum tp_status tp_memory_stage(const struct tp_model *m, const struct tp_cluster *c,

@@ -170,8 +170,8 @@ struct dp_comm {
     double step_reduce, step_gather, mb_fwd, mb_bwd;
 };
 
-static void dp_group_comm(const struct ctx *x, double params, double trainable, uint32_t n,
-                          uint64_t stride, struct dp_comm *d)
+static void dp_group_comm(const struct ctx *x, double params, double gemm, double trainable,
+                          uint32_t n, uint64_t stride, struct dp_comm *d)
 {
     const struct tp_layout *l = x->l;
     const struct tp_job *j = x->j;
@@ -192,7 +192,10 @@ static void dp_group_comm(const struct ctx *x, double params, double trainable, 
         return;
     }
     double rs = tp_time_allgather(c, cal, grads, shard, g); /* reduce-scatter: same volume */
-    double ag = tp_time_allgather(c, cal, params * bp, shard, g);
+    /* the parameter all-gather moves the GEMM weights (`gemm` of `params`) in the FP8 format
+       with fp8_param_gather (Megatron-Core --fp8-param-gather) */
+    double gathered = (params - gemm) * bp + gemm * tp_gemm_weight_bytes(j, bp);
+    double ag = tp_time_allgather(c, cal, gathered, shard, g);
     if (shard < n) {
         /* HSDP: shards are replicated across n/shard groups: all-reduce the reduced shard */
         uint32_t reps = n / shard;
@@ -287,9 +290,11 @@ static void stage_eval(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
     struct dp_comm d = {0, 0, 0, 0};
     uint32_t n_dense = l->dp * l->cp;
     uint32_t n_expert = (uint32_t)((uint64_t)l->tp * l->cp * l->dp / ((uint64_t)l->ep * l->etp));
-    dp_group_comm(x, sp->dense, dense_train, n_dense, l->tp, &d);
+    dp_group_comm(x, sp->dense, sp->quantizable - sp->quant_expert, dense_train, n_dense, l->tp,
+                  &d);
     if (sp->expert > 0)
-        dp_group_comm(x, sp->expert, expert_train, n_expert, (uint64_t)l->etp * l->ep, &d);
+        dp_group_comm(x, sp->expert, sp->quant_expert, expert_train, n_expert,
+                      (uint64_t)l->etp * l->ep, &d);
     /* exposure: per-micro-batch gathers behind that micro-batch's compute (prefetch); the
        step's reduction behind the last backward, its gather behind the first forward */
     double fwd_w = st->fwd, bwd_w = st->bwd + st->recompute;

@@ -175,6 +175,11 @@ static enum tp_status layout_lm(const struct tp_export_plan *p, struct args *a,
             l->zero == 2 ? "optim_grads" : "optim_grads_params");
         arg(a, "--ckpt-format", "fsdp_dtensor"); /* the only format Megatron-FSDP saves */
     }
+    /* arguments.py: "--fp8-param-gather only supported with distributed optimizer, torch fsdp2,
+       megatron fsdp, or inference mode" */
+    if (p->j->fp8_param_gather && l->zero == 0)
+        return tp_fail(err, TP_EUNSUPPORTED, "Megatron-LM's --fp8-param-gather needs the "
+                                             "distributed optimizer or Megatron-FSDP (zero >= 1)");
     if (l->dp > 1) {
         sw(a, "--overlap-grad-reduce");
         if (l->zero == 1)
@@ -235,6 +240,8 @@ static enum tp_status job_lm(const struct tp_export_plan *p, struct args *a,
     arg(a, "--attention-backend", "%s", backend[j->attn_impl]);
     if (j->tp_comm_overlap)
         sw(a, "--tp-comm-overlap");
+    if (j->fp8_param_gather) /* "Keep the compute param in fp8 ... param all-gather in fp8" */
+        sw(a, "--fp8-param-gather");
     if (j->fused_loss)
         sw(a, "--cross-entropy-loss-fusion");
     if (!j->dropout) {

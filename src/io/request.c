@@ -56,6 +56,7 @@ static const struct opt {
     {"fused_loss", K_BOOL, F(fused_loss), 0, 0, 0, 0},
     {"kbit_fp32", K_BOOL, F(kbit_fp32), 0, 0, 0, 0},
     {"tp_comm_overlap", K_BOOL, F(tp_comm_overlap), 0, 0, 0, 0},
+    {"fp8_param_gather", K_BOOL, F(fp8_param_gather), 0, 0, 0, 0},
     {"seq", K_INT, F(seq), 1, 1 << 24, 0, 0},
     {"lora_rank", K_INT, F(lora_rank), 1, 65536, 0, 0},
     {"lora_targets", K_LORA, F(lora_targets), 0, 0, 0, 0},
@@ -229,6 +230,7 @@ static void resolve_job(const struct tp_request *r, const struct tp_model *m, st
     j->fused_loss = r->fused_loss;
     j->kbit_fp32 = r->kbit_fp32;
     j->tp_comm_overlap = r->tp_comm_overlap;
+    j->fp8_param_gather = r->fp8_param_gather;
     j->seq = r->seq != TP_UNSET ? (uint64_t)r->seq : m->default_seq ? m->default_seq : 4096;
     if (r->lora_rank != TP_UNSET)
         j->lora_rank = (uint32_t)r->lora_rank;

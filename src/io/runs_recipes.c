@@ -48,6 +48,21 @@ void tp_row_recipe_job(const struct row *r, struct tp_job *j)
         j->grad_16bit = true;
         tp_row_assume(r->run, "16-bit main gradients (grad_reduce_in_fp32 False)");
     }
+    /* FP8 weights (fp8_param_gather): NeMo 2's bf16_with_fp8_mixed (nemo/collections/llm/
+       recipes/precision/mixed_precision.py: fp8_params / fp8_param_gather = True) and
+       Megatron-Bridge's delayed, tensorwise (current scaling) and MXFP8 recipes
+       (src/megatron/bridge/training/mixed_precision.py), which its performance scripts run for
+       fp8_cs and fp8_mx; its blockwise (subchannel, fp8_sc) recipe sets it False */
+    const char *recipe = tp_row_cell(r, "fp8_recipe");
+    if (strcmp(tp_row_cell(r, "framework_key"), "nemo") == 0 &&
+        tp_row_release_year(tp_row_cell(r, "source_version_or_date")) >= 2025 &&
+        (j->precision == TP_PREC_FP8 || j->precision == TP_PREC_MXFP8) &&
+        !strstr(recipe, "block") && !strstr(recipe, "subchannel")) {
+        j->fp8_param_gather = true;
+        tp_row_assume(r->run, "FP8 weights (fp8_param_gather, the NeMo/Megatron-Bridge recipe)");
+    }
+    if (strstr(notes, "fp8-param-gather") || strstr(notes, "fp8_param_gather"))
+        j->fp8_param_gather = true;
     /* Megatron-Bridge MoE benchmarks force-balance the routing (the source's footnote) */
     if (strstr(notes, "force-balance"))
         j->moe_imbalance = 1.0;
@@ -132,6 +147,9 @@ enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j)
     const char *fl = tp_row_cell(r, "fused_loss");
     if (*fl)
         j->fused_loss = strcmp(fl, "1") == 0 || strcasecmp(fl, "true") == 0;
+    const char *fpg = tp_row_cell(r, "fp8_param_gather");
+    if (*fpg)
+        j->fp8_param_gather = strcmp(fpg, "1") == 0 || strcasecmp(fpg, "true") == 0;
     /* the share of token slots the row's throughput counts (Axolotl: trainable tokens) */
     double frac;
     TRY(tp_row_real(r, "trainable_frac", &frac));
