@@ -557,6 +557,60 @@ bool tp_row_tp_overlap(const struct row *r, uint32_t tp, bool *assumed)
     return *assumed;
 }
 
+/* The measured figures of a row (NaN where empty), its OOM flag and FLOP convention. */
+static enum tp_status map_measured(const struct row *r, struct tp_run *out)
+{
+    out->tokens_per_s_per_gpu = out->step_time_s = out->tflops_per_gpu = NAN;
+    out->mfu = out->hfu = out->mem_gib = NAN;
+    out->samples_per_s = out->wall_clock_h = out->total_tokens = NAN;
+    TRY(tp_row_real(r, "tokens_per_s_per_gpu", &out->tokens_per_s_per_gpu));
+    TRY(tp_row_real(r, "step_time_s", &out->step_time_s));
+    TRY(tp_row_real(r, "tflops_per_gpu", &out->tflops_per_gpu));
+    TRY(tp_row_real(r, "mfu", &out->mfu));
+    TRY(tp_row_real(r, "hfu", &out->hfu));
+    TRY(tp_row_real(r, "mem_per_gpu_gib", &out->mem_gib));
+    TRY(tp_row_real(r, "samples_per_s", &out->samples_per_s));
+    TRY(tp_row_real(r, "wall_clock_h", &out->wall_clock_h));
+    TRY(tp_row_real(r, "total_tokens", &out->total_tokens));
+    out->oom = strcmp(tp_row_cell(r, "oom"), "1") == 0;
+    tp_snprintf(out->tflops_convention, sizeof out->tflops_convention, "%s",
+             tp_row_cell(r, "tflops_convention"));
+    return TP_OK;
+}
+
+/* Micro-batch and accumulation a row leaves empty, from its global batch (and the era's
+   Megatron-LM, which had no micro-batches before 2021); the global batch they make. */
+static enum tp_status derive_batch(const struct row *r, struct tp_run *out)
+{
+    struct tp_layout *l = &out->layout;
+    uint32_t gbs = 0;
+    TRY(tp_row_u32(r, "global_batch", false, 0, &gbs));
+    if (out->mbs_unknown) {
+        /* Megatron-LM before 2021 had no micro-batches: the batch per GPU ran in one pass */
+        long year = strtol(tp_row_cell(r, "source_version_or_date"), NULL, 10);
+        bool whole = year >= 2000 && year < 2021 && gbs && gbs % l->dp == 0 && l->pp == 1;
+        if (whole) {
+            l->mbs = gbs / l->dp;
+            tp_row_assume(out, "micro_batch = global_batch / dp "
+                               "(no accumulation before Megatron-LM 2021)");
+        } else if (!out->gas_unknown && gbs && gbs % ((uint64_t)l->dp * l->gas) == 0) {
+            l->mbs = (uint32_t)(gbs / ((uint64_t)l->dp * l->gas));
+            tp_row_assume(out, "micro_batch = global_batch / (dp * grad_accum)");
+        } else {
+            l->mbs = 1;
+            tp_row_assume(out, "micro_batch 1 (not stated)");
+        }
+    }
+    if (out->gas_unknown) {
+        uint64_t per = (uint64_t)l->mbs * l->dp;
+        l->gas = gbs && gbs % per == 0 ? (uint32_t)(gbs / per) : 1;
+        if (!gbs)
+            tp_row_assume(out, "one micro-batch per step");
+    }
+    out->global_batch = (double)l->mbs * l->gas * l->dp;
+    return TP_OK;
+}
+
 enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells, size_t n,
                                struct tp_run *out, struct tp_error *err)
 {
@@ -568,21 +622,7 @@ enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells
     tp_snprintf(out->source, sizeof out->source, "%.*s", (int)strcspn(out->row_id, ":"),
              out->row_id);
     out->duplicate = *tp_row_cell(&r, "dup_of") != '\0';
-    out->tokens_per_s_per_gpu = out->step_time_s = out->tflops_per_gpu = NAN;
-    out->mfu = out->hfu = out->mem_gib = NAN;
-    out->samples_per_s = out->wall_clock_h = out->total_tokens = NAN;
-    TRY(tp_row_real(&r, "tokens_per_s_per_gpu", &out->tokens_per_s_per_gpu));
-    TRY(tp_row_real(&r, "step_time_s", &out->step_time_s));
-    TRY(tp_row_real(&r, "tflops_per_gpu", &out->tflops_per_gpu));
-    TRY(tp_row_real(&r, "mfu", &out->mfu));
-    TRY(tp_row_real(&r, "hfu", &out->hfu));
-    TRY(tp_row_real(&r, "mem_per_gpu_gib", &out->mem_gib));
-    TRY(tp_row_real(&r, "samples_per_s", &out->samples_per_s));
-    TRY(tp_row_real(&r, "wall_clock_h", &out->wall_clock_h));
-    TRY(tp_row_real(&r, "total_tokens", &out->total_tokens));
-    out->oom = strcmp(tp_row_cell(&r, "oom"), "1") == 0;
-    tp_snprintf(out->tflops_convention, sizeof out->tflops_convention, "%s",
-             tp_row_cell(&r, "tflops_convention"));
+    TRY(map_measured(&r, out));
 
     TRY(map_model(&r, &out->model));
     TRY(map_job(&r, &out->model, &out->job));
@@ -615,31 +655,7 @@ enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells
         tp_row_assume(out, "TP communication overlapped (Transformer Engine userbuffers)");
     if (tp_layout_check(&out->model, &out->cluster, &out->job, l, &inner) != TP_OK)
         return tp_fail(err, TP_EINVAL, "layout: %s", inner.msg);
-    uint32_t gbs = 0;
-    TRY(tp_row_u32(&r, "global_batch", false, 0, &gbs));
-    if (out->mbs_unknown) {
-        /* Megatron-LM before 2021 had no micro-batches: the batch per GPU ran in one pass */
-        long year = strtol(tp_row_cell(&r, "source_version_or_date"), NULL, 10);
-        bool whole = year >= 2000 && year < 2021 && gbs && gbs % l->dp == 0 && l->pp == 1;
-        if (whole) {
-            l->mbs = gbs / l->dp;
-            tp_row_assume(out, "micro_batch = global_batch / dp "
-                               "(no accumulation before Megatron-LM 2021)");
-        } else if (!out->gas_unknown && gbs && gbs % ((uint64_t)l->dp * l->gas) == 0) {
-            l->mbs = (uint32_t)(gbs / ((uint64_t)l->dp * l->gas));
-            tp_row_assume(out, "micro_batch = global_batch / (dp * grad_accum)");
-        } else {
-            l->mbs = 1;
-            tp_row_assume(out, "micro_batch 1 (not stated)");
-        }
-    }
-    if (out->gas_unknown) {
-        uint64_t per = (uint64_t)l->mbs * l->dp;
-        l->gas = gbs && gbs % per == 0 ? (uint32_t)(gbs / per) : 1;
-        if (!gbs)
-            tp_row_assume(out, "one micro-batch per step");
-    }
-    out->global_batch = (double)l->mbs * l->gas * l->dp;
+    TRY(derive_batch(&r, out));
     /* the micro-batch and accumulation derived above from global_batch are checked like the
        rest: a row the evaluation would refuse (gas 12,825,616 from a fuzzed global_batch) is
        reported here, with its reason, not dropped later */
