@@ -79,13 +79,21 @@ struct linear {
     bool lora;   /* carries a LoRA adapter */
 };
 
+/* tp_gemm_align_eff of a GEMM width on this hardware; 1 when a tape plays back, whose GEMMs
+   carry their recorded efficiency (the fit evaluates rows tens of thousands of times). */
+static double align_of(const struct hw *h, double width)
+{
+    if (h->tape && h->tape->play)
+        return 1;
+    return tp_gemm_align_eff(width, operand_bytes(h));
+}
+
 static void add_linear(const struct hw *h, const struct tp_job *j, const struct linear *x,
                        struct cost *c)
 {
     /* the weight's two widths decide the alignment of all three GEMMs (the token count is a
        multiple of the sequence length) */
-    double an = tp_gemm_align_eff(x->N, operand_bytes(h));
-    double ak = tp_gemm_align_eff(x->K, operand_bytes(h));
+    double an = align_of(h, x->N), ak = align_of(h, x->K);
     double al = an < ak ? an : ak;
     c->fwd_gemm += gemm(h, x->M, x->N, x->K, x->count, al);
     c->bwd_gemm += gemm(h, x->M, x->K, x->N, x->count, al); /* data gradient */
@@ -171,7 +179,7 @@ static void attention(const struct ctx *x, uint32_t layer, struct cost *c)
            then scale/mask/softmax/dropout over s x s scores: ~9 B per score forward, twice
            that backward */
         double dqk = width / heads / 2, count = x->seqs * heads;
-        double sl = x->seq_local, al = tp_gemm_align_eff(dqk, operand_bytes(&x->h));
+        double sl = x->seq_local, al = align_of(&x->h, dqk);
         c->fwd_attn += gemm(&x->h, sl, s, dqk, count, al) + gemm(&x->h, sl, dqk, s, count, al);
         c->bwd_attn += gemm(&x->h, sl, dqk, s, count, al) + gemm(&x->h, s, dqk, sl, count, al) +
                        gemm(&x->h, sl, s, dqk, count, al) + gemm(&x->h, s, dqk, sl, count, al);
