@@ -40,8 +40,9 @@ PY
 )
     eval "\"$bin\" $args" >"$tmp/cli.json" 2>"$tmp/cli.err"
     cli_rc=$?
-    # a loaded machine can starve the browser: a page that did not finish gets one more try
-    for try in 1 2; do
+    # a loaded machine can starve the browser (and a cold start compiles the WebAssembly): a
+    # page that did not finish gets two more tries
+    for try in 1 2 3; do
         timeout 240 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
             --virtual-time-budget=60000 --dump-dom "file://$page?$query" >"$tmp/dom.html" \
             2>"$tmp/browser.err"
