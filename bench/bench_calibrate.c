@@ -33,7 +33,7 @@ static bool on_row(void *ctx, const char *path, size_t line, const struct tp_run
     (void)line;
     struct state *s = ctx;
     /* the rows calibrate fits: not those whose layout or head count is assumed */
-    if (why || run->duplicate || run->layout_searched || run->heads_assumed || s->n == MAX_ROWS)
+    if (why || run->duplicate || tp_run_assumed(run) || s->n == MAX_ROWS)
         return true;
     double m = tp_run_measured_tokens_per_s(run, NULL);
     if (!(m > 0))

@@ -61,6 +61,9 @@ TP_API double tp_convention_flops_per_token(const struct tp_model *m, uint64_t s
    over the mapped batch, else its TFLOP/s (or MFU times the dense 16-bit peak) divided by its
    convention's FLOPs per token.  NaN when none applies; `how` (may be NULL) names the route. */
 TP_API double tp_run_measured_tokens_per_s(const struct tp_run *run, const char **how);
+/* Whether the run rests on an assumption the fit must not learn from: a searched layout or an
+   assumed head count (calibrate and the calibration benchmarks leave it out). */
+TP_API bool tp_run_assumed(const struct tp_run *run);
 
 /* Called once per data row of a runs file with the mapped run and why == NULL, or, when the
    row cannot be mapped, with the run's identity and measured figures filled and the reason in

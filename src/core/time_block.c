@@ -257,33 +257,6 @@ static void expert_loop(const struct ctx *x, double n_local, double mean_rows, s
     c->host_bwd += n_local * 2 * ops * cal->eager_op_s;
 }
 
-/* A Mamba-2 or gated-DeltaNet mixer (ssm.c): its projections as GEMMs (in_proj
-   column-parallel, out_proj row-parallel, as Megatron-Core's MambaMixer and GatedDeltaNet split
-   them), and the chunked scan as a kernel of its own at TP_SCAN_REL_EFF of the attention
-   kernel's rate (ssm.c), or the bytes it moves over HBM when that takes longer. */
-static void mixer_cost(const struct ctx *x, enum tp_mixer k, struct cost *c)
-{
-    const struct tp_model *m = x->m;
-    const struct tp_job *j = x->j;
-    double tp = x->l->tp;
-    bool lora = j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA;
-    struct tp_mixer_gemm g[TP_MIXER_GEMMS];
-    size_t n = tp_mixer_gemms(m, k, g);
-    for (size_t i = 0; i < n; i++) {
-        uint32_t bit = g[i].column ? TP_LORA_Q : TP_LORA_O;
-        struct linear li = {g[i].column ? g[i].N / tp : g[i].N, g[i].column ? g[i].K : g[i].K / tp,
-                            1, x->tokens, x->frozen, j->task == TP_TASK_QLORA,
-                            lora && (j->lora_targets & bit) != 0};
-        add_linear(&x->h, j, &li, c);
-    }
-    double flops = tp_mixer_scan_flops(m, k, (double)j->seq, TP_ATTN_CAUSAL) * x->tokens / tp;
-    double bytes = tp_mixer_scan_bytes(m, k) * x->tokens / tp;
-    double t_flops = flops / (x->h.attn_flops * TP_SCAN_REL_EFF), t_bytes = bytes / x->h.mem_bw;
-    double t = t_flops > t_bytes ? t_flops : t_bytes;
-    c->fwd_attn += t;
-    c->bwd_attn += t * x->cal->attn_bwd_ratio;
-}
-
 /* One linear layer of a block: an N x K weight over `rows` tokens, `count` times; `bits` the
    LoRA targets it belongs to (adapted when the job's targets include one). */
 static void lin(const struct ctx *x, struct cost *c, double n, double k, double count,
@@ -294,6 +267,28 @@ static void lin(const struct ctx *x, struct cost *c, double n, double k, double 
     struct linear li = {n, k, count, rows, x->frozen, j->task == TP_TASK_QLORA,
                         lora && (bits & j->lora_targets) != 0};
     add_linear(&x->h, j, &li, c);
+}
+
+/* A Mamba-2 or gated-DeltaNet mixer (ssm.c): its projections as GEMMs (in_proj
+   column-parallel, out_proj row-parallel, as Megatron-Core's MambaMixer and GatedDeltaNet split
+   them), and the chunked scan as a kernel of its own at TP_SCAN_REL_EFF of the attention
+   kernel's rate (ssm.c), or the bytes it moves over HBM when that takes longer. */
+static void mixer_cost(const struct ctx *x, enum tp_mixer k, struct cost *c)
+{
+    const struct tp_model *m = x->m;
+    const struct tp_job *j = x->j;
+    double tp = x->l->tp;
+    struct tp_mixer_gemm g[TP_MIXER_GEMMS];
+    size_t n = tp_mixer_gemms(m, k, g);
+    for (size_t i = 0; i < n; i++)
+        lin(x, c, g[i].column ? g[i].N / tp : g[i].N, g[i].column ? g[i].K : g[i].K / tp, 1,
+            x->tokens, g[i].column ? TP_LORA_Q : TP_LORA_O);
+    double flops = tp_mixer_scan_flops(m, k, (double)j->seq, TP_ATTN_CAUSAL) * x->tokens / tp;
+    double bytes = tp_mixer_scan_bytes(m, k) * x->tokens / tp;
+    double t_flops = flops / (x->h.attn_flops * TP_SCAN_REL_EFF), t_bytes = bytes / x->h.mem_bw;
+    double t = t_flops > t_bytes ? t_flops : t_bytes;
+    c->fwd_attn += t;
+    c->bwd_attn += t * x->cal->attn_bwd_ratio;
 }
 
 /* The token mixer's projections: column-parallel (split N) and row-parallel (split K); then

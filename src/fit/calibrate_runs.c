@@ -50,7 +50,7 @@ enum tp_status tp_calibrate_runs(const struct tp_runs *runs, const struct tp_cal
             continue;
         /* a searched layout or an assumed head count: fitting the efficiencies to the row
            would fit them to an assumption (validate still reports it) */
-        if (runs->runs[i].layout_searched || runs->runs[i].heads_assumed) {
+        if (tp_run_assumed(&runs->runs[i])) {
             out->assumed++;
             continue;
         }

@@ -730,6 +730,11 @@ static double measured_slots_per_s(const struct tp_run *run, const char **how)
 /* The measured throughput in the tokens the row's job counts: a tokens/s column or a run's
    tokens over its wall-clock are taken as counted; step times, samples/s and FLOP rates
    measure every token slot, so they are scaled by the job's trainable share. */
+bool tp_run_assumed(const struct tp_run *run)
+{
+    return run->layout_searched || run->heads_assumed;
+}
+
 double tp_run_measured_tokens_per_s(const struct tp_run *run, const char **how)
 {
     const char *unused;
