@@ -299,6 +299,14 @@ static void fit_globals_multistart(struct problem *p, const struct tp_fit_opts *
     double best_f = HUGE_VAL, best_u[N_GLOBALS];
     memcpy(best_u, center, sizeof best_u);
     for (uint32_t c = 0; c <= n_cand; c++) {
+        /* Sobol's first point is the box's centre, often among the best: a start already
+           taken would retrace the same simplex to the same optimum */
+        bool taken = false;
+        for (uint32_t e = 0; c > 0 && e < c && !taken; e++)
+            taken = memcmp(cand[c - 1], e == 0 ? center : cand[e - 1],
+                           d * sizeof center[0]) == 0;
+        if (taken)
+            continue;
         for (size_t i = 0; i < d; i++)
             set_global(p, p->free_k[i], c == 0 ? center[i] : cand[c - 1][i]);
         fit_globals(p, o->max_evals);
