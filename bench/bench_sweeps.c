@@ -1,16 +1,19 @@
 /*
  * bench_sweeps.c - does the model order layouts the way measurements do?
  *
- * From the runs files, builds sweeps: rows of one source with the same model, GPU type, GPU
- * count, sequence length and precision that differ only in their layout (tp, pp, vpp, cp, ep,
- * ZeRO, micro-batch, accumulation, recompute); rows repeating one layout (a configuration re-measured
- * in a later release) count as one point with their mean; rows whose layout the search chose
- * (layout_searched) are left out.  For each sweep of at least three
- * distinct layouts it
+ * From the runs files, builds sweeps: rows of one source and one release (source_version_or_date)
+ * with the same model, GPU type, GPU count, sequence length and precision that differ only in
+ * their layout (tp, pp, vpp, cp, ep, ZeRO, micro-batch, accumulation, recompute).  The release
+ * is held fixed because a sweep must change the layout alone: Megatron-Bridge's tables measure
+ * one layout in several containers whose kernels move its speed by up to 1.8x, so a pooled
+ * "sweep" ranks releases as much as layouts (--pool-releases pools them, a layout measured in
+ * several releases then counting as one point with their mean).  Rows whose layout the search
+ * chose (layout_searched) are left out.  For each sweep of at least three distinct layouts it
  * prints the Spearman rank correlation between predicted and measured tokens/s per GPU and the
  * regret of picking the predicted best (how much slower, measured, than the measured best).
  * A benchmark: it never fails on accuracy.
- *   bench_sweeps [--calibration FILE] [--min N] [RUNS.csv ...]   default: ../shared/validation/runs
+ *   bench_sweeps [--calibration FILE] [--min N] [--pool-releases] [RUNS.csv ...]
+ *                                      default: ../shared/validation/runs
  *                                      --min: layouts a sweep needs (default 3; 2 adds pairs such
  *                                      as Korthikanti 2022's full vs selective + SP)
  *   bench_sweeps --smoke                               quietly
@@ -26,6 +29,7 @@
 
 enum { MAX_RUNS = 1024 };
 static size_t min_sweep = 3;
+static bool by_release = true;
 
 struct row {
     char key[200];
@@ -53,8 +57,9 @@ static bool on_row(void *ctx, const char *path, size_t line, const struct tp_run
     struct tp_time t;
     tp_time_step(&run->model, &run->cluster, &run->job, &run->layout, &cal, &t);
     struct row *r = &rows[n_rows++];
-    snprintf(r->key, sizeof r->key, "%s | %s L%u H%u | %u x %s | seq %llu | prec %d | task %d",
-             run->source, run->model.name, run->model.n_layers, run->model.hidden,
+    snprintf(r->key, sizeof r->key, "%s%s%s | %s L%u H%u | %u x %s | seq %llu | prec %d | task %d",
+             run->source, by_release && run->release[0] ? " " : "", by_release ? run->release : "",
+             run->model.name, run->model.n_layers, run->model.hidden,
              run->cluster.n_gpus, run->cluster.gpu.key, (unsigned long long)run->job.seq,
              run->job.precision, run->job.task);
     snprintf(r->id, sizeof r->id, "%s", run->row_id);
@@ -107,6 +112,8 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--smoke") == 0) {
             quiet = true;
+        } else if (strcmp(argv[i], "--pool-releases") == 0) {
+            by_release = false;
         } else if (strcmp(argv[i], "--min") == 0 && i + 1 < argc) {
             min_sweep = (size_t)strtoul(argv[++i], NULL, 10);
             min_sweep = min_sweep < 2 ? 2 : min_sweep;

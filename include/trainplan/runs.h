@@ -22,6 +22,7 @@ extern "C" {
 struct tp_run {
     char row_id[96];
     char source[96];        /* the file's source key (row_id before ':') */
+    char release[32];       /* source_version_or_date as given (a container release, a date) */
     char framework_key[24];
     char assumptions[512];  /* defaults the mapper had to assume, ';'-separated */
     struct tp_model model;

@@ -621,6 +621,8 @@ enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells
     tp_snprintf(out->row_id, sizeof out->row_id, "%s", tp_row_cell(&r, "row_id"));
     tp_snprintf(out->source, sizeof out->source, "%.*s", (int)strcspn(out->row_id, ":"),
              out->row_id);
+    tp_snprintf(out->release, sizeof out->release, "%s",
+                tp_row_cell(&r, "source_version_or_date"));
     out->duplicate = *tp_row_cell(&r, "dup_of") != '\0';
     TRY(map_measured(&r, out));
 
