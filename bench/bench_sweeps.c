@@ -134,8 +134,9 @@ int main(int argc, char **argv)
     double sum_rho = 0, sum_regret = 0, worst_regret = 0;
     size_t sweeps = 0, hits = 0, in_sweeps = 0;
     if (!quiet)
-        printf("bench_sweeps: predicted vs measured order of layouts within sweeps (same model, "
-               "GPU, count, seq, precision)\n\n  %-78s %4s %8s %8s\n", "sweep", "lay.",
+        printf("bench_sweeps: predicted vs measured order of layouts within sweeps (same %s, "
+               "model, GPU, count, seq, precision)\n\n  %-78s %4s %8s %8s\n",
+               by_release ? "source and release" : "source, releases pooled", "sweep", "lay.",
                "Spearman", "regret");
     /* regret: how much slower, measured, the predicted best is than the measured best (the
        predicted best is within `regret` of the measured best) */
