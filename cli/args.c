@@ -155,6 +155,8 @@ static const struct opt OPTS[] = {
      "pull toward the base values, worth W rows (default 0.4; larger keeps closer)"},
     {"max-evals", NULL, OPT_INT, F(max_evals), 10, 1000000, NULL, NULL, CMD_CALIBRATE, "N",
      "objective evaluations per Nelder-Mead run (default 2500)"},
+    {"starts", NULL, OPT_INT, F(starts), 1, 16, NULL, NULL, CMD_CALIBRATE, "N",
+     "Nelder-Mead starts: the base, then the best of 256 quasi-random points (default 1)"},
     {"summary", NULL, OPT_CONST, F(summary), 1, 1, NULL, NULL, CMD_VALIDATE, NULL,
      "table format: only the summary, not every row"},
     {"tokens", NULL, OPT_REAL, F(tokens), 1, 1e17, NULL, NULL,
@@ -618,7 +620,7 @@ static void args_init(unsigned cmd, struct cli_args *a)
     a->moe_capacity = a->moe_imbalance = a->overhead_gb = a->nccl_gb = a->frag = -1;
     a->trainable_frac = -1;
     a->price = a->prior_weight = -1;
-    a->min_gpu_rows = a->max_evals = TP_UNSET;
+    a->min_gpu_rows = a->max_evals = a->starts = TP_UNSET;
     a->skip_warmup = TP_UNSET;
     a->top = a->max_tp = a->max_pp = a->max_cp = a->max_ep = a->max_mbs = TP_UNSET;
     a->threads = a->pp_first = a->pp_last = TP_UNSET;

@@ -16,20 +16,22 @@ static void help(void)
 {
     printf("usage: trainplan calibrate RUNS.csv... [-o CAL.json] [--base FILE|prior] [--no-cv]\n"
            "                           [--no-per-gpu] [--min-gpu-rows N] [--prior-weight W]\n"
-           "                           [--max-evals N] [--quiet] [--format table|json|csv]\n\n"
+           "                           [--max-evals N] [--starts N] [--quiet]\n"
+           "                           [--format table|json|csv]\n\n"
            "Fits the efficiency parameters of the time model to the measured throughput of the\n"
            "runs files (docs/runs-file.md): GEMM efficiency, attention and memory-bound kernel\n"
            "efficiency, achieved network bandwidth per level, TP and DP overlap and the per-step\n"
            "overhead globally, and a GEMM rate per GPU type measured by two sources.  Loss:\n"
            "pseudo-Huber on log(predicted/measured), averaged per source then over sources,\n"
            "plus a pull toward the base calibration so parameters the runs cannot identify keep\n"
-           "the base's values (two runs give a sensible fit).  Method: GSL quasi-random starts,\n"
-           "Nelder-Mead and Brent.  Reported: mean over sources of the median\n"
-           "|log(predicted/measured)|.  Prints the error\n"
-           "before and after and, with rows from two or more sources, the leave-one-source-out\n"
-           "cross-validated error (each source predicted by a fit to the others): the honest\n"
-           "figure.  The built-in defaults are `make calibration` (this command with --base\n"
-           "prior over ../shared/validation/runs).  CSV: the fitted parameters, one row each.\n"
+           "the base's values (two runs give a sensible fit).  Method: GSL's Nelder-Mead from\n"
+           "the base (--starts N adds the best quasi-random points as starts) and Brent.\n"
+           "Reported: mean over sources of the median |log(predicted/measured)|.  Prints the\n"
+           "error before and after and, with rows from two or more sources, the\n"
+           "leave-one-source-out cross-validated error (each source predicted by a fit to the\n"
+           "others): the honest figure.  The built-in defaults are `make calibration` (this\n"
+           "command with --base prior over ../shared/validation/runs).  CSV: the fitted\n"
+           "parameters, one row each.\n"
            "On a terminal, a progress line on stderr (not with --quiet).\n\noptions:\n");
     cli_print_options(stdout, CMD_CALIBRATE);
 }
@@ -125,6 +127,8 @@ static void fit_opts(const struct cli_args *a, struct tp_fit_opts *o)
         o->min_gpu_rows = (uint32_t)a->min_gpu_rows;
     if (a->max_evals != TP_UNSET)
         o->max_evals = (uint32_t)a->max_evals;
+    if (a->starts != TP_UNSET)
+        o->starts = (uint32_t)a->starts;
     o->per_gpu = !a->no_per_gpu;
     if (a->no_cv)
         prog.phase = "fit";

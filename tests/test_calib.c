@@ -194,6 +194,18 @@ static void test_synthetic_round_trip(void **state)
     assert_int_equal(fitted.domain.n_gpus, 1);
     assert_int_equal(fitted.domain.gpu[0].max_gpus, 256);
     assert_int_equal(fitted.domain.max_seq, 32768);
+    /* four starts (the base and the 3 best of 256 Sobol points) land on the same optimum: the
+       loss has one basin here, as on the shipped runs, which is why one start is the default */
+    static struct tp_calib multi;
+    struct tp_fit_result res4;
+    o.starts = 4;
+    assert_int_equal(tp_calib_fit(ptr, meas, N_SYN, &prior, &o, &multi, &res4, &err), TP_OK);
+    assert_true(res4.evaluations > res.evaluations + 256);
+    assert_float_equal(multi.gemm_scale, fitted.gemm_scale, fitted.gemm_scale * 0.011);
+    assert_float_equal(multi.mem_eff, fitted.mem_eff, fitted.mem_eff * 0.011);
+    assert_float_equal(multi.attn_eff, fitted.attn_eff, fitted.attn_eff * 0.011);
+    assert_float_equal(multi.step_overhead_s, fitted.step_overhead_s,
+                       fitted.step_overhead_s * 0.011);
 }
 
 /* Two runs from one cluster (the users' notes: a 3B and a 14B run): a sensible fit that

@@ -134,7 +134,7 @@ void tp_fit_opts_init(struct tp_fit_opts *o)
     o->max_evals = 2500;
     o->rounds = 2;
     o->per_gpu = true;
-    o->starts = 4;
+    o->starts = 1;
     o->samples = 256;
 }
 

@@ -12,9 +12,9 @@
  * much as 0.4 rows and fades as rows accumulate), so parameters the rows cannot move stay at
  * the base, and a fit to two runs moves the base no further than the two runs need.
  *
- * Method (all GSL): the loss at 256 quasi-random points (Sobol) of a box around the base;
- * Nelder-Mead (nmsimplex2) from the base and from the 3 best points, each restarted until a
- * restart stops improving, over the global parameters the rows identify (those that move the
+ * Method (all GSL): Nelder-Mead (nmsimplex2) from the base (with o->starts > 1, also from the
+ * best starts - 1 of `samples` quasi-random Sobol points of a box around it), each restarted
+ * until a restart stops improving, over the global parameters the rows identify (those that move the
  * loss at all); then, per GPU type measured by at least `min_gpu_rows` rows from two sources
  * (one source cannot separate its GPU from its software stack), that GPU's GEMM rate (its MAMF
  * times one factor in 0.76..1.25) by Brent's method inside the bracket a grid finds.  The two
