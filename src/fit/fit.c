@@ -14,8 +14,8 @@
  *
  * Method (all GSL): Nelder-Mead (nmsimplex2) from the base (with o->starts > 1, also from the
  * best starts - 1 of `samples` quasi-random Sobol points of a box around it), each restarted
- * until a restart stops improving, over the global parameters the rows identify (those that move the
- * loss at all); then, per GPU type measured by at least `min_gpu_rows` rows from two sources
+ * until a restart stops improving, over the global parameters the rows identify (those that
+ * move the loss at all); then, per GPU type measured by at least `min_gpu_rows` rows from two sources
  * (one source cannot separate its GPU from its software stack), that GPU's GEMM rate (its MAMF
  * times one factor in 0.76..1.25) by Brent's method inside the bracket a grid finds.  The two
  * alternate `rounds` times.  Fitted values are rounded to 3 significant digits (far finer than
