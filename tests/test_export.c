@@ -156,6 +156,7 @@ static const struct name MEGATRON_LM_FLAGS[] = {
     {"--ckpt-format", "training_config.py ckpt_format (fsdp_dtensor)"},
     {"--overlap-grad-reduce", "arguments.py"}, {"--overlap-param-gather", "arguments.py"},
     {"--optimizer-cpu-offload", "arguments.py"}, {"--optimizer-offload-fraction", "arguments.py"},
+    {"--use-precision-aware-optimizer", "arguments.py (asserted with --optimizer-cpu-offload)"},
     {"--recompute-granularity", "arguments.py (full, selective)"},
     {"--recompute-method", "arguments.py (uniform, block)"},
     {"--recompute-num-layers", "arguments.py"},

@@ -83,6 +83,14 @@ static void test_zero_paper(void **state)
     lay.zero = 1;
     struct tp_memory m = eval();
     near("megatron distopt", states(&m), 60.2e9, 0.05e9);
+    /* --optimizer-cpu-offload (HybridDeviceOptimizer): the optimizer shard (12P/8) moves to the
+       host with an fp32 copy of its gradients (4P/8); DDP's fp32 gradient buffer stays on the
+       GPU: 2P + 4P = 48.2 GB per GPU, 8 * 16P/8 = 128.5 GB per node */
+    lay.offload = TP_OFFLOAD_OPTIMIZER;
+    m = eval();
+    near("megatron offload", states(&m), 6 * m.params, 1);
+    near("megatron offload host", m.host_bytes_per_node, 16 * m.params, 1);
+    near("megatron offload 8b", states(&m), 48.2e9, 0.05e9);
 }
 
 static void test_deepspeed_estimator(void **state)
@@ -283,6 +291,7 @@ static void test_layout_errors(void **state)
     lay.zero = 0;
     lay.offload = TP_OFFLOAD_PARAMS;
     expect_error("offload params needs zero=3");
+
     /* uneven pipeline splits (32 blocks) */
     setup_run("llama-3.1-8b", "h100-sxm", 8);
     lay.pp = 4;

@@ -140,6 +140,22 @@ static void test_megatron_everything(void **state)
     assert_int_equal(tp_job_moe_impl(NULL, &job, &lay), TP_MOE_GROUPED);
     lay.zero = 2;
     assert_int_equal(check(NULL, 0), TP_EINVAL);
+    /* --optimizer-cpu-offload: the distributed optimizer's shard only (arguments.py asserts
+       --use-precision-aware-optimizer, which core/optimizer/__init__.py runs only with the
+       distributed optimizer); it never moves the parameters */
+    char msg[160];
+    lay.zero = 1;
+    lay.offload = TP_OFFLOAD_OPTIMIZER;
+    assert_int_equal(check(NULL, 0), TP_OK);
+    lay.zero = 3;
+    lay.pp = 1; /* Megatron-FSDP runs no pipeline */
+    lay.vpp = 1;
+    lay.dp = 0;
+    assert_int_equal(check(msg, sizeof msg), TP_EINVAL);
+    assert_non_null(strstr(msg, "needs the distributed optimizer (zero 1, not 3)"));
+    lay.offload = TP_OFFLOAD_PARAMS;
+    assert_int_equal(check(msg, sizeof msg), TP_EINVAL);
+    assert_non_null(strstr(msg, "offloads the optimizer, not the parameters"));
 }
 
 static double tokens_per_s(uint32_t zero, uint32_t ep, uint32_t mbs)

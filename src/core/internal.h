@@ -63,6 +63,8 @@ static inline uint32_t tp_mul_u32_sat(uint32_t a, uint32_t b)
 uint32_t tp_comm_per_node(uint32_t n, uint64_t stride, uint32_t gpn);
 /* The node's scale-up link is no faster than its host link (PCIe only). */
 bool tp_comm_pcie_only(const struct tp_cluster *c);
+/* Whether the job's stack runs ZeRO stage `zero` with `mode` offloaded (stack.c). */
+bool tp_stack_offloads(const struct tp_job *j, uint32_t zero, enum tp_offload mode);
 /* Achieved scale-up bandwidth per rank for a group with g ranks in a node (mesh-aware). */
 double tp_comm_intra_bw(const struct tp_cluster *c, const struct tp_calib *cal, uint32_t g);
 /* Achieved per-rank bus bandwidth of a group over `nodes` nodes with g ranks in each. */

@@ -545,7 +545,15 @@ static void stage_states(const struct tp_model *m, const struct tp_cluster *c,
                             sp.expert / (l->zero >= 3 ? n_expert : 1));
     }
     double w = st.w, g = st.g, o = st.o;
-    if (l->offload != TP_OFFLOAD_NONE) {
+    if (l->offload != TP_OFFLOAD_NONE && j->framework == TP_FW_MEGATRON) {
+        /* Megatron-Core --optimizer-cpu-offload (HybridDeviceOptimizer) moves the distributed
+           optimizer's shard only: DDP's gradient buffer stays on the GPU, and the step copies
+           this rank's share of it into pinned host tensors (cpu_offloading/hybrid_optimizer.py
+           _set_sub_optimizer_grads), fp32 as the host copy of the master weights */
+        double shard = sp.dense / n_dense + sp.expert / (n_expert ? n_expert : 1);
+        out->host_bytes_per_node = (4 * shard + o) * c->gpus_per_node;
+        o = 0;
+    } else if (l->offload != TP_OFFLOAD_NONE) {
         /* ZeRO-Offload: fp32 master, states and gradients live on the host; ZeRO-Infinity
            (params) moves the sharded weights too */
         out->host_bytes_per_node = (g + o) * c->gpus_per_node;

@@ -179,7 +179,7 @@ static enum fit fit_of(const struct ctx *x, struct tp_layout *l, struct tp_memor
         if (mem->total_bytes <= x->capacity)
             return FIT_PLAIN;
     }
-    if (x->o->offload && l->zero >= 1) {
+    if (x->o->offload && l->zero >= 1 && tp_stack_offloads(x->j, l->zero, TP_OFFLOAD_OPTIMIZER)) {
         l->offload = TP_OFFLOAD_OPTIMIZER;
         tp_memory_worst(x->m, x->c, x->j, l, mem);
         if (mem->total_bytes <= x->capacity)
@@ -212,7 +212,8 @@ static void partial(struct ctx *x, const struct tp_layout *full, const struct tp
     memset(state, 0, (size_t)top + 2);
     struct tp_layout p = *full;
     struct tp_memory mem;
-    bool can_offload = x->o->offload && full->zero >= 1;
+    bool can_offload = x->o->offload && full->zero >= 1 &&
+                       tp_stack_offloads(x->j, full->zero, TP_OFFLOAD_OPTIMIZER);
     uint32_t best_plain = 0, best_off = 0; /* 0 = none; top + 1 = full recompute */
     if (x->o->exhaustive) {
         for (uint32_t n = 1; n <= top; n++) {

@@ -123,6 +123,21 @@ const char *tp_moe_impl_name(enum tp_moe_impl impl)
     return (unsigned)impl < sizeof NAMES / sizeof NAMES[0] ? NAMES[impl] : "?";
 }
 
+/* Megatron-LM --optimizer-cpu-offload asserts --use-precision-aware-optimizer (arguments.py),
+   which runs only with the distributed optimizer (core/optimizer/__init__.py), and it moves the
+   optimizer, never the parameters.  The other stacks that offload at all (DeepSpeed's
+   ZeRO-Offload and ZeRO-Infinity, FSDP's CPUOffload) are not restricted here. */
+bool tp_stack_offloads(const struct tp_job *j, uint32_t zero, enum tp_offload mode)
+{
+    if (mode == TP_OFFLOAD_NONE)
+        return true;
+    if (!tp_stack_get(j->framework)->offload)
+        return false;
+    if (j->framework == TP_FW_MEGATRON)
+        return mode == TP_OFFLOAD_OPTIMIZER && zero == 1;
+    return true;
+}
+
 enum tp_status tp_stack_check(const struct tp_model *m, const struct tp_job *j,
                               const struct tp_layout *l, struct tp_error *err)
 {
@@ -144,6 +159,12 @@ enum tp_status tp_stack_check(const struct tp_model *m, const struct tp_job *j,
         return tp_fail(err, TP_EINVAL, "%s runs no uneven pipeline split", k);
     if (l->offload != TP_OFFLOAD_NONE && !s->offload)
         return tp_fail(err, TP_EINVAL, "%s runs no CPU offload", k);
+    if (l->offload != TP_OFFLOAD_NONE && !tp_stack_offloads(j, l->zero, l->offload))
+        return j->framework == TP_FW_MEGATRON && l->offload == TP_OFFLOAD_PARAMS
+                   ? tp_fail(err, TP_EINVAL, "%s offloads the optimizer, not the parameters "
+                             "(--optimizer-cpu-offload)", k)
+                   : tp_fail(err, TP_EINVAL, "%s: --optimizer-cpu-offload needs the "
+                             "distributed optimizer (zero 1, not %u)", k, l->zero);
     if (l->zero > 3 || !(s->zero_mask & (1u << l->zero)))
         return tp_fail(err, TP_EINVAL, "%s runs no ZeRO stage / sharding %u", k, l->zero);
     bool ds_pipe = j->framework == TP_FW_DEEPSPEED || j->framework == TP_FW_MEGATRON_DS;

@@ -193,6 +193,7 @@ static enum tp_status layout_lm(const struct tp_export_plan *p, struct args *a,
             return tp_fail(err, TP_EUNSUPPORTED, "Megatron-LM's --optimizer-cpu-offload needs "
                                                  "the distributed optimizer (zero=1)");
         sw(a, "--optimizer-cpu-offload");
+        sw(a, "--use-precision-aware-optimizer"); /* arguments.py asserts it with the offload */
         arg(a, "--optimizer-offload-fraction", "1.0");
     }
     return TP_OK;
