@@ -178,10 +178,10 @@ struct tp_fit_opts {
     double prior_weight;   /* pull toward the base values, in rows' worth (default 0.4;
                               lambda = prior_weight / rows) */
     uint32_t min_gpu_rows; /* a GPU type gets its own GEMM rate from this many rows (default 5) */
-    uint32_t max_evals;    /* objective evaluations per Nelder-Mead run (default 2500) */
+    uint32_t max_evals;    /* objective evaluations per least-squares run (default 2500) */
     uint32_t rounds;       /* alternations of the global and per-GPU fits (default 2) */
     bool per_gpu;          /* fit per-GPU GEMM rates (default true) */
-    uint32_t starts;       /* Nelder-Mead starts: the base, then the best quasi-random points
+    uint32_t starts;       /* fit starts: the base, then the best quasi-random points
                               (default 1: on the shipped runs four starts reached the same
                               optimum, to 1e-8 of the loss, in the fit and every fold) */
     uint32_t samples;      /* quasi-random points tried for the starts (default 256) */

@@ -5,40 +5,44 @@
  * count alike; the pseudo-Huber loss delta * (sqrt(1 + (r / delta)^2) - 1) with delta 0.05 is
  * quadratic for small errors and linear (robust) for large ones; the mean over a source's rows,
  * averaged over sources, stops the largest source from owning the fit.  (The median per source
- * is what the report shows; fitting it directly is a piecewise-constant landscape where the
- * simplex stalls in a different basin every start.)  A ridge term pulls every parameter toward
+ * is what the report shows; fitting it directly is a piecewise-constant landscape with no
+ * slope to follow and a different local minimum for every start.)  A ridge term pulls every parameter toward
  * the base calibration (lambda * sum ((u - u0) / sigma)^2 in the fitting coordinate u: log for
  * rates and ratios, logit for fractions; lambda = prior_weight / rows, so the pull weighs as
  * much as 0.4 rows and fades as rows accumulate), so parameters the rows cannot move stay at
  * the base, and a fit to two runs moves the base no further than the two runs need.
  *
- * Method (all GSL): Nelder-Mead (nmsimplex2) from the base (with o->starts > 1, also from the
- * best starts - 1 of `samples` quasi-random Sobol points of a box around it), each restarted
- * until a restart stops improving, over the global parameters the rows identify (those that
- * move the loss at all); then, per GPU type measured by at least `min_gpu_rows` rows from two sources
- * (one source cannot separate its GPU from its software stack), that GPU's GEMM rate (its MAMF
- * times one factor in 0.76..1.25) by Brent's method inside the bracket a grid finds.  The two
- * alternate `rounds` times.  Fitted values are rounded to 3 significant digits (far finer than
- * what the runs determine) so the output is stable across compilers.
+ * Method (all GSL): Levenberg-Marquardt (multifit_nlinear's trust region, the loss written as
+ * a sum of squares, a forward-difference Jacobian) from the base (with o->starts > 1, also from
+ * the best starts - 1 of `samples` quasi-random Sobol points of a box around it) over the
+ * global parameters the rows identify (those that move the loss at all), until the step or the
+ * gradient vanishes; then, per GPU type measured by at least `min_gpu_rows` rows from two
+ * sources (one source cannot separate its GPU from its software stack), that GPU's GEMM rate
+ * (its MAMF times one factor in 0.76..1.25) by Brent's method inside the bracket a grid finds.
+ * The two alternate `rounds` times.  (Nelder-Mead reached the same optimum on the shipped runs,
+ * to the 3 digits written, in 5x the evaluations.)  Fitted values are rounded to 3 significant
+ * digits (far finer than what the runs determine) so the output is stable across compilers.
  *
  * The fitter allocates (GSL's workspace and per-row arrays); the evaluation it calls is the
  * pure tp_time_step (through the rows' plans, crossval.c).
  *
  * GSL and process-global state: GSL reports errors through one process-wide handler (abort by
  * default).  The fit never installs or swaps it (that would race with any other thread of the
- * host); instead no call here can reach GSL_ERROR on its inputs: vectors and minimizers are
- * allocated with 1..N_GLOBALS dimensions (the Sobol sequence with 1..40, its limit), the
- * objective is finite by construction (data_term is a mean of bounded residuals, and loss()
- * maps an overflowing prior to a large finite value; nmsimplex2 and Brent call GSL_ERROR on a
- * non-finite value), Brent is started only on a bracket whose middle is strictly lowest, and
- * vector indices stay in range.  What remains is GSL failing to allocate a few hundred bytes,
+ * host); instead no call here can reach GSL_ERROR on its inputs: vectors and solvers are
+ * allocated with 1..N_GLOBALS parameters and more residuals than parameters (the Sobol sequence
+ * with 1..40 dimensions, its limit), the objective and every residual are finite by
+ * construction (data_term is a mean of bounded residuals, and loss() and global_resid map an
+ * overflowing prior to a large finite value; Brent calls GSL_ERROR on a non-finite value), the
+ * least-squares tolerances are positive, Brent is started only on a bracket whose middle is
+ * strictly lowest, and vector indices stay in range.  What remains is GSL failing to allocate a few hundred bytes,
  * where its handler decides (a host that wants no abort sets its own once, at start-up).
  */
 #include "fit_internal.h"
 
+#include <float.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_min.h>
-#include <gsl/gsl_multimin.h>
+#include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_qrng.h>
 #include <math.h>
 #include <stddef.h>
@@ -107,7 +111,7 @@ struct problem {
     size_t n;
     uint32_t *source, n_sources;
     uint32_t *slot;     /* per row: index into gpu[], or UINT32_MAX */
-    double *r, *scratch;
+    double *r, *lr, *scratch; /* per row: |log(pred/meas)|, its signed value; sort space */
     size_t *first;      /* per row: the first row sharing its plan (itself when none) */
     size_t *same;       /* per row: the first row sharing its plan and measurement */
     double *tps, *h;    /* per row: the prediction and the pseudo-Huber loss of this evaluation */
@@ -123,6 +127,10 @@ struct problem {
     enum { LOSS_HUBER, LOSS_MEDIAN } loss;
     unsigned evals;
     const struct tp_fit_opts *o; /* its progress callback */
+    /* Levenberg-Marquardt: the residuals of the last evaluation and the point they are at (the
+       Jacobian's base point), and a trial point and its residuals */
+    gsl_vector *lm_x, *lm_f, *lm_xt, *lm_ft;
+    bool lm_valid;
 };
 
 static double *field(struct tp_calib *c, size_t off)
@@ -147,6 +155,7 @@ static double data_term(struct problem *p)
             continue;
         if (p->same[i] < i) { /* the same configuration and measurement: the same residual */
             p->r[i] = p->r[p->same[i]];
+            p->lr[i] = p->lr[p->same[i]];
             p->h[i] = p->h[p->same[i]];
             continue;
         }
@@ -158,8 +167,10 @@ static double data_term(struct problem *p)
             p->tps[i] = t.tokens_per_s_per_gpu;
         }
         double ratio = p->tps[i] / p->measured[i];
-        double r = ratio > 0 && isfinite(ratio) ? fabs(log(ratio)) : 10;
+        double lr = ratio > 0 && isfinite(ratio) ? log(ratio) : 10;
+        double r = fabs(lr);
         p->r[i] = r;
+        p->lr[i] = lr;
         /* pseudo-Huber: quadratic within DELTA, linear beyond */
         p->h[i] = DELTA * (sqrt(1 + r * r / (DELTA * DELTA)) - 1);
     }
@@ -252,8 +263,8 @@ static double global_f(const gsl_vector *v, void *arg)
 static void fit_globals(struct problem *p, unsigned max_evals);
 
 /* Multi-start: the objective at quasi-random points (GSL's Sobol sequence) of a box around
-   the current values (+-2 in log, +-6 in logit), then Nelder-Mead from the current values
-   and from the best `starts` - 1 points; the best optimum stays in the calibration. */
+   the current values (+-2 in log, +-6 in logit), then Levenberg-Marquardt from the current
+   values and from the best `starts` - 1 points; the best optimum stays in the calibration. */
 static void fit_globals_multistart(struct problem *p, const struct tp_fit_opts *o)
 {
     enum { MAX_STARTS = 16 };
@@ -300,7 +311,7 @@ static void fit_globals_multistart(struct problem *p, const struct tp_fit_opts *
     memcpy(best_u, center, sizeof best_u);
     for (uint32_t c = 0; c <= n_cand; c++) {
         /* Sobol's first point is the box's centre, often among the best: a start already
-           taken would retrace the same simplex to the same optimum */
+           taken would retrace the same steps to the same optimum */
         bool taken = false;
         for (uint32_t e = 0; c > 0 && e < c && !taken; e++)
             taken = memcmp(cand[c - 1], e == 0 ? center : cand[e - 1],
@@ -325,47 +336,126 @@ static void fit_globals_multistart(struct problem *p, const struct tp_fit_opts *
     gsl_vector_free(v);
 }
 
-/* Nelder-Mead over the free global parameters from their current values. */
+/* The objective as a sum of squares, 1/2 sum f_i^2 (what GSL's nonlinear least squares
+   minimizes): per row f = sign(r) sqrt(2 w h) with h its pseudo-Huber loss and w = 1 / (sources
+   in play x the rows of its source), so the rows add up to data_term's mean of source means;
+   per free parameter f = sqrt(2 lambda) (u - u0) / sigma, the ridge.  sign(r) sqrt(h) is smooth
+   through r = 0 (it is r / sqrt(2 DELTA) there), which Levenberg-Marquardt needs. */
+static int global_resid(const gsl_vector *x, void *arg, gsl_vector *f)
+{
+    struct problem *p = arg;
+    for (size_t i = 0; i < p->n_free; i++)
+        set_global(p, p->free_k[i], gsl_vector_get(x, i));
+    data_term(p);
+    uint32_t used = 0;
+    for (uint32_t s = 0; s < p->n_sources; s++)
+        used += p->src_rows[s] > 0;
+    for (size_t i = 0; i < p->n; i++) {
+        double e = sqrt(2 * p->h[i] / ((double)used * (double)p->src_rows[p->source[i]]));
+        gsl_vector_set(f, i, p->lr[i] < 0 ? -e : e);
+    }
+    double pull = sqrt(2 * p->lambda);
+    for (size_t i = 0; i < p->n_free; i++) {
+        size_t k = p->free_k[i];
+        double d = pull * (gsl_vector_get(x, i) - p->u0[k]) / GLOBALS[k].sigma;
+        gsl_vector_set(f, p->n + i, isfinite(d) ? d : 1e150);
+    }
+    return GSL_SUCCESS;
+}
+
+/* The residuals at x for GSL, kept as the base point of the Jacobian that GSL asks for next
+   when it accepts the step. */
+static int lm_f(const gsl_vector *x, void *arg, gsl_vector *f)
+{
+    struct problem *p = arg;
+    global_resid(x, p, f);
+    gsl_vector_memcpy(p->lm_x, x);
+    gsl_vector_memcpy(p->lm_f, f);
+    p->lm_valid = true;
+    return GSL_SUCCESS;
+}
+
+/* Forward differences, one evaluation per parameter (GSL's own would add one at x, already
+   evaluated); step sqrt(eps) max(|u|, 1), and backward where a forward step would cross the
+   physical bound (gemm_scale = 1, where the model is flat) and see no slope. */
+static int lm_df(const gsl_vector *x, void *arg, gsl_matrix *J)
+{
+    struct problem *p = arg;
+    bool same = p->lm_valid;
+    for (size_t i = 0; same && i < p->n_free; i++)
+        same = gsl_vector_get(x, i) == gsl_vector_get(p->lm_x, i);
+    if (!same)
+        lm_f(x, p, p->lm_f);
+    gsl_vector_memcpy(p->lm_xt, x);
+    for (size_t j = 0; j < p->n_free; j++) {
+        size_t k = p->free_k[j];
+        double u = gsl_vector_get(x, j), h = sqrt(DBL_EPSILON) * fmax(fabs(u), 1);
+        if (physical(k, from_u(GLOBALS[k].x, u + h)) != from_u(GLOBALS[k].x, u + h))
+            h = -h;
+        double uh = u + h; /* the step as represented */
+        h = uh - u;
+        gsl_vector_set(p->lm_xt, j, uh);
+        global_resid(p->lm_xt, p, p->lm_ft);
+        for (size_t i = 0; i < J->size1; i++)
+            gsl_matrix_set(J, i, j, (gsl_vector_get(p->lm_ft, i) - gsl_vector_get(p->lm_f, i)) / h);
+        gsl_vector_set(p->lm_xt, j, u);
+    }
+    return GSL_SUCCESS;
+}
+
+/* Levenberg-Marquardt (GSL's trust-region nonlinear least squares, forward-difference
+   Jacobian: n_free + 1 evaluations a step) over the free global parameters from their current
+   values, until the step or the gradient vanishes, no step lowers the loss, or max_evals. */
 static void fit_globals(struct problem *p, unsigned max_evals)
 {
     if (p->n_free == 0)
         return;
-    const gsl_multimin_fminimizer_type *T = gsl_multimin_fminimizer_nmsimplex2;
-    gsl_vector *x = gsl_vector_alloc(p->n_free), *step = gsl_vector_alloc(p->n_free);
-    gsl_multimin_fminimizer *s = gsl_multimin_fminimizer_alloc(T, p->n_free);
-    if (!x || !step || !s)
+    size_t n = p->n + p->n_free;
+    gsl_multifit_nlinear_parameters prm = gsl_multifit_nlinear_default_parameters();
+    gsl_multifit_nlinear_fdf fdf;
+    memset(&fdf, 0, sizeof fdf);
+    fdf.f = lm_f;
+    fdf.df = lm_df;
+    fdf.n = n;
+    fdf.p = p->n_free;
+    fdf.params = p;
+    gsl_multifit_nlinear_workspace *w =
+        gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &prm, n, p->n_free);
+    gsl_vector *x = gsl_vector_alloc(p->n_free);
+    p->lm_x = gsl_vector_alloc(p->n_free);
+    p->lm_xt = gsl_vector_alloc(p->n_free);
+    p->lm_f = gsl_vector_alloc(n);
+    p->lm_ft = gsl_vector_alloc(n);
+    p->lm_valid = false;
+    if (!w || !x || !p->lm_x || !p->lm_xt || !p->lm_f || !p->lm_ft)
         goto done;
-    /* a collapsed simplex can stop short of the optimum: restart with a fresh simplex around
-       the best point until a restart no longer improves it */
-    double best = HUGE_VAL;
-    for (int restart = 0; restart < 8; restart++) {
-        for (size_t i = 0; i < p->n_free; i++) {
-            size_t k = p->free_k[i];
-            gsl_vector_set(x, i, to_u(GLOBALS[k].x, *field(&p->cal, GLOBALS[k].off)));
-        }
-        gsl_vector_set_all(step, 0.3);
-        gsl_multimin_function fn = {global_f, p->n_free, p};
-        if (gsl_multimin_fminimizer_set(s, &fn, x, step) != GSL_SUCCESS)
-            break;
-        unsigned start = p->evals;
-        while (p->evals - start < max_evals) {
-            if (gsl_multimin_fminimizer_iterate(s) != GSL_SUCCESS)
-                break;
-            if (gsl_multimin_fminimizer_size(s) < 1e-3)
-                break;
-        }
-        /* leave the best vertex in the calibration */
-        for (size_t i = 0; i < p->n_free; i++)
-            set_global(p, p->free_k[i], gsl_vector_get(s->x, i));
-        double f = gsl_multimin_fminimizer_minimum(s);
-        if (f > best - 1e-7)
-            break;
-        best = f;
+    for (size_t i = 0; i < p->n_free; i++) {
+        size_t k = p->free_k[i];
+        gsl_vector_set(x, i, to_u(GLOBALS[k].x, *field(&p->cal, GLOBALS[k].off)));
     }
+    if (gsl_multifit_nlinear_init(x, &fdf, w) != GSL_SUCCESS)
+        goto done;
+    unsigned start = p->evals;
+    int info;
+    while (p->evals - start < max_evals) {
+        if (gsl_multifit_nlinear_iterate(w) != GSL_SUCCESS) /* GSL_ENOPROG: at the minimum */
+            break;
+        if (gsl_multifit_nlinear_test(1e-4, 1e-6, 0, &info, w) == GSL_SUCCESS)
+            break;
+    }
+    /* the accepted point, not the last trial */
+    gsl_vector_memcpy(x, gsl_multifit_nlinear_position(w));
 done:
-    gsl_multimin_fminimizer_free(s);
+    for (size_t i = 0; x && i < p->n_free; i++)
+        set_global(p, p->free_k[i], gsl_vector_get(x, i));
     gsl_vector_free(x);
-    gsl_vector_free(step);
+    gsl_vector_free(p->lm_x);
+    gsl_vector_free(p->lm_xt);
+    gsl_vector_free(p->lm_f);
+    gsl_vector_free(p->lm_ft);
+    p->lm_x = p->lm_xt = p->lm_f = p->lm_ft = NULL;
+    if (w)
+        gsl_multifit_nlinear_free(w);
 }
 
 static double gpu_f(double u, void *arg)
@@ -578,6 +668,7 @@ enum tp_status tp_fit_planned(const struct tp_run *const *runs,
     p.source = calloc(n, sizeof *p.source);
     p.slot = calloc(n, sizeof *p.slot);
     p.r = calloc(n, sizeof *p.r);
+    p.lr = calloc(n, sizeof *p.lr);
     p.scratch = calloc(n, sizeof *p.scratch);
     p.first = calloc(n, sizeof *p.first);
     p.same = calloc(n, sizeof *p.same);
@@ -586,7 +677,7 @@ enum tp_status tp_fit_planned(const struct tp_run *const *runs,
     p.src_sum = calloc(n, sizeof *p.src_sum);
     p.src_rows = calloc(n, sizeof *p.src_rows);
     enum tp_status st = TP_OK;
-    if (!p.source || !p.slot || !p.r || !p.scratch || !p.first || !p.same || !p.tps || !p.h ||
+    if (!p.source || !p.slot || !p.r || !p.lr || !p.scratch || !p.first || !p.same || !p.tps || !p.h ||
         !p.src_sum || !p.src_rows) {
         st = tp_fail(err, TP_ENOMEM, "calibrate: out of memory");
         goto done;
@@ -622,6 +713,7 @@ done:
     free(p.source);
     free(p.slot);
     free(p.r);
+    free(p.lr);
     free(p.scratch);
     free(p.first);
     free(p.same);
