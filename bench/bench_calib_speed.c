@@ -1,7 +1,9 @@
 /*
  * bench_calib_speed.c - how long calibrate takes (issues 16 and 22): the fit over the shipped
  * runs with and without leave-one-source-out, and validate and calibrate on a ~10 MB runs file
- * made at run time by repeating the shipped rows (written to a temporary file, removed after).
+ * made at run time by repeating the shipped rows (written to a temporary file, removed after),
+ * then on the same rows with each copy on its own vocabulary size (every configuration
+ * distinct, so no prediction is shared), and with every row its own source.
  * Wall-clock and CPU seconds of the library calls the verbs make (reading the files, each row
  * evaluated, tp_calib_fit, tp_calib_fit_validate on the online CPUs).  A benchmark: it prints
  * figures and never fails on them.
@@ -146,7 +148,31 @@ static long make_big(const char *path, char files[][BENCH_PATH], size_t n)
     return size;
 }
 
-static int big_file(char files[][BENCH_PATH], size_t n_files, const struct tp_fit_opts *o)
+/* Each copy of the shipped rows (base_n of them) on its own vocabulary size, vocab + 128 x
+   copy: the same file, but no configuration repeats across copies, so no prediction is shared
+   (calibrate's cost is evaluations x distinct configurations). */
+static int distinct_copies(struct rows *big, size_t base_n, const struct tp_fit_opts *o)
+{
+    if (base_n == 0)
+        return 0;
+    for (size_t i = 0; i < big->n; i++)
+        big->runs[i].model.vocab += (uint32_t)(128 * (i / base_n));
+    printf("\n  the same rows, copy c on vocabulary + 128 c (every configuration distinct):\n");
+    return time_fits("", big, o, true);
+}
+
+/* The distinct rows again, each naming its own source: leave-one-source-out would be one fit
+   per row; --max-folds and --fold-rows (16 folds of at most 1024 rows) bound it. */
+static int own_sources(struct rows *big, const struct tp_fit_opts *o)
+{
+    for (size_t i = 0; i < big->n; i++)
+        snprintf(big->runs[i].source, sizeof big->runs[i].source, "row%zu", i);
+    printf("\n  and every row its own source (%zu sources):\n", big->n);
+    return time_fits("", big, o, true);
+}
+
+static int big_file(char files[][BENCH_PATH], size_t n_files, size_t base_n,
+                    const struct tp_fit_opts *o)
 {
     const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     char path[BENCH_PATH];
@@ -175,6 +201,10 @@ static int big_file(char files[][BENCH_PATH], size_t n_files, const struct tp_fi
         printf("  %-34s validate            %6.2f s wall %6.2f s CPU (read included)\n", "",
                now_s() - w, cpu_s() - c);
         rc = time_fits("", &big, o, true);
+        if (rc == 0)
+            rc = distinct_copies(&big, base_n, o);
+        if (rc == 0)
+            rc = own_sources(&big, o);
     }
     remove(path);
     free(big.runs);
@@ -217,7 +247,7 @@ int main(int argc, char **argv)
         printf("  shipped runs, %zu rows with a throughput:\n", s.n);
         rc = time_fits("", &s, &o, true);
         if (rc == 0)
-            rc = big_file(files, n_default, &o);
+            rc = big_file(files, n_default, s.n, &o);
     }
     free(s.runs);
     free(s.measured);

@@ -157,6 +157,12 @@ static const struct opt OPTS[] = {
      "objective evaluations per least-squares run (default 2500)"},
     {"starts", NULL, OPT_INT, F(starts), 1, 16, NULL, NULL, CMD_CALIBRATE, "N",
      "fit starts: the base, then the best of 256 quasi-random points (default 1)"},
+    {"fold-rows", NULL, OPT_INT, F(fold_rows), 0, 100000000, NULL, NULL, CMD_CALIBRATE, "N",
+     "each leave-one-source-out fold fits on at most N of the other sources' rows, evenly "
+     "spaced (default 1024; 0: every row)"},
+    {"max-folds", NULL, OPT_INT, F(max_folds), 0, 100000000, NULL, NULL, CMD_CALIBRATE, "N",
+     "at most N folds: with more sources each fold holds out every N-th source (default 16; "
+     "0 or 1: one fold per source)"},
     {"summary", NULL, OPT_CONST, F(summary), 1, 1, NULL, NULL, CMD_VALIDATE, NULL,
      "table format: only the summary, not every row"},
     {"tokens", NULL, OPT_REAL, F(tokens), 1, 1e17, NULL, NULL,
@@ -620,7 +626,8 @@ static void args_init(unsigned cmd, struct cli_args *a)
     a->moe_capacity = a->moe_imbalance = a->overhead_gb = a->nccl_gb = a->frag = -1;
     a->trainable_frac = -1;
     a->price = a->prior_weight = -1;
-    a->min_gpu_rows = a->max_evals = a->starts = TP_UNSET;
+    a->min_gpu_rows = a->max_evals = a->starts = a->fold_rows = TP_UNSET;
+    a->max_folds = TP_UNSET;
     a->skip_warmup = TP_UNSET;
     a->top = a->max_tp = a->max_pp = a->max_cp = a->max_ep = a->max_mbs = TP_UNSET;
     a->threads = a->pp_first = a->pp_last = TP_UNSET;

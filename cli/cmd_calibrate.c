@@ -16,7 +16,8 @@ static void help(void)
 {
     printf("usage: trainplan calibrate RUNS.csv... [-o CAL.json] [--base FILE|prior] [--no-cv]\n"
            "                           [--no-per-gpu] [--min-gpu-rows N] [--prior-weight W]\n"
-           "                           [--max-evals N] [--starts N] [--quiet]\n"
+           "                           [--max-evals N] [--starts N] [--fold-rows N]\n"
+           "                           [--max-folds N] [--quiet]\n"
            "                           [--format table|json|csv]\n\n"
            "Fits the efficiency parameters of the time model to the measured throughput of the\n"
            "runs files (docs/runs-file.md): GEMM efficiency, attention and memory-bound kernel\n"
@@ -89,11 +90,16 @@ static void print_table(const struct tp_calibration *r, const char *base_name,
     printf("\n  %-36s %5s  %8s  %8s  %8s\n", "", "rows", "median", "p90", "bias");
     print_stat("before (base)", &sb);
     print_stat("after (in sample)", &sa);
-    print_stat(r->cross_validated ? "leave-one-source-out"
-                                  : "leave-one-source-out (one source: n/a)", &sc);
+    char held_label[48];
+    snprintf(held_label, sizeof held_label, "leave-sources-out (%u folds)", res->folds);
+    print_stat(!r->cross_validated          ? "leave-one-source-out (one source: n/a)"
+               : res->folds < res->sources ? held_label
+                                           : "leave-one-source-out",
+               &sc);
     printf("\n  %-36s %8s %8s %8s   median |error|\n", "by source", "before", "after",
            "held-out");
     char still[2048] = "";
+    size_t more = 0;
     const char *src;
     struct tp_err_stats st[3]; /* before, after, held out */
     for (size_t i = 0; i < r->n; i++) {
@@ -104,14 +110,29 @@ static void print_table(const struct tp_calibration *r, const char *base_name,
             snprintf(held, sizeof held, "%.1f%%", 100 * st[2].median_abs);
         printf("  %-36s %7.1f%% %7.1f%% %8s\n", src, 100 * st[0].median_abs,
                100 * st[1].median_abs, held);
-        /* a fit cannot fix what the model lacks: say so where the error stays large */
-        if (st[1].median_abs > 0.25)
-            snprintf(still + strlen(still), sizeof still - strlen(still),
+        /* a fit cannot fix what the model lacks: say so where the error stays large (whole
+           lines while they fit, then a count) */
+        if (st[1].median_abs > 0.25) {
+            char line[512];
+            snprintf(line, sizeof line,
                      "warning: %s is still off by a median %.0f%% after the fit: the model "
                      "lacks something these runs do (stack, kernels, or the runs' own "
                      "figures)\n", src, 100 * st[1].median_abs);
+            if (strlen(still) + strlen(line) < sizeof still)
+                strcat(still, line);
+            else
+                more++;
+        }
     }
     fputs(still, stdout);
+    if (more)
+        printf("warning: %zu more sources are still off by a median over 25%% after the fit\n",
+               more);
+    if (r->cross_validated && (res->folds < res->sources || res->fold_rows))
+        printf("held out: %u folds over %zu sources (fold f holds out every source numbered f "
+               "mod %u), each fitted on at most %u rows, evenly spaced (--max-folds, "
+               "--fold-rows; 0 lifts either)\n",
+               res->folds, res->sources, res->folds, res->fold_rows ? res->fold_rows : (unsigned)r->n);
     if (output)
         printf("\nwrote %s (use it with --calibration)\n", output);
     else
@@ -130,6 +151,10 @@ static void fit_opts(const struct cli_args *a, struct tp_fit_opts *o)
         o->max_evals = (uint32_t)a->max_evals;
     if (a->starts != TP_UNSET)
         o->starts = (uint32_t)a->starts;
+    if (a->fold_rows != TP_UNSET)
+        o->fold_rows = (uint32_t)a->fold_rows;
+    if (a->max_folds != TP_UNSET)
+        o->max_folds = (uint32_t)a->max_folds;
     o->per_gpu = !a->no_per_gpu;
     if (a->no_cv)
         prog.phase = "fit";

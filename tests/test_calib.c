@@ -150,6 +150,19 @@ static void make_synthetic(void)
     make_run(&syn[11], "c:4", "60", "6656", "64", "17920", "2048", "256", "4", "4", "2", "2048");
 }
 
+/* The synthetic runs measured at what `truth` predicts, times 1 + noise x (-1, 0, +1 by turns). */
+static void measure_synthetic(const struct tp_calib *truth, double noise,
+                              const struct tp_run *ptr[N_SYN], double meas[N_SYN])
+{
+    make_synthetic();
+    for (int i = 0; i < N_SYN; i++) {
+        struct tp_time t;
+        tp_time_step(&syn[i].model, &syn[i].cluster, &syn[i].job, &syn[i].layout, truth, &t);
+        ptr[i] = &syn[i];
+        meas[i] = t.tokens_per_s_per_gpu * (1 + noise * (i % 3 - 1));
+    }
+}
+
 static void test_synthetic_round_trip(void **state)
 {
     (void)state;
@@ -157,7 +170,6 @@ static void test_synthetic_round_trip(void **state)
     print_message("skipped: built without GSL (make NO_GSL=1): no fit\n");
     skip();
 #endif
-    make_synthetic();
     static struct tp_calib truth, prior, fitted;
     tp_calib_prior(&prior);
     truth = prior;
@@ -167,12 +179,7 @@ static void test_synthetic_round_trip(void **state)
     truth.step_overhead_s = 0.12;
     const struct tp_run *ptr[N_SYN];
     double meas[N_SYN];
-    for (int i = 0; i < N_SYN; i++) {
-        struct tp_time t;
-        tp_time_step(&syn[i].model, &syn[i].cluster, &syn[i].job, &syn[i].layout, &truth, &t);
-        ptr[i] = &syn[i];
-        meas[i] = t.tokens_per_s_per_gpu;
-    }
+    measure_synthetic(&truth, 0, ptr, meas);
     struct tp_fit_opts o;
     tp_fit_opts_init(&o);
     o.per_gpu = false; /* one GPU type: its rate and gemm_scale are one parameter */
@@ -208,6 +215,69 @@ static void test_synthetic_round_trip(void **state)
     assert_float_equal(multi.attn_eff, fitted.attn_eff, fitted.attn_eff * 0.011);
     assert_float_equal(multi.step_overhead_s, fitted.step_overhead_s,
                        fitted.step_overhead_s * 0.011);
+}
+
+/* Leave-one-source-out with fold_rows: each fold fits on at most that many of the other
+   sources' rows, evenly spaced (of 8, 4 keep ranks 1, 3, 5, 7); the held-out source is
+   predicted on all its rows, and a cap at or above a fold's rows is no cap.  With max_folds
+   below the sources, fold f holds out every source numbered f mod max_folds. */
+static void test_fold_rows(void **state)
+{
+    (void)state;
+#ifdef TP_NO_GSL
+    print_message("skipped: built without GSL (make NO_GSL=1): no fit\n");
+    skip();
+#endif
+    static struct tp_calib truth, prior, fold;
+    tp_calib_prior(&prior);
+    truth = prior;
+    truth.gemm_scale = 0.72;
+    truth.step_overhead_s = 0.12;
+    const struct tp_run *ptr[N_SYN];
+    double meas[N_SYN], all[N_SYN], capped[N_SYN], at_cap[N_SYN];
+    measure_synthetic(&truth, 0.05, ptr, meas); /* not exactly the model */
+    struct tp_fit_opts o;
+    tp_fit_opts_init(&o);
+    o.per_gpu = false;
+    o.threads = 1;
+    struct tp_error err;
+    o.fold_rows = 0;
+    assert_int_equal(tp_calib_cross_validate(ptr, meas, N_SYN, &prior, &o, all, &err), TP_OK);
+    o.fold_rows = 8;
+    assert_int_equal(tp_calib_cross_validate(ptr, meas, N_SYN, &prior, &o, at_cap, &err), TP_OK);
+    assert_memory_equal(at_cap, all, sizeof all);
+    o.fold_rows = 4;
+    assert_int_equal(tp_calib_cross_validate(ptr, meas, N_SYN, &prior, &o, capped, &err), TP_OK);
+    /* the fold that holds out source a fits on b:2, b:4, c:2, c:4 */
+    const struct tp_run *train[4] = {&syn[5], &syn[7], &syn[9], &syn[11]};
+    double tm[4] = {meas[5], meas[7], meas[9], meas[11]};
+    struct tp_fit_result res;
+    assert_int_equal(tp_calib_fit(train, tm, 4, &prior, &o, &fold, &res, &err), TP_OK);
+    for (int i = 0; i < 4; i++) {
+        struct tp_time t;
+        tp_time_step(&syn[i].model, &syn[i].cluster, &syn[i].job, &syn[i].layout, &fold, &t);
+        if (fabs(capped[i] - (t.tokens_per_s_per_gpu / meas[i] - 1)) > 1e-12)
+            fail_msg("row %d: %.17g vs %.17g", i, capped[i], t.tokens_per_s_per_gpu / meas[i] - 1);
+    }
+    bool differs = false;
+    for (int i = 0; i < N_SYN; i++) {
+        assert_true(isfinite(capped[i]));
+        differs = differs || capped[i] != all[i];
+    }
+    assert_true(differs);
+    /* two folds over three sources: a and c held out together, fitted on b's rows alone */
+    o.fold_rows = 0;
+    o.max_folds = 2;
+    assert_int_equal(tp_calib_cross_validate(ptr, meas, N_SYN, &prior, &o, capped, &err), TP_OK);
+    assert_int_equal(tp_calib_fit(ptr + 4, meas + 4, 4, &prior, &o, &fold, &res, &err), TP_OK);
+    for (int i = 0; i < N_SYN; i++) {
+        if (i >= 4 && i < 8)
+            continue;
+        struct tp_time t;
+        tp_time_step(&syn[i].model, &syn[i].cluster, &syn[i].job, &syn[i].layout, &fold, &t);
+        if (fabs(capped[i] - (t.tokens_per_s_per_gpu / meas[i] - 1)) > 1e-12)
+            fail_msg("row %d: %.17g vs %.17g", i, capped[i], t.tokens_per_s_per_gpu / meas[i] - 1);
+    }
 }
 
 /* Two runs from one cluster (the users' notes: a 3B and a 14B run): a sensible fit that
@@ -329,7 +399,7 @@ int main(void)
         cmocka_unit_test(test_err_stats),     cmocka_unit_test(test_builtin_is_the_data_file),
         cmocka_unit_test(test_domain),        cmocka_unit_test(test_synthetic_round_trip),
         cmocka_unit_test(test_two_runs),      cmocka_unit_test(test_evaluate_converts),
-        cmocka_unit_test(test_fit_backend),
+        cmocka_unit_test(test_fit_backend),   cmocka_unit_test(test_fold_rows),
     };
     return cmocka_run_group_tests_name("calib", tests, NULL, NULL);
 }

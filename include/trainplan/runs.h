@@ -185,6 +185,13 @@ struct tp_fit_opts {
                               (default 1: on the shipped runs four starts reached the same
                               optimum, to 1e-8 of the loss, in the fit and every fold) */
     uint32_t samples;      /* quasi-random points tried for the starts (default 256) */
+    uint32_t fold_rows;    /* leave-one-source-out: each fold fits on at most this many of the
+                              other sources' rows, evenly spaced in their order (default 1024;
+                              0: every row); the held-out rows are all predicted */
+    uint32_t max_folds;    /* at most this many folds: with more sources, fold f holds out
+                              every source numbered f mod max_folds (in order of first
+                              appearance; default 16; 0 or 1: one fold per source).  The two bound
+                              the cross-validation of a large file to about 2 fits' work. */
     /* called every 256 objective evaluations with the count so far in this fit (NULL: none);
        in tp_calib_cross_validate, the count summed over the folds so far, one call at a time
        whatever thread runs the fold; the library prints nothing, the caller may show progress */
@@ -207,6 +214,8 @@ struct tp_fit_result {
                                                  |log(predicted / measured)| (the fit itself
                                                  minimises a pseudo-Huber loss, fit.c) */
     unsigned evaluations;  /* of the objective (each predicts every row) */
+    uint32_t folds;        /* tp_calib_fit_validate: the folds run (0: none, one source) */
+    uint32_t fold_rows;    /* and the cap on a fold's rows where one bit (0: none did) */
     size_t n_params;
     struct tp_fit_param params[TP_FIT_MAX_PARAMS];
 };
@@ -219,7 +228,9 @@ TP_API enum tp_status tp_calib_fit(const struct tp_run *const *runs, const doubl
                             struct tp_calib *out, struct tp_fit_result *res,
                             struct tp_error *err);
 /* Leave-one-source-out: for each source, fits on the other sources' rows and predicts its own;
-   held_out[i] = predicted / measured - 1 (NaN when only one source).  The folds run on
+   held_out[i] = predicted / measured - 1 (NaN when only one source).  Past o->max_folds
+   sources, each fold holds out a group of sources; each fold fits on at most o->fold_rows
+   rows.  The folds run on
    o->threads POSIX threads; each is the fit tp_calib_fit would make of its rows. */
 TP_API enum tp_status tp_calib_cross_validate(const struct tp_run *const *runs, const double *measured,
                                        size_t n, const struct tp_calib *base,
@@ -247,6 +258,10 @@ struct tp_calibration {
     double *before, *after;         /* predicted / measured - 1 with base and fitted */
     double *held_out;               /* leave-one-source-out (NaN without it, or one source) */
     double *pick, *scratch;         /* working memory of the statistics */
+    uint32_t *src_ord;              /* per row: its source's number (first appearance order) */
+    size_t *src_first;              /* per source number: its first row */
+    size_t *by_src;                 /* the rows grouped by source, in order within each */
+    size_t *src_at;                 /* source s's rows are by_src[src_at[s] .. src_at[s+1]) */
     bool cross_validated;           /* asked for, over two or more sources */
     size_t assumed;                 /* rows with a measured throughput not fitted because
                                        their layout was searched or their head count assumed */

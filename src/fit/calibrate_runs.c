@@ -18,6 +18,10 @@ void tp_calibration_free(struct tp_calibration *r)
     free(r->held_out);
     free(r->pick);
     free(r->scratch);
+    free(r->src_ord);
+    free(r->src_first);
+    free(r->by_src);
+    free(r->src_at);
     memset(r, 0, sizeof *r);
 }
 
@@ -30,7 +34,12 @@ static enum tp_status alloc_rows(struct tp_calibration *r, size_t cap, struct tp
     r->held_out = calloc(cap, sizeof(double));
     r->pick = calloc(cap, sizeof(double));
     r->scratch = calloc(cap, sizeof(double));
-    if (r->rows && r->measured && r->before && r->after && r->held_out && r->pick && r->scratch)
+    r->src_ord = calloc(cap, sizeof *r->src_ord);
+    r->src_first = calloc(cap, sizeof *r->src_first);
+    r->by_src = calloc(cap, sizeof *r->by_src);
+    r->src_at = calloc(cap + 1, sizeof *r->src_at);
+    if (r->rows && r->measured && r->before && r->after && r->held_out && r->pick && r->scratch &&
+        r->src_ord && r->src_first && r->by_src && r->src_at)
         return TP_OK;
     tp_calibration_free(r);
     return tp_fail(err, TP_ENOMEM, "out of memory");
@@ -72,6 +81,22 @@ enum tp_status tp_calibrate_runs(const struct tp_runs *runs, const struct tp_cal
         tp_calibration_free(out);
         return st;
     }
+    /* the rows grouped by source (a counting sort over the sources' numbers) */
+    size_t n_src = tp_source_ordinals(out->rows, out->n, out->src_ord);
+    if (n_src == SIZE_MAX) {
+        tp_calibration_free(out);
+        return tp_fail(err, TP_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < out->n; i++)
+        out->src_at[out->src_ord[i] + 1]++;
+    for (size_t s = 0; s < n_src; s++)
+        out->src_at[s + 1] += out->src_at[s];
+    for (size_t s = 0; s < n_src; s++)
+        out->src_first[s] = out->src_at[s]; /* its fill position for now */
+    for (size_t i = 0; i < out->n; i++)
+        out->by_src[out->src_first[out->src_ord[i]]++] = i;
+    for (size_t s = 0; s < n_src; s++)
+        out->src_first[s] = out->by_src[out->src_at[s]];
     for (size_t i = 0; i < out->n; i++) {
         struct tp_run_eval ev;
         tp_run_evaluate(out->rows[i], base, &ev);
@@ -95,16 +120,25 @@ void tp_calibration_stats(const struct tp_calibration *r, const double *errs, co
     tp_err_stats(r->pick, k, r->scratch, st);
 }
 
+/* The statistics of one source's rows (its number s). */
+static void source_stats(const struct tp_calibration *r, const double *errs, uint32_t s,
+                         struct tp_err_stats *st)
+{
+    size_t k = 0;
+    for (size_t at = r->src_at[s]; at < r->src_at[s + 1]; at++)
+        r->pick[k++] = errs[r->by_src[at]];
+    tp_err_stats(r->pick, k, r->scratch, st);
+}
+
 bool tp_calibration_source(const struct tp_calibration *r, size_t i, const char **source,
                            struct tp_err_stats st[3])
 {
-    const char *src = r->rows[i]->source;
-    for (size_t j = 0; j < i; j++)
-        if (strcmp(r->rows[j]->source, src) == 0)
-            return false;
-    tp_calibration_stats(r, r->before, src, &st[0]);
-    tp_calibration_stats(r, r->after, src, &st[1]);
-    tp_calibration_stats(r, r->held_out, src, &st[2]);
-    *source = src;
+    uint32_t s = r->src_ord[i];
+    if (r->src_first[s] != i)
+        return false;
+    source_stats(r, r->before, s, &st[0]);
+    source_stats(r, r->after, s, &st[1]);
+    source_stats(r, r->held_out, s, &st[2]);
+    *source = r->rows[i]->source;
     return true;
 }

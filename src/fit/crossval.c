@@ -136,6 +136,8 @@ void tp_fit_opts_init(struct tp_fit_opts *o)
     o->per_gpu = true;
     o->starts = 1;
     o->samples = 256;
+    o->fold_rows = 1024;
+    o->max_folds = 16;
 }
 
 enum tp_status tp_calib_fit(const struct tp_run *const *runs, const double *measured, size_t n,
@@ -165,8 +167,9 @@ struct cv {
     double *held_out;          /* NULL: no folds */
     struct tp_calib *full;     /* the fit to every row (job 0), or NULL */
     struct tp_fit_result *full_res;
-    size_t *fold_first;        /* per fold: the first row of its source */
-    size_t n_folds, n_jobs, next; /* jobs: the full fit (when asked), then the folds */
+    uint32_t *src_ord;         /* per row: its source's number, in order of first appearance */
+    size_t n_folds, n_jobs, next; /* jobs: the full fit (when asked), then the folds; fold f
+                                     holds out the sources numbered f mod n_folds */
     enum tp_status *status;    /* per job */
     struct tp_error *errs;     /* per job */
     unsigned evals;            /* summed over the folds, for the progress callback */
@@ -208,11 +211,16 @@ static void run_job(struct worker *w, size_t job)
                                        cv->full, cv->full_res, &cv->errs[0]);
         return;
     }
-    size_t f = job - (cv->full != NULL);
-    const char *source = cv->runs[cv->fold_first[f]]->source;
-    size_t k = 0;
+    size_t f = job - (cv->full != NULL), train = 0, rank = 0, k = 0, cap = cv->o->fold_rows;
+    for (size_t j = 0; j < cv->n; j++)
+        train += cv->src_ord[j] % cv->n_folds != f;
     for (size_t j = 0; j < cv->n; j++) {
-        if (strcmp(cv->runs[j]->source, source) == 0)
+        if (cv->src_ord[j] % cv->n_folds == f)
+            continue;
+        /* at most `cap` training rows, evenly spaced: rank r of `train` is kept when
+           floor(r cap / train) steps */
+        size_t r = rank++;
+        if (cap && train > cap && (r + 1) * cap / train == r * cap / train)
             continue;
         w->train[k] = cv->runs[j];
         w->train_plans[k] = cv->plans[j];
@@ -223,7 +231,7 @@ static void run_job(struct worker *w, size_t job)
     cv->status[job] = tp_fit_planned(w->train, w->train_plans, w->meas, k, cv->base, &o,
                                      &fitted, &res, &cv->errs[job]);
     for (size_t j = 0; j < cv->n && cv->status[job] == TP_OK; j++) {
-        if (strcmp(cv->runs[j]->source, source) != 0)
+        if (cv->src_ord[j] % cv->n_folds != f)
             continue;
         struct tp_time t;
         tp_time_planned(cv->plans[j], &fitted, &t);
@@ -316,36 +324,44 @@ static enum tp_status fit_jobs(const struct tp_run *const *runs, const double *m
     cv.full = full;
     cv.full_res = res;
     size_t cap = n + 1;
-    cv.fold_first = calloc(cap, sizeof *cv.fold_first);
+    cv.src_ord = calloc(cap, sizeof *cv.src_ord);
     cv.status = calloc(cap, sizeof *cv.status);
     cv.errs = calloc(cap, sizeof *cv.errs);
     struct tp_fit_plans ps;
     bool planned = tp_fit_plans_build(runs, n, base, &ps) == TP_OK;
     enum tp_status st = TP_OK;
-    if (!cv.fold_first || !cv.status || !cv.errs || !planned ||
+    if (!cv.src_ord || !cv.status || !cv.errs || !planned ||
         pthread_mutex_init(&cv.lock, NULL) != 0) {
         st = tp_fail(err, TP_ENOMEM, "calibrate: out of memory");
         goto out;
     }
     cv.plans = ps.ptr;
-    /* one fold per source that leaves rows of another source to fit on */
-    for (size_t i = 0; held_out && i < n; i++) {
-        size_t j = 0;
-        while (j < i && strcmp(runs[j]->source, runs[i]->source) != 0)
-            j++;
-        bool other = false;
-        for (size_t k = 0; k < n && !other; k++)
-            other = strcmp(runs[k]->source, runs[i]->source) != 0;
-        if (j == i && other)
-            cv.fold_first[cv.n_folds++] = i;
+    /* the sources in order of first appearance; one fold per source, or max_folds folds that
+       each hold out every max_folds-th source (none with one source: nothing to fit on) */
+    size_t n_src = held_out ? tp_source_ordinals(runs, n, cv.src_ord) : 0;
+    if (n_src == SIZE_MAX) {
+        st = tp_fail(err, TP_ENOMEM, "calibrate: out of memory");
+        pthread_mutex_destroy(&cv.lock);
+        goto out;
     }
+    cv.n_folds = n_src < 2 ? 0 : o->max_folds >= 2 && n_src > o->max_folds ? o->max_folds : n_src;
     cv.n_jobs = cv.n_folds + (full != NULL);
     st = cv_run(&cv, err);
+    if (full && st == TP_OK) {
+        res->folds = (uint32_t)cv.n_folds;
+        for (size_t f = 0; f < cv.n_folds; f++) { /* a fold fitted on fewer rows than it had */
+            size_t train = 0;
+            for (size_t i = 0; i < n; i++)
+                train += cv.src_ord[i] % cv.n_folds != f;
+            if (o->fold_rows && train > o->fold_rows)
+                res->fold_rows = o->fold_rows;
+        }
+    }
     pthread_mutex_destroy(&cv.lock);
 out:
     if (planned)
         tp_fit_plans_free(&ps);
-    free(cv.fold_first);
+    free(cv.src_ord);
     free(cv.status);
     free(cv.errs);
     return st;

@@ -42,6 +42,7 @@
 #include <float.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_min.h>
+#include <gsl/gsl_blas.h>
 #include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_qrng.h>
 #include <math.h>
@@ -437,9 +438,16 @@ static void fit_globals(struct problem *p, unsigned max_evals)
         goto done;
     unsigned start = p->evals;
     int info;
+    double hist[10];
+    size_t it = 0;
     while (p->evals - start < max_evals) {
         if (gsl_multifit_nlinear_iterate(w) != GSL_SUCCESS) /* GSL_ENOPROG: at the minimum */
             break;
+        double c = 0;
+        gsl_blas_ddot(w->f, w->f, &c);
+        if (it >= 10 && hist[it % 10] - c < 1e-5 * c)
+            break;
+        hist[it++ % 10] = c;
         if (gsl_multifit_nlinear_test(1e-4, 1e-6, 0, &info, w) == GSL_SUCCESS)
             break;
     }
@@ -557,16 +565,12 @@ static void share_rows(struct problem *p)
     }
 }
 
-/* Sources and GPU slots of the rows: which source each row is from, which GPU type it runs on,
-   and each GPU's base GEMM rates, rows and sources. */
+/* GPU slots of the rows (their sources numbered already): which GPU type each row runs on, and
+   each GPU's base GEMM rates, rows and sources. */
 static void setup_slots(struct problem *p, const struct tp_calib *base)
 {
     const struct tp_run *const *runs = p->runs;
     for (size_t i = 0; i < p->n; i++) {
-        size_t j = 0;
-        while (j < i && strcmp(runs[j]->source, runs[i]->source) != 0)
-            j++;
-        p->source[i] = j < i ? p->source[j] : p->n_sources++;
         const struct tp_gpu *g = &runs[i]->cluster.gpu;
         uint32_t s = 0;
         while (s < p->n_gpu && strcmp(p->gpu[s].key, g->key) != 0)
@@ -683,6 +687,12 @@ enum tp_status tp_fit_planned(const struct tp_run *const *runs,
         goto done;
     }
     share_rows(&p);
+    size_t n_src = tp_source_ordinals(runs, n, p.source);
+    if (n_src == SIZE_MAX) {
+        st = tp_fail(err, TP_ENOMEM, "calibrate: out of memory");
+        goto done;
+    }
+    p.n_sources = (uint32_t)n_src;
     setup_slots(&p, base);
     res->rows = n;
     res->sources = p.n_sources;

@@ -26,4 +26,8 @@ enum tp_status tp_fit_planned(const struct tp_run *const *runs,
                               struct tp_calib *out, struct tp_fit_result *res,
                               struct tp_error *err);
 
+/* Numbers the rows' sources 0, 1, ... in order of first appearance (ord[i] for row i); returns
+   how many, or SIZE_MAX when out of memory (sources.c). */
+size_t tp_source_ordinals(const struct tp_run *const *runs, size_t n, uint32_t *ord);
+
 #endif

@@ -315,6 +315,12 @@ static enum tp_status fit_option(struct runs_call *x, const char *key, const cha
     } else if (strcmp(key, "starts") == 0) {
         TRY(int_option(key, value, 1, 16, &v, err));
         x->o.starts = (uint32_t)v;
+    } else if (strcmp(key, "fold_rows") == 0) {
+        TRY(int_option(key, value, 0, 100000000, &v, err));
+        x->o.fold_rows = (uint32_t)v;
+    } else if (strcmp(key, "max_folds") == 0) {
+        TRY(int_option(key, value, 0, 100000000, &v, err));
+        x->o.max_folds = (uint32_t)v;
     } else if (strcmp(key, "quiet") != 0)
         return tp_fail_field(err, TP_EINVAL, key, "unknown option %s", key);
     return TP_OK;
