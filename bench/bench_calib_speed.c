@@ -73,19 +73,28 @@ static int time_fits(const char *what, const struct rows *s, const struct tp_fit
 {
     const struct tp_run **ptr = calloc(s->n ? s->n : 1, sizeof *ptr);
     double *held = calloc(s->n ? s->n : 1, sizeof *held);
+    double *meas = calloc(s->n ? s->n : 1, sizeof *meas);
     static struct tp_calib prior, fitted;
     struct tp_fit_result res;
     struct tp_error err;
     int rc = 0;
-    if (!ptr || !held) {
+    if (!ptr || !held || !meas) {
         rc = 2;
         goto out;
     }
-    for (size_t i = 0; i < s->n; i++)
-        ptr[i] = &s->runs[i];
+    /* the rows calibrate fits: at most o->fit_rows, evenly spaced (tp_calibrate_runs) */
+    size_t n = 0, cap = o->fit_rows && s->n > o->fit_rows ? o->fit_rows : s->n;
+    for (size_t i = 0; i < s->n && n < cap; i++)
+        if ((i + 1) * cap / s->n != i * cap / s->n) {
+            ptr[n] = &s->runs[i];
+            meas[n++] = s->measured[i];
+        }
+    if (n < s->n)
+        printf("  %-34s (calibrate fits %zu of the %zu rows, evenly spaced: --fit-rows)\n", what,
+               n, s->n);
     tp_calib_prior(&prior);
     double w = now_s(), c = cpu_s();
-    enum tp_status st = tp_calib_fit(ptr, s->measured, s->n, &prior, o, &fitted, &res, &err);
+    enum tp_status st = tp_calib_fit(ptr, meas, n, &prior, o, &fitted, &res, &err);
     if (st == TP_EUNSUPPORTED) { /* a build without GSL (make NO_GSL=1) */
         printf("bench_calib_speed: skipped: %s\n", err.msg);
         goto out;
@@ -99,8 +108,7 @@ static int time_fits(const char *what, const struct rows *s, const struct tp_fit
            now_s() - w, cpu_s() - c, res.evaluations);
     w = now_s();
     c = cpu_s();
-    if (cv && tp_calib_fit_validate(ptr, s->measured, s->n, &prior, o, &fitted, &res, held,
-                                    &err) != TP_OK) {
+    if (cv && tp_calib_fit_validate(ptr, meas, n, &prior, o, &fitted, &res, held, &err) != TP_OK) {
         fprintf(stderr, "bench_calib_speed: %s\n", err.msg);
         rc = 2;
         goto out;
@@ -111,6 +119,7 @@ static int time_fits(const char *what, const struct rows *s, const struct tp_fit
 out:
     free(ptr);
     free(held);
+    free(meas);
     return rc;
 }
 

@@ -160,6 +160,9 @@ static const struct opt OPTS[] = {
     {"fold-rows", NULL, OPT_INT, F(fold_rows), 0, 100000000, NULL, NULL, CMD_CALIBRATE, "N",
      "each leave-one-source-out fold fits on at most N of the other sources' rows, evenly "
      "spaced (default 1024; 0: every row)"},
+    {"fit-rows", NULL, OPT_INT, F(fit_rows), 0, 100000000, NULL, NULL, CMD_CALIBRATE, "N",
+     "fit at most N of the rows, evenly spaced; every row is predicted before and after "
+     "(default 8192; 0: every row)"},
     {"max-folds", NULL, OPT_INT, F(max_folds), 0, 100000000, NULL, NULL, CMD_CALIBRATE, "N",
      "at most N folds: with more sources each fold holds out every N-th source (default 16; "
      "0 or 1: one fold per source)"},
@@ -627,7 +630,7 @@ static void args_init(unsigned cmd, struct cli_args *a)
     a->trainable_frac = -1;
     a->price = a->prior_weight = -1;
     a->min_gpu_rows = a->max_evals = a->starts = a->fold_rows = TP_UNSET;
-    a->max_folds = TP_UNSET;
+    a->max_folds = a->fit_rows = TP_UNSET;
     a->skip_warmup = TP_UNSET;
     a->top = a->max_tp = a->max_pp = a->max_cp = a->max_ep = a->max_mbs = TP_UNSET;
     a->threads = a->pp_first = a->pp_last = TP_UNSET;

@@ -69,7 +69,7 @@ struct cli_args {
     /* validate, calibrate */
     const char *base, *output;
     int no_cv, no_per_gpu, summary;
-    int64_t min_gpu_rows, max_evals, starts, fold_rows, max_folds;
+    int64_t min_gpu_rows, max_evals, starts, fold_rows, max_folds, fit_rows;
     double prior_weight;     /* -1 = default */
     double tokens, epochs, dataset_tokens, price;
     /* search */

@@ -17,7 +17,7 @@ static void help(void)
     printf("usage: trainplan calibrate RUNS.csv... [-o CAL.json] [--base FILE|prior] [--no-cv]\n"
            "                           [--no-per-gpu] [--min-gpu-rows N] [--prior-weight W]\n"
            "                           [--max-evals N] [--starts N] [--fold-rows N]\n"
-           "                           [--max-folds N] [--quiet]\n"
+           "                           [--max-folds N] [--fit-rows N] [--quiet]\n"
            "                           [--format table|json|csv]\n\n"
            "Fits the efficiency parameters of the time model to the measured throughput of the\n"
            "runs files (docs/runs-file.md): GEMM efficiency, attention and memory-bound kernel\n"
@@ -69,11 +69,14 @@ static void print_table(const struct tp_calibration *r, const char *base_name,
 {
     const struct tp_fit_result *res = &r->res;
     printf("trainplan %s - calibrate: %zu rows from %zu sources (base: %s)\n", TP_VERSION, r->n,
-           res->sources, base_name);
+           r->n_sources, base_name);
     if (r->runs->n_skipped || r->runs->n > r->n)
         printf("not fitted: %zu rows that could not be mapped, %zu with no throughput figure, "
                "%zu with an assumed layout or head count (validate's searched layouts)\n",
                r->runs->n_skipped, r->runs->n - r->n - r->assumed, r->assumed);
+    if (res->rows < r->n)
+        printf("fitted on %zu of the %zu rows, evenly spaced (--fit-rows; 0 fits every row); "
+               "every row is predicted before and after\n", res->rows, r->n);
     printf("mean over sources of the median |log(predicted/measured)|: %.4f -> %.4f "
            "(%u evaluations)\n",
            res->objective_before, res->objective_after, res->evaluations);
@@ -128,11 +131,13 @@ static void print_table(const struct tp_calibration *r, const char *base_name,
     if (more)
         printf("warning: %zu more sources are still off by a median over 25%% after the fit\n",
                more);
-    if (r->cross_validated && (res->folds < res->sources || res->fold_rows))
-        printf("held out: %u folds over %zu sources (fold f holds out every source numbered f "
-               "mod %u), each fitted on at most %u rows, evenly spaced (--max-folds, "
-               "--fold-rows; 0 lifts either)\n",
-               res->folds, res->sources, res->folds, res->fold_rows ? res->fold_rows : (unsigned)r->n);
+    if (r->cross_validated && res->folds < res->sources)
+        printf("held out: %u folds over %zu sources, fold f holding out every source numbered f "
+               "mod %u (--max-folds; 0 gives one fold per source)\n",
+               res->folds, res->sources, res->folds);
+    if (r->cross_validated && res->fold_rows)
+        printf("held out: each fold fitted on at most %u of the other sources' rows, evenly "
+               "spaced (--fold-rows; 0 fits every row)\n", res->fold_rows);
     if (output)
         printf("\nwrote %s (use it with --calibration)\n", output);
     else
@@ -155,6 +160,8 @@ static void fit_opts(const struct cli_args *a, struct tp_fit_opts *o)
         o->fold_rows = (uint32_t)a->fold_rows;
     if (a->max_folds != TP_UNSET)
         o->max_folds = (uint32_t)a->max_folds;
+    if (a->fit_rows != TP_UNSET)
+        o->fit_rows = (uint32_t)a->fit_rows;
     o->per_gpu = !a->no_per_gpu;
     if (a->no_cv)
         prog.phase = "fit";

@@ -365,7 +365,7 @@ TP_API enum tp_status tp_call_json(const char *verb, const char *model, const ch
 /* The verbs over runs files (src/io/call_runs.c), as tp_call_json: verb "validate" with the
    key "calibration" (a file); verb "calibrate" with "base" (a file or "prior"), "no_cv",
    "no_per_gpu", "min_gpu_rows", "prior_weight", "max_evals", "starts", "fold_rows",
-   "max_folds" and "output" (the calibration file to write); "quiet" is taken and ignored (the library prints no
+   "max_folds", "fit_rows" and "output" (the calibration file to write); "quiet" is taken and ignored (the library prints no
    progress).  Flags take "true"/"1" or "false"/"0". */
 TP_API enum tp_status tp_call_runs_json(const char *verb, const char *const *files, size_t n_files,
                                         const char *const *keys, const char *const *values,

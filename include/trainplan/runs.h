@@ -188,6 +188,9 @@ struct tp_fit_opts {
     uint32_t fold_rows;    /* leave-one-source-out: each fold fits on at most this many of the
                               other sources' rows, evenly spaced in their order (default 1024;
                               0: every row); the held-out rows are all predicted */
+    uint32_t fit_rows;     /* tp_calibrate_runs (the verb) fits at most this many of the rows,
+                              evenly spaced in their order, and predicts every row before and
+                              after (default 8192; 0: every row); res.rows says how many */
     uint32_t max_folds;    /* at most this many folds: with more sources, fold f holds out
                               every source numbered f mod max_folds (in order of first
                               appearance; default 16; 0 or 1: one fold per source).  The two bound
@@ -262,6 +265,7 @@ struct tp_calibration {
     size_t *src_first;              /* per source number: its first row */
     size_t *by_src;                 /* the rows grouped by source, in order within each */
     size_t *src_at;                 /* source s's rows are by_src[src_at[s] .. src_at[s+1]) */
+    size_t n_sources;               /* of all n rows (res.sources: of the rows fitted) */
     bool cross_validated;           /* asked for, over two or more sources */
     size_t assumed;                 /* rows with a measured throughput not fitted because
                                        their layout was searched or their head count assumed */

@@ -109,10 +109,11 @@ class Calibrate(unittest.TestCase):
     def test_leave_one_source_out_and_prior_base(self):
         got = trainplan.calibrate(*self.FILES, base="prior", max_evals=100, min_gpu_rows=3,
                                   prior_weight=0.5, no_per_gpu=True, starts=2, fold_rows=3,
-                                  max_folds=2)
+                                  max_folds=2, fit_rows=20)
         want = cli_json("calibrate", self.FILES, "--base", "prior", "--max-evals", "100",
                         "--min-gpu-rows", "3", "--prior-weight", "0.5", "--no-per-gpu",
-                        "--starts", "2", "--fold-rows", "3", "--max-folds", "2")
+                        "--starts", "2", "--fold-rows", "3", "--max-folds", "2",
+                        "--fit-rows", "20")
         self.assertEqual(got, want)
         self.assertEqual(got["base"], "physics priors")
         self.assertIsNotNone(got["leave_one_source_out"])
@@ -121,6 +122,7 @@ class Calibrate(unittest.TestCase):
         for kw, field in [(dict(max_evals=5), "max_evals"), (dict(prior_weight=-1), "prior_weight"),
                           (dict(min_gpu_rows=0), "min_gpu_rows"), (dict(starts=0), "starts"),
                           (dict(fold_rows=-1), "fold_rows"), (dict(max_folds=-1), "max_folds"),
+                          (dict(fit_rows=-1), "fit_rows"),
                           (dict(bogus=1), "bogus")]:
             with self.subTest(**kw):
                 with self.assertRaises(trainplan.Error) as cm:

@@ -169,6 +169,6 @@ def calibrate(*files, **kwargs):
     """``trainplan calibrate FILES... --format json``: the efficiencies fitted to the runs'
     measured throughput, the error before, after and leave-one-source-out, and the fitted
     calibration (its "calibration" key); base= (a file or "prior"), no_cv=, no_per_gpu=,
-    min_gpu_rows=, prior_weight=, max_evals=, starts=, fold_rows=, max_folds=, output= (the
-    calibration file to write)."""
+    min_gpu_rows=, prior_weight=, max_evals=, starts=, fold_rows=, max_folds=, fit_rows=,
+    output= (the calibration file to write)."""
     return _call_runs("calibrate", files, kwargs)

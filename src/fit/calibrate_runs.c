@@ -45,6 +45,44 @@ static enum tp_status alloc_rows(struct tp_calibration *r, size_t cap, struct tp
     return tp_fail(err, TP_ENOMEM, "out of memory");
 }
 
+/* tp_calib_fit_validate on the rows, or on o->fit_rows of them (rank r of n kept when
+   floor(r cap / n) steps), the others' held-out errors NaN. */
+static enum tp_status fit_some(struct tp_calibration *out, const struct tp_calib *base,
+                               const struct tp_fit_opts *o, bool cross_validate,
+                               struct tp_error *err)
+{
+    size_t n = out->n, cap = o->fit_rows;
+    double *held = cross_validate ? out->held_out : NULL;
+    if (!cap || n <= cap)
+        return tp_calib_fit_validate(out->rows, out->measured, n, base, o, &out->fitted,
+                                     &out->res, held, err);
+    const struct tp_run **rows = calloc(cap, sizeof *rows);
+    double *meas = calloc(cap, sizeof *meas), *sub = calloc(cap, sizeof *sub);
+    size_t *at = calloc(cap, sizeof *at), k = 0;
+    enum tp_status st = TP_ENOMEM;
+    if (rows && meas && sub && at) {
+        for (size_t i = 0; i < n && k < cap; i++)
+            if ((i + 1) * cap / n != i * cap / n) {
+                rows[k] = out->rows[i];
+                meas[k] = out->measured[i];
+                at[k++] = i;
+            }
+        st = tp_calib_fit_validate(rows, meas, k, base, o, &out->fitted, &out->res,
+                                   held ? sub : NULL, err);
+        for (size_t i = 0; held && i < n; i++)
+            held[i] = NAN;
+        for (size_t j = 0; held && st == TP_OK && j < k; j++)
+            held[at[j]] = sub[j];
+    } else {
+        tp_fail(err, st, "calibrate: out of memory");
+    }
+    free(rows);
+    free(meas);
+    free(sub);
+    free(at);
+    return st;
+}
+
 enum tp_status tp_calibrate_runs(const struct tp_runs *runs, const struct tp_calib *base,
                                  const struct tp_fit_opts *o, bool cross_validate,
                                  struct tp_calibration *out, struct tp_error *err)
@@ -73,10 +111,9 @@ enum tp_status tp_calibrate_runs(const struct tp_runs *runs, const struct tp_cal
                        "step time, TFLOP/s or MFU) to fit", first,
                        runs->n_files > 1 ? " and the others" : "");
     }
-    /* the fit and the leave-one-source-out folds side by side (one source: no fold) */
-    enum tp_status st = tp_calib_fit_validate(out->rows, out->measured, out->n, base, o,
-                                              &out->fitted, &out->res,
-                                              cross_validate ? out->held_out : NULL, err);
+    /* the fit and the leave-one-source-out folds side by side (one source: no fold), on at
+       most o->fit_rows rows, evenly spaced; every row is predicted before and after */
+    enum tp_status st = fit_some(out, base, o, cross_validate, err);
     if (st != TP_OK) {
         tp_calibration_free(out);
         return st;
@@ -87,6 +124,7 @@ enum tp_status tp_calibrate_runs(const struct tp_runs *runs, const struct tp_cal
         tp_calibration_free(out);
         return tp_fail(err, TP_ENOMEM, "out of memory");
     }
+    out->n_sources = n_src;
     for (size_t i = 0; i < out->n; i++)
         out->src_at[out->src_ord[i] + 1]++;
     for (size_t s = 0; s < n_src; s++)

@@ -60,24 +60,49 @@ static bool same_config(const struct tp_run *a, const struct tp_run *b)
     return true;
 }
 
+struct hashed {
+    uint64_t h;
+    size_t row;
+};
+
+static int by_hash_then_row(const void *a, const void *b)
+{
+    const struct hashed *x = a, *y = b;
+    if (x->h != y->h)
+        return x->h < y->h ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
 /* ptr[i] = the plan of the first row with row i's configuration (byte for byte: two rows that
-   differ in unused bytes only get a plan each, which costs time, never a wrong figure). */
+   differ in unused bytes only get a plan each, which costs time, never a wrong figure).  The
+   rows are sorted by hash, so a row is compared only with the earlier first rows of its hash's
+   configurations, not with every earlier row (97,272 rows in a 10 MB file). */
 static enum tp_status share_plans(const struct tp_run *const *runs, size_t n,
                                   struct tp_fit_plans *ps)
 {
-    uint64_t *h = calloc(n ? n : 1, sizeof *h);
-    if (!h)
+    struct hashed *e = calloc(n ? n : 1, sizeof *e);
+    if (!e)
         return TP_ENOMEM;
     for (size_t i = 0; i < n; i++) {
-        h[i] = config_hash(runs[i]);
+        e[i] = (struct hashed){config_hash(runs[i]), i};
         ps->ptr[i] = &ps->plans[i];
-        for (size_t j = 0; j < i; j++)
-            if (h[j] == h[i] && ps->ptr[j] == &ps->plans[j] && same_config(runs[i], runs[j])) {
-                ps->ptr[i] = &ps->plans[j];
-                break;
-            }
     }
-    free(h);
+    qsort(e, n, sizeof *e, by_hash_then_row);
+    for (size_t a = 0; a < n;) {
+        size_t b = a + 1;
+        while (b < n && e[b].h == e[a].h)
+            b++;
+        for (size_t i = a + 1; i < b; i++) /* in row order within the hash */
+            for (size_t j = a; j < i; j++) {
+                size_t r = e[j].row, s = e[i].row;
+                if (ps->ptr[r] == &ps->plans[r] && same_config(runs[s], runs[r])) {
+                    ps->ptr[s] = &ps->plans[r];
+                    break;
+                }
+            }
+        a = b;
+    }
+    free(e);
     return TP_OK;
 }
 
@@ -136,7 +161,8 @@ void tp_fit_opts_init(struct tp_fit_opts *o)
     o->per_gpu = true;
     o->starts = 1;
     o->samples = 256;
-    o->fold_rows = 1024;
+    o->fold_rows = 512;
+    o->fit_rows = 4096;
     o->max_folds = 16;
 }
 

@@ -545,24 +545,51 @@ static void join_domain(struct tp_calib_domain *d, const struct tp_run *const *r
     }
 }
 
-/* Rows that share a plan (first) and, of those, rows with the same measurement too (same): a
-   file that repeats rows costs one prediction and one loss per distinct row and evaluation. */
-static void share_rows(struct problem *p)
+struct keyed {
+    uintptr_t plan;
+    uint64_t measured; /* the double's bits: equal bits, the same measurement */
+    size_t row;
+};
+
+static int by_plan_measured_row(const void *a, const void *b)
 {
+    const struct keyed *x = a, *y = b;
+    if (x->plan != y->plan)
+        return x->plan < y->plan ? -1 : 1;
+    if (x->measured != y->measured)
+        return x->measured < y->measured ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+/* Rows that share a plan (first: the lowest such row) and, of those, rows with the same
+   measurement too (same): a file that repeats rows costs one prediction and one loss per
+   distinct row and evaluation.  By sorting on (plan, measurement, row): O(n log n). */
+static bool share_rows(struct problem *p)
+{
+    struct keyed *e = malloc((p->n ? p->n : 1) * sizeof *e);
+    if (!e)
+        return false;
     for (size_t i = 0; i < p->n; i++) {
-        p->first[i] = p->same[i] = i;
-        for (size_t j = 0; j < i; j++) {
-            if (p->first[j] != j || p->plans[j] != p->plans[i])
-                continue;
-            p->first[i] = j;
-            break;
-        }
-        size_t f = p->first[i];
-        for (size_t j = f; j < i && p->same[i] == i; j++)
-            if (p->first[j] == f && p->same[j] == j &&
-                memcmp(&p->measured[j], &p->measured[i], sizeof p->measured[i]) == 0)
-                p->same[i] = j;
+        e[i] = (struct keyed){(uintptr_t)(const void *)p->plans[i], 0, i};
+        memcpy(&e[i].measured, &p->measured[i], sizeof e[i].measured);
     }
+    qsort(e, p->n, sizeof *e, by_plan_measured_row);
+    for (size_t a = 0; a < p->n;) {
+        size_t b = a, low = e[a].row;
+        while (b < p->n && e[b].plan == e[a].plan) {
+            low = e[b].row < low ? e[b].row : low;
+            b++;
+        }
+        for (size_t i = a; i < b; i++) {
+            bool lead = i == a || e[i].measured != e[i - 1].measured;
+            size_t same = lead ? e[i].row : p->same[e[i - 1].row];
+            p->first[e[i].row] = low;
+            p->same[e[i].row] = same;
+        }
+        a = b;
+    }
+    free(e);
+    return true;
 }
 
 /* GPU slots of the rows (their sources numbered already): which GPU type each row runs on, and
@@ -686,8 +713,7 @@ enum tp_status tp_fit_planned(const struct tp_run *const *runs,
         st = tp_fail(err, TP_ENOMEM, "calibrate: out of memory");
         goto done;
     }
-    share_rows(&p);
-    size_t n_src = tp_source_ordinals(runs, n, p.source);
+    size_t n_src = share_rows(&p) ? tp_source_ordinals(runs, n, p.source) : SIZE_MAX;
     if (n_src == SIZE_MAX) {
         st = tp_fail(err, TP_ENOMEM, "calibrate: out of memory");
         goto done;

@@ -318,6 +318,9 @@ static enum tp_status fit_option(struct runs_call *x, const char *key, const cha
     } else if (strcmp(key, "fold_rows") == 0) {
         TRY(int_option(key, value, 0, 100000000, &v, err));
         x->o.fold_rows = (uint32_t)v;
+    } else if (strcmp(key, "fit_rows") == 0) {
+        TRY(int_option(key, value, 0, 100000000, &v, err));
+        x->o.fit_rows = (uint32_t)v;
     } else if (strcmp(key, "max_folds") == 0) {
         TRY(int_option(key, value, 0, 100000000, &v, err));
         x->o.max_folds = (uint32_t)v;

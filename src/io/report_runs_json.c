@@ -166,10 +166,10 @@ json_t *tp_json_calibrate(const struct tp_calibration *r, const char *base_name,
     tp_calibration_stats(r, r->after, NULL, &sa);
     tp_calibration_stats(r, r->held_out, NULL, &sc);
     return json_pack(
-        "{s:i, s:s, s:s, s:I, s:I, s:I, s:f, s:f, s:I, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, "
-        "s:I}",
+        "{s:i, s:s, s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:o, s:o, s:o, s:o, s:I, s:I, s:o, "
+        "s:o, s:I}",
         "schema_version", TP_SCHEMA_VERSION, "base", base_name, "output", output ? output : "",
-        "rows", (json_int_t)r->n, "sources", (json_int_t)r->res.sources, "skipped",
+        "rows", (json_int_t)r->n, "fitted_rows", (json_int_t)r->res.rows, "sources", (json_int_t)r->n_sources, "skipped",
         (json_int_t)r->runs->n_skipped, "objective_before", r->res.objective_before,
         "objective_after", r->res.objective_after, "evaluations", (json_int_t)r->res.evaluations,
         "params", tp_json_fit_params(&r->res), "before", fit_stat_json(&sb), "after",
