@@ -1,8 +1,10 @@
 /*
  * crossval.c - the fit's options, the rows' time plans (built once per call, shared by every
- * fit that reads the rows), tp_calib_fit over them, and leave-one-source-out cross-validation: one fit per source on the other sources'
- * rows, the folds spread over worker threads (each fold is independent and deterministic, so
- * the held-out figures do not depend on the number of threads or their timing).  Nothing here
+ * fit that reads the rows), tp_calib_fit over them, and leave-one-source-out cross-validation:
+ * one fit per source (or per group of sources, at most max_folds) on the other sources'
+ * rows (at most fold_rows of them), the folds spread over worker threads (each fold is
+ * independent and deterministic, so the held-out figures do not depend on the number of
+ * threads or their timing).  Nothing here
  * needs GSL: the fit itself is fit.c, or nofit.c in a build without GSL (make NO_GSL=1).
  */
 #include "fit_internal.h"

@@ -6,22 +6,24 @@
  * quadratic for small errors and linear (robust) for large ones; the mean over a source's rows,
  * averaged over sources, stops the largest source from owning the fit.  (The median per source
  * is what the report shows; fitting it directly is a piecewise-constant landscape with no
- * slope to follow and a different local minimum for every start.)  A ridge term pulls every parameter toward
- * the base calibration (lambda * sum ((u - u0) / sigma)^2 in the fitting coordinate u: log for
- * rates and ratios, logit for fractions; lambda = prior_weight / rows, so the pull weighs as
- * much as 0.4 rows and fades as rows accumulate), so parameters the rows cannot move stay at
- * the base, and a fit to two runs moves the base no further than the two runs need.
+ * slope to follow and a different local minimum for every start.)  A ridge term pulls every
+ * parameter toward the base calibration (lambda * sum ((u - u0) / sigma)^2 in the fitting
+ * coordinate u: log for rates and ratios, logit for fractions; lambda = prior_weight / rows, so
+ * the pull weighs as much as 0.4 rows and fades as rows accumulate), so parameters the rows
+ * cannot move stay at the base, and a fit to two runs moves the base no further than the two
+ * runs need.
  *
  * Method (all GSL): Levenberg-Marquardt (multifit_nlinear's trust region, the loss written as
  * a sum of squares, a forward-difference Jacobian) from the base (with o->starts > 1, also from
  * the best starts - 1 of `samples` quasi-random Sobol points of a box around it) over the
  * global parameters the rows identify (those that move the loss at all), until the step or the
- * gradient vanishes; then, per GPU type measured by at least `min_gpu_rows` rows from two
- * sources (one source cannot separate its GPU from its software stack), that GPU's GEMM rate
- * (its MAMF times one factor in 0.76..1.25) by Brent's method inside the bracket a grid finds.
- * The two alternate `rounds` times.  (Nelder-Mead reached the same optimum on the shipped runs,
- * to the 3 digits written, in 5x the evaluations.)  Fitted values are rounded to 3 significant
- * digits (far finer than what the runs determine) so the output is stable across compilers.
+ * gradient vanishes or ten steps together lower the loss by under 1e-5 of it; then, per GPU
+ * type measured by at least `min_gpu_rows` rows from two sources (one source cannot separate
+ * its GPU from its software stack), that GPU's GEMM rate (its MAMF times one factor in
+ * 0.76..1.25) by Brent's method inside the bracket a grid finds.  The two alternate `rounds`
+ * times.  (Nelder-Mead reached the same optimum on the shipped runs, to the 3 digits written,
+ * in 5x the evaluations.)  Fitted values are rounded to 3 significant digits (far finer than
+ * what the runs determine) so the output is stable across compilers.
  *
  * The fitter allocates (GSL's workspace and per-row arrays); the evaluation it calls is the
  * pure tp_time_step (through the rows' plans, crossval.c).
@@ -34,8 +36,9 @@
  * construction (data_term is a mean of bounded residuals, and loss() and global_resid map an
  * overflowing prior to a large finite value; Brent calls GSL_ERROR on a non-finite value), the
  * least-squares tolerances are positive, Brent is started only on a bracket whose middle is
- * strictly lowest, and vector indices stay in range.  What remains is GSL failing to allocate a few hundred bytes,
- * where its handler decides (a host that wants no abort sets its own once, at start-up).
+ * strictly lowest, and vector indices stay in range.  What remains is GSL failing to allocate
+ * a few hundred bytes, where its handler decides (a host that wants no abort sets its own
+ * once, at start-up).
  */
 #include "fit_internal.h"
 
@@ -406,7 +409,10 @@ static int lm_df(const gsl_vector *x, void *arg, gsl_matrix *J)
 
 /* Levenberg-Marquardt (GSL's trust-region nonlinear least squares, forward-difference
    Jacobian: n_free + 1 evaluations a step) over the free global parameters from their current
-   values, until the step or the gradient vanishes, no step lowers the loss, or max_evals. */
+   values, until the step or the gradient vanishes, no step lowers the loss, ten steps together
+   lower it by under 1e-5 of it (a crawl along a valley: on a file whose every row is its own
+   source the trust region gained 1e-7 of the loss a step for 2,500 evaluations), or
+   max_evals. */
 static void fit_globals(struct problem *p, unsigned max_evals)
 {
     if (p->n_free == 0)
@@ -443,9 +449,9 @@ static void fit_globals(struct problem *p, unsigned max_evals)
     while (p->evals - start < max_evals) {
         if (gsl_multifit_nlinear_iterate(w) != GSL_SUCCESS) /* GSL_ENOPROG: at the minimum */
             break;
-        double c = 0;
-        gsl_blas_ddot(w->f, w->f, &c);
-        if (it >= 10 && hist[it % 10] - c < 1e-5 * c)
+        double c = 0; /* twice the loss */
+        gsl_blas_ddot(gsl_multifit_nlinear_residual(w), gsl_multifit_nlinear_residual(w), &c);
+        if (it >= 10 && hist[it % 10] - c < 1e-5 * c) /* hist[it % 10]: ten steps ago */
             break;
         hist[it++ % 10] = c;
         if (gsl_multifit_nlinear_test(1e-4, 1e-6, 0, &info, w) == GSL_SUCCESS)
@@ -708,8 +714,8 @@ enum tp_status tp_fit_planned(const struct tp_run *const *runs,
     p.src_sum = calloc(n, sizeof *p.src_sum);
     p.src_rows = calloc(n, sizeof *p.src_rows);
     enum tp_status st = TP_OK;
-    if (!p.source || !p.slot || !p.r || !p.lr || !p.scratch || !p.first || !p.same || !p.tps || !p.h ||
-        !p.src_sum || !p.src_rows) {
+    if (!p.source || !p.slot || !p.r || !p.lr || !p.scratch || !p.first || !p.same || !p.tps ||
+        !p.h || !p.src_sum || !p.src_rows) {
         st = tp_fail(err, TP_ENOMEM, "calibrate: out of memory");
         goto done;
     }
