@@ -295,7 +295,7 @@ static enum tp_reject explain_check(const struct run *r, const struct tp_search_
 
 static void explain(const struct run *r, const struct tp_search_opts *o,
                     const struct tp_calib *cal, const struct tp_search_hit *best,
-                    struct tp_layout *l, const char *text)
+                    struct tp_layout *l, const char *text, double band)
 {
     struct tp_memory mem;
     struct tp_time t;
@@ -328,11 +328,12 @@ static void explain(const struct run *r, const struct tp_search_opts *o,
     struct tp_search_stats st;
     if (run_search(r, &probe, cal, one, 1, &n, &st) != EXIT_OK)
         return;
+    double worse = probe.probe_time_per_token / best->time_per_token - 1;
     printf("  feasible: rank %llu of %llu timed layouts, %+.1f%% time per token against the "
-           "best\n\n",
+           "best: %s (the band is %.0f%%, the estimate's uncertainty)\n\n",
            (unsigned long long)st.faster_than_probe + 1,
-           (unsigned long long)(st.feasible - st.dominated),
-           100 * (probe.probe_time_per_token / best->time_per_token - 1));
+           (unsigned long long)(st.feasible - st.dominated), 100 * worse,
+           worse <= band ? "a tie" : "slower than the band of ties", 100 * band);
     const struct tp_time *b = &best->time;
     printf("  %-34s %12s %12s\n", "seconds per step", "explained", "best");
     side("compute (fwd + bwd + recompute)", t.fwd_s + t.bwd_s + t.recompute_s,
@@ -631,7 +632,7 @@ int cmd_search(int argc, char **argv)
             if ((rc = parse_explain(a.explain, &l)) != EXIT_OK)
                 return rc;
             if (n > 0)
-                explain(&r, &o, &cal, &hits[0].h, &l, a.explain);
+                explain(&r, &o, &cal, &hits[0].h, &l, a.explain, band);
         }
     }
     return cli_finish(n > 0 ? EXIT_OK : EXIT_NO);
