@@ -125,6 +125,10 @@ struct tp_shard_params {
 double tp_gemm_weight_bytes(const struct tp_job *j, double half);
 uint32_t tp_stage_ranges(const struct tp_model *m, const struct tp_layout *l, uint32_t stage,
                          uint32_t *lo, uint32_t *hi);
+/* Whether middle stage s (neither the first two nor the last) holds the blocks of stage s - 1
+   in the same order, with no pp_layout map: then it has the same parameters, block costs and
+   activations per micro-batch (memory.c). */
+bool tp_stage_same_blocks(const struct tp_model *m, const struct tp_layout *l, uint32_t s);
 /* pp_first/pp_last with vpp > 1 as Megatron-Core builds them, into l->pp_map (pp_layout.c). */
 enum tp_status tp_layout_pp_uneven(uint32_t n_layers, struct tp_layout *l, struct tp_error *err);
 /* The uneven-split part of tp_layout_check (pp_first, pp_last) (layout.c). */

@@ -90,6 +90,24 @@ uint32_t tp_stage_ranges(const struct tp_model *m, const struct tp_layout *l, ui
     return 1;
 }
 
+bool tp_stage_same_blocks(const struct tp_model *m, const struct tp_layout *l, uint32_t s)
+{
+    if (s < 2 || s + 1 >= l->pp || l->pp_nv)
+        return false;
+    uint32_t lo0[TP_MAX_LAYERS], hi0[TP_MAX_LAYERS], lo1[TP_MAX_LAYERS], hi1[TP_MAX_LAYERS];
+    uint32_t n0 = tp_stage_ranges(m, l, s - 1, lo0, hi0), n1 = tp_stage_ranges(m, l, s, lo1, hi1);
+    if (n0 != n1)
+        return false;
+    for (uint32_t r = 0; r < n0; r++) {
+        if (hi0[r] - lo0[r] != hi1[r] - lo1[r])
+            return false;
+        for (uint32_t i = 0; i < hi0[r] - lo0[r]; i++)
+            if (tp_block_kind(m, lo0[r] + i) != tp_block_kind(m, lo1[r] + i))
+                return false;
+    }
+    return true;
+}
+
 uint32_t tp_stage_blocks(const struct tp_model *m, const struct tp_layout *l, uint32_t stage)
 {
     if (l->pp == 0 || stage >= l->pp || l->vpp == 0) /* not a checked layout */
@@ -598,15 +616,12 @@ static double gathered_bytes(const struct tp_job *j, const struct tp_layout *l,
     return 2 * half * unit - gemm * (half - tp_gemm_weight_bytes(j, half));
 }
 
-enum tp_status tp_memory_stage(const struct tp_model *m, const struct tp_cluster *c,
-                               const struct tp_job *j, const struct tp_layout *l, uint32_t stage,
-                               struct tp_memory *out)
+/* One stage of a checked run. */
+static void stage_memory(const struct tp_model *m, const struct tp_cluster *c,
+                         const struct tp_job *j, const struct tp_layout *l, uint32_t stage,
+                         struct tp_memory *out)
 {
     memset(out, 0, sizeof *out);
-    if (tp_run_check(m, c, j, l, NULL, NULL) != TP_OK || stage >= l->pp) {
-        out->total_bytes = out->headroom_bytes = NAN;
-        return TP_EINVAL;
-    }
     struct tp_shard_params sp;
     tp_stage_params(m, j, l, stage, &sp, &out->first_layer, &out->n_layers);
     out->stage = stage;
@@ -644,9 +659,24 @@ enum tp_status tp_memory_stage(const struct tp_model *m, const struct tp_cluster
     out->capacity_bytes = c->gpu.hbm_bytes;
     out->headroom_bytes = out->capacity_bytes - out->total_bytes;
     out->fits = out->headroom_bytes >= 0;
+}
+
+enum tp_status tp_memory_stage(const struct tp_model *m, const struct tp_cluster *c,
+                               const struct tp_job *j, const struct tp_layout *l, uint32_t stage,
+                               struct tp_memory *out)
+{
+    if (tp_run_check(m, c, j, l, NULL, NULL) != TP_OK || stage >= l->pp) {
+        memset(out, 0, sizeof *out);
+        out->total_bytes = out->headroom_bytes = NAN;
+        return TP_EINVAL;
+    }
+    stage_memory(m, c, j, l, stage, out);
     return TP_OK;
 }
 
+/* The run is checked once, not once per stage, and a stage that repeats the one before is
+   skipped (a 126-stage pipeline of a 126-block model checked its shape 126 times and priced
+   124 identical stages). */
 enum tp_status tp_memory_worst(const struct tp_model *m, const struct tp_cluster *c,
                                const struct tp_job *j, const struct tp_layout *l,
                                struct tp_memory *out)
@@ -654,7 +684,12 @@ enum tp_status tp_memory_worst(const struct tp_model *m, const struct tp_cluster
     struct tp_memory cur;
     TRY(tp_memory_stage(m, c, j, l, 0, out));
     for (uint32_t s = 1; s < l->pp; s++) {
-        tp_memory_stage(m, c, j, l, s, &cur);
+        /* a middle stage holding the blocks of the one before, in their order, holds as
+           much per micro-batch and no more micro-batches (in_flight never grows with the
+           stage): it cannot be the worst */
+        if (tp_stage_same_blocks(m, l, s))
+            continue;
+        stage_memory(m, c, j, l, s, &cur);
         if (cur.total_bytes > out->total_bytes)
             *out = cur;
     }

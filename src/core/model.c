@@ -121,8 +121,22 @@ static enum tp_status check_moe(struct tp_model *m, struct tp_error *err)
 static enum tp_status check_total(const struct tp_model *m, struct tp_error *err)
 {
     double total = 2.0 * m->vocab * m->hidden;
-    for (uint32_t l = 0; l < m->n_layers; l++)
-        total += (double)tp_block_params(m, l, false);
+    enum { KINDS = 18 }; /* tp_block_kind: blocks of one kind have the same tensors */
+    double by_kind[KINDS];
+    bool seen[KINDS] = {false};
+    for (uint32_t l = 0; l < m->n_layers; l++) {
+        unsigned k = tp_block_kind(m, l);
+        if (k >= KINDS || !seen[k]) {
+            double b = (double)tp_block_params(m, l, false);
+            total += b;
+            if (k < KINDS) {
+                by_kind[k] = b;
+                seen[k] = true;
+            }
+            continue;
+        }
+        total += by_kind[k];
+    }
     if (total > 1e15)
         return tp_fail(err, TP_EINVAL, "the shape gives %.3g parameters, beyond 1e15 (check "
                                        "hidden_size, intermediate sizes, experts and layers)",
@@ -175,22 +189,24 @@ enum tp_status tp_model_finalize(struct tp_model *m, struct tp_error *err)
     if (!m->layers_explicit)
         build_layout(m);
     bool has_dense = false;
-    for (uint32_t l = 0; l < TP_MAX_LAYERS; l++) {
-        if (l >= m->n_layers) {
-            m->layer_mixer[l] = TP_MIXER_ATTN;
-            m->layer_no_ffn[l] = 0;
-        }
-        if (l >= m->n_layers || m->n_experts == 0 || m->layer_no_ffn[l])
+    for (uint32_t l = 0; l < m->n_layers; l++) {
+        if (m->n_experts == 0 || m->layer_no_ffn[l])
             m->layer_moe[l] = 0;
-        if (l >= m->n_layers)
-            m->layer_attn[l] = TP_LAYER_FULL;
-        if (l < m->n_layers && !m->layer_moe[l] && !m->layer_no_ffn[l])
+        if (!m->layer_moe[l] && !m->layer_no_ffn[l])
             has_dense = true;
         if (m->layer_attn[l] == TP_LAYER_SLIDING && m->window == 0)
             return tp_fail(err, TP_EINVAL, "block %u is sliding-window but sliding_window is 0", l);
         if (m->layer_attn[l] == TP_LAYER_CHUNKED && m->chunk == 0)
             return tp_fail(err, TP_EINVAL, "block %u is chunked but attention_chunk_size is 0", l);
     }
+    /* the slots past the last block: attention, full, dense (all 0), so that two finalized
+       models of one shape compare equal byte for byte */
+    size_t tail = TP_MAX_LAYERS - m->n_layers;
+    _Static_assert(TP_MIXER_ATTN == 0 && TP_LAYER_FULL == 0, "the tail is zeroed");
+    memset(&m->layer_mixer[m->n_layers], 0, tail);
+    memset(&m->layer_no_ffn[m->n_layers], 0, tail);
+    memset(&m->layer_moe[m->n_layers], 0, tail);
+    memset(&m->layer_attn[m->n_layers], 0, tail);
     if (has_dense || m->ffn > 0)
         CHECK("intermediate_size (dense MLP width)", m->ffn, 1, MAX_FFN);
     TRY(tp_mixer_check(m, err));

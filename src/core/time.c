@@ -429,7 +429,9 @@ static enum tp_status step(const struct ctx *x, const struct tp_time_plan *p,
     double sum_total = 0;
     uint32_t worst_stage = 0;
     for (uint32_t s = 0; s < l->pp; s++) {
-        if (!p) {
+        if (!p && tp_stage_same_blocks(m, l, s)) {
+            /* a repeated stage: the one before's figures, as the plan's same_as_prev */
+        } else if (!p) {
             struct tp_shard_params sp;
             struct tp_stage_blocks b;
             uint32_t first, count;
