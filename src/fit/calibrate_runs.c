@@ -6,8 +6,10 @@
 #include "fit_internal.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void tp_calibration_free(struct tp_calibration *r)
 {
@@ -83,6 +85,51 @@ static enum tp_status fit_some(struct tp_calibration *out, const struct tp_calib
     return st;
 }
 
+/* Rows [a, b) predicted with the base and with the fit. */
+struct slice {
+    struct tp_calibration *out;
+    size_t a, b;
+};
+
+static void *evaluate_slice(void *arg)
+{
+    struct slice *s = arg;
+    for (size_t i = s->a; i < s->b; i++) {
+        struct tp_run_eval ev;
+        tp_run_evaluate(s->out->rows[i], &s->out->base, &ev);
+        s->out->before[i] = ev.err;
+        tp_run_evaluate(s->out->rows[i], &s->out->fitted, &ev);
+        s->out->after[i] = ev.err;
+    }
+    return NULL;
+}
+
+/* Every row's error before and after, in contiguous slices on o->threads threads (default: the
+   online CPUs); each row's figures are its own, so the threads change nothing but the time (a
+   10 MB file holds 100,000 rows).  A thread that cannot start leaves its slice to this one. */
+static void evaluate_rows(struct tp_calibration *out, const struct tp_fit_opts *o)
+{
+    enum { MAX_THREADS = 64 };
+    long cpus = o->threads ? (long)o->threads : sysconf(_SC_NPROCESSORS_ONLN);
+    size_t nt = cpus > 1 ? (size_t)cpus : 1;
+    nt = nt > MAX_THREADS ? MAX_THREADS : nt;
+    nt = out->n / 1024 + 1 < nt ? out->n / 1024 + 1 : nt; /* a thread for 1,024 rows at least */
+    struct slice s[MAX_THREADS];
+    pthread_t tid[MAX_THREADS];
+    bool started[MAX_THREADS] = {false};
+    for (size_t t = 0; t < nt; t++)
+        s[t] = (struct slice){out, out->n * t / nt, out->n * (t + 1) / nt};
+    for (size_t t = 1; t < nt; t++)
+        started[t] = pthread_create(&tid[t], NULL, evaluate_slice, &s[t]) == 0;
+    evaluate_slice(&s[0]);
+    for (size_t t = 1; t < nt; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        else
+            evaluate_slice(&s[t]);
+    }
+}
+
 enum tp_status tp_calibrate_runs(const struct tp_runs *runs, const struct tp_calib *base,
                                  const struct tp_fit_opts *o, bool cross_validate,
                                  struct tp_calibration *out, struct tp_error *err)
@@ -135,15 +182,9 @@ enum tp_status tp_calibrate_runs(const struct tp_runs *runs, const struct tp_cal
         out->by_src[out->src_first[out->src_ord[i]]++] = i;
     for (size_t s = 0; s < n_src; s++)
         out->src_first[s] = out->by_src[out->src_at[s]];
-    for (size_t i = 0; i < out->n; i++) {
-        struct tp_run_eval ev;
-        tp_run_evaluate(out->rows[i], base, &ev);
-        out->before[i] = ev.err;
-        tp_run_evaluate(out->rows[i], &out->fitted, &ev);
-        out->after[i] = ev.err;
-        if (!cross_validate)
-            out->held_out[i] = NAN;
-    }
+    evaluate_rows(out, o);
+    for (size_t i = 0; i < out->n && !cross_validate; i++)
+        out->held_out[i] = NAN;
     out->cross_validated = cross_validate && out->res.sources >= 2;
     return TP_OK;
 }
