@@ -101,9 +101,12 @@ bool tp_stage_same_blocks(const struct tp_model *m, const struct tp_layout *l, u
     for (uint32_t r = 0; r < n0; r++) {
         if (hi0[r] - lo0[r] != hi1[r] - lo1[r])
             return false;
-        for (uint32_t i = 0; i < hi0[r] - lo0[r]; i++)
-            if (tp_block_kind(m, lo0[r] + i) != tp_block_kind(m, lo1[r] + i))
+        for (uint32_t i = 0; i < hi0[r] - lo0[r]; i++) {
+            uint32_t a = lo0[r] + i, b = lo1[r] + i; /* what tp_block_kind reads, compared raw */
+            if (m->layer_mixer[a] != m->layer_mixer[b] || m->layer_attn[a] != m->layer_attn[b] ||
+                m->layer_moe[a] != m->layer_moe[b] || m->layer_no_ffn[a] != m->layer_no_ffn[b])
                 return false;
+        }
     }
     return true;
 }

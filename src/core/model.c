@@ -125,7 +125,8 @@ static enum tp_status check_total(const struct tp_model *m, struct tp_error *err
     double by_kind[KINDS];
     bool seen[KINDS] = {false};
     for (uint32_t l = 0; l < m->n_layers; l++) {
-        unsigned k = tp_block_kind(m, l);
+        bool known = m->layer_attn[l] <= TP_LAYER_CHUNKED; /* the mixers are checked above */
+        unsigned k = known ? tp_block_kind(m, l) : KINDS;
         if (k >= KINDS || !seen[k]) {
             double b = (double)tp_block_params(m, l, false);
             total += b;

@@ -261,7 +261,9 @@ struct kind_sums {
 static const struct kind_sums *kind_sums(const struct tp_model *m, uint32_t layer,
                                          struct kind_sums *cache, struct kind_sums *scratch)
 {
-    unsigned k = tp_block_kind(m, layer);
+    /* a value out of its enum (a struct filled by hand) could alias another kind: no cache */
+    bool known = m->layer_attn[layer] <= TP_LAYER_CHUNKED && m->layer_mixer[layer] <= TP_MIXER_NONE;
+    unsigned k = known ? tp_block_kind(m, layer) : KINDS;
     struct kind_sums *s = k < KINDS ? &cache[k] : scratch;
     if (!s->seen || s == scratch) {
         struct tp_tensor t[TP_MAX_BLOCK_TENSORS];
