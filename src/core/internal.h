@@ -200,6 +200,9 @@ uint32_t tp_mtp_template_layer(const struct tp_model *m);
 /* ---- hybrid token mixers (ssm.c) ---- */
 /* The block's kind, 0 .. TP_BLOCK_KINDS - 1. */
 unsigned tp_block_kind(const struct tp_model *m, uint32_t layer);
+/* The parameters of all blocks, summed in double (so no count wraps), each block kind's
+   tensors listed once (params.c). */
+double tp_blocks_params_total(const struct tp_model *m);
 /* A block that is not attention + FFN: a Mamba-2 or DeltaNet mixer, or no mixer or FFN. */
 bool tp_model_hybrid(const struct tp_model *m);
 /* One GEMM of a mixer: N x K weight; `column` = split by tp along N (else along K). */

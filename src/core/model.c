@@ -120,24 +120,7 @@ static enum tp_status check_moe(struct tp_model *m, struct tp_error *err)
    times the largest published model (Kimi K2, DeepSeek-V3: about 10^12). */
 static enum tp_status check_total(const struct tp_model *m, struct tp_error *err)
 {
-    double total = 2.0 * m->vocab * m->hidden;
-    enum { KINDS = 18 }; /* tp_block_kind: blocks of one kind have the same tensors */
-    double by_kind[KINDS];
-    bool seen[KINDS] = {false};
-    for (uint32_t l = 0; l < m->n_layers; l++) {
-        bool known = m->layer_attn[l] <= TP_LAYER_CHUNKED; /* the mixers are checked above */
-        unsigned k = known ? tp_block_kind(m, l) : KINDS;
-        if (k >= KINDS || !seen[k]) {
-            double b = (double)tp_block_params(m, l, false);
-            total += b;
-            if (k < KINDS) {
-                by_kind[k] = b;
-                seen[k] = true;
-            }
-            continue;
-        }
-        total += by_kind[k];
-    }
+    double total = 2.0 * m->vocab * m->hidden + tp_blocks_params_total(m);
     if (total > 1e15)
         return tp_fail(err, TP_EINVAL, "the shape gives %.3g parameters, beyond 1e15 (check "
                                        "hidden_size, intermediate sizes, experts and layers)",

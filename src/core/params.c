@@ -252,7 +252,6 @@ uint64_t tp_block_params(const struct tp_model *m, uint32_t layer, bool active)
 /* A block kind's sums: its tensors depend on the block's mixer, MoE and FFN flags only, all of
    which its kind (tp_block_kind) fixes, so each kind is listed once however many blocks it has
    (61 blocks of two kinds in DeepSeek-V3; a 10 MB runs file counts its models ~10^6 times). */
-enum { KINDS = 18 }; /* tp_block_kind: ffn (0..2) x 6 + mixer (0..5) */
 struct kind_sums {
     bool seen;
     uint64_t total, active, by_comp[TP_COMP_COUNT];
@@ -263,8 +262,8 @@ static const struct kind_sums *kind_sums(const struct tp_model *m, uint32_t laye
 {
     /* a value out of its enum (a struct filled by hand) could alias another kind: no cache */
     bool known = m->layer_attn[layer] <= TP_LAYER_CHUNKED && m->layer_mixer[layer] <= TP_MIXER_NONE;
-    unsigned k = known ? tp_block_kind(m, layer) : KINDS;
-    struct kind_sums *s = k < KINDS ? &cache[k] : scratch;
+    unsigned k = known ? tp_block_kind(m, layer) : TP_BLOCK_KINDS;
+    struct kind_sums *s = k < TP_BLOCK_KINDS ? &cache[k] : scratch;
     if (!s->seen || s == scratch) {
         struct tp_tensor t[TP_MAX_BLOCK_TENSORS];
         size_t n = tp_block_tensors(m, layer, t);
@@ -276,11 +275,21 @@ static const struct kind_sums *kind_sums(const struct tp_model *m, uint32_t laye
     return s;
 }
 
+double tp_blocks_params_total(const struct tp_model *m)
+{
+    struct kind_sums cache[TP_BLOCK_KINDS], scratch;
+    memset(cache, 0, sizeof cache);
+    double total = 0;
+    for (uint32_t l = 0; l < m->n_layers; l++)
+        total += (double)kind_sums(m, l, cache, &scratch)->total;
+    return total;
+}
+
 void tp_count_params(const struct tp_model *m, struct tp_params *p)
 {
     memset(p, 0, sizeof *p);
     struct tp_tensor t[TP_MAX_BLOCK_TENSORS];
-    struct kind_sums cache[KINDS], scratch;
+    struct kind_sums cache[TP_BLOCK_KINDS], scratch;
     memset(cache, 0, sizeof cache);
     for (uint32_t l = 0; l < m->n_layers; l++) {
         const struct kind_sums *s = kind_sums(m, l, cache, &scratch);

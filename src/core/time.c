@@ -429,17 +429,17 @@ static enum tp_status step(const struct ctx *x, const struct tp_time_plan *p,
     double sum_total = 0;
     uint32_t worst_stage = 0;
     for (uint32_t s = 0; s < l->pp; s++) {
-        if (!p && tp_stage_same_blocks(m, l, s)) {
-            /* a repeated stage: the one before's figures, as the plan's same_as_prev */
-        } else if (!p) {
+        /* a repeated stage keeps the one before's figures in e */
+        bool repeat = p ? p->stages[s].same_as_prev : tp_stage_same_blocks(m, l, s);
+        if (!repeat && p) {
+            stage_eval(x, kinds, s, &p->stages[s].blocks, &p->stages[s].sp, &e);
+        } else if (!repeat) {
             struct tp_shard_params sp;
             struct tp_stage_blocks b;
             uint32_t first, count;
             tp_stage_params(m, x->j, l, s, &sp, &first, &count);
             stage_blocks(m, l, s, &b);
             stage_eval(x, kinds, s, &b, &sp, &e);
-        } else if (!p->stages[s].same_as_prev) { /* a repeated stage: the one before's figures */
-            stage_eval(x, kinds, s, &p->stages[s].blocks, &p->stages[s].sp, &e);
         }
         sum_total += e.st.total;
         if (s == 0 || e.stage_s > worst.stage_s) {
@@ -506,16 +506,6 @@ enum tp_status tp_time_step(const struct tp_model *m, const struct tp_cluster *c
 
 /* ---- plans: the calibration-independent work once per run --------------------------------- */
 
-/* Stage s costs what stage s - 1 does: neither holds the embedding or the head, both hold as
-   many blocks of each kind, recompute as many, and hold the same parameters. */
-static bool stage_repeats(const struct tp_layout *l, uint32_t s,
-                          const struct tp_time_stage *stages)
-{
-    return s >= 2 && s + 1 < l->pp &&
-           memcmp(&stages[s].sp, &stages[s - 1].sp, sizeof stages[s].sp) == 0 &&
-           memcmp(&stages[s].blocks, &stages[s - 1].blocks, sizeof stages[s].blocks) == 0;
-}
-
 enum tp_status tp_time_plan_init(struct tp_time_plan *p, const struct tp_model *m,
                                  const struct tp_cluster *c, const struct tp_job *j,
                                  const struct tp_layout *l, const struct tp_calib *cal,
@@ -535,7 +525,8 @@ enum tp_status tp_time_plan_init(struct tp_time_plan *p, const struct tp_model *
         uint32_t first, count;
         tp_stage_params(m, j, l, s, &stages[s].sp, &first, &count);
         stage_blocks(m, l, s, &stages[s].blocks);
-        stages[s].same_as_prev = stage_repeats(l, s, stages);
+        /* the test the plain evaluation makes: one rule for which stages repeat */
+        stages[s].same_as_prev = tp_stage_same_blocks(m, l, s);
     }
     for (unsigned k = 0; k < TP_TIME_KINDS; k++)
         p->kind_layer[k] = UINT32_MAX;

@@ -9,7 +9,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 void tp_calibration_free(struct tp_calibration *r)
 {
@@ -47,8 +46,8 @@ static enum tp_status alloc_rows(struct tp_calibration *r, size_t cap, struct tp
     return tp_fail(err, TP_ENOMEM, "out of memory");
 }
 
-/* tp_calib_fit_validate on the rows, or on o->fit_rows of them (rank r of n kept when
-   floor(r cap / n) steps), the others' held-out errors NaN. */
+/* tp_calib_fit_validate on the rows, or on o->fit_rows of them, evenly spaced
+   (tp_evenly_kept), the others' held-out errors NaN. */
 static enum tp_status fit_some(struct tp_calibration *out, const struct tp_calib *base,
                                const struct tp_fit_opts *o, bool cross_validate,
                                struct tp_error *err)
@@ -64,7 +63,7 @@ static enum tp_status fit_some(struct tp_calibration *out, const struct tp_calib
     enum tp_status st = TP_ENOMEM;
     if (rows && meas && sub && at) {
         for (size_t i = 0; i < n && k < cap; i++)
-            if ((i + 1) * cap / n != i * cap / n) {
+            if (tp_evenly_kept(i, n, cap)) {
                 rows[k] = out->rows[i];
                 meas[k] = out->measured[i];
                 at[k++] = i;
@@ -109,14 +108,10 @@ static void *evaluate_slice(void *arg)
    10 MB file holds 100,000 rows).  A thread that cannot start leaves its slice to this one. */
 static void evaluate_rows(struct tp_calibration *out, const struct tp_fit_opts *o)
 {
-    enum { MAX_THREADS = 64 };
-    long cpus = o->threads ? (long)o->threads : sysconf(_SC_NPROCESSORS_ONLN);
-    size_t nt = cpus > 1 ? (size_t)cpus : 1;
-    nt = nt > MAX_THREADS ? MAX_THREADS : nt;
-    nt = out->n / 1024 + 1 < nt ? out->n / 1024 + 1 : nt; /* a thread for 1,024 rows at least */
-    struct slice s[MAX_THREADS];
-    pthread_t tid[MAX_THREADS];
-    bool started[MAX_THREADS] = {false};
+    size_t nt = tp_fit_workers(o, out->n / 1024 + 1); /* a thread for 1,024 rows at least */
+    struct slice s[TP_FIT_MAX_WORKERS];
+    pthread_t tid[TP_FIT_MAX_WORKERS];
+    bool started[TP_FIT_MAX_WORKERS] = {false};
     for (size_t t = 0; t < nt; t++)
         s[t] = (struct slice){out, out->n * t / nt, out->n * (t + 1) / nt};
     for (size_t t = 1; t < nt; t++)

@@ -196,6 +196,7 @@ struct cv {
     struct tp_calib *full;     /* the fit to every row (job 0), or NULL */
     struct tp_fit_result *full_res;
     uint32_t *src_ord;         /* per row: its source's number, in order of first appearance */
+    size_t *fold_train;        /* per fold: the rows of the sources it fits on */
     size_t n_folds, n_jobs, next; /* jobs: the full fit (when asked), then the folds; fold f
                                      holds out the sources numbered f mod n_folds */
     enum tp_status *status;    /* per job */
@@ -239,16 +240,12 @@ static void run_job(struct worker *w, size_t job)
                                        cv->full, cv->full_res, &cv->errs[0]);
         return;
     }
-    size_t f = job - (cv->full != NULL), train = 0, rank = 0, k = 0, cap = cv->o->fold_rows;
-    for (size_t j = 0; j < cv->n; j++)
-        train += cv->src_ord[j] % cv->n_folds != f;
+    size_t f = job - (cv->full != NULL), rank = 0, k = 0;
     for (size_t j = 0; j < cv->n; j++) {
         if (cv->src_ord[j] % cv->n_folds == f)
             continue;
-        /* at most `cap` training rows, evenly spaced: rank r of `train` is kept when
-           floor(r cap / train) steps */
-        size_t r = rank++;
-        if (cap && train > cap && (r + 1) * cap / train == r * cap / train)
+        /* at most fold_rows training rows, evenly spaced */
+        if (!tp_evenly_kept(rank++, cv->fold_train[f], cv->o->fold_rows))
             continue;
         w->train[k] = cv->runs[j];
         w->train_plans[k] = cv->plans[j];
@@ -281,23 +278,21 @@ static void *worker_main(void *arg)
     }
 }
 
-/* Worker threads: o->threads, or the online CPUs; no more than there are jobs. */
-static size_t worker_count(const struct tp_fit_opts *o, size_t jobs)
+size_t tp_fit_workers(const struct tp_fit_opts *o, size_t jobs)
 {
     long cpus = o->threads ? (long)o->threads : sysconf(_SC_NPROCESSORS_ONLN);
     size_t n = cpus > 0 ? (size_t)cpus : 1;
-    if (n > 64)
-        n = 64;
+    if (n > TP_FIT_MAX_WORKERS)
+        n = TP_FIT_MAX_WORKERS;
     return n < jobs ? n : jobs;
 }
 
 static enum tp_status cv_run(struct cv *cv, struct tp_error *err)
 {
-    enum { MAX_WORKERS = 64 };
-    struct worker w[MAX_WORKERS];
-    pthread_t tid[MAX_WORKERS];
-    bool started[MAX_WORKERS] = {false};
-    size_t nw = worker_count(cv->o, cv->n_jobs);
+    struct worker w[TP_FIT_MAX_WORKERS];
+    pthread_t tid[TP_FIT_MAX_WORKERS];
+    bool started[TP_FIT_MAX_WORKERS] = {false};
+    size_t nw = tp_fit_workers(cv->o, cv->n_jobs);
     size_t n = cv->n ? cv->n : 1;
     enum tp_status st = TP_OK;
     memset(w, 0, sizeof w);
@@ -353,12 +348,13 @@ static enum tp_status fit_jobs(const struct tp_run *const *runs, const double *m
     cv.full_res = res;
     size_t cap = n + 1;
     cv.src_ord = calloc(cap, sizeof *cv.src_ord);
+    cv.fold_train = calloc(cap, sizeof *cv.fold_train);
     cv.status = calloc(cap, sizeof *cv.status);
     cv.errs = calloc(cap, sizeof *cv.errs);
     struct tp_fit_plans ps;
     bool planned = tp_fit_plans_build(runs, n, base, &ps) == TP_OK;
     enum tp_status st = TP_OK;
-    if (!cv.src_ord || !cv.status || !cv.errs || !planned ||
+    if (!cv.src_ord || !cv.fold_train || !cv.status || !cv.errs || !planned ||
         pthread_mutex_init(&cv.lock, NULL) != 0) {
         st = tp_fail(err, TP_ENOMEM, "calibrate: out of memory");
         goto out;
@@ -373,23 +369,24 @@ static enum tp_status fit_jobs(const struct tp_run *const *runs, const double *m
         goto out;
     }
     cv.n_folds = n_src < 2 ? 0 : o->max_folds >= 2 && n_src > o->max_folds ? o->max_folds : n_src;
+    for (size_t f = 0; f < cv.n_folds; f++)
+        cv.fold_train[f] = n;
+    for (size_t i = 0; i < n && cv.n_folds; i++)
+        cv.fold_train[cv.src_ord[i] % cv.n_folds]--;
     cv.n_jobs = cv.n_folds + (full != NULL);
     st = cv_run(&cv, err);
     if (full && st == TP_OK) {
         res->folds = (uint32_t)cv.n_folds;
-        for (size_t f = 0; f < cv.n_folds; f++) { /* a fold fitted on fewer rows than it had */
-            size_t train = 0;
-            for (size_t i = 0; i < n; i++)
-                train += cv.src_ord[i] % cv.n_folds != f;
-            if (o->fold_rows && train > o->fold_rows)
+        for (size_t f = 0; f < cv.n_folds; f++) /* a fold fitted on fewer rows than it had */
+            if (o->fold_rows && cv.fold_train[f] > o->fold_rows)
                 res->fold_rows = o->fold_rows;
-        }
     }
     pthread_mutex_destroy(&cv.lock);
 out:
     if (planned)
         tp_fit_plans_free(&ps);
     free(cv.src_ord);
+    free(cv.fold_train);
     free(cv.status);
     free(cv.errs);
     return st;

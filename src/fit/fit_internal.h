@@ -26,6 +26,18 @@ enum tp_status tp_fit_planned(const struct tp_run *const *runs,
                               struct tp_calib *out, struct tp_fit_result *res,
                               struct tp_error *err);
 
+/* Worker threads: o->threads, or the online CPUs (at most TP_FIT_MAX_WORKERS); no more than
+   there are jobs. */
+#define TP_FIT_MAX_WORKERS 64
+size_t tp_fit_workers(const struct tp_fit_opts *o, size_t jobs);
+
+/* Of `n` items in order, keep at most `cap` evenly spaced (0: all): item i is kept when
+   floor(i cap / n) steps at it. */
+static inline bool tp_evenly_kept(size_t i, size_t n, size_t cap)
+{
+    return !cap || n <= cap || (i + 1) * cap / n != i * cap / n;
+}
+
 /* Numbers the rows' sources 0, 1, ... in order of first appearance (ord[i] for row i); returns
    how many, or SIZE_MAX when out of memory (sources.c). */
 size_t tp_source_ordinals(const struct tp_run *const *runs, size_t n, uint32_t *ord);

@@ -345,9 +345,8 @@ enum tp_status tp_request_resolve(const struct tp_request *r, const struct tp_mo
     /* no --framework: the default stack where it runs the layout (DeepSpeed's pipeline engine
        runs --pp with ZeRO 0/1, so a memory fix found under it reproduces), else Megatron, the
        stack that runs every layout */
-    struct tp_error ignored;
     if (!r->framework && (l->tp > 1 || l->pp > 1 || l->cp > 1 || l->vpp > 1 || l->sp) &&
-        (!m->n_layers || tp_stack_check(m, j, l, &ignored) != TP_OK))
+        (!m->n_layers || tp_stack_check(m, j, l, NULL) != TP_OK))
         j->framework = TP_FW_MEGATRON;
     /* size has no model yet: each shape's layouts come from the search */
     if (m->n_layers) {
