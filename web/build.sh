@@ -18,27 +18,34 @@ fi
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 obj=$out/obj
 mkdir -p "$obj/jansson" "$obj/csv" "$obj/src" "$obj/cli" "$out/gen"
+# gen FILE: stdin into FILE, touched only when it changes (compile() rebuilds on newer headers)
+gen() {
+    cat >"$1.new"
+    if cmp -s "$1.new" "$1"; then rm -f "$1.new"; else mv "$1.new" "$1"; fi
+}
 # jansson's configure-time header, for emscripten's libc (wasm32: long long, localeconv,
 # atomic builtins all present)
 sed -e 's/@json_inline@/inline/' -e 's/@json_have_long_long@/1/' \
     -e 's/@json_have_localeconv@/1/' -e 's/@json_have_atomic_builtins@/1/' \
-    -e 's/@json_have_sync_builtins@/1/' "$jansson/jansson_config.h.in" >"$out/gen/jansson_config.h"
+    -e 's/@json_have_sync_builtins@/1/' "$jansson/jansson_config.h.in" | gen "$out/gen/jansson_config.h"
 # and its private one from the CMake template: every HAVE_* emscripten's libc has, the seed from
 # the time and pid (no /dev/urandom), jansson's default initial hashtable order (3)
 sed -e 's/^#cmakedefine \(HAVE_[A-Z0-9_]*\) 1/#define \1 1/' \
     -e 's/^#cmakedefine \(USE_[A-Z_]*\) 1/\/* #undef \1 *\//' \
     -e 's/@JANSSON_INITIAL_HASHTABLE_ORDER@/3/' \
-    "$jansson/../cmake/jansson_private_config.h.cmake" >"$out/gen/jansson_private_config.h"
-cp "$jansson/jansson.h" "$out/gen/jansson.h"
-cp "$csv/csv.h" "$out/gen/csv.h"
-sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$/\\n"/' data/calibration.json \
-    >"$out/gen/calib_defaults.inc"
+    "$jansson/../cmake/jansson_private_config.h.cmake" | gen "$out/gen/jansson_private_config.h"
+gen "$out/gen/jansson.h" <"$jansson/jansson.h"
+gen "$out/gen/csv.h" <"$csv/csv.h"
+# the built-in calibration as a string literal: src/data/calib.c includes it
+sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$/\\n"/' data/calibration.json |
+    gen "$out/gen/calib_defaults.inc"
 CFLAGS="-O2 -std=c11 -D_POSIX_C_SOURCE=200809L -I$out/gen"
 # compile FILE OBJ [flags]: only when the object is older than its source or a header
 compile() {
     src=$1 o=$2
     shift 2
-    if [ ! -f "$o" ] || [ -n "$(find "$src" include src cli web -name '*.h' -newer "$o" 2>/dev/null | head -1)" ] ||
+    if [ ! -f "$o" ] ||
+        [ -n "$(find include src cli web "$out/gen" \( -name '*.h' -o -name '*.inc' \) -newer "$o" 2>/dev/null | head -1)" ] ||
         [ "$src" -nt "$o" ]; then
         emcc $CFLAGS "$@" -c "$src" -o "$o"
     fi
