@@ -176,16 +176,22 @@ static void attention(const struct ctx *x, uint32_t layer, struct cost *c)
     double s = (double)x->j->seq;
     if (x->j->attn_impl == TP_ATTN_EAGER) {
         /* QK^T and AV as batched GEMMs over the full square (the mask is applied afterwards),
-           then scale/mask/softmax/dropout over s x s scores: ~9 B per score forward, twice
-           that backward */
+           then the element-wise passes over the s x s 16-bit scores.  A fused stack runs
+           Megatron's scaled-masked softmax (fused_kernels/scaled_upper_triang_masked_softmax:
+           read the scores, write the probabilities: 4 B; backward reads the gradient and the
+           probabilities and writes one: 6 B).  Hugging Face's eager_attention_forward runs
+           them op by op: scale (4 B), add the mask (4), softmax in fp32 (2 + 4), cast back
+           (4 + 2): 20 B; backward the same ops in reverse: 22 B.  Dropout on the
+           probabilities (torch's fused dropout) reads them and writes the output and a 1-byte
+           mask forward, reads the gradient and the mask and writes one backward: 5 B each */
         double dqk = width / heads / 2, count = x->seqs * heads;
         double sl = x->seq_local, al = align_of(&x->h, dqk);
         c->fwd_attn += gemm(&x->h, sl, s, dqk, count, al) + gemm(&x->h, sl, dqk, s, count, al);
         c->bwd_attn += gemm(&x->h, sl, dqk, s, count, al) + gemm(&x->h, s, dqk, sl, count, al) +
                        gemm(&x->h, sl, s, dqk, count, al) + gemm(&x->h, s, dqk, sl, count, al);
-        double scores = count * sl * s;
-        c->fwd_mem += 9 * scores / x->h.mem_bw;
-        c->bwd_mem += 18 * scores / x->h.mem_bw;
+        double scores = count * sl * s, drop = x->j->dropout ? 5 : 0;
+        c->fwd_mem += ((x->eager ? 20 : 4) + drop) * scores / x->h.mem_bw;
+        c->bwd_mem += ((x->eager ? 22 : 6) + drop) * scores / x->h.mem_bw;
         return;
     }
     /* FlashAttention: causal pairs only; thread blocks of 128 queries per head */

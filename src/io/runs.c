@@ -323,10 +323,13 @@ static enum tp_status map_job(const struct row *r, const struct tp_model *m, str
     if (strstr(fw, "8bit") || strstr(fw, "8-bit"))
         j->optimizer = TP_OPT_ADAMW_8BIT;
     tp_row_recipe_job(r, j);
-    /* Megatron-LM before FlashAttention (2020-2021) kept dropout and the s x s scores */
+    /* Runs before FlashAttention reached the frameworks kept dropout and the s x s scores:
+       Megatron-LM took it in PR #267 (opened 2022-12-09, merged January 2023), PyTorch's SDPA
+       in 2.0 (March 2023); Korthikanti et al. 2022 count both in their activations (34sbh +
+       5as^2b: the softmax output and the attention dropout mask) */
     const char *date = tp_row_cell(r, "source_version_or_date");
     long year = strtol(date, NULL, 10);
-    if (year >= 2000 && year < 2022) { /* a calendar year, not a release like "26.08" */
+    if (year >= 2000 && year < 2023) { /* a calendar year, not a release like "26.08" */
         j->attn_impl = TP_ATTN_EAGER;
         j->dropout = true;
     } else if (strcmp(r->run->framework_key, "megatron-deepspeed") == 0) {
