@@ -210,6 +210,9 @@ static const struct opt OPTS[] = {
     {"recompute-modes", NULL, OPT_STR, F(recompute_modes), 0, 0, NULL, NULL, SEARCH_CMDS, "LIST",
      "recompute modes to try: a comma list of none, selective, full, partial (full on N blocks "
      "per stage; needs full); default all four"},
+    {"zero-stages", NULL, OPT_STR, F(zero_stages), 0, 0, NULL, NULL, SEARCH_CMDS, "LIST",
+     "ZeRO stages to try: a comma list of 0-3 (default all the stack runs; 0 = none, 1 = the "
+     "distributed optimizer, 3 = FSDP / ZeRO-3)"},
     {"even-pp", NULL, OPT_CONST, F(even_pp), 1, 1, NULL, NULL, SEARCH_CMDS, NULL,
      "only even pipeline splits (no stages shortened for the embedding and the head)"},
     {"quiet", "q", OPT_CONST, F(quiet), 1, 1, NULL, NULL, SEARCH_CMDS | CMD_CALIBRATE, NULL,

@@ -80,6 +80,7 @@ struct cli_args {
     int64_t threads;         /* TP_UNSET = the online CPUs */
     const char *explain;     /* --explain "tp=8 pp=4 mbs=2" */
     const char *recompute_modes; /* search --recompute-modes none,selective,full,partial */
+    const char *zero_stages;     /* search --zero-stages 0,1,2,3 */
     const char *gpus_list;   /* search --gpus 8,16,32 or 8..512 */
     int quiet;               /* --quiet: no progress line */
     /* layout (TP_UNSET = default / derived) */
@@ -257,6 +258,10 @@ struct search_ctl {
     unsigned threads;
     bool progress;           /* the progress line on stderr */
 };
+/* The enumeration's options from the flags (--max-*, --mem-headroom, --no-offload, --even-pp,
+   --recompute-modes, --zero-stages) for the global batch `gbs`.  EXIT_OK, or EXIT_USAGE after
+   an error line. */
+int cli_search_opts(const struct cli_args *a, uint64_t gbs, struct tp_search_opts *o);
 /* The `cap` fastest layouts over the stacks of `ctl` (r->j.framework is left at the best's);
    the stats add up over the stacks.  EXIT_OK, or EXIT_USAGE after an error line. */
 int search_stacks(struct run *r, const struct tp_search_opts *o, const struct tp_calib *cal,

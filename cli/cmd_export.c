@@ -48,34 +48,6 @@ static void help(void)
            "2 usage, input or I/O error, or a plan the framework cannot express.\n");
 }
 
-/* --recompute-modes none,selective,full,partial -> TP_SEARCH_RC_* (as trainplan search). */
-static int parse_modes(const char *text, unsigned *mask)
-{
-    static const char *const names[] = {"none", "selective", "full", "partial"};
-    static const unsigned bits[] = {TP_SEARCH_RC_NONE, TP_SEARCH_RC_SELECTIVE, TP_SEARCH_RC_FULL,
-                                    TP_SEARCH_RC_PARTIAL};
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", text);
-    *mask = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        size_t k = 0;
-        while (k < 4 && strcmp(tok, names[k]) != 0)
-            k++;
-        if (k == 4 || strlen(text) >= sizeof buf) {
-            cli_error("--recompute-modes %s: expected a comma list of none, selective, full, "
-                      "partial", text);
-            return EXIT_USAGE;
-        }
-        *mask |= bits[k];
-    }
-    if (!*mask || ((*mask & TP_SEARCH_RC_PARTIAL) && !(*mask & TP_SEARCH_RC_FULL))) {
-        cli_error("--recompute-modes %s: give at least one mode; partial needs full", text);
-        return EXIT_USAGE;
-    }
-    return EXIT_OK;
-}
-
 /* --best: the search's fastest layout replaces r->l.  EXIT_NO when none fits. */
 static int best_layout(const struct cli_args *a, struct run *r, uint64_t gbs)
 {
@@ -88,20 +60,7 @@ static int best_layout(const struct cli_args *a, struct run *r, uint64_t gbs)
         return EXIT_USAGE;
     }
     struct tp_search_opts o;
-    tp_search_opts_init(&o);
-    o.gbs = gbs;
-    const struct {
-        int64_t v;
-        uint32_t *dst;
-    } lim[] = {{a->max_tp, &o.max_tp}, {a->max_pp, &o.max_pp}, {a->max_cp, &o.max_cp},
-               {a->max_ep, &o.max_ep}, {a->max_mbs, &o.max_mbs}};
-    for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++)
-        if (lim[i].v != TP_UNSET)
-            *lim[i].dst = (uint32_t)lim[i].v;
-    o.mem_headroom = a->mem_headroom;
-    o.offload = !a->no_offload;
-    o.uneven_pp = !a->even_pp;
-    if (a->recompute_modes && (rc = parse_modes(a->recompute_modes, &o.recompute_mask)) != EXIT_OK)
+    if ((rc = cli_search_opts(a, gbs, &o)) != EXIT_OK)
         return rc;
     unsigned threads = a->threads != TP_UNSET ? (unsigned)a->threads : par_cpus();
     struct tp_search_hit hit[1];

@@ -354,47 +354,6 @@ static void explain(const struct run *r, const struct tp_search_opts *o,
 
 enum { MAX_COUNTS = CLI_MAX_SWEEP_VALUES };
 
-/* --recompute-modes none,selective,full,partial -> TP_SEARCH_RC_* mask. */
-static int parse_modes(const char *text, unsigned *mask)
-{
-    static const struct {
-        const char *name;
-        unsigned bit;
-    } MODES[] = {{"none", TP_SEARCH_RC_NONE},
-                 {"selective", TP_SEARCH_RC_SELECTIVE},
-                 {"full", TP_SEARCH_RC_FULL},
-                 {"partial", TP_SEARCH_RC_PARTIAL}};
-    char buf[128];
-    if (strlen(text) >= sizeof buf) {
-        cli_error("--recompute-modes %s: too long", text);
-        return EXIT_USAGE;
-    }
-    snprintf(buf, sizeof buf, "%s", text);
-    *mask = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        size_t k = 0, count = sizeof MODES / sizeof MODES[0];
-        while (k < count && strcmp(tok, MODES[k].name) != 0)
-            k++;
-        if (k == count) {
-            cli_error("--recompute-modes: unknown mode \"%s\" (expected none, selective, full, "
-                      "partial)", tok);
-            return EXIT_USAGE;
-        }
-        *mask |= MODES[k].bit;
-    }
-    if (!*mask) {
-        cli_error("--recompute-modes: no mode given (expected none, selective, full, partial)");
-        return EXIT_USAGE;
-    }
-    if ((*mask & TP_SEARCH_RC_PARTIAL) && !(*mask & TP_SEARCH_RC_FULL)) {
-        cli_error("--recompute-modes: partial (full recompute of N blocks) is tried only "
-                  "together with full");
-        return EXIT_USAGE;
-    }
-    return EXIT_OK;
-}
-
 /* Train time and GPU-hours for a token budget (or per million tokens without one). */
 static void budget(const struct tp_time *t, uint32_t gpus, double tokens, double *train_s,
                    double *gpu_hours)
@@ -537,26 +496,6 @@ static void print_budget(const struct cli_args *a, const struct run *r, const st
     printf("\n");
 }
 
-/* The enumeration's limits from the flags. */
-static void search_opts(const struct cli_args *a, struct tp_search_opts *o)
-{
-    tp_search_opts_init(o);
-    o->gbs = (uint64_t)a->gbs;
-    if (a->max_tp != TP_UNSET)
-        o->max_tp = (uint32_t)a->max_tp;
-    if (a->max_pp != TP_UNSET)
-        o->max_pp = (uint32_t)a->max_pp;
-    if (a->max_cp != TP_UNSET)
-        o->max_cp = (uint32_t)a->max_cp;
-    if (a->max_ep != TP_UNSET)
-        o->max_ep = (uint32_t)a->max_ep;
-    if (a->max_mbs != TP_UNSET)
-        o->max_mbs = (uint32_t)a->max_mbs;
-    o->mem_headroom = a->mem_headroom;
-    o->offload = !a->no_offload;
-    o->uneven_pp = !a->even_pp;
-}
-
 int cmd_search(int argc, char **argv)
 {
     struct cli_args a;
@@ -585,8 +524,7 @@ int cmd_search(int argc, char **argv)
         return EXIT_USAGE;
     }
     struct tp_search_opts o;
-    search_opts(&a, &o);
-    if (a.recompute_modes && (rc = parse_modes(a.recompute_modes, &o.recompute_mask)) != EXIT_OK)
+    if ((rc = cli_search_opts(&a, (uint64_t)a.gbs, &o)) != EXIT_OK)
         return rc;
     ctl.threads = a.threads != TP_UNSET ? (unsigned)a.threads : par_cpus();
     ctl.progress = isatty(STDERR_FILENO) != 0 && !a.quiet;

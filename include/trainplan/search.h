@@ -71,6 +71,13 @@ struct tp_search_opts {
     uint32_t shard, n_shards;
 };
 TP_API void tp_search_opts_init(struct tp_search_opts *o);
+/* The enumeration's lists as people write them: "none,selective,full,partial" into
+   recompute_mask (partial needs full), "0,1,2,3" into zero_mask.  TP_EINVAL names the field
+   (recompute_modes, zero_stages) and what it expected. */
+TP_API enum tp_status tp_search_parse_recompute_modes(const char *text, unsigned *mask,
+                                                      struct tp_error *err);
+TP_API enum tp_status tp_search_parse_zero_stages(const char *text, unsigned *mask,
+                                                  struct tp_error *err);
 
 struct tp_search_hit {
     struct tp_layout layout; /* checked, as tp_time_step saw it */

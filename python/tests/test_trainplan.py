@@ -41,6 +41,8 @@ SEARCHES = [
     ("llama-3.1-8b", dict(gpus=8, gbs=64)),
     ("qwen3-30b-a3b", dict(gpus=16, gbs=128, seq=4096, framework="megatron", top=8)),
     ("llama-3.1-70b", dict(gpu="a100-80gb", gpus=32, gbs=256, max_tp=4, no_offload=True)),
+    ("llama-3.1-70b", dict(gpu="a100-80gb", gpus=32, gbs=256, framework="megatron",
+                           zero_stages="0,1", recompute_modes="none,selective")),
     # nothing feasible: the nearest changes (another stack, the nearest gbs; more GPUs)
     ("llama-3.1-8b", dict(gpus=8, gbs=7, framework="axolotl")),
     ("llama-3.1-70b", dict(gpus=2, gbs=64)),
@@ -174,6 +176,12 @@ class Errors(unittest.TestCase):
         with self.assertRaises(trainplan.Error) as cm:
             trainplan.search("llama-3.1-8b", gpus=8)
         self.assertEqual(cm.exception.field, "gbs")
+        for field, value, fragment in [("zero_stages", "0,4", 'unknown stage "4"'),
+                                       ("recompute_modes", "partial", "only together with full")]:
+            with self.assertRaises(trainplan.Error) as cm:
+                trainplan.search("llama-3.1-8b", gpus=8, gbs=64, **{field: value})
+            self.assertEqual(cm.exception.field, field)
+            self.assertIn(fragment, str(cm.exception))
 
     def test_unknown_model(self):
         with self.assertRaises(trainplan.Error):

@@ -153,7 +153,7 @@ def memory(model, **kwargs):
 def search(model, **kwargs):
     """``trainplan search MODEL --format json``: the fastest layouts that fit for gbs= (required),
     with top=, max_tp=, max_pp=, max_cp=, max_ep=, max_mbs=, mem_headroom=, no_offload=,
-    even_pp=, calibration= (one thread: the same results as the CLI's threaded search).  Every
+    even_pp=, recompute_modes= ("none,selective"), zero_stages= ("0,1"), calibration= (one thread: the same results as the CLI's threaded search).  Every
     stack unless framework= names one; each result names its stack, tie and differs_most."""
     return _call("search", model, kwargs)
 

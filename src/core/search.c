@@ -49,6 +49,53 @@ void tp_search_opts_init(struct tp_search_opts *o)
     o->uneven_pp = true;
 }
 
+/* Splits `text` at commas into a mask of `names` indices; a token no name matches (a `noun`),
+   or an empty list, is TP_EINVAL on `field`. */
+static enum tp_status parse_list(const char *text, const char *field, const char *noun,
+                                 const char *const *names, size_t n_names, const char *expected,
+                                 unsigned *mask, struct tp_error *err)
+{
+    char buf[128];
+    if (!text || strlen(text) >= sizeof buf)
+        return tp_fail_field(err, TP_EINVAL, field, "%s: expected a comma list of %s", field,
+                             expected);
+    memcpy(buf, text, strlen(text) + 1);
+    *mask = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        size_t k = 0;
+        while (k < n_names && strcmp(tok, names[k]) != 0)
+            k++;
+        if (k == n_names)
+            return tp_fail_field(err, TP_EINVAL, field, "%s: unknown %s \"%s\" (expected %s)",
+                                 field, noun, tok, expected);
+        *mask |= 1u << k;
+    }
+    if (!*mask)
+        return tp_fail_field(err, TP_EINVAL, field, "%s: no %s given (expected %s)", field, noun,
+                             expected);
+    return TP_OK;
+}
+
+enum tp_status tp_search_parse_recompute_modes(const char *text, unsigned *mask,
+                                               struct tp_error *err)
+{
+    /* in TP_SEARCH_RC_* bit order */
+    static const char *const NAMES[] = {"none", "selective", "full", "partial"};
+    TRY(parse_list(text, "recompute_modes", "mode", NAMES, 4, "none, selective, full, partial",
+                   mask, err));
+    if ((*mask & TP_SEARCH_RC_PARTIAL) && !(*mask & TP_SEARCH_RC_FULL))
+        return tp_fail_field(err, TP_EINVAL, "recompute_modes", "recompute_modes: partial (full "
+                             "recompute of N blocks) is tried only together with full");
+    return TP_OK;
+}
+
+enum tp_status tp_search_parse_zero_stages(const char *text, unsigned *mask, struct tp_error *err)
+{
+    static const char *const NAMES[] = {"0", "1", "2", "3"};
+    return parse_list(text, "zero_stages", "stage", NAMES, 4, "0, 1, 2, 3", mask, err);
+}
+
 static int cmp_u(uint32_t a, uint32_t b)
 {
     return a < b ? -1 : a > b;

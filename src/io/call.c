@@ -150,6 +150,10 @@ static enum tp_status search_option(struct call *x, const char *key, const char 
         x->so.uneven_pp = !truthy(value);
         return TP_OK;
     }
+    if (strcmp(key, "recompute_modes") == 0)
+        return tp_search_parse_recompute_modes(value, &x->so.recompute_mask, err);
+    if (strcmp(key, "zero_stages") == 0)
+        return tp_search_parse_zero_stages(value, &x->so.zero_mask, err);
     *taken = false;
     return TP_OK;
 }
