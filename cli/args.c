@@ -306,6 +306,9 @@ static const struct opt OPTS[] = {
      "scores)"},
     {"tp-comm-overlap", NULL, OPT_CONST, F(tp_comm_overlap), 1, 1, NULL, NULL, JOB_CMDS, NULL,
      "TP collectives overlapped with GEMMs (Megatron-Core --tp-comm-overlap, torchtitan async TP)"},
+    {"moe-a2a-overlap", NULL, OPT_CONST, F(moe_a2a_overlap), 1, 1, NULL, NULL, JOB_CMDS, NULL,
+     "MoE all-to-all overlapped with another micro-batch's compute (Megatron-Core "
+     "--overlap-moe-expert-parallel-comm; needs ep > 1, vpp with pp > 1, no full recompute)"},
     {"fp8-param-gather", NULL, OPT_CONST, F(fp8_param_gather), 1, 1, NULL, NULL, JOB_CMDS, NULL,
      "GEMM weights kept in FP8 and all-gathered in FP8 (Megatron-Core --fp8-param-gather; "
      "precision fp8 or mxfp8)"},

@@ -98,6 +98,7 @@ struct cli_args {
     int kbit_fp32;           /* --kbit-fp32 */
     int fp8_param_gather;    /* --fp8-param-gather */
     int moe_impl, z3_leaf;   /* moe_impl: 0 = the stack's (enum tp_moe_impl) */
+    int moe_a2a_overlap;     /* --moe-a2a-overlap */
     int64_t lora_rank;
     const char *lora_targets;
     double moe_capacity, moe_imbalance, overhead_gb, nccl_gb, frag, trainable_frac;

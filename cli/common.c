@@ -149,6 +149,7 @@ static int to_request(const struct cli_args *a, struct tp_request *q)
     q->attn_impl = a->attn_impl;
     q->moe_impl = a->moe_impl;
     q->z3_leaf = a->z3_leaf != 0;
+    q->moe_a2a_overlap = a->moe_a2a_overlap != 0;
     q->dropout = a->dropout != 0;
     q->fused_loss = a->fused_loss != 0;
     q->kbit_fp32 = a->kbit_fp32 != 0;

@@ -165,6 +165,9 @@ static const struct name MEGATRON_LM_FLAGS[] = {
     {"--fp16", "arguments.py"}, {"--fp8-format", "arguments.py (e4m3, hybrid)"},
     {"--attention-backend", "arguments.py (AttnBackend: flash, fused, unfused, local, auto)"},
     {"--tp-comm-overlap", "arguments.py"}, {"--cross-entropy-loss-fusion", "arguments.py"},
+    {"--overlap-moe-expert-parallel-comm",
+     "model_parallel_config.py overlap_moe_expert_parallel_comm (argument_utils.py)"},
+    {"--delay-wgrad-compute", "model_parallel_config.py delay_wgrad_compute (argument_utils.py)"},
     {"--attention-dropout", "arguments.py"}, {"--hidden-dropout", "arguments.py"},
     {"--optimizer", "arguments.py (adam, sgd, ...)"}, {"--clip-grad", "arguments.py"},
 };
@@ -671,7 +674,20 @@ static void test_megatron_core_moe(void **state)
     const char *launch = file(&x, TP_EXPORT_TORCHRUN_FILE);
     check_launch(launch, &p, false);
     assert_non_null(strstr(launch, "CUDA_DEVICE_MAX_CONNECTIONS=1"));
+    assert_null(flag_value(&f, "--overlap-moe-expert-parallel-comm"));
     tp_export_free(&x);
+
+    /* the EP all-to-all overlap: both of Megatron-Bridge's moe_a2a_overlap flags, and the
+       larger CUDA_DEVICE_MAX_CONNECTIONS its streams want */
+    p.j.moe_a2a_overlap = true;
+    build(&p, TP_EXPORT_MEGATRON, &x);
+    check_megatron(x.files[0].text, &p, false);
+    parse_args(x.files[0].text, &f);
+    assert_non_null(strstr(x.files[0].text, "--overlap-moe-expert-parallel-comm"));
+    assert_non_null(strstr(x.files[0].text, "--delay-wgrad-compute"));
+    assert_non_null(strstr(file(&x, TP_EXPORT_TORCHRUN_FILE), "CUDA_DEVICE_MAX_CONNECTIONS=32"));
+    tp_export_free(&x);
+    p.j.moe_a2a_overlap = false;
 
     plan_init(&p, "glm-4.5-air", "h100-sxm", 64, TP_FW_MEGATRON, 4096);
     p.l.tp = 1;

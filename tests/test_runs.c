@@ -166,6 +166,44 @@ static void test_row_kernels(void **state)
     assert_false(tp_attn_native(&run.job));
 }
 
+/* Megatron-Bridge's Qwen3-30B-A3B MXFP8 recipes on GB200/GB300 run the EP all-to-all overlap
+   from the 26.06 container on (commit bac3ffeb); 26.04 did not; a row may say either way. */
+static void test_row_a2a_overlap(void **state)
+{
+    (void)state;
+    const char *cols[] = {"row_id", "arch", "n_layers", "hidden", "n_heads", "kv_heads", "vocab",
+                          "ffn_hidden", "moe_num_experts", "moe_topk", "moe_ffn_hidden",
+                          "head_dim", "seq_len", "gpu_type", "num_gpus", "tp", "pp", "ep",
+                          "micro_batch", "global_batch", "precision", "framework_key", "source",
+                          "source_version_or_date", "notes", "moe_a2a_overlap"};
+    const char *cells[] = {"q:1", "qwen3_moe", "48", "2048", "32", "4", "151936", "6144", "128",
+                           "8", "768", "128", "4096", "gb300", "8", "1", "1", "8", "8", "512",
+                           "mxfp8", "nemo", "NVIDIA Megatron-Bridge performance summary",
+                           "26.06.01", "", ""};
+    enum { N = sizeof cols / sizeof cols[0] };
+    static struct tp_run run;
+    struct tp_error err = {{0}, {0}};
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_true(run.job.moe_a2a_overlap);
+    assert_non_null(strstr(run.assumptions, "EP all-to-all overlapped"));
+    cells[23] = "26.04.01";
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_false(run.job.moe_a2a_overlap);
+    cells[24] = "run with --overlap-moe-expert-parallel-comm";
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_true(run.job.moe_a2a_overlap);
+    assert_null(strstr(run.assumptions, "EP all-to-all overlapped"));
+    cells[25] = "0"; /* the column decides */
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_false(run.job.moe_a2a_overlap);
+    cells[23] = "26.08";
+    cells[25] = "";
+    cells[24] = "";
+    cells[20] = "bf16"; /* the recipe changed only the MXFP8 configurations */
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_false(run.job.moe_a2a_overlap);
+}
+
 /* Rows without a layout (tests/fixtures/runs/searched.csv, the Korthikanti et al. 2022 abstract
    runs): the layout is the fastest tp_search finds under the row's stated constraints, the
    global batch one sequence per GPU; the row is marked, and calibrate does not fit it. */
@@ -240,6 +278,7 @@ int main(void)
                                        cmocka_unit_test(test_load_and_validate),
                                        cmocka_unit_test(test_row_arrays),
                                        cmocka_unit_test(test_row_kernels),
+        cmocka_unit_test(test_row_a2a_overlap),
                                        cmocka_unit_test(test_row_searched)};
     return cmocka_run_group_tests_name("runs", tests, NULL, NULL);
 }

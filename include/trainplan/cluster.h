@@ -192,6 +192,10 @@ struct tp_job {
     enum tp_moe_impl moe_impl; /* TP_MOE_DEFAULT: the stack's */
     bool z3_leaf;              /* ZeRO-3 fetches an MoE block's experts as one leaf module
                                   (deepspeed.utils.set_z3_leaf_modules), not expert by expert */
+    bool moe_a2a_overlap;      /* Megatron-Core --overlap-moe-expert-parallel-comm: the combined
+                                  1F1B schedule runs one micro-batch's forward with another's
+                                  backward, each hiding the other's MoE all-to-all (model_parallel
+                                  _config.py; since Megatron-Core 0.14, 2025-08) */
     double moe_capacity;       /* token-dropping capacity factor; 0 = dropless */
     double moe_imbalance;      /* dropless: busiest expert's load over the mean (>= 1) */
     double trainable_frac;     /* share of the processed token slots the user's throughput

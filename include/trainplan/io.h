@@ -229,6 +229,7 @@ struct tp_request {
        the layout needs model parallelism) */
     int task, optimizer, precision, framework, attn_impl, moe_impl;
     bool z3_leaf, dropout, fused_loss, tp_comm_overlap, kbit_fp32, fp8_param_gather;
+    bool moe_a2a_overlap;
     int64_t seq;                    /* TP_UNSET: the model's context, else 4096 */
     int64_t lora_rank;              /* TP_UNSET = 16 */
     uint32_t lora_targets;          /* TP_LORA_* mask; 0 = all */

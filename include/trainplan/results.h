@@ -154,7 +154,9 @@ struct tp_calib {
     double fsdp_overlap;   /* ZeRO-3/FSDP per-micro-batch gathers behind compute (prefetch) */
     double tp_overlap;     /* TP collectives hidden behind GEMMs, in jobs that overlap them
                               (struct tp_job tp_comm_overlap); 0 in the others */
-    double ep_overlap;     /* MoE all-to-all hidden behind expert compute */
+    double ep_overlap;     /* MoE all-to-all hidden behind the other micro-batch's compute, in
+                              jobs that overlap them (struct tp_job moe_a2a_overlap); 0 in the
+                              others */
     double pp_overlap;     /* pipeline send/recv hidden behind compute */
     /* optimizer */
     double opt_eff;        /* HBM fraction the optimizer kernels reach */

@@ -25,6 +25,8 @@ ESTIMATES = [
     ("llama-3.1-70b", dict(gpus=64, tp=8, pp=2, gbs=128, recompute="full", tokens=1e9,
                            gpu_hour_price=2.5)),
     ("qwen3-30b-a3b", dict(gpus=16, ep=8, zero=1)),
+    ("qwen3-30b-a3b", dict(gpu="gb300", gpus=8, ep=8, mbs=8, gbs=512, seq=4096,
+                           precision="mxfp8", zero=1, moe_a2a_overlap=True)),
     ("llama-3.1-8b", dict(gpu="mi300x", gpus=8, task="sft", framework="axolotl", zero=3)),
     ("llama-3.2-3b", dict(gpu="mi300x", gpus=8, task="sft", framework="axolotl", zero=3,
                           trainable_frac=0.61, tokens=7.6e8)),

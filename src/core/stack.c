@@ -138,6 +138,40 @@ bool tp_stack_offloads(const struct tp_job *j, uint32_t zero, enum tp_offload mo
     return true;
 }
 
+/* Megatron-Core's EP A2A overlap (--overlap-moe-expert-parallel-comm) asserts what it runs
+   with (transformer_config.py __post_init__): expert parallelism, an interleaved pipeline when
+   there is one, no full recompute and no MoE in the recomputed modules, a 16-bit model. */
+static enum tp_status a2a_overlap_check(const struct tp_model *m, const struct tp_job *j,
+                                        const struct tp_layout *l, struct tp_error *err)
+{
+    if (!j->moe_a2a_overlap)
+        return TP_OK;
+    const char *what = "moe_a2a_overlap (--overlap-moe-expert-parallel-comm)";
+    if (j->framework != TP_FW_MEGATRON)
+        return tp_fail_field(err, TP_EINVAL, "moe_a2a_overlap",
+                             "%s is Megatron-Core's: framework megatron, not %s", what,
+                             tp_stack_get(j->framework)->key);
+    if (m->n_experts == 0)
+        return tp_fail_field(err, TP_EINVAL, "moe_a2a_overlap", "%s needs an MoE model", what);
+    if (l->ep <= 1)
+        return tp_fail_field(err, TP_EINVAL, "moe_a2a_overlap",
+                             "%s needs expert parallelism (ep 2 or more)", what);
+    if (l->pp > 1 && l->vpp <= 1)
+        return tp_fail_field(err, TP_EINVAL, "moe_a2a_overlap",
+                             "%s with pp %u needs an interleaved pipeline (vpp 2 or more)", what,
+                             l->pp);
+    if (l->recompute == TP_RECOMPUTE_FULL)
+        return tp_fail_field(err, TP_EINVAL, "moe_a2a_overlap",
+                             "%s runs without full recompute", what);
+    if (l->recompute == TP_RECOMPUTE_SELECTIVE && (l->recompute_modules & TP_RC_MOE))
+        return tp_fail_field(err, TP_EINVAL, "moe_a2a_overlap",
+                             "%s runs without moe among the recomputed modules", what);
+    if (j->precision == TP_PREC_FP32)
+        return tp_fail_field(err, TP_EINVAL, "moe_a2a_overlap", "%s needs a bf16 or fp16 model",
+                             what);
+    return TP_OK;
+}
+
 enum tp_status tp_stack_check(const struct tp_model *m, const struct tp_job *j,
                               const struct tp_layout *l, struct tp_error *err)
 {
@@ -197,5 +231,5 @@ enum tp_status tp_stack_check(const struct tp_model *m, const struct tp_job *j,
                            "%s: DeepSpeed-MoE expert parallelism does not run under ZeRO-3 "
                            "(ep %u with zero 3)", k, l->ep);
     }
-    return TP_OK;
+    return a2a_overlap_check(m, j, l, err);
 }

@@ -130,7 +130,16 @@ static void stage_time(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
     st->tp = (sum.tp_fwd * (1 + ref) + sum.tp_bwd + rc.tp_fwd) *
              (1 - (x->j->tp_comm_overlap ? cal->tp_overlap : 0));
     st->cp = sum.cp_fwd * (1 + ref) + sum.cp_bwd + rc.cp_fwd;
-    st->ep = (sum.ep_fwd * (1 + ref) + sum.ep_bwd + rc.ep_fwd) * (1 - cal->ep_overlap);
+    st->ep = sum.ep_fwd * (1 + ref) + sum.ep_bwd + rc.ep_fwd;
+    if (x->j->moe_a2a_overlap && l->gas > 1) {
+        /* Megatron-Core's combined 1F1B (pipeline_parallel/combined_1f1b.py) runs micro-batch
+           i + 1's forward with micro-batch i's backward: each side's all-to-all hides behind
+           the other side's compute, up to that compute.  The first forward and the last
+           backward of the step have no partner: (gas - 1) / gas of the micro-batches pair. */
+        double compute = st->fwd + st->bwd + st->recompute;
+        double hidden = cal->ep_overlap * st->ep;
+        st->ep -= (hidden < compute ? hidden : compute) * (l->gas - 1) / l->gas;
+    }
     if (l->pp > 1) {
         /* activations forward and gradients backward across each of the v chunk boundaries;
            with TP the scatter-gather optimisation sends 1/t ([NAR21] §4.1) */

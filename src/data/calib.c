@@ -19,8 +19,10 @@
  *     base, 3.4 us per intra-node step, 14 us per inter-node step ([NCCL-TUNE] tuning.cc).
  *   overlap: DP reduction behind 0.85 of the last backward (§5.3 phi 0.8-0.9); ZeRO-3
  *     prefetch behind 0.85 of the covering compute; TP collectives of jobs that overlap them
- *     (Transformer Engine userbuffers) 0.60 hidden [heuristic]; those of the other jobs, EP
- *     and pipeline transfers exposed (0) unless a fit finds otherwise; optimizer kernels at
+ *     (Transformer Engine userbuffers) 0.60 hidden [heuristic]; the MoE all-to-all of jobs
+ *     that run Megatron-Core's EP A2A overlap 0.80 hidden behind the other micro-batch's
+ *     compute [heuristic]; those of the other jobs, and pipeline transfers, exposed (0)
+ *     unless a fit finds otherwise; optimizer kernels at
  *     0.80 of HBM bandwidth (§5.3);
  *     CPU Adam 20 GB/s of host memory per GPU [heuristic]; 0.05 s per step of host overhead
  *     (logging, scheduler, data, synchronisation) [heuristic].
@@ -78,7 +80,7 @@ void tp_calib_prior(struct tp_calib *c)
     c->dp_overlap = 0.85;
     c->fsdp_overlap = 0.85;
     c->tp_overlap = 0.60;
-    c->ep_overlap = 0.0;
+    c->ep_overlap = 0.80;
     c->pp_overlap = 0.0;
     c->opt_eff = 0.80;
     c->host_adam_bw = 20e9;

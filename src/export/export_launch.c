@@ -30,13 +30,17 @@ enum tp_export_stack tp_export_stack_of(const struct tp_export_plan *p)
 /* The environment the plan assumes.  Megatron-LM asks for CUDA_DEVICE_MAX_CONNECTIONS=1 with
    tensor or context parallelism (so TP/CP communication kernels are scheduled ahead of the
    GEMMs they overlap) and forbids it with Megatron-FSDP (megatron/training/arguments.py,
-   validate_args). */
+   validate_args); the EP all-to-all overlap wants a larger value ("1 or 32, which depends on
+   which parallelization you want to prioritize"): the plan priced that overlap, so 32. */
 static void environment(const struct tp_export_plan *p, enum tp_export_stack stack,
                         struct tp_sbuf *b)
 {
     const struct tp_layout *l = p->l;
     bool megatron = stack == TP_STACK_MEGATRON || stack == TP_STACK_MEGATRON_DS;
-    if (megatron && (l->tp > 1 || l->cp > 1) && !(stack == TP_STACK_MEGATRON && l->zero >= 2))
+    if (stack == TP_STACK_MEGATRON && p->j->moe_a2a_overlap)
+        tp_sbuf_printf(b, "export CUDA_DEVICE_MAX_CONNECTIONS=32  # the EP all-to-all overlap's "
+                          "streams run side by side\n");
+    else if (megatron && (l->tp > 1 || l->cp > 1) && !(stack == TP_STACK_MEGATRON && l->zero >= 2))
         tp_sbuf_printf(b, "export CUDA_DEVICE_MAX_CONNECTIONS=1  # TP/CP communication "
                           "ordered before the GEMMs it overlaps\n");
     if (megatron)

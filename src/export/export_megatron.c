@@ -241,6 +241,11 @@ static enum tp_status job_lm(const struct tp_export_plan *p, struct args *a,
     arg(a, "--attention-backend", "%s", backend[j->attn_impl]);
     if (j->tp_comm_overlap)
         sw(a, "--tp-comm-overlap");
+    if (j->moe_a2a_overlap) { /* the combined 1F1B schedule; Megatron-Bridge's moe_a2a_overlap
+                                 sets both (perf_plugins.py) */
+        sw(a, "--overlap-moe-expert-parallel-comm");
+        sw(a, "--delay-wgrad-compute");
+    }
     if (j->fp8_param_gather) /* "Keep the compute param in fp8 ... param all-gather in fp8" */
         sw(a, "--fp8-param-gather");
     if (j->fused_loss)

@@ -115,7 +115,7 @@ json_t *tp_json_estimate(const struct tp_model *m, const struct tp_cluster *c,
     const struct tp_time *t = &ev->time;
     const struct tp_range *rg = &ev->range;
     json_t *doc = json_pack(
-        "{s:i, s:s, s:{s:s, s:s}, s:{s:s, s:I, s:I}, s:{s:s, s:s, s:s, s:s, s:I, s:b, s:b}, s:o,"
+        "{s:i, s:s, s:{s:s, s:s}, s:{s:s, s:I, s:I}, s:{s:s, s:s, s:s, s:s, s:I, s:b, s:b, s:b}, s:o,"
         " s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
         "schema_version", TP_SCHEMA_VERSION, "command", "estimate", "model", "name", m->name,
         "family", m->family, "cluster", "gpu", c->gpu.key, "gpus", (json_int_t)c->n_gpus,
@@ -124,6 +124,7 @@ json_t *tp_json_estimate(const struct tp_model *m, const struct tp_cluster *c,
         tp_name(TP_NAMES_PRECISION, (int)j->precision), "framework",
         tp_stack_get(j->framework)->key, "attention", tp_name(TP_NAMES_ATTENTION, (int)j->attn_impl),
         "seq", (json_int_t)j->seq, "tp_comm_overlap", (int)j->tp_comm_overlap,
+        "moe_a2a_overlap", (int)j->moe_a2a_overlap,
         "fp8_param_gather", (int)j->fp8_param_gather, "layout",
         tp_json_layout(l), "step_time_s", t->step_s, "tokens_per_step", t->tokens_per_step,
         "tokens_per_s_per_gpu", t->tokens_per_s_per_gpu, "tokens_per_s", t->tokens_per_s,

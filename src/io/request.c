@@ -52,6 +52,7 @@ static const struct opt {
     {"attention", K_ENUM, F(attn_impl), 0, 0, TP_NAMES_ATTENTION, 0},
     {"moe_impl", K_ENUM, F(moe_impl), 0, 0, -1, 0},
     {"z3_leaf", K_BOOL, F(z3_leaf), 0, 0, 0, 0},
+    {"moe_a2a_overlap", K_BOOL, F(moe_a2a_overlap), 0, 0, 0, 0},
     {"dropout", K_BOOL, F(dropout), 0, 0, 0, 0},
     {"fused_loss", K_BOOL, F(fused_loss), 0, 0, 0, 0},
     {"kbit_fp32", K_BOOL, F(kbit_fp32), 0, 0, 0, 0},
@@ -225,6 +226,7 @@ static void resolve_job(const struct tp_request *r, const struct tp_model *m, st
     j->framework = r->framework ? (enum tp_framework)(r->framework - 1) : TP_FW_DEEPSPEED;
     j->moe_impl = (enum tp_moe_impl)r->moe_impl;
     j->z3_leaf = r->z3_leaf;
+    j->moe_a2a_overlap = r->moe_a2a_overlap;
     j->attn_impl = (enum tp_attn_impl)r->attn_impl;
     j->dropout = r->dropout;
     j->fused_loss = r->fused_loss;
@@ -344,8 +346,9 @@ enum tp_status tp_request_resolve(const struct tp_request *r, const struct tp_mo
         c->n_gpus = c->gpus_per_node;
     /* no --framework: the default stack where it runs the layout (DeepSpeed's pipeline engine
        runs --pp with ZeRO 0/1, so a memory fix found under it reproduces), else Megatron, the
-       stack that runs every layout */
-    if (!r->framework && (l->tp > 1 || l->pp > 1 || l->cp > 1 || l->vpp > 1 || l->sp) &&
+       stack that runs every layout (and the EP all-to-all overlap) */
+    if (!r->framework &&
+        (l->tp > 1 || l->pp > 1 || l->cp > 1 || l->vpp > 1 || l->sp || j->moe_a2a_overlap) &&
         (!m->n_layers || tp_stack_check(m, j, l, NULL) != TP_OK))
         j->framework = TP_FW_MEGATRON;
     /* size has no model yet: each shape's layouts come from the search */

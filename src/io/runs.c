@@ -44,6 +44,21 @@ long tp_row_release_year(const char *date)
     return v >= 19 && v < 100 && *end == '.' ? 2000 + v : 0;
 }
 
+/* The release month of a row's stack as yyyymm: "2024-07", "26.06.01", "NeMo 24.07 container";
+   a year alone counts as its January; 0 when the cell names neither. */
+long tp_row_release_month(const char *date)
+{
+    long year = tp_row_release_year(date);
+    if (!year)
+        return 0;
+    while (*date && (*date < '0' || *date > '9'))
+        date++;
+    char *end;
+    strtol(date, &end, 10);
+    long month = (*end == '-' || *end == '.') ? strtol(end + 1, NULL, 10) : 1;
+    return year * 100 + (month >= 1 && month <= 12 ? month : 1);
+}
+
 /* A Megatron-Core recipe: NeMo / Megatron-Bridge, or Megatron-LM from 2022 on (Megatron-LM of
    2020-2021 predates sequence parallelism and the distributed optimizer). */
 static bool mcore_recipe(const struct row *r)
@@ -658,6 +673,9 @@ enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells
     out->job.tp_comm_overlap = tp_row_tp_overlap(&r, l->tp, &assumed);
     if (assumed)
         tp_row_assume(out, "TP communication overlapped (Transformer Engine userbuffers)");
+    out->job.moe_a2a_overlap = tp_row_a2a_overlap(&r, &assumed) && l->ep > 1;
+    if (assumed && out->job.moe_a2a_overlap)
+        tp_row_assume(out, "EP all-to-all overlapped (Megatron-Bridge recipe, moe_a2a_overlap)");
     if (tp_layout_check(&out->model, &out->cluster, &out->job, l, &inner) != TP_OK)
         return tp_fail(err, TP_EINVAL, "layout: %s", inner.msg);
     TRY(derive_batch(&r, out));

@@ -86,6 +86,31 @@ bool tp_row_recipe_recompute(const struct row *r, struct tp_layout *l)
     return true;
 }
 
+bool tp_row_a2a_overlap(const struct row *r, bool *assumed)
+{
+    const char *col = tp_row_cell(r, "moe_a2a_overlap"), *notes = tp_row_cell(r, "notes");
+    *assumed = false;
+    if (*col)
+        return strcmp(col, "1") == 0 || strcasecmp(col, "true") == 0;
+    if (strstr(notes, "no-overlap-moe-expert-parallel-comm"))
+        return false;
+    if (strstr(notes, "overlap-moe-expert-parallel-comm") ||
+        strstr(notes, "overlap_moe_expert_parallel_comm") || strstr(notes, "moe_a2a_overlap"))
+        return true;
+    /* Megatron-Bridge's Qwen3-30B-A3B MXFP8 recipes for GB200 and GB300 from 26.06 on set
+       moe_a2a_overlap (overlap_moe_expert_parallel_comm, delay_wgrad_compute): commit bac3ffeb,
+       "Enable Qwen3 GB200/GB300 MXFP8 CuTeDSL Fusion and Full-Iter CUDA Graphs for 26.06"
+       (PR #4249, 2026-06-10), scripts/performance/configs/qwen/qwen3_workload_base_configs.py */
+    const char *gpu = tp_row_cell(r, "gpu_type");
+    *assumed = strcmp(tp_row_cell(r, "framework_key"), "nemo") == 0 &&
+               strstr(tp_row_cell(r, "source"), "Megatron-Bridge") &&
+               strcmp(tp_row_cell(r, "arch"), "qwen3_moe") == 0 &&
+               strcmp(tp_row_cell(r, "precision"), "mxfp8") == 0 &&
+               (strcmp(gpu, "gb200") == 0 || strcmp(gpu, "gb300") == 0) &&
+               tp_row_release_month(tp_row_cell(r, "source_version_or_date")) >= 202606;
+    return *assumed;
+}
+
 /* The stack columns (optimizer, fused_loss, moe_impl, attention): a cell that is given decides;
    an empty one keeps what the free-text hints and defaults gave. */
 enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j)
