@@ -476,6 +476,13 @@ static double activations(const struct tp_model *m, const struct tp_job *j,
         largest = offload && kept > largest ? kept : largest;
     }
     double held = in_flight(l, stage);
+    /* Megatron-Core's EP A2A overlap runs micro-batch i + 1's forward beside micro-batch i's
+       backward (combined_1f1b.py), layer k of the one with layer L - k of the other: what the
+       forward stores the backward has freed, so one micro-batch's worth stays alive.  An
+       interleaved pipeline warms up one more virtual micro-batch (schedules.py: the warm-up
+       count + 1 under overlap_moe_expert_parallel_comm): one more 1/vpp chunk of the stage */
+    if (j->moe_a2a_overlap && l->gas > 1 && l->pp > 1)
+        held += 1.0 / l->vpp;
     *in_flight_out = held;
     /* offloaded activations: each block's saved tensors are copied to pinned host memory as the
        forward makes them and fetched back one block ahead of the backward

@@ -115,6 +115,8 @@ bool tp_fit_hint(const struct tp_model *m, const struct tp_cluster *c, const str
                {false, TP_RECOMPUTE_FULL},
                {true, TP_RECOMPUTE_SELECTIVE},
                {true, TP_RECOMPUTE_FULL}};
+    /* never a change the stack refuses (full recompute under the EP all-to-all overlap) */
+    bool runs = tp_stack_check(m, j, l, NULL) == TP_OK;
     for (size_t i = 0; i < sizeof TRY / sizeof TRY[0]; i++) {
         struct tp_job jt = *j;
         struct tp_layout lt = *l;
@@ -128,7 +130,8 @@ bool tp_fit_hint(const struct tp_model *m, const struct tp_cluster *c, const str
             lt.recompute_layers = 0;
         }
         struct tp_memory mt;
-        if (tp_memory_worst(m, c, &jt, &lt, &mt) != TP_OK || !mt.fits)
+        if ((runs && tp_stack_check(m, &jt, &lt, NULL) != TP_OK) ||
+            tp_memory_worst(m, c, &jt, &lt, &mt) != TP_OK || !mt.fits)
             continue;
         /* the first, the cheapest in speed */
         if (TRY[i].fused)
