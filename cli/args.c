@@ -159,10 +159,10 @@ static const struct opt OPTS[] = {
      "fit starts: the base, then the best of 256 quasi-random points (default 1)"},
     {"fold-rows", NULL, OPT_INT, F(fold_rows), 0, 100000000, NULL, NULL, CMD_CALIBRATE, "N",
      "each leave-one-source-out fold fits on at most N of the other sources' rows, evenly "
-     "spaced (default 1024; 0: every row)"},
+     "spaced (default 512; 0: every row)"},
     {"fit-rows", NULL, OPT_INT, F(fit_rows), 0, 100000000, NULL, NULL, CMD_CALIBRATE, "N",
      "fit at most N of the rows, evenly spaced; every row is predicted before and after "
-     "(default 8192; 0: every row)"},
+     "(default 4096; 0: every row)"},
     {"max-folds", NULL, OPT_INT, F(max_folds), 0, 100000000, NULL, NULL, CMD_CALIBRATE, "N",
      "at most N folds: with more sources each fold holds out every N-th source (default 16; "
      "0 or 1: one fold per source)"},
