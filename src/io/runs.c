@@ -31,32 +31,28 @@ void tp_row_assume(struct tp_run *run, const char *text)
              text);
 }
 
-/* The release year of a row's stack: a calendar year ("2024-07"), or 2000 + yy of a container
-   release ("26.04", "NeMo 24.07 container"); 0 when the cell names neither. */
-long tp_row_release_year(const char *date)
-{
-    while (*date && (*date < '0' || *date > '9'))
-        date++;
-    char *end;
-    long v = strtol(date, &end, 10);
-    if (v >= 2000 && v < 2100)
-        return v;
-    return v >= 19 && v < 100 && *end == '.' ? 2000 + v : 0;
-}
-
-/* The release month of a row's stack as yyyymm: "2024-07", "26.06.01", "NeMo 24.07 container";
-   a year alone counts as its January; 0 when the cell names neither. */
+/* The release month of a row's stack as yyyymm: a calendar date ("2024-07"; a year alone
+   counts as its January) or a container release ("26.06.01", "NeMo 24.07 container": 2000 +
+   yy); 0 when the cell names neither. */
 long tp_row_release_month(const char *date)
 {
-    long year = tp_row_release_year(date);
-    if (!year)
-        return 0;
     while (*date && (*date < '0' || *date > '9'))
         date++;
     char *end;
-    strtol(date, &end, 10);
+    long v = strtol(date, &end, 10), year;
+    if (v >= 2000 && v < 2100)
+        year = v;
+    else if (v >= 19 && v < 100 && *end == '.')
+        year = 2000 + v;
+    else
+        return 0;
     long month = (*end == '-' || *end == '.') ? strtol(end + 1, NULL, 10) : 1;
     return year * 100 + (month >= 1 && month <= 12 ? month : 1);
+}
+
+long tp_row_release_year(const char *date)
+{
+    return tp_row_release_month(date) / 100;
 }
 
 /* A Megatron-Core recipe: NeMo / Megatron-Bridge, or Megatron-LM from 2022 on (Megatron-LM of

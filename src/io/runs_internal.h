@@ -18,10 +18,10 @@ struct row {
 const char *tp_row_cell(const struct row *r, const char *name);
 /* Appends an assumption to the run's list ("; "-separated). */
 void tp_row_assume(struct tp_run *run, const char *text);
-/* The release year of a row's stack: a calendar year ("2024-07"), or 2000 + yy of a container
-   release ("26.04"); 0 when the cell names neither. */
-long tp_row_release_year(const char *date);
+/* The release month of a row's stack as yyyymm ("2024-07", "26.06.01"), and its year; 0 when
+   the cell names neither a calendar date nor a container release. */
 long tp_row_release_month(const char *date);
+long tp_row_release_year(const char *date);
 /* Megatron-Core's EP all-to-all overlap: the moe_a2a_overlap column, the notes' flag, else the
    Megatron-Bridge recipes that run it (*assumed true then). */
 bool tp_row_a2a_overlap(const struct row *r, bool *assumed);
