@@ -150,18 +150,15 @@ static void fit_opts(const struct cli_args *a, struct tp_fit_opts *o)
     tp_fit_opts_init(o);
     if (a->prior_weight >= 0)
         o->prior_weight = a->prior_weight;
-    if (a->min_gpu_rows != TP_UNSET)
-        o->min_gpu_rows = (uint32_t)a->min_gpu_rows;
-    if (a->max_evals != TP_UNSET)
-        o->max_evals = (uint32_t)a->max_evals;
-    if (a->starts != TP_UNSET)
-        o->starts = (uint32_t)a->starts;
-    if (a->fold_rows != TP_UNSET)
-        o->fold_rows = (uint32_t)a->fold_rows;
-    if (a->max_folds != TP_UNSET)
-        o->max_folds = (uint32_t)a->max_folds;
-    if (a->fit_rows != TP_UNSET)
-        o->fit_rows = (uint32_t)a->fit_rows;
+    const struct {
+        int64_t v;
+        uint32_t *dst;
+    } counts[] = {{a->min_gpu_rows, &o->min_gpu_rows}, {a->max_evals, &o->max_evals},
+                  {a->starts, &o->starts},             {a->fold_rows, &o->fold_rows},
+                  {a->max_folds, &o->max_folds},       {a->fit_rows, &o->fit_rows}};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+        if (counts[i].v != TP_UNSET)
+            *counts[i].dst = (uint32_t)counts[i].v;
     o->per_gpu = !a->no_per_gpu;
     if (a->no_cv)
         prog.phase = "fit";

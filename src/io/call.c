@@ -310,26 +310,26 @@ static enum tp_status fit_option(struct runs_call *x, const char *key, const cha
         TRY(real_option(key, value, 0, &x->o.prior_weight, err));
         if (x->o.prior_weight > 100)
             return tp_fail_field(err, TP_EINVAL, key, "%s %s: expected 0 to 100", key, value);
-    } else if (strcmp(key, "min_gpu_rows") == 0) {
-        TRY(int_option(key, value, 1, 100000, &v, err));
-        x->o.min_gpu_rows = (uint32_t)v;
-    } else if (strcmp(key, "max_evals") == 0) {
-        TRY(int_option(key, value, 10, 1000000, &v, err));
-        x->o.max_evals = (uint32_t)v;
-    } else if (strcmp(key, "starts") == 0) {
-        TRY(int_option(key, value, 1, 16, &v, err));
-        x->o.starts = (uint32_t)v;
-    } else if (strcmp(key, "fold_rows") == 0) {
-        TRY(int_option(key, value, 0, 100000000, &v, err));
-        x->o.fold_rows = (uint32_t)v;
-    } else if (strcmp(key, "fit_rows") == 0) {
-        TRY(int_option(key, value, 0, 100000000, &v, err));
-        x->o.fit_rows = (uint32_t)v;
-    } else if (strcmp(key, "max_folds") == 0) {
-        TRY(int_option(key, value, 0, 100000000, &v, err));
-        x->o.max_folds = (uint32_t)v;
-    } else if (strcmp(key, "quiet") != 0)
+    } else if (strcmp(key, "quiet") != 0) {
+        /* the fit's whole-number bounds, with the CLI's ranges (cli/args.c) */
+        static const struct {
+            const char *key;
+            double lo, hi;
+            size_t off;
+        } COUNTS[] = {{"min_gpu_rows", 1, 1e5, offsetof(struct tp_fit_opts, min_gpu_rows)},
+                      {"max_evals", 10, 1e6, offsetof(struct tp_fit_opts, max_evals)},
+                      {"starts", 1, 16, offsetof(struct tp_fit_opts, starts)},
+                      {"fold_rows", 0, 1e8, offsetof(struct tp_fit_opts, fold_rows)},
+                      {"fit_rows", 0, 1e8, offsetof(struct tp_fit_opts, fit_rows)},
+                      {"max_folds", 0, 1e8, offsetof(struct tp_fit_opts, max_folds)}};
+        for (size_t i = 0; i < sizeof COUNTS / sizeof COUNTS[0]; i++)
+            if (strcmp(key, COUNTS[i].key) == 0) {
+                TRY(int_option(key, value, COUNTS[i].lo, COUNTS[i].hi, &v, err));
+                *(uint32_t *)(void *)((char *)&x->o + COUNTS[i].off) = (uint32_t)v;
+                return TP_OK;
+            }
         return tp_fail_field(err, TP_EINVAL, key, "unknown option %s", key);
+    }
     return TP_OK;
 }
 
