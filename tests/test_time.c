@@ -369,6 +369,34 @@ static void test_attention_kernel(void **state)
     near(fa2.attn_s, fa3.attn_s, 1e-12);
 }
 
+/* The attention kernel's sequence-length curve at the priors: FlashAttention-3, causal, head
+   dim 128, 16k tokens per batch on an H100 runs at 292 TFLOP/s forward at 512 tokens and 616
+   at 16k (Shah et al. 2024, arXiv:2407.08608, Fig. 5): 0.474.  The model's rate at 512 over
+   its rate at 16k, same tokens per micro-batch, within 10% of it. */
+static void test_attention_seq_curve(void **state)
+{
+    (void)state;
+    double rate[2];
+    const uint32_t seqs[2] = {512, 16384};
+    for (int i = 0; i < 2; i++) {
+        setup_run("llama-3.1-8b", "h100-sxm", 8);
+        job.seq = seqs[i];
+        job.attn_impl = TP_ATTN_FLASH3;
+        lay.mbs = 16384 / seqs[i];
+        check();
+        struct tp_time t;
+        assert_int_equal(tp_time_step(&model, &cluster, &job, &lay, &cal, &t), TP_OK);
+        rate[i] = (seqs[i] + 1) / 2.0 / t.attn_s; /* causal keys per query over the time */
+    }
+    near(rate[0] / rate[1], 292.0 / 616.0, 0.10);
+    /* a calibration's curve must not be negative */
+    cal.attn_block_keys = -1;
+    struct tp_error err;
+    assert_int_equal(tp_run_check(&model, &cluster, &job, &lay, &cal, &err), TP_EINVAL);
+    assert_non_null(strstr(err.msg, "attn_block_keys"));
+    tp_calib_prior(&cal);
+}
+
 /* TP collectives are exposed unless the job overlaps them; then 1 - tp_overlap of them is. */
 /* One BLOOM-prequel step (bigscience-workshop/bigscience, train/tr11-176B-ml/
    chronicles-prequel.md, "tile and wave quantization"): 80 layers, 96 heads, ffn 4H, vocab
@@ -563,6 +591,7 @@ int main(void)
         cmocka_unit_test(test_calibration_json),
         cmocka_unit_test(test_calibration_per_gpu),
         cmocka_unit_test(test_attention_kernel),
+        cmocka_unit_test(test_attention_seq_curve),
         cmocka_unit_test(test_tp_comm_overlap),
         cmocka_unit_test(test_moe_a2a_overlap),
         cmocka_unit_test(test_fp8_param_gather),

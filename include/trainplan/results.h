@@ -133,6 +133,7 @@ struct tp_calib {
     /* attention core (FlashAttention): forward at attn_eff of the 16-bit peak */
     double attn_eff;
     double attn_bwd_ratio; /* backward / forward time of the attention kernel */
+    double attn_block_keys; /* uncounted keys of work per 128-query block (tile, prologue) */
     double fa2_ratio;      /* FlashAttention-2 over the native kernel on GPUs with async MMA
                               (Hopper, Blackwell: struct tp_gpu async_mma) */
     /* memory-bound kernels (norms, activations, rotary, residuals, casts, loss) */

@@ -136,6 +136,9 @@ enum tp_status tp_calib_check(const struct tp_calib *cal, struct tp_error *err)
         if (!positive(eff[i]))
             return tp_fail(err, TP_EINVAL, "the calibration's efficiencies must be positive "
                                            "(tp_calib_init)");
+    if (!(cal->attn_block_keys >= 0 && isfinite(cal->attn_block_keys)))
+        return tp_fail(err, TP_EINVAL, "the calibration's attn_block_keys must be finite and "
+                                       "not negative");
     return TP_OK;
 }
 

@@ -199,12 +199,14 @@ static void attention(const struct ctx *x, uint32_t layer, struct cost *c)
                         : tp_keys_per_query(m, layer, s, TP_ATTN_CAUSAL);
     double flops = 2 * width * kpq * x->tokens;
     double ctas = x->seqs * heads * ceil_div(x->seq_local, 128);
-    /* each 128-query block also pays about one key block of work it does not count: the
+    /* each 128-query block also pays attn_block_keys keys of work it does not count: the
        diagonal tile computed whole under the causal mask, and the block's prologue and softmax
        epilogue (FlashAttention-2 Alg. 1 / FlashAttention-3 tiling): short sequences run below
        the kernel's long-sequence rate (FA3 paper Fig. 5: 0.5k causal at about half the 16k
-       rate) */
-    double t = flops * (kpq + 256) / kpq / (x->h.attn_flops * wave_eff(ctas, x->h.sms));
+       rate, the prior's 256 keys).  The calibration fits it: training runs lose more per
+       block than the isolated kernel does */
+    double t = flops * (kpq + x->cal->attn_block_keys) / kpq /
+               (x->h.attn_flops * wave_eff(ctas, x->h.sms));
     c->fwd_attn += t;
     c->bwd_attn += t * x->cal->attn_bwd_ratio;
 }

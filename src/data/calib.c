@@ -12,7 +12,10 @@
  *     d_h 128), backward 2.5x the forward (5 of its 7 matmuls: 2.5x the forward's 2); that is the
  *     architecture-native kernel (FlashAttention-3, cuDNN/TE).  FlashAttention-2 on Hopper and
  *     Blackwell (async-MMA GPUs) at 0.55 of it (FlashAttention-3, arXiv:2407.08608, Fig. 5:
- *     FA2 335-370 vs FA3 610-660 TFLOP/s, H100 bf16, head dim 128).
+ *     FA2 335-370 vs FA3 610-660 TFLOP/s, H100 bf16, head dim 128).  Each 128-query block
+ *     pays 256 keys of uncounted work (attn_block_keys): FA3 causal forward, head dim 128,
+ *     at 512 tokens runs at 0.47 of its 16k rate (292 vs 616 TFLOP/s, Fig. 5), and
+ *     256 / (256 + 256) is 0.5.
  *   memory-bound kernels at 0.60 of HBM bandwidth; fused stacks remove 0.80 of the op-by-op
  *     traffic of eager code (§5.1 eta_kernel 0.80-0.90 fused vs 0.6-0.7 eager) [heuristic].
  *   network: eps_nvlink 0.80, eps_ib 0.90, eps_pcie 0.75 (§4.2); NCCL ring latency 8.4 us
@@ -62,6 +65,7 @@ void tp_calib_prior(struct tp_calib *c)
     c->tile_n = 128;
     c->attn_eff = 0.50;
     c->attn_bwd_ratio = 2.5;
+    c->attn_block_keys = 256;
     c->fa2_ratio = 0.55;
     c->mem_eff = 0.60;
     c->fused_elementwise = 0.80;
@@ -113,7 +117,8 @@ struct field {
 static const struct field FIELDS[] = {
     R(mamf_default, 0.01, 1),    R(fp8_mamf_ratio, 0.1, 2),  R(gemm_scale, 0.01, 2),
     I(tile_m, 8, 1024),          I(tile_n, 8, 1024),         R(attn_eff, 0.01, 1),
-    R(attn_bwd_ratio, 1, 10),    R(fa2_ratio, 0.05, 1),      R(mem_eff, 0.01, 1),
+    R(attn_bwd_ratio, 1, 10),    R(attn_block_keys, 0, 65536), R(fa2_ratio, 0.05, 1),
+    R(mem_eff, 0.01, 1),
     R(fused_elementwise, 0, 1),
     R(layer_overhead_s, 0, 1),   R(eager_op_s, 0, 0.01),     R(host_sync_s, 0, 0.1),
     R(moe_eager_ops, 0, 1000),   R(z3_fetch_s, 0, 0.1),

@@ -68,8 +68,11 @@ struct global {
 static const struct global GLOBALS[] = {
     /* attn_bwd_ratio is not fitted: training runs see attention as (1 + ratio) / attn_eff, so
        the two cannot be told apart; the ratio stays at FlashAttention's 2.5 */
-    G(gemm_scale, LOG, 1),      G(attn_eff, LOGIT, 1),          G(fa2_ratio, LOGIT, 1),
-    G(mem_eff, LOGIT, 1),       G(fused_elementwise, LOGIT, 1), G(tp_overlap, LOGIT, 2),
+    /* attn_block_keys is the attention's sequence-length curve: runs of 0.5k to 1M tokens
+       tell it apart from attn_eff */
+    G(gemm_scale, LOG, 1),      G(attn_eff, LOGIT, 1),          G(attn_block_keys, LOG, 1),
+    G(fa2_ratio, LOGIT, 1),     G(mem_eff, LOGIT, 1),           G(fused_elementwise, LOGIT, 1),
+    G(tp_overlap, LOGIT, 2),
     G(dp_overlap, LOGIT, 1),    G(ep_overlap, LOGIT, 2),        G(step_overhead_s, LOG, 1.5),
     /* achieved bus bandwidth is measured (nccl-tests): a tighter prior */
     G(eff_intra, LOGIT, 0.5),   G(eff_inter, LOGIT, 0.5),
