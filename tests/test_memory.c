@@ -97,14 +97,20 @@ static void test_deepspeed_estimator(void **state)
 {
     (void)state;
     /* [DS-MEM] estimate_zero2/3_model_states_mem_needs, t5-3b (2851M params) on 8 GPUs:
-       ZeRO-2: 4P + 16P/8 = 15.93 GiB; with optimizer offload: 2P = 5.31 GiB;
-       ZeRO-3: 18P/8 + 4 * largest layer.  Per-parameter bytes applied to P = 2851M. */
+       ZeRO-2: 2P + 18P/8 = 11.28 GiB (stage_1_and_2.py since PR #5099, 2024-06: the 16-bit
+       gradients are partitioned; the estimator before it said 4P + 16P/8); with optimizer
+       offload: 2P = 5.31 GiB; ZeRO-3: 18P/8 + 4 * largest layer.  Per-parameter bytes applied
+       to P = 2851M.  Stage 1 keeps the 16-bit gradients whole: 4P + 16P/8 = 15.93 GiB. */
     const double P = 2851e6;
     setup_run("llama-3.1-8b", "h100-sxm", 8);
     job.framework = TP_FW_DEEPSPEED;
     lay.zero = 2;
     struct tp_memory m = eval();
-    near("ds zero2", states(&m) / m.params * P / GIB, 15.93, 0.01);
+    near("ds zero2", states(&m) / m.params * P / GIB, 11.28, 0.01);
+    lay.zero = 1;
+    m = eval();
+    near("ds zero1", states(&m) / m.params * P / GIB, 15.93, 0.01);
+    lay.zero = 2;
     lay.offload = TP_OFFLOAD_OPTIMIZER;
     m = eval();
     near("ds zero2 offload", states(&m) / m.params * P / GIB, 5.31, 0.01);

@@ -188,9 +188,10 @@ void tp_stage_params(const struct tp_model *m, const struct tp_job *j,
      ZeRO paper / FSDP ([ZeRO] §3.1, §5.1; [FSDP]):  2 + 2 + K, K = 4 + states
          stage 1: o sharded; stage 2 (SHARD_GRAD_OP): g, o sharded; stage 3 (FULL_SHARD): all
      DeepSpeed ([DS-MEM] estimators): stage 0 (BF16_Optimizer) adds fp32 gradients, 20 B;
-         stages 1 and 2 (one implementation, stage_1_and_2.py)
-         keep 16-bit weights and gradients whole (4 B) and shard fp32 master, fp32 gradients
-         and states (4 + 4 + states); stage 3 shards 18 B = 2 + 16
+         stages 1 and 2 (one implementation, stage_1_and_2.py) shard fp32 master, fp32
+         gradients and states (4 + 4 + states); stage 1 keeps the 16-bit gradients whole
+         (4 + 16/N), stage 2 only its partition of them (2 + 18/N: DeepSpeed's estimator since
+         PR #5099, 2024-06); stage 3 shards 18 B = 2 + 16
      Megatron ([MEG-DO]): fp32 main gradients, 2 + 4 + K; the distributed optimizer (stage 1)
          shards K; with fp16 the fp32 main gradients move into the sharded part (2 + 2 + 16). */
 static double optimizer_state_bytes(enum tp_optimizer o)
@@ -260,9 +261,16 @@ static void add_states(const struct tp_job *j, double extra_o, uint32_t zero, do
     if (ds && zero == 0) {
         g += master; /* BF16_Optimizer keeps fp32 gradients beside the 16-bit ones */
     } else if (ds && (zero == 1 || zero == 2)) {
-        /* stage_1_and_2.py: the 16-bit gradients stay whole and each rank keeps an fp32
-           gradient partition for its optimizer shard */
+        /* stage_1_and_2.py: each rank keeps an fp32 gradient partition for its optimizer
+           shard.  Stage 1 accumulates the 16-bit gradients whole; stage 2
+           (partition_gradients) clears every gradient outside the rank's partition once its
+           bucket is reduced (clear_grad_attribute) and copies its own into the 16-bit
+           grads_in_partition buffer (copy_grads_in_partition) */
         gn = master;
+        if (zero == 2) {
+            gn += g;
+            g = 0;
+        }
     } else if (zero == 2) {
         gn = g;
         g = 0;
