@@ -72,8 +72,8 @@ static const struct global GLOBALS[] = {
        tell it apart from attn_eff */
     G(gemm_scale, LOG, 1),      G(attn_eff, LOGIT, 1),          G(attn_block_keys, LOG, 1),
     G(fa2_ratio, LOGIT, 1),     G(mem_eff, LOGIT, 1),           G(fused_elementwise, LOGIT, 1),
-    G(tp_overlap, LOGIT, 2),
-    G(dp_overlap, LOGIT, 1),    G(ep_overlap, LOGIT, 2),        G(step_overhead_s, LOG, 1.5),
+    G(tp_overlap, LOGIT, 2),    G(dp_overlap, LOGIT, 1),        G(ep_overlap, LOGIT, 2),
+    G(step_overhead_s, LOG, 1.5),
     /* achieved bus bandwidth is measured (nccl-tests): a tighter prior */
     G(eff_intra, LOGIT, 0.5),   G(eff_inter, LOGIT, 0.5),
 };
