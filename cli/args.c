@@ -312,6 +312,9 @@ static const struct opt OPTS[] = {
     {"fp8-param-gather", NULL, OPT_CONST, F(fp8_param_gather), 1, 1, NULL, NULL, JOB_CMDS, NULL,
      "GEMM weights kept in FP8 and all-gathered in FP8 (Megatron-Core --fp8-param-gather; "
      "precision fp8 or mxfp8)"},
+    {"fp8-recipe", NULL, OPT_ENUM, F(fp8_recipe), 0, 0, "tensorwise|rowwise", NULL, JOB_CMDS,
+     "RECIPE", "FP8 scaling (precision fp8): tensorwise (default: Transformer Engine, torchao "
+     "tensorwise), rowwise (torchao's row-wise recipe: torchtitan, FSDP, Axolotl)"},
     {"dropout", NULL, OPT_CONST, F(dropout), 1, 1, NULL, NULL, JOB_CMDS, NULL,
      "training keeps dropout masks (GPT-2/3-era recipes)"},
     {"fused-loss", NULL, OPT_CONST, F(fused_loss), 1, 1, NULL, NULL, JOB_CMDS, NULL,

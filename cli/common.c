@@ -147,6 +147,7 @@ static int to_request(const struct cli_args *a, struct tp_request *q)
     q->precision = a->precision;
     q->framework = a->framework;
     q->attn_impl = a->attn_impl;
+    q->fp8_recipe = a->fp8_recipe;
     q->moe_impl = a->moe_impl;
     q->z3_leaf = a->z3_leaf != 0;
     q->moe_a2a_overlap = a->moe_a2a_overlap != 0;

@@ -64,14 +64,16 @@ void report_header(const struct run *r, const char *what)
     }
     printf("cluster  %u x %s (%u per node), %.1f GiB each\n", r->c.n_gpus, r->c.gpu.label,
            r->c.gpus_per_node, r->c.gpu.hbm_bytes / 1073741824.0);
-    printf("job      %s, %s, %s, %s conventions, seq %llu, %s attention%s%s%s%s%s\n",
+    printf("job      %s, %s, %s, %s conventions, seq %llu, %s attention%s%s%s%s%s%s\n",
            tp_name(TP_NAMES_TASK, (int)r->j.task), tp_name(TP_NAMES_PRECISION, (int)r->j.precision),
            tp_name(TP_NAMES_OPTIMIZER, (int)r->j.optimizer), tp_stack_get(r->j.framework)->key,
            (unsigned long long)r->j.seq, attn_label(&r->j),
            r->j.dropout ? ", dropout" : "", r->j.fused_loss ? ", fused loss" : "",
            r->j.tp_comm_overlap ? ", TP comm overlap" : "",
            r->j.moe_a2a_overlap ? ", EP all-to-all overlap" : "",
-           r->j.fp8_param_gather ? ", FP8 params" : "");
+           r->j.fp8_param_gather ? ", FP8 params" : "",
+           r->j.precision == TP_PREC_FP8 && r->j.fp8_recipe == TP_FP8_ROWWISE ? ", FP8 row-wise"
+                                                                                : "");
     printf("layout   dp %u, tp %u%s, pp %u", l->dp, l->tp, l->sp && l->tp > 1 ? " (sp)" : "", l->pp);
     if (l->pp > 1)
         printf(" (%s%s)", tp_name(TP_NAMES_SCHEDULE, (int)l->schedule), l->vpp > 1 ? ", vpp" : "");

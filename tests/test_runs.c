@@ -204,6 +204,37 @@ static void test_row_a2a_overlap(void **state)
     assert_false(run.job.moe_a2a_overlap);
 }
 
+/* The fp8_recipe column: torchao's row-wise recipe is priced as such (torchtitan's performance
+   table, rows torchtitan_benchmarks:23-30), tensor-wise is the default, a block-scaled recipe is
+   priced as tensor-wise and says so, and a bf16 row ignores the column. */
+static void test_row_fp8_recipe(void **state)
+{
+    (void)state;
+    const char *cols[] = {"row_id", "arch", "n_layers", "hidden", "n_heads", "kv_heads", "vocab",
+                          "ffn_hidden", "seq_len", "gpu_type", "num_gpus", "tp", "pp",
+                          "micro_batch", "global_batch", "precision", "framework_key",
+                          "fp8_recipe"};
+    const char *cells[] = {"t:1", "llama", "32", "4096", "32", "8", "128256", "14336", "8192",
+                           "h100-96gb", "64", "8", "1", "12", "96", "fp8", "torchtitan",
+                           "rowwise"};
+    enum { N = sizeof cols / sizeof cols[0] };
+    static struct tp_run run;
+    struct tp_error err = {{0}, {0}};
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_int_equal(run.job.fp8_recipe, TP_FP8_ROWWISE);
+    cells[17] = "tensorwise";
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_int_equal(run.job.fp8_recipe, TP_FP8_TENSORWISE);
+    cells[17] = "blockwise";
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_int_equal(run.job.fp8_recipe, TP_FP8_TENSORWISE);
+    assert_non_null(strstr(run.assumptions, "block-scaled FP8 priced as tensor-wise"));
+    cells[17] = "rowwise";
+    cells[15] = "bf16";
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_int_equal(run.job.fp8_recipe, TP_FP8_TENSORWISE);
+}
+
 /* Rows without a layout (tests/fixtures/runs/searched.csv, the Korthikanti et al. 2022 abstract
    runs): the layout is the fastest tp_search finds under the row's stated constraints, the
    global batch one sequence per GPU; the row is marked, and calibrate does not fit it. */
@@ -274,11 +305,10 @@ static void test_row_searched(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_read),
-                                       cmocka_unit_test(test_load_and_validate),
-                                       cmocka_unit_test(test_row_arrays),
-                                       cmocka_unit_test(test_row_kernels),
-        cmocka_unit_test(test_row_a2a_overlap),
-                                       cmocka_unit_test(test_row_searched)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_read),           cmocka_unit_test(test_load_and_validate),
+        cmocka_unit_test(test_row_arrays),     cmocka_unit_test(test_row_kernels),
+        cmocka_unit_test(test_row_a2a_overlap), cmocka_unit_test(test_row_fp8_recipe),
+        cmocka_unit_test(test_row_searched)};
     return cmocka_run_group_tests_name("runs", tests, NULL, NULL);
 }

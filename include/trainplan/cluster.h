@@ -142,6 +142,17 @@ enum tp_moe_impl { TP_MOE_DEFAULT = 0, TP_MOE_EAGER, TP_MOE_GROUPED, TP_MOE_DEEP
    outright: FlashAttention-2, or an architecture-native one (FlashAttention-3, cuDNN, TE). */
 enum tp_attn_impl { TP_ATTN_FLASH = 0, TP_ATTN_EAGER, TP_ATTN_FLASH2, TP_ATTN_FLASH3 };
 enum tp_offload { TP_OFFLOAD_NONE = 0, TP_OFFLOAD_OPTIMIZER, TP_OFFLOAD_PARAMS };
+/* How an FP8 recipe scales its tensors (precision fp8 only).  TENSORWISE: one scale per tensor
+   (Transformer Engine's delayed and current scaling, torchao's "tensorwise"): each operand is
+   cast once and its FP8 copy transposed for the backward's other GEMM, on cuBLAS's kernels.
+   ROWWISE: torchao's "rowwise" recipe (torchao/float8/config.py Float8LinearRecipeName
+   .ROWWISE): one scale per row along the contraction axis, so the input, the weight and the
+   output gradient are each cast twice (once per axis, the column-wise cast a reduction over
+   the tokens); the forward GEMM runs PyTorch's CUTLASS row-wise kernel and the backward ones
+   cuBLAS's tensor-wise kernel with a rescale of the output (float8_ops.py
+   addmm_float8_unwrapped: "The rowwise CUTLASS-based kernel is so slow without fast-accum");
+   FSDP all-gathers the weights in 16 bits (float8 all-gather is tensor-wise only). */
+enum tp_fp8_recipe { TP_FP8_TENSORWISE = 0, TP_FP8_ROWWISE };
 
 /* LoRA target modules (bit mask). */
 enum {
@@ -185,6 +196,7 @@ struct tp_job {
                                   the compute param in fp8 ... and perform the param all-gather
                                   in fp8", megatron/training/arguments.py; TE fp8_model_init).
                                   precision fp8 or mxfp8 only */
+    enum tp_fp8_recipe fp8_recipe; /* precision fp8: how the recipe scales its tensors */
     enum tp_loss_impl loss_impl; /* the loss over the full logits (unless fused_loss) */
     bool kbit_fp32;            /* QLoRA through PEFT's prepare_model_for_kbit_training (TRL's
                                   SFTTrainer for a 4-bit model outside FSDP): the non-quantized

@@ -205,6 +205,7 @@ enum tp_names {
     TP_NAMES_LAYER_ATTN, /* enum tp_layer_attn: full, sliding, chunked */
     TP_NAMES_ATTN_CONVENTION, /* enum tp_attn_convention: causal, noncausal */
     TP_NAMES_MIXER,     /* enum tp_mixer: attention, mamba2, gated_deltanet, none */
+    TP_NAMES_FP8_RECIPE, /* enum tp_fp8_recipe: tensorwise, rowwise */
     TP_NAMES_COUNT
 };
 /* The name of `value` in table `t`; "?" when out of range. */
@@ -228,6 +229,7 @@ struct tp_request {
     /* job: enums by value; framework is 1 + enum tp_framework (0 = deepspeed, or megatron when
        the layout needs model parallelism) */
     int task, optimizer, precision, framework, attn_impl, moe_impl;
+    int fp8_recipe;                 /* enum tp_fp8_recipe (precision fp8) */
     bool z3_leaf, dropout, fused_loss, tp_comm_overlap, kbit_fp32, fp8_param_gather;
     bool moe_a2a_overlap;
     int64_t seq;                    /* TP_UNSET: the model's context, else 4096 */

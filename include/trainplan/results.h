@@ -128,6 +128,8 @@ struct tp_calib {
        HBM bandwidth when that is longer (small dimensions) */
     double mamf_default;   /* MAMF fraction for GPUs the catalog has none for */
     double fp8_mamf_ratio; /* fp8 MAMF / bf16 MAMF when the fp8 one is unknown */
+    double fp8_rowwise_ratio; /* PyTorch's CUTLASS row-wise FP8 GEMM over cuBLAS's tensor-wise
+                                 one (torchao's row-wise recipe, tp_fp8_recipe) */
     double gemm_scale;     /* real training GEMMs relative to the MAMF sweep's best shapes */
     uint32_t tile_m, tile_n; /* output tile of one thread block (wave and tile quantization) */
     /* attention core (FlashAttention): forward at attn_eff of the 16-bit peak */

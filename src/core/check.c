@@ -59,6 +59,27 @@ enum tp_status tp_cluster_check(const struct tp_cluster *c, const struct tp_job 
         return tp_fail_field(err, TP_EINVAL, "fp8_param_gather",
                              "fp8_param_gather needs precision fp8 or mxfp8, not %s",
                              tp_prec_name(j->precision));
+    /* torchao's row-wise recipe: a torchao stack's (torchtitan --quantize.linear.float8
+       .recipe_name rowwise, or one's own FSDP script); Transformer Engine has no such recipe and
+       Axolotl's fp8 builds torchao's tensor-wise Float8LinearConfig (core/trainers/base.py) */
+    if ((unsigned)j->fp8_recipe > TP_FP8_ROWWISE)
+        return tp_fail_field(err, TP_EINVAL, "fp8_recipe",
+                             "fp8_recipe %u is not one of tensorwise, rowwise",
+                             (unsigned)j->fp8_recipe);
+    if (j->fp8_recipe == TP_FP8_ROWWISE && j->precision != TP_PREC_FP8)
+        return tp_fail_field(err, TP_EINVAL, "fp8_recipe",
+                             "fp8_recipe rowwise needs precision fp8, not %s",
+                             tp_prec_name(j->precision));
+    if (j->fp8_recipe == TP_FP8_ROWWISE && j->framework != TP_FW_TORCHTITAN &&
+        j->framework != TP_FW_FSDP)
+        return tp_fail_field(err, TP_EINVAL, "fp8_recipe",
+                             "fp8_recipe rowwise is torchao's recipe: framework torchtitan or "
+                             "fsdp, not %s (Transformer Engine and Axolotl scale tensor-wise)",
+                             tp_stack_get(j->framework)->key);
+    if (j->fp8_recipe == TP_FP8_ROWWISE && j->fp8_param_gather)
+        return tp_fail_field(err, TP_EINVAL, "fp8_recipe",
+                             "fp8_recipe rowwise gathers the weights in 16 bits: torchao's FP8 "
+                             "all-gather is tensor-wise only (drop fp8_param_gather)");
     /* FP4 and the MX formats need block-scaled tensor cores: Blackwell (B200, B300, GB200,
        GB300, RTX 5090) and MI355X, the parts the catalog gives an FP4 rate */
     if (tp_prec_gemm_dtype(j->precision) == TP_FP4 && g->peak_flops[TP_FP4] <= 0)

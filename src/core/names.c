@@ -10,6 +10,7 @@ static const char *const OPTIMIZER[] = {"adamw", "adamw-8bit", "adamw-4bit",
                                         "adafactor", "sgd", "sgd-momentum", "adamw-bf16"};
 static const char *const PRECISION[] = {"bf16", "fp16", "fp8", "fp32", "mxfp8", "nvfp4", "mxfp4"};
 static const char *const ATTENTION[] = {"flash", "eager", "flash2", "flash3"};
+static const char *const FP8_RECIPE[] = {"tensorwise", "rowwise"};
 static const char *const RECOMPUTE[] = {"none", "selective", "full"};
 static const char *const OFFLOAD[] = {"none", "optimizer", "params"};
 static const char *const SCHEDULE[] = {"1f1b", "interleaved", "gpipe"};
@@ -27,6 +28,7 @@ static const struct {
     [TP_NAMES_RECOMPUTE] = T(RECOMPUTE), [TP_NAMES_OFFLOAD] = T(OFFLOAD),
     [TP_NAMES_SCHEDULE] = T(SCHEDULE),   [TP_NAMES_LAYER_ATTN] = T(LAYER_ATTN),
     [TP_NAMES_ATTN_CONVENTION] = T(ATTN_CONVENTION), [TP_NAMES_MIXER] = T(MIXER),
+    [TP_NAMES_FP8_RECIPE] = T(FP8_RECIPE),
 };
 #undef T
 

@@ -95,11 +95,24 @@ static void add_linear(const struct hw *h, const struct tp_job *j, const struct 
        multiple of the sequence length) */
     double an = align_of(h, x->N), ak = align_of(h, x->K);
     double al = an < ak ? an : ak;
-    c->fwd_gemm += gemm(h, x->M, x->N, x->K, x->count, al);
+    double fwd = gemm(h, x->M, x->N, x->K, x->count, al);
+    c->fwd_gemm += h->rowwise ? fwd / h->rowwise_gemm : fwd;
     c->bwd_gemm += gemm(h, x->M, x->K, x->N, x->count, al); /* data gradient */
     if (!x->frozen)
         c->bwd_gemm += gemm(h, x->N, x->K, x->M, x->count, al); /* weight gradient */
-    if (h->fp8) {
+    if (h->rowwise) {
+        /* torchao row-wise (tp_fp8_recipe): a row cast is one fused pass (read 2 B, write 1);
+           a column cast a reduction over the other axis first (read 2 B more).  Forward: the
+           input and the weight by rows.  Backward: the output gradient by rows (data
+           gradient) and by columns (weight gradient), the weight by columns, the input by
+           columns; each backward GEMM's 16-bit output rescaled in place (read and write 2 B) */
+        double mk = x->M * x->K * x->count, mn = x->M * x->N * x->count;
+        double nk = x->N * x->K * x->count;
+        c->fwd_mem += 3 * (mk + nk) / h->mem_bw;
+        c->bwd_mem += (3 * mn + 5 * nk + 4 * mk) / h->mem_bw;
+        if (!x->frozen)
+            c->bwd_mem += (5 * mn + 5 * mk + 4 * nk) / h->mem_bw;
+    } else if (h->fp8) {
         /* Transformer Engine casts of the input (fwd) and of the output gradient (bwd) */
         c->fwd_mem += h->cast_fwd * x->M * x->K * x->count / h->mem_bw;
         c->bwd_mem += h->cast_bwd * x->M * x->N * x->count / h->mem_bw;
@@ -216,6 +229,13 @@ static double tp_collective(const struct ctx *x)
 {
     const struct tp_layout *l = x->l;
     double bytes = x->tokens * x->m->hidden * x->h.act_bytes;
+    /* torchtitan's tensor-wise Float8 TP (torchao float8_tensor_parallel.py Float8ColwiseParallel
+       / Float8RowwiseParallel) casts before each all-gather: the input's forward and the output
+       gradient's backward gather 1-byte elements; the reduce-scatters stay 16-bit.  Row-wise
+       recipes communicate in high precision (torchtitan docs/float8.md) */
+    if (x->j->framework == TP_FW_TORCHTITAN && x->h.fp8 && x->j->precision == TP_PREC_FP8 &&
+        !x->h.rowwise)
+        bytes *= 0.75;
     return tp_time_allreduce(x->c, x->cal, bytes, l->tp, x->g_tp);
 }
 
@@ -489,6 +509,9 @@ void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
        Hadamard transform in a pass of its own [derived from the byte counts] */
     h->cast_fwd = gd == TP_FP4 ? 2 + 2 * 0.5625 : 3;
     h->cast_bwd = gd == TP_FP4 ? 2 + 2 * 0.5625 + 2 + 0.5625 : 6;
+    h->rowwise = h->fp8 && gd == TP_FP8 && j->precision == TP_PREC_FP8 &&
+                 j->fp8_recipe == TP_FP8_ROWWISE;
+    h->rowwise_gemm = cal->fp8_rowwise_ratio > 0 ? cal->fp8_rowwise_ratio : 1;
     /* FP4 GEMMs reach the FP8 share of the FP8 rate again [heuristic; no FP4 row in the
        calibration set] */
     double mamf4 = mamf8 * cal->fp8_mamf_ratio;

@@ -26,6 +26,8 @@ struct hw {
     bool fp8;           /* quantized GEMMs (fp8, mxfp8, nvfp4, mxfp4) with their casts */
     enum tp_dtype gemm_dtype;
     double cast_fwd, cast_bwd; /* bytes moved per element by the input / gradient casts */
+    bool rowwise;       /* torchao's row-wise FP8 recipe (tp_fp8_recipe) */
+    double rowwise_gemm; /* its forward GEMM's rate over the tensor-wise kernel's */
     double act_bytes;   /* bytes per activation element (2; 4 in fp32 training) */
     struct tape *tape;  /* NULL: every GEMM computed from its shape */
 };

@@ -60,6 +60,7 @@ void tp_calib_prior(struct tp_calib *c)
     memset(c, 0, sizeof *c);
     c->mamf_default = 0.80;
     c->fp8_mamf_ratio = 0.90;
+    c->fp8_rowwise_ratio = 0.90;
     c->gemm_scale = 1.0;
     c->tile_m = 128;
     c->tile_n = 128;
@@ -115,7 +116,8 @@ struct field {
 #define R(f, lo, hi) {#f, offsetof(struct tp_calib, f), false, lo, hi}
 #define I(f, lo, hi) {#f, offsetof(struct tp_calib, f), true, lo, hi}
 static const struct field FIELDS[] = {
-    R(mamf_default, 0.01, 1),    R(fp8_mamf_ratio, 0.1, 2),  R(gemm_scale, 0.01, 2),
+    R(mamf_default, 0.01, 1),    R(fp8_mamf_ratio, 0.1, 2),  R(fp8_rowwise_ratio, 0.05, 1),
+    R(gemm_scale, 0.01, 2),
     I(tile_m, 8, 1024),          I(tile_n, 8, 1024),         R(attn_eff, 0.01, 1),
     R(attn_bwd_ratio, 1, 10),    R(attn_block_keys, 0, 65536), R(fa2_ratio, 0.05, 1),
     R(mem_eff, 0.01, 1),         R(fused_elementwise, 0, 1),

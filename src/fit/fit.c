@@ -72,6 +72,8 @@ static const struct global GLOBALS[] = {
        tell it apart from attn_eff */
     G(gemm_scale, LOG, 1),      G(attn_eff, LOGIT, 1),          G(attn_block_keys, LOG, 1),
     G(fa2_ratio, LOGIT, 1),     G(mem_eff, LOGIT, 1),           G(fused_elementwise, LOGIT, 1),
+    /* torchao's row-wise FP8 GEMM: only its rows identify it (prior: pytorch/pytorch#147971) */
+    G(fp8_rowwise_ratio, LOGIT, 1),
     G(tp_overlap, LOGIT, 2),    G(dp_overlap, LOGIT, 1),        G(ep_overlap, LOGIT, 2),
     G(step_overhead_s, LOG, 1.5),
     /* achieved bus bandwidth is measured (nccl-tests): a tighter prior */

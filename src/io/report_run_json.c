@@ -115,7 +115,8 @@ json_t *tp_json_estimate(const struct tp_model *m, const struct tp_cluster *c,
     const struct tp_time *t = &ev->time;
     const struct tp_range *rg = &ev->range;
     json_t *doc = json_pack(
-        "{s:i, s:s, s:{s:s, s:s}, s:{s:s, s:I, s:I}, s:{s:s, s:s, s:s, s:s, s:I, s:b, s:b, s:b}, s:o,"
+        "{s:i, s:s, s:{s:s, s:s}, s:{s:s, s:I, s:I}, s:{s:s, s:s, s:s, s:s, s:I, s:b, s:b, s:b, s:s?},"
+        " s:o,"
         " s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
         "schema_version", TP_SCHEMA_VERSION, "command", "estimate", "model", "name", m->name,
         "family", m->family, "cluster", "gpu", c->gpu.key, "gpus", (json_int_t)c->n_gpus,
@@ -125,8 +126,9 @@ json_t *tp_json_estimate(const struct tp_model *m, const struct tp_cluster *c,
         tp_stack_get(j->framework)->key, "attention", tp_name(TP_NAMES_ATTENTION, (int)j->attn_impl),
         "seq", (json_int_t)j->seq, "tp_comm_overlap", (int)j->tp_comm_overlap,
         "moe_a2a_overlap", (int)j->moe_a2a_overlap,
-        "fp8_param_gather", (int)j->fp8_param_gather, "layout",
-        tp_json_layout(l), "step_time_s", t->step_s, "tokens_per_step", t->tokens_per_step,
+        "fp8_param_gather", (int)j->fp8_param_gather, "fp8_recipe",
+        j->precision == TP_PREC_FP8 ? tp_name(TP_NAMES_FP8_RECIPE, (int)j->fp8_recipe) : NULL,
+        "layout", tp_json_layout(l), "step_time_s", t->step_s, "tokens_per_step", t->tokens_per_step,
         "tokens_per_s_per_gpu", t->tokens_per_s_per_gpu, "tokens_per_s", t->tokens_per_s,
         "samples_per_s", t->samples_per_s, "model_flops_per_token", t->model_flops_per_token,
         "hw_flops_per_token", t->hw_flops_per_token, "model_tflops_per_gpu",

@@ -50,6 +50,7 @@ static const struct opt {
     {"precision", K_ENUM, F(precision), 0, 0, TP_NAMES_PRECISION, 0},
     {"framework", K_ENUM, F(framework), 0, 0, -1, 1}, /* tp_stack_find: keys and aliases */
     {"attention", K_ENUM, F(attn_impl), 0, 0, TP_NAMES_ATTENTION, 0},
+    {"fp8_recipe", K_ENUM, F(fp8_recipe), 0, 0, TP_NAMES_FP8_RECIPE, 0},
     {"moe_impl", K_ENUM, F(moe_impl), 0, 0, -1, 0},
     {"z3_leaf", K_BOOL, F(z3_leaf), 0, 0, 0, 0},
     {"moe_a2a_overlap", K_BOOL, F(moe_a2a_overlap), 0, 0, 0, 0},
@@ -233,6 +234,7 @@ static void resolve_job(const struct tp_request *r, const struct tp_model *m, st
     j->kbit_fp32 = r->kbit_fp32;
     j->tp_comm_overlap = r->tp_comm_overlap;
     j->fp8_param_gather = r->fp8_param_gather;
+    j->fp8_recipe = (enum tp_fp8_recipe)r->fp8_recipe;
     j->seq = r->seq != TP_UNSET ? (uint64_t)r->seq : m->default_seq ? m->default_seq : 4096;
     if (r->lora_rank != TP_UNSET)
         j->lora_rank = (uint32_t)r->lora_rank;

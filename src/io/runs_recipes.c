@@ -63,6 +63,12 @@ void tp_row_recipe_job(const struct row *r, struct tp_job *j)
     }
     if (strstr(notes, "fp8-param-gather") || strstr(notes, "fp8_param_gather"))
         j->fp8_param_gather = true;
+    /* the FP8 recipe's scaling: torchao's row-wise recipe has physics of its own; tensor-wise
+       (delayed, current) is the default; a block-scaled FP8 recipe is priced as tensor-wise */
+    if (j->precision == TP_PREC_FP8 && strcasecmp(recipe, "rowwise") == 0)
+        j->fp8_recipe = TP_FP8_ROWWISE;
+    else if (j->precision == TP_PREC_FP8 && (strstr(recipe, "block") || strstr(recipe, "subchannel")))
+        tp_row_assume(r->run, "block-scaled FP8 priced as tensor-wise scaling");
     /* Megatron-Bridge MoE benchmarks force-balance the routing (the source's footnote) */
     if (strstr(notes, "force-balance"))
         j->moe_imbalance = 1.0;
