@@ -395,6 +395,16 @@ static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
     TRY(tp_row_u32(r, "cp", false, 1, &l->cp));
     TRY(tp_row_u32(r, "ep", false, 1, &l->ep));
     TRY(tp_row_u32(r, "vpp", false, 1, &l->vpp));
+    const char *notes = tp_row_cell(r, "notes");
+    if (!*tp_row_cell(r, "vpp") && l->pp > 1 && strcmp(run->framework_key, "torchtitan") == 0 &&
+        (strstr(notes, "Interleaved 1F1B") || strstr(notes, "Interleaved1F1B") ||
+         strstr(notes, "InterleavedZeroBubble") || strstr(notes, "ZBVZeroBubble"))) {
+        /* torchtitan's multi-stage schedules without split points build 2 stages per rank
+           (parallelisms/pipelining_utils.py generate_split_points, at the commit of its
+           2024-12 benchmarks; "v schedules assume 2 stages per rank") */
+        l->vpp = 2;
+        tp_row_assume(run, "2 pipeline stages per rank (torchtitan's multi-stage schedules)");
+    }
     TRY(tp_row_u32(r, "etp", false, 0, &l->etp));
     TRY(tp_row_u32(r, "pp_first", false, 0, &l->pp_first));
     TRY(tp_row_u32(r, "pp_last", false, 0, &l->pp_last));
