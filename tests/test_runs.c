@@ -270,6 +270,35 @@ static void test_row_torchtitan_schedule(void **state)
     assert_true(fabs(ratio / (128.0 / 100.0) - 1) < 0.10);
 }
 
+/* NeMo 1.x LoRA, as the 24.07 performance summary's fine-tuning rows ran it: the QKV
+   projection alone at adapter_dim 32 (LoraPEFTConfig builds only the LORA_KQV_ADAPTER;
+   megatron_gpt_finetuning_config.yaml target_modules ['attention_qkv'], adapter_dim 32);
+   a row's lora_rank cell still decides the rank, and other stacks keep every linear. */
+static void test_row_nemo_lora(void **state)
+{
+    (void)state;
+    const char *cols[] = {"row_id", "arch", "n_layers", "hidden", "n_heads", "kv_heads", "vocab",
+                          "ffn_hidden", "seq_len", "gpu_type", "num_gpus", "tp", "pp",
+                          "micro_batch", "global_batch", "precision", "framework_key", "task",
+                          "source_version_or_date", "lora_rank"};
+    const char *cells[] = {"n:16", "llama", "32", "4096", "32", "32", "32000", "11008", "4096",
+                           "h100-sxm", "8", "1", "1", "1", "32", "fp8", "nemo", "lora",
+                           "NeMo 24.07 container (doc 2024-09..2025-02)", ""};
+    enum { N = sizeof cols / sizeof cols[0] };
+    static struct tp_run run;
+    struct tp_error err = {{0}, {0}};
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_int_equal(run.job.lora_targets, TP_LORA_Q | TP_LORA_K | TP_LORA_V);
+    assert_int_equal(run.job.lora_rank, 32);
+    assert_non_null(strstr(run.assumptions, "QKV projection at rank 32"));
+    cells[19] = "8";
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_int_equal(run.job.lora_rank, 8);
+    cells[16] = "torchtitan";
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_int_equal(run.job.lora_targets, TP_LORA_ALL);
+}
+
 /* Rows without a layout (tests/fixtures/runs/searched.csv, the Korthikanti et al. 2022 abstract
    runs): the layout is the fastest tp_search finds under the row's stated constraints, the
    global batch one sequence per GPU; the row is marked, and calibrate does not fit it. */
@@ -344,6 +373,7 @@ int main(void)
         cmocka_unit_test(test_read),           cmocka_unit_test(test_load_and_validate),
         cmocka_unit_test(test_row_arrays),     cmocka_unit_test(test_row_kernels),
         cmocka_unit_test(test_row_a2a_overlap), cmocka_unit_test(test_row_fp8_recipe),
-        cmocka_unit_test(test_row_torchtitan_schedule), cmocka_unit_test(test_row_searched)};
+        cmocka_unit_test(test_row_torchtitan_schedule), cmocka_unit_test(test_row_nemo_lora),
+        cmocka_unit_test(test_row_searched)};
     return cmocka_run_group_tests_name("runs", tests, NULL, NULL);
 }

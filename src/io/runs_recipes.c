@@ -69,6 +69,17 @@ void tp_row_recipe_job(const struct row *r, struct tp_job *j)
         j->fp8_recipe = TP_FP8_ROWWISE;
     else if (j->precision == TP_PREC_FP8 && (strstr(recipe, "block") || strstr(recipe, "subchannel")))
         tp_row_assume(r->run, "block-scaled FP8 priced as tensor-wise scaling");
+    /* NeMo 1.x LoRA (the 2024 containers' fine-tuning tables) adapts the fused QKV projection
+       alone, at adapter_dim 32: LoraPEFTConfig (nemo/collections/nlp/parts/peft_config.py)
+       builds only the LORA_KQV_ADAPTER, target_modules ['attention_qkv'] by default
+       (megatron_gpt_finetuning_config.yaml); NeMo 2 and Megatron-Bridge adapt the four
+       linears */
+    if (j->task == TP_TASK_LORA && strcmp(tp_row_cell(r, "framework_key"), "nemo") == 0 &&
+        tp_row_release_year(tp_row_cell(r, "source_version_or_date")) == 2024) {
+        j->lora_targets = TP_LORA_Q | TP_LORA_K | TP_LORA_V;
+        j->lora_rank = 32;
+        tp_row_assume(r->run, "LoRA on the QKV projection at rank 32 (NeMo 1.x LoRA)");
+    }
     /* Megatron-Bridge MoE benchmarks force-balance the routing (the source's footnote) */
     if (strstr(notes, "force-balance"))
         j->moe_imbalance = 1.0;
