@@ -99,6 +99,10 @@ static const struct opt OPTS[] = {
      "minutes of launch, NCCL and ZeRO initialisation before the first step"},
     {"seq", "seq-len", OPT_INT, F(seq), 1, 1 << 24, NULL, NULL, CMD_PARAMS | JOB_CMDS, "N",
      "sequence length (default: the model's, else 4096)"},
+    {"doc-len", NULL, OPT_INT, F(doc_len), 1, 1 << 24, NULL, NULL, JOB_CMDS, "N",
+     "packed samples: the mean length of the documents packed into each, attending only "
+     "within themselves (FlashAttention varlen / TE THD: Axolotl sample_packing, NeMo and "
+     "Megatron-Bridge packed sequences, TRL padding_free); default: one document per sample"},
     {"recompute", NULL, OPT_ENUM, F(recompute), 0, 0, "none|selective|full", NULL,
      CMD_PARAMS | RUN_CMDS, "MODE", "activation recompute (default none)"},
     /* cluster */

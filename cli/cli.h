@@ -54,6 +54,7 @@ struct cli_args {
     int help;
     int format;              /* enum out_format */
     int64_t seq;             /* TP_UNSET = the model's */
+    int64_t doc_len;         /* --doc-len: packed documents' mean length; 0 = unpacked */
     int recompute;           /* enum tp_recompute */
     int attn_conv;           /* enum tp_attn_convention */
     int64_t mtp;             /* MTP modules trained; TP_UNSET = 0 */

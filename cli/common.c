@@ -157,6 +157,7 @@ static int to_request(const struct cli_args *a, struct tp_request *q)
     q->tp_comm_overlap = a->tp_comm_overlap != 0;
     q->fp8_param_gather = a->fp8_param_gather != 0;
     q->seq = a->seq;
+    q->doc_len = a->doc_len;
     q->lora_rank = a->lora_rank;
     if (a->lora_targets && !(q->lora_targets = tp_lora_targets_parse(a->lora_targets))) {
         cli_error("--lora-targets %s: expected all, attention, mlp or a comma list of "

@@ -64,10 +64,13 @@ void report_header(const struct run *r, const char *what)
     }
     printf("cluster  %u x %s (%u per node), %.1f GiB each\n", r->c.n_gpus, r->c.gpu.label,
            r->c.gpus_per_node, r->c.gpu.hbm_bytes / 1073741824.0);
-    printf("job      %s, %s, %s, %s conventions, seq %llu, %s attention%s%s%s%s%s%s\n",
+    char docs[48] = "";
+    if (r->j.doc_len && r->j.doc_len < r->j.seq)
+        snprintf(docs, sizeof docs, " in documents of %u", r->j.doc_len);
+    printf("job      %s, %s, %s, %s conventions, seq %llu%s, %s attention%s%s%s%s%s%s\n",
            tp_name(TP_NAMES_TASK, (int)r->j.task), tp_name(TP_NAMES_PRECISION, (int)r->j.precision),
            tp_name(TP_NAMES_OPTIMIZER, (int)r->j.optimizer), tp_stack_get(r->j.framework)->key,
-           (unsigned long long)r->j.seq, attn_label(&r->j),
+           (unsigned long long)r->j.seq, docs, attn_label(&r->j),
            r->j.dropout ? ", dropout" : "", r->j.fused_loss ? ", fused loss" : "",
            r->j.tp_comm_overlap ? ", TP comm overlap" : "",
            r->j.moe_a2a_overlap ? ", EP all-to-all overlap" : "",

@@ -179,6 +179,10 @@ struct tp_job {
     enum tp_framework framework;
     enum tp_attn_impl attn_impl;
     uint64_t seq;              /* tokens per sample */
+    uint32_t doc_len;          /* packed sequences: the mean length of the documents packed
+                                  into a sample, each attending only within itself
+                                  (FlashAttention varlen / Transformer Engine THD with
+                                  cu_seqlens); 0 = one document fills the sample */
     uint32_t lora_rank;        /* LoRA / QLoRA adapter rank */
     uint32_t lora_targets;     /* TP_LORA_* mask */
     bool dropout;              /* activations keep dropout masks (GPT-2/3-era recipes) */

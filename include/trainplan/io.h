@@ -233,6 +233,7 @@ struct tp_request {
     bool z3_leaf, dropout, fused_loss, tp_comm_overlap, kbit_fp32, fp8_param_gather;
     bool moe_a2a_overlap;
     int64_t seq;                    /* TP_UNSET: the model's context, else 4096 */
+    int64_t doc_len;                /* packed documents' mean length; 0 = unpacked */
     int64_t lora_rank;              /* TP_UNSET = 16 */
     uint32_t lora_targets;          /* TP_LORA_* mask; 0 = all */
     double moe_capacity, moe_imbalance, overhead_gb, nccl_gb, frag; /* < 0 = default */

@@ -59,6 +59,10 @@ enum tp_status tp_cluster_check(const struct tp_cluster *c, const struct tp_job 
         return tp_fail_field(err, TP_EINVAL, "fp8_param_gather",
                              "fp8_param_gather needs precision fp8 or mxfp8, not %s",
                              tp_prec_name(j->precision));
+    if (j->doc_len > j->seq)
+        return tp_fail_field(err, TP_EINVAL, "doc_len",
+                             "doc_len %u exceeds the sequence length %llu (a packed document "
+                             "is at most one sample)", j->doc_len, (unsigned long long)j->seq);
     /* torchao's row-wise recipe: a torchao stack's (torchtitan --quantize.linear.float8
        .recipe_name rowwise, or one's own FSDP script); Transformer Engine has no such recipe and
        Axolotl's fp8 builds torchao's tensor-wise Float8LinearConfig (core/trainers/base.py) */

@@ -38,6 +38,14 @@ double tp_keys_per_query(const struct tp_model *m, uint32_t layer, double s,
     return (q * reach * (reach + 1) / 2 + r * (r + 1) / 2) / s;
 }
 
+/* The span attention runs over: the packed documents' length where a kernel keeps each
+   document to itself (not eager attention, whose block-diagonal mask still fills s x s). */
+double tp_attn_span(const struct tp_job *j)
+{
+    bool packed = j->doc_len > 0 && j->doc_len < j->seq && j->attn_impl != TP_ATTN_EAGER;
+    return packed ? (double)j->doc_len : (double)j->seq;
+}
+
 /* Query-key plus value width summed over heads: n_q * (d_qk + d_v). */
 double tp_head_widths(const struct tp_model *m)
 {

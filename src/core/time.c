@@ -343,7 +343,8 @@ static enum tp_status flops_facts(const struct tp_model *m, const struct tp_job 
                                   double *megatron)
 {
     struct tp_flops f;
-    if (tp_flops_model(m, j->seq, l->recompute, &f) != TP_OK)
+    /* packed documents: attention's FLOPs are counted within each (tp_attn_span) */
+    if (tp_flops_model(m, (uint64_t)tp_attn_span(j), l->recompute, &f) != TP_OK)
         return TP_EINVAL;
     *model = f.model;
     if (j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA) /* no weight-gradient GEMMs for the
@@ -543,7 +544,7 @@ enum tp_status tp_time_plan_init(struct tp_time_plan *p, const struct tp_model *
         unsigned k = tp_kind_of(m, layer);
         if (p->kind_layer[k] == UINT32_MAX) {
             p->kind_layer[k] = layer;
-            p->kpq[k] = tp_keys_per_query(m, layer, (double)j->seq, TP_ATTN_CAUSAL);
+            p->kpq[k] = tp_keys_per_query(m, layer, tp_attn_span(j), TP_ATTN_CAUSAL);
         }
     }
     /* record every GEMM's shape figures, block kind by block kind, then the head's */

@@ -209,7 +209,7 @@ static void attention(const struct ctx *x, uint32_t layer, struct cost *c)
     }
     /* FlashAttention: causal pairs only; thread blocks of 128 queries per head */
     double kpq = x->kpq ? x->kpq[tp_kind_of(m, layer)]
-                        : tp_keys_per_query(m, layer, s, TP_ATTN_CAUSAL);
+                        : tp_keys_per_query(m, layer, tp_attn_span(x->j), TP_ATTN_CAUSAL);
     double flops = 2 * width * kpq * x->tokens;
     double ctas = x->seqs * heads * ceil_div(x->seq_local, 128);
     /* each 128-query block also pays attn_block_keys keys of work it does not count: the

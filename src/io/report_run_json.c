@@ -115,7 +115,8 @@ json_t *tp_json_estimate(const struct tp_model *m, const struct tp_cluster *c,
     const struct tp_time *t = &ev->time;
     const struct tp_range *rg = &ev->range;
     json_t *doc = json_pack(
-        "{s:i, s:s, s:{s:s, s:s}, s:{s:s, s:I, s:I}, s:{s:s, s:s, s:s, s:s, s:I, s:b, s:b, s:b, s:s?},"
+        "{s:i, s:s, s:{s:s, s:s}, s:{s:s, s:I, s:I}, s:{s:s, s:s, s:s, s:s, s:I, s:o, s:b, s:b, s:b,"
+        " s:s?},"
         " s:o,"
         " s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
         "schema_version", TP_SCHEMA_VERSION, "command", "estimate", "model", "name", m->name,
@@ -124,7 +125,9 @@ json_t *tp_json_estimate(const struct tp_model *m, const struct tp_cluster *c,
         tp_name(TP_NAMES_TASK, (int)j->task), "precision",
         tp_name(TP_NAMES_PRECISION, (int)j->precision), "framework",
         tp_stack_get(j->framework)->key, "attention", tp_name(TP_NAMES_ATTENTION, (int)j->attn_impl),
-        "seq", (json_int_t)j->seq, "tp_comm_overlap", (int)j->tp_comm_overlap,
+        "seq", (json_int_t)j->seq, "doc_len",
+        j->doc_len ? json_integer((json_int_t)j->doc_len) : json_null(), "tp_comm_overlap",
+        (int)j->tp_comm_overlap,
         "moe_a2a_overlap", (int)j->moe_a2a_overlap,
         "fp8_param_gather", (int)j->fp8_param_gather, "fp8_recipe",
         j->precision == TP_PREC_FP8 ? tp_name(TP_NAMES_FP8_RECIPE, (int)j->fp8_recipe) : NULL,
@@ -150,9 +153,13 @@ json_t *tp_json_estimate(const struct tp_model *m, const struct tp_cluster *c,
     json_object_set_new(doc, "moe_impl",
                         m->n_experts ? json_string(tp_moe_impl_name(tp_job_moe_impl(m, j, l)))
                                      : json_null());
+    bool packed = tp_attn_span(j) < (double)j->seq;
     json_object_set_new(doc, "flop_convention",
-                        json_string("exact matmuls, causal attention (Megatron-LM 2025); MFU/HFU "
-                                    "against the dense 16-bit peak"));
+                        json_string(packed ? "exact matmuls, causal attention within each packed "
+                                             "document (Megatron-LM 2025); MFU/HFU against the "
+                                             "dense 16-bit peak"
+                                           : "exact matmuls, causal attention (Megatron-LM 2025); "
+                                             "MFU/HFU against the dense 16-bit peak"));
     json_object_set_new(doc, "time", time_json(t));
     json_object_set_new(doc, "memory", tp_json_memory(&ev->memory));
     json_object_set_new(doc, "fits_with", hint_json(m, c, j, l, &ev->memory));

@@ -60,6 +60,7 @@ static const struct opt {
     {"tp_comm_overlap", K_BOOL, F(tp_comm_overlap), 0, 0, 0, 0},
     {"fp8_param_gather", K_BOOL, F(fp8_param_gather), 0, 0, 0, 0},
     {"seq", K_INT, F(seq), 1, 1 << 24, 0, 0},
+    {"doc_len", K_INT, F(doc_len), 1, 1 << 24, 0, 0},
     {"lora_rank", K_INT, F(lora_rank), 1, 65536, 0, 0},
     {"lora_targets", K_LORA, F(lora_targets), 0, 0, 0, 0},
     {"moe_capacity", K_REAL, F(moe_capacity), 0, 64, 0, 0},
@@ -236,6 +237,7 @@ static void resolve_job(const struct tp_request *r, const struct tp_model *m, st
     j->fp8_param_gather = r->fp8_param_gather;
     j->fp8_recipe = (enum tp_fp8_recipe)r->fp8_recipe;
     j->seq = r->seq != TP_UNSET ? (uint64_t)r->seq : m->default_seq ? m->default_seq : 4096;
+    j->doc_len = r->doc_len > 0 ? (uint32_t)r->doc_len : 0;
     if (r->lora_rank != TP_UNSET)
         j->lora_rank = (uint32_t)r->lora_rank;
     if (r->lora_targets)
