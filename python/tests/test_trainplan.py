@@ -18,7 +18,8 @@ CLI = os.environ.get("TRAINPLAN_CLI", os.path.join(os.path.dirname(__file__), ".
 COMMA_LOCALES = ("de_DE.UTF-8", "de_DE.utf8")
 
 # (model, keywords): dense and MoE, ZeRO, recompute, tp/pp with a global batch, a token budget
-# with a price, an fp8 job (tensor-wise and torchao's row-wise), another GPU, a stack by alias.
+# with a price, an fp8 job (tensor-wise and torchao's row-wise), packed fine-tuning, another GPU,
+# a stack by alias.
 ESTIMATES = [
     ("llama-3.1-8b", dict(gpu="h100-sxm", gpus=8)),
     ("llama-3.1-8b", dict(gpus=8, zero=3, recompute="full", seq=8192)),
@@ -33,6 +34,8 @@ ESTIMATES = [
     ("llama-3.1-8b", dict(gpus=16, tp=2, sp=True, precision="fp8", mbs=2, gas=4)),
     ("llama-3.1-8b", dict(gpu="h100-96gb", gpus=64, framework="torchtitan", precision="fp8",
                           fp8_recipe="rowwise", tp=8, sp=True, zero=3, seq=8192, mbs=12)),
+    ("llama-2-7b", dict(gpus=8, framework="megatron", precision="fp8", task="sft", seq=4096,
+                        doc_len=250, mbs=1, gbs=32, zero=1)),
 ]
 PARAMS = [
     ("llama-3.1-8b", dict()),
