@@ -318,7 +318,7 @@ static const struct opt OPTS[] = {
      "precision fp8 or mxfp8)"},
     {"fp8-recipe", NULL, OPT_ENUM, F(fp8_recipe), 0, 0, "tensorwise|rowwise", NULL, JOB_CMDS,
      "RECIPE", "FP8 scaling (precision fp8): tensorwise (default: Transformer Engine, torchao "
-     "tensorwise), rowwise (torchao's row-wise recipe: torchtitan, FSDP, Axolotl)"},
+     "tensorwise), rowwise (torchao's row-wise recipe: torchtitan, fsdp)"},
     {"dropout", NULL, OPT_CONST, F(dropout), 1, 1, NULL, NULL, JOB_CMDS, NULL,
      "training keeps dropout masks (GPT-2/3-era recipes)"},
     {"fused-loss", NULL, OPT_CONST, F(fused_loss), 1, 1, NULL, NULL, JOB_CMDS, NULL,
