@@ -185,7 +185,9 @@ static int to_request(const struct cli_args *a, struct tp_request *q)
     q->schedule = a->schedule;
     q->pp_layout = a->pp_layout;
     q->recompute_modules = a->recompute_modules;
-    q->no_stack_check = a->cmd == CMD_LOGS;
+    /* search with no --framework tries every stack on each layout (tp_stack_check there), so
+       the placeholder layout is not held to the default stack */
+    q->no_stack_check = a->cmd == CMD_LOGS || (a->cmd == CMD_SEARCH && !a->framework);
     q->gbs_is_target = a->cmd == CMD_SEARCH || a->cmd == CMD_SIZE;
     return resolve_zero(a, q);
 }

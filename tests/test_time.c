@@ -623,7 +623,7 @@ static void test_fp8_rowwise(void **state)
     assert_string_equal(err.field, "fp8_recipe");
     job.precision = TP_PREC_FP8;
     job.framework = TP_FW_MEGATRON;
-    assert_int_equal(tp_layout_check(&model, &cluster, &job, &lay, &err), TP_EINVAL);
+    assert_int_equal(tp_stack_check(&model, &job, &lay, &err), TP_EINVAL);
     assert_non_null(strstr(err.msg, "torchao"));
     job.framework = TP_FW_FSDP;
     job.fp8_param_gather = true;

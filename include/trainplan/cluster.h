@@ -289,6 +289,9 @@ struct tp_stack {
     bool fp32_grad_reduce;  /* reduces gradients in fp32 (Megatron main grads, FSDP2 default) */
     bool ds_zero;           /* its sharding is DeepSpeed's ZeRO (stage-2 per-micro-batch
                                reduce-scatter, bucket buffers, ZeRO-3 hooks per module) */
+    bool fp8_rowwise;       /* runs torchao's row-wise FP8 recipe (tp_fp8_recipe) */
+    bool fp8_tp_gather;     /* tensor-wise FP8 TP all-gathers its inputs in FP8 (torchao's
+                               Float8ColwiseParallel / Float8RowwiseParallel) */
 };
 TP_API size_t tp_stack_count(void);
 TP_API const struct tp_stack *tp_stack_get(enum tp_framework fw);

@@ -63,9 +63,7 @@ enum tp_status tp_cluster_check(const struct tp_cluster *c, const struct tp_job 
         return tp_fail_field(err, TP_EINVAL, "doc_len",
                              "doc_len %u exceeds the sequence length %llu (a packed document "
                              "is at most one sample)", j->doc_len, (unsigned long long)j->seq);
-    /* torchao's row-wise recipe: a torchao stack's (torchtitan --quantize.linear.float8
-       .recipe_name rowwise, or one's own FSDP script); Transformer Engine has no such recipe and
-       Axolotl's fp8 builds torchao's tensor-wise Float8LinearConfig (core/trainers/base.py) */
+    /* torchao's row-wise recipe (the stacks that run it: tp_stack_check) */
     if ((unsigned)j->fp8_recipe > TP_FP8_ROWWISE)
         return tp_fail_field(err, TP_EINVAL, "fp8_recipe",
                              "fp8_recipe %u is not one of tensorwise, rowwise",
@@ -74,12 +72,6 @@ enum tp_status tp_cluster_check(const struct tp_cluster *c, const struct tp_job 
         return tp_fail_field(err, TP_EINVAL, "fp8_recipe",
                              "fp8_recipe rowwise needs precision fp8, not %s",
                              tp_prec_name(j->precision));
-    if (j->fp8_recipe == TP_FP8_ROWWISE && j->framework != TP_FW_TORCHTITAN &&
-        j->framework != TP_FW_FSDP)
-        return tp_fail_field(err, TP_EINVAL, "fp8_recipe",
-                             "fp8_recipe rowwise is torchao's recipe: framework torchtitan or "
-                             "fsdp, not %s (Transformer Engine and Axolotl scale tensor-wise)",
-                             tp_stack_get(j->framework)->key);
     if (j->fp8_recipe == TP_FP8_ROWWISE && j->fp8_param_gather)
         return tp_fail_field(err, TP_EINVAL, "fp8_recipe",
                              "fp8_recipe rowwise gathers the weights in 16 bits: torchao's FP8 "

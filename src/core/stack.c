@@ -24,6 +24,11 @@
  *                       DeepSpeed-MoE / Tutel (ZeRO <= 2); the Hugging Face modules op by op.
  *   fsdp                PyTorch FSDP / FSDP2 with DTensor TP and CP (no pipeline).
  *   torchtitan          FSDP2 + TP (with sequence parallel) + PP (interleaved schedules) + CP + EP.
+ * torchao's row-wise FP8 recipe runs on the torchao stacks, torchtitan and one's own FSDP
+ * (torchtitan --quantize.linear.float8.recipe_name rowwise); Transformer Engine has none and
+ * Axolotl builds torchao's tensor-wise config (core/trainers/base.py).  torchtitan's tensor-wise
+ * Float8 TP gathers in FP8 (torchao float8_tensor_parallel.py); row-wise communicates in 16 bits
+ * (torchtitan docs/float8.md).
  */
 #include "internal.h"
 
@@ -35,28 +40,28 @@ static const struct tp_stack STACKS[] = {
     {TP_FW_DEEPSPEED, "deepspeed", "zero", "DeepSpeed",
      "DeepSpeed runtime/engine.py, pipe/engine.py, moe/layer.py",
      false, true, false, false, true, false, false, true, Z(0) | Z(1) | Z(2) | Z(3), false,
-     false, TP_MOE_EAGER, false, true},
+     false, TP_MOE_EAGER, false, true, false, false},
     {TP_FW_FSDP, "fsdp", "fsdp2", "PyTorch FSDP / FSDP2",
      "torch.distributed.fsdp (ShardingStrategy), torch.distributed.tensor.parallel",
      true, false, false, true, true, false, false, true, Z(0) | Z(2) | Z(3), true,
-     false, TP_MOE_GROUPED, false, false},
+     false, TP_MOE_GROUPED, false, false, true, false},
     {TP_FW_MEGATRON, "megatron", "megatron-core,megatron-lm,mcore,nemo,megatron-bridge",
      "Megatron-Core / NeMo / Megatron-Bridge", "Megatron-LM megatron/training/arguments.py",
      true, true, true, true, true, true, true, true, Z(0) | Z(1) | Z(3), true,
-     false, TP_MOE_GROUPED, true, false},
+     false, TP_MOE_GROUPED, true, false, false, false},
     {TP_FW_AXOLOTL, "axolotl", "hf,huggingface,trl,transformers,llama-factory,llamafactory,"
      "ms-swift,swift", "Hugging Face Trainer / Axolotl (DeepSpeed or FSDP)",
      "Axolotl src/axolotl/utils/schemas/config.py; transformers Trainer",
      false, false, false, true, true, false, false, true, Z(0) | Z(1) | Z(2) | Z(3), false,
-     true, TP_MOE_EAGER, false, true},
+     true, TP_MOE_EAGER, false, true, false, false},
     {TP_FW_TORCHTITAN, "torchtitan", "titan", "torchtitan",
      "torchtitan torchtitan/config/job_config.py (Parallelism)",
      true, true, true, true, true, true, true, false, Z(0) | Z(2) | Z(3), true,
-     false, TP_MOE_GROUPED, true, false},
+     false, TP_MOE_GROUPED, true, false, true, true},
     {TP_FW_MEGATRON_DS, "megatron-deepspeed", "megatron_deepspeed,mds,bigscience", 
      "Megatron-DeepSpeed", "Megatron-DeepSpeed megatron/arguments.py; DeepSpeed pipe/engine.py",
      true, true, false, false, true, true, true, true, Z(0) | Z(1), false,
-     false, TP_MOE_DEEPSPEED, true, true},
+     false, TP_MOE_DEEPSPEED, true, true, false, false},
 };
 #undef Z
 #define N_STACKS (sizeof STACKS / sizeof STACKS[0])
@@ -177,6 +182,10 @@ enum tp_status tp_stack_check(const struct tp_model *m, const struct tp_job *j,
 {
     const struct tp_stack *s = tp_stack_get(j->framework);
     const char *k = s->key;
+    if (j->precision == TP_PREC_FP8 && j->fp8_recipe == TP_FP8_ROWWISE && !s->fp8_rowwise)
+        return tp_fail_field(err, TP_EINVAL, "fp8_recipe",
+                             "fp8_recipe rowwise is torchao's recipe: framework torchtitan or "
+                             "fsdp, not %s (Transformer Engine and Axolotl scale tensor-wise)", k);
     if (l->tp > 1 && !s->tp)
         return tp_fail(err, TP_EINVAL, "%s runs no tensor parallelism (tp %u)", k, l->tp);
     if (l->pp > 1 && !s->pp)

@@ -229,12 +229,10 @@ static double tp_collective(const struct ctx *x)
 {
     const struct tp_layout *l = x->l;
     double bytes = x->tokens * x->m->hidden * x->h.act_bytes;
-    /* torchtitan's tensor-wise Float8 TP (torchao float8_tensor_parallel.py Float8ColwiseParallel
-       / Float8RowwiseParallel) casts before each all-gather: the input's forward and the output
-       gradient's backward gather 1-byte elements; the reduce-scatters stay 16-bit.  Row-wise
-       recipes communicate in high precision (torchtitan docs/float8.md) */
-    if (x->j->framework == TP_FW_TORCHTITAN && x->h.fp8 && x->j->precision == TP_PREC_FP8 &&
-        !x->h.rowwise)
+    /* FP8 TP (torchao Float8ColwiseParallel / Float8RowwiseParallel) casts before each
+       all-gather: the input's forward and the output gradient's backward gather 1-byte
+       elements; the reduce-scatters stay 16-bit */
+    if (x->h.fp8_tp_gather)
         bytes *= 0.75;
     return tp_time_allreduce(x->c, x->cal, bytes, l->tp, x->g_tp);
 }
@@ -512,6 +510,8 @@ void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
     h->rowwise = h->fp8 && gd == TP_FP8 && j->precision == TP_PREC_FP8 &&
                  j->fp8_recipe == TP_FP8_ROWWISE;
     h->rowwise_gemm = cal->fp8_rowwise_ratio > 0 ? cal->fp8_rowwise_ratio : 1;
+    h->fp8_tp_gather = h->fp8 && gd == TP_FP8 && j->precision == TP_PREC_FP8 && !h->rowwise &&
+                       tp_stack_get(j->framework)->fp8_tp_gather;
     /* FP4 GEMMs reach the FP8 share of the FP8 rate again [heuristic; no FP4 row in the
        calibration set] */
     double mamf4 = mamf8 * cal->fp8_mamf_ratio;

@@ -27,6 +27,7 @@ struct hw {
     enum tp_dtype gemm_dtype;
     double cast_fwd, cast_bwd; /* bytes moved per element by the input / gradient casts */
     bool rowwise;       /* torchao's row-wise FP8 recipe (tp_fp8_recipe) */
+    bool fp8_tp_gather; /* TP all-gathers in FP8 (tp_stack.fp8_tp_gather, tensor-wise FP8) */
     double rowwise_gemm; /* its forward GEMM's rate over the tensor-wise kernel's */
     double act_bytes;   /* bytes per activation element (2; 4 in fp32 training) */
     struct tape *tape;  /* NULL: every GEMM computed from its shape */
