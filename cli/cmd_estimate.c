@@ -170,7 +170,7 @@ static void print_time(const struct run *r, const struct tp_time *t, const struc
            t->tokens_per_s_per_gpu * rg->lo, t->tokens_per_s_per_gpu * rg->hi,
            t->step_s / rg->hi, t->step_s / rg->lo, rg->cls, rg->basis,
            rg->widened ? "; widened: outside the calibrated domain" : "");
-    bool packed = r->j.doc_len && r->j.doc_len < r->j.seq && r->j.attn_impl != TP_ATTN_EAGER;
+    bool packed = tp_attn_span(&r->j) < (double)r->j.seq;
     printf("model        %.2f GFLOP per token (exact matmuls, causal attention%s) -> %.1f TFLOP/s "
            "per GPU, MFU %.1f%%\n",
            t->model_flops_per_token / 1e9, packed ? " within documents" : "",

@@ -65,7 +65,7 @@ void report_header(const struct run *r, const char *what)
     printf("cluster  %u x %s (%u per node), %.1f GiB each\n", r->c.n_gpus, r->c.gpu.label,
            r->c.gpus_per_node, r->c.gpu.hbm_bytes / 1073741824.0);
     char docs[48] = "";
-    if (r->j.doc_len && r->j.doc_len < r->j.seq)
+    if (tp_attn_span(&r->j) < (double)r->j.seq)
         snprintf(docs, sizeof docs, " in documents of %u", r->j.doc_len);
     printf("job      %s, %s, %s, %s conventions, seq %llu%s, %s attention%s%s%s%s%s%s\n",
            tp_name(TP_NAMES_TASK, (int)r->j.task), tp_name(TP_NAMES_PRECISION, (int)r->j.precision),

@@ -268,6 +268,9 @@ TP_API void tp_job_init(struct tp_job *j);
    Megatron-Core/NeMo, whose Transformer Engine runs cuDNN fused attention); FlashAttention-2
    and eager attention are not. */
 TP_API bool tp_attn_native(const struct tp_job *j);
+/* The length a job's attention spans: tp_job.doc_len where a kernel keeps packed documents
+   apart (not eager attention, whose block-diagonal mask still fills s x s), else the sequence. */
+TP_API double tp_attn_span(const struct tp_job *j);
 /* The share of processed token slots the job's throughput and token budget count
    (tp_job.trainable_frac; 1 when unset). */
 TP_API double tp_job_trainable_frac(const struct tp_job *j);

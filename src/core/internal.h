@@ -104,9 +104,6 @@ double tp_keys_per_query(const struct tp_model *m, uint32_t layer, double s,
    conventions (which count parameters): the evaluation core's fast path (flops.c). */
 enum tp_status tp_flops_model(const struct tp_model *m, uint64_t seq, enum tp_recompute rc,
                               struct tp_flops *f);
-/* The length attention spans in a job: tp_job.doc_len for packed documents a fused kernel
-   keeps apart, else the sequence (flops.c). */
-double tp_attn_span(const struct tp_job *j);
 /* n_q * (d_qk + d_v): the attention core's width summed over query heads (flops.c). */
 double tp_head_widths(const struct tp_model *m);
 
