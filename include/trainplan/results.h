@@ -161,6 +161,8 @@ struct tp_calib {
                               jobs that overlap them (struct tp_job moe_a2a_overlap); 0 in the
                               others */
     double pp_overlap;     /* pipeline send/recv hidden behind compute */
+    double overlap_slowdown; /* compute slowdown per second of DP/ZeRO collective hidden
+                                behind it (SM and HBM contention) */
     /* optimizer */
     double opt_eff;        /* HBM fraction the optimizer kernels reach */
     double host_adam_bw;   /* CPU Adam: host memory bytes/s per GPU (offloaded optimizer) */

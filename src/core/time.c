@@ -274,6 +274,18 @@ static void ctx_init(struct ctx *x, const struct tp_model *m, const struct tp_cl
     x->g_ep = tp_comm_per_node(l->ep, l->etp, gpn);
 }
 
+/* What a DP / ZeRO collective of `comm` seconds adds to the step when `window` seconds of
+   compute can cover it: the part that does not fit, plus the hidden part's cost to the compute
+   beside it.  NCCL's ring kernels occupy SMs and HBM bandwidth while they run, so the GEMMs
+   they overlap run slower: Lee et al. 2025 (arXiv:2507.03114) measure compute 18.9% slower on
+   average while it overlaps collectives (up to 40%; GPT and Llama training on A100, H100,
+   MI250 and MI210), the prior of overlap_slowdown. */
+static double behind(const struct tp_calib *cal, double comm, double window)
+{
+    double hidden = comm < window ? comm : window;
+    return comm - hidden + cal->overlap_slowdown * (hidden > 0 ? hidden : 0);
+}
+
 /* One stage per micro-batch and per step: its compute and exposed communication, the DP/ZeRO
    traffic, the optimizer and the offload. */
 struct stage_eval {
@@ -307,13 +319,11 @@ static void stage_eval(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
     /* exposure: per-micro-batch gathers behind that micro-batch's compute (prefetch); the
        step's reduction behind the last backward, its gather behind the first forward */
     double fwd_w = st->fwd, bwd_w = st->bwd + st->recompute;
-    double e_fwd = d.mb_fwd - cal->fsdp_overlap * fwd_w;
-    double e_bwd = d.mb_bwd - cal->fsdp_overlap * bwd_w;
-    double exposed = gas * ((e_fwd > 0 ? e_fwd : 0) + (e_bwd > 0 ? e_bwd : 0));
+    double exposed = gas * (behind(cal, d.mb_fwd, cal->fsdp_overlap * fwd_w) +
+                            behind(cal, d.mb_bwd, cal->fsdp_overlap * bwd_w));
     exposed += gas * z3_expert_fetch(x, st);
-    double e_red = d.step_reduce - cal->dp_overlap * bwd_w;
-    double e_gat = d.step_gather - cal->dp_overlap * fwd_w;
-    exposed += (e_red > 0 ? e_red : 0) + (e_gat > 0 ? e_gat : 0);
+    exposed += behind(cal, d.step_reduce, cal->dp_overlap * bwd_w) +
+               behind(cal, d.step_gather, cal->dp_overlap * fwd_w);
     /* optimizer over this GPU's shard of the trainable parameters */
     double n_opt_d = l->zero >= 1 ? (l->shard_group ? l->shard_group : n_dense) : 1;
     double n_opt_e = l->zero >= 1 ? n_expert : 1;

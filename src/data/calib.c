@@ -25,7 +25,10 @@
  *     (Transformer Engine userbuffers) 0.60 hidden [heuristic]; the MoE all-to-all of jobs
  *     that run Megatron-Core's EP A2A overlap 0.80 hidden behind the other micro-batch's
  *     compute [heuristic]; those of the other jobs, and pipeline transfers, exposed (0)
- *     unless a fit finds otherwise; optimizer kernels at
+ *     unless a fit finds otherwise; a DP/ZeRO collective hidden behind compute slows that
+     compute by 0.189 of its own duration (overlap_slowdown: Lee et al. 2025,
+     arXiv:2507.03114, mean compute slowdown while overlapped on A100/H100/MI250/MI210;
+     src/core/time.c behind); optimizer kernels at
  *     0.80 of HBM bandwidth (§5.3);
  *     CPU Adam 20 GB/s of host memory per GPU [heuristic]; 0.05 s per step of host overhead
  *     (logging, scheduler, data, synchronisation) [heuristic].
@@ -87,6 +90,7 @@ void tp_calib_prior(struct tp_calib *c)
     c->tp_overlap = 0.60;
     c->ep_overlap = 0.80;
     c->pp_overlap = 0.0;
+    c->overlap_slowdown = 0.189;
     c->opt_eff = 0.80;
     c->host_adam_bw = 20e9;
 }
@@ -127,7 +131,8 @@ static const struct field FIELDS[] = {
     R(eff_inter, 0.01, 2),       R(eff_pcie, 0.01, 2),       R(lat_base_s, 0, 1),
     R(lat_intra_s, 0, 1),        R(lat_inter_s, 0, 1),       R(dp_overlap, 0, 1),
     R(fsdp_overlap, 0, 1),       R(tp_overlap, 0, 1),        R(ep_overlap, 0, 1),
-    R(pp_overlap, 0, 1),         R(opt_eff, 0.01, 1),        R(host_adam_bw, 1e6, 1e13),
+    R(pp_overlap, 0, 1),         R(overlap_slowdown, 0, 1),  R(opt_eff, 0.01, 1),
+    R(host_adam_bw, 1e6, 1e13),
 };
 #undef R
 #undef I

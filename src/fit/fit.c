@@ -75,6 +75,9 @@ static const struct global GLOBALS[] = {
     /* torchao's row-wise FP8 GEMM: only its rows identify it (prior: pytorch/pytorch#147971) */
     G(fp8_rowwise_ratio, LOGIT, 1),
     G(tp_overlap, LOGIT, 2),    G(dp_overlap, LOGIT, 1),        G(ep_overlap, LOGIT, 2),
+    /* runs with ZeRO-3/FSDP gathers and large DP groups tell it from dp_overlap: one caps
+       what hides, the other charges for what does */
+    G(overlap_slowdown, LOGIT, 1),
     G(step_overhead_s, LOG, 1.5),
     /* achieved bus bandwidth is measured (nccl-tests): a tighter prior */
     G(eff_intra, LOGIT, 0.5),   G(eff_inter, LOGIT, 0.5),
