@@ -63,6 +63,19 @@ void tp_row_recipe_job(const struct row *r, struct tp_job *j)
     }
     if (strstr(notes, "fp8-param-gather") || strstr(notes, "fp8_param_gather"))
         j->fp8_param_gather = true;
+    /* torchtitan's Llama 3.1 405B config gathers FSDP's shards in FP8 when Float8 is on:
+       train_configs/llama3_405b.toml sets enable_fsdp_float8_all_gather and
+       precompute_float8_dynamic_scale_for_fsdp, at the commits of both published tables
+       (4d88a8a44, docs/performance.md 2024-10; 9dec370, benchmarks 2024-12).  The 8B and 70B
+       configs leave Float8 off, and the benchmark turned it on from the command line without
+       saying more, so their rows keep 16-bit gathers */
+    if (strcmp(tp_row_cell(r, "framework_key"), "torchtitan") == 0 &&
+        j->precision == TP_PREC_FP8 && strcasecmp(recipe, "rowwise") != 0 &&
+        strstr(tp_row_cell(r, "model"), "405B")) {
+        j->fp8_param_gather = true;
+        tp_row_assume(r->run, "FSDP all-gathers in FP8 (torchtitan's llama3_405b.toml: "
+                              "enable_fsdp_float8_all_gather)");
+    }
     /* the FP8 recipe's scaling: torchao's row-wise recipe has physics of its own; tensor-wise
        (delayed, current) is the default; a block-scaled FP8 recipe is priced as tensor-wise */
     if (j->precision == TP_PREC_FP8 && strcasecmp(recipe, "rowwise") == 0)
