@@ -235,6 +235,17 @@ static void test_row_fp8_recipe(void **state)
     assert_int_equal(run.job.fp8_recipe, TP_FP8_TENSORWISE);
 }
 
+/* Predicted tokens/s per GPU of `a` over `b`, with the built-in calibration. */
+static double predicted_ratio(const struct tp_run *a, const struct tp_run *b)
+{
+    struct tp_calib cal;
+    tp_calib_init(&cal);
+    static struct tp_run_eval ea, eb;
+    assert_int_equal(tp_run_evaluate(a, &cal, &ea), TP_OK);
+    assert_int_equal(tp_run_evaluate(b, &cal, &eb), TP_OK);
+    return ea.predicted_tokens_per_s_per_gpu / eb.predicted_tokens_per_s_per_gpu;
+}
+
 /* torchtitan's Table 5 (benchmarks/llama3_h100_202412_torchtitan.md): Llama 3.1 405B on 512
    H100s, FSDP 8 x TP 8 x PP 8, local batch 32 in 8 micro-batches, Float8, full recompute:
    100 tokens/s per GPU with 1F1B, 128 with Interleaved 1F1B.  Its multi-stage schedules build 2
@@ -261,13 +272,7 @@ static void test_row_torchtitan_schedule(void **state)
     assert_int_equal(tp_run_from_row(cols, cells, N, &inter, &err), TP_OK);
     assert_int_equal(inter.layout.vpp, 2);
     assert_non_null(strstr(inter.assumptions, "2 pipeline stages per rank"));
-    struct tp_calib cal;
-    tp_calib_init(&cal);
-    static struct tp_run_eval e1, e2;
-    assert_int_equal(tp_run_evaluate(&one, &cal, &e1), TP_OK);
-    assert_int_equal(tp_run_evaluate(&inter, &cal, &e2), TP_OK);
-    double ratio = e2.predicted_tokens_per_s_per_gpu / e1.predicted_tokens_per_s_per_gpu;
-    assert_true(fabs(ratio / (128.0 / 100.0) - 1) < 0.10);
+    assert_true(fabs(predicted_ratio(&inter, &one) / (128.0 / 100.0) - 1) < 0.10);
 }
 
 /* torchtitan's docs/performance.md (2024-10): Llama 3.1 405B on 128 H100s, FSDP 16 x TP 8,
@@ -295,16 +300,49 @@ static void test_row_torchtitan_fp8_gather(void **state)
     assert_int_equal(tp_run_from_row(cols, cells, N, &fp8, &err), TP_OK);
     assert_true(fp8.job.fp8_param_gather);
     assert_non_null(strstr(fp8.assumptions, "FSDP all-gathers in FP8"));
-    struct tp_calib cal;
-    tp_calib_init(&cal);
-    static struct tp_run_eval e1, e2;
-    assert_int_equal(tp_run_evaluate(&bf16, &cal, &e1), TP_OK);
-    assert_int_equal(tp_run_evaluate(&fp8, &cal, &e2), TP_OK);
-    double ratio = e2.predicted_tokens_per_s_per_gpu / e1.predicted_tokens_per_s_per_gpu;
-    assert_true(fabs(ratio / (177.0 / 109.0) - 1) < 0.20);
+    assert_true(fabs(predicted_ratio(&fp8, &bf16) / (177.0 / 109.0) - 1) < 0.20);
     cells[1] = "Llama 3.1 70B";
     assert_int_equal(tp_run_from_row(cols, cells, N, &other, &err), TP_OK);
     assert_false(other.job.fp8_param_gather);
+}
+
+/* GB200 is B200's die at a higher power: the calibration fits one GEMM factor per die
+   (tp_gpu_die), so GB200 takes what B200's rows say.  Megatron-Bridge's 26.04 summary measured
+   Qwen3-30B-A3B (MXFP8, 8 GPUs, EP 8, micro-batch 4) at 26,032 tokens/s per GPU on GB200 and
+   26,859 on B200 (0.969); with the built-in calibration the model's ratio is within 10% of it
+   (1.10 when GB200 kept its catalog MAMF beside B200's fitted one), and the two GPUs'
+   fitted MAMF fractions stand to their catalog ones in one ratio. */
+static void test_row_die_factor(void **state)
+{
+    (void)state;
+    const char *cols[] = {"row_id", "arch", "n_layers", "hidden", "n_heads", "kv_heads", "vocab",
+                          "ffn_hidden", "moe_num_experts", "moe_topk", "moe_ffn_hidden",
+                          "head_dim", "tied", "dense_layers", "seq_len", "gpu_type", "num_gpus",
+                          "gpus_per_node", "tp", "pp", "dp", "ep", "zero_or_fsdp", "micro_batch",
+                          "global_batch", "precision", "framework_key", "source",
+                          "source_version_or_date", "notes"};
+    const char *cells[] = {"q:144", "qwen3_moe", "48", "2048", "32", "4", "151936", "6144",
+                           "128", "8", "768", "128", "0", "0", "4096", "gb200", "8", "4", "1",
+                           "1", "8", "8", "megatron-distopt", "4", "512", "mxfp8", "nemo",
+                           "NVIDIA Megatron-Bridge performance summary", "26.04",
+                           "MoE benchmarks force-balance the token distribution among experts"};
+    enum { N = sizeof cols / sizeof cols[0] };
+    static struct tp_run gb, b;
+    struct tp_error err = {{0}, {0}};
+    assert_int_equal(tp_run_from_row(cols, cells, N, &gb, &err), TP_OK);
+    cells[15] = "b200";
+    cells[17] = "8";
+    assert_int_equal(tp_run_from_row(cols, cells, N, &b, &err), TP_OK);
+    assert_true(fabs(predicted_ratio(&gb, &b) / (26032.0 / 26859.0) - 1) < 0.10);
+    struct tp_calib cal;
+    tp_calib_init(&cal);
+    const struct tp_calib_gpu *fg = tp_calib_gpu_find(&cal, "gb200");
+    const struct tp_calib_gpu *fb = tp_calib_gpu_find(&cal, "b200");
+    assert_non_null(fg);
+    assert_non_null(fb);
+    double kg = fg->mamf_bf16 / gb.cluster.gpu.mamf_bf16;
+    double kb = fb->mamf_bf16 / b.cluster.gpu.mamf_bf16;
+    assert_true(fabs(kg / kb - 1) < 0.01); /* three significant digits in the file */
 }
 
 /* NeMo 1.x LoRA, as the 24.07 performance summary's fine-tuning rows ran it: the QKV
@@ -450,6 +488,7 @@ int main(void)
         cmocka_unit_test(test_row_a2a_overlap), cmocka_unit_test(test_row_fp8_recipe),
         cmocka_unit_test(test_row_torchtitan_schedule), cmocka_unit_test(test_row_nemo_lora),
         cmocka_unit_test(test_row_packed), cmocka_unit_test(test_row_torchtitan_fp8_gather),
+        cmocka_unit_test(test_row_die_factor),
         cmocka_unit_test(test_row_searched)};
     return cmocka_run_group_tests_name("runs", tests, NULL, NULL);
 }

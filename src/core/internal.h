@@ -93,6 +93,8 @@ void tp_setting_set(struct tp_setting *s, const char *field, const char *value, 
 
 /* Case-insensitive ASCII string equality. */
 bool tp_streq_ci(const char *a, const char *b);
+/* The catalog key of the entry whose die `key` is built on (gb200 -> b200); else `key`. */
+const char *tp_gpu_die(const char *key);
 
 /* Levenshtein distance between two short ASCII strings (case-insensitive), capped at 99. */
 unsigned tp_edit_distance(const char *a, const char *b);

@@ -280,6 +280,25 @@ static const struct {
 
 #define N_ALIASES (sizeof ALIASES / sizeof ALIASES[0])
 
+/* Entries built on another entry's die: the same tensor cores and kernels, in a package with
+   its own power and clocks (which its peak figures carry).  The calibration fits one GEMM
+   factor per die, so rows of either tell it and both take it (src/fit/fit.c). */
+static const struct {
+    const char *key;
+    const char *die;
+} DIES[] = {
+    {"gb200", "b200"}, /* Grace Blackwell: B200 GPUs at 1,200 W */
+    {"gb300", "b300"}, /* Grace Blackwell Ultra: B300 GPUs */
+};
+
+const char *tp_gpu_die(const char *key)
+{
+    for (size_t i = 0; i < sizeof DIES / sizeof DIES[0]; i++)
+        if (tp_streq_ci(DIES[i].key, key))
+            return DIES[i].die;
+    return key;
+}
+
 size_t tp_gpu_count(void)
 {
     return N_GPUS;

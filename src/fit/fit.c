@@ -107,12 +107,18 @@ static double round3(double v)
     return round(v * scale) / scale;
 }
 
+/* One die's GEMM factor (tp_gpu_die: GB200 shares B200's) and the catalog entries on it. */
+enum { MAX_DIE_GPUS = 4 };
 struct gpu_slot {
-    char key[24];
-    double mamf, mamf8; /* the base's effective rates for this GPU */
+    char key[24];       /* the die's catalog key */
+    struct {
+        char key[24];
+        double mamf, mamf8; /* the base's effective rates for this GPU */
+    } gpu[MAX_DIE_GPUS];
+    uint32_t n_gpus;
     double u;           /* log of the fitted factor */
     uint32_t rows;
-    uint32_t sources;   /* distinct sources measuring this GPU */
+    uint32_t sources;   /* distinct sources measuring this die */
     bool fitted;
 };
 
@@ -244,11 +250,13 @@ static struct tp_calib_gpu *calib_entry(struct tp_calib *c, const char *key)
 
 static void set_gpu(struct problem *p, uint32_t g, double u)
 {
-    struct tp_calib_gpu *e = calib_entry(&p->cal, p->gpu[g].key);
-    if (!e)
-        return;
-    e->mamf_bf16 = fmin(1.0, p->gpu[g].mamf * exp(u));
-    e->mamf_fp8 = fmin(1.0, p->gpu[g].mamf8 * exp(u));
+    for (uint32_t k = 0; k < p->gpu[g].n_gpus; k++) {
+        struct tp_calib_gpu *e = calib_entry(&p->cal, p->gpu[g].gpu[k].key);
+        if (!e)
+            continue;
+        e->mamf_bf16 = fmin(1.0, p->gpu[g].gpu[k].mamf * exp(u));
+        e->mamf_fp8 = fmin(1.0, p->gpu[g].gpu[k].mamf8 * exp(u));
+    }
 }
 
 /* The objective as GSL may see it: finite (a prior pulled past the range of a double counts as
@@ -606,28 +614,52 @@ static bool share_rows(struct problem *p)
     return true;
 }
 
-/* GPU slots of the rows (their sources numbered already): which GPU type each row runs on, and
-   each GPU's base GEMM rates, rows and sources. */
+/* A GPU's base GEMM rates: the base calibration's, else the catalog's, else the default. */
+static void base_rates(const struct tp_calib *base, const struct tp_gpu *g, double *mamf,
+                       double *mamf8)
+{
+    const struct tp_calib_gpu *b = tp_calib_gpu_find(base, g->key);
+    *mamf = b && b->mamf_bf16 > 0 ? b->mamf_bf16
+            : g->mamf_bf16 > 0    ? g->mamf_bf16
+                                  : base->mamf_default;
+    *mamf8 = b && b->mamf_fp8 > 0 ? b->mamf_fp8
+             : g->mamf_fp8 > 0    ? g->mamf_fp8
+                                  : *mamf * base->fp8_mamf_ratio;
+}
+
+/* A slot for the die `die` with every catalog entry on it (the rows' own GPU first: a
+   --gpu-spec GPU outside the catalog is its own die). */
+static void new_slot(struct gpu_slot *e, const char *die, const struct tp_gpu *row_gpu,
+                     const struct tp_calib *base)
+{
+    memset(e, 0, sizeof *e);
+    tp_snprintf(e->key, sizeof e->key, "%s", die);
+    tp_snprintf(e->gpu[0].key, sizeof e->gpu[0].key, "%s", row_gpu->key);
+    base_rates(base, row_gpu, &e->gpu[0].mamf, &e->gpu[0].mamf8);
+    e->n_gpus = 1;
+    for (size_t i = 0; i < tp_gpu_count() && e->n_gpus < MAX_DIE_GPUS; i++) {
+        const struct tp_gpu *g = tp_gpu_get(i);
+        if (strcmp(g->key, row_gpu->key) == 0 || strcmp(tp_gpu_die(g->key), die) != 0)
+            continue;
+        tp_snprintf(e->gpu[e->n_gpus].key, sizeof e->gpu[0].key, "%s", g->key);
+        base_rates(base, g, &e->gpu[e->n_gpus].mamf, &e->gpu[e->n_gpus].mamf8);
+        e->n_gpus++;
+    }
+}
+
+/* GPU slots of the rows (their sources numbered already): which die each row runs on, and
+   each die's GPUs with their base GEMM rates, rows and sources. */
 static void setup_slots(struct problem *p, const struct tp_calib *base)
 {
     const struct tp_run *const *runs = p->runs;
     for (size_t i = 0; i < p->n; i++) {
         const struct tp_gpu *g = &runs[i]->cluster.gpu;
+        const char *die = tp_gpu_die(g->key);
         uint32_t s = 0;
-        while (s < p->n_gpu && strcmp(p->gpu[s].key, g->key) != 0)
+        while (s < p->n_gpu && strcmp(p->gpu[s].key, die) != 0)
             s++;
-        if (s == p->n_gpu && p->n_gpu < TP_CALIB_MAX_GPUS) {
-            struct gpu_slot *e = &p->gpu[p->n_gpu++];
-            memset(e, 0, sizeof *e);
-            tp_snprintf(e->key, sizeof e->key, "%s", g->key);
-            const struct tp_calib_gpu *b = tp_calib_gpu_find(base, g->key);
-            e->mamf = b && b->mamf_bf16 > 0 ? b->mamf_bf16
-                      : g->mamf_bf16 > 0    ? g->mamf_bf16
-                                            : base->mamf_default;
-            e->mamf8 = b && b->mamf_fp8 > 0 ? b->mamf_fp8
-                       : g->mamf_fp8 > 0    ? g->mamf_fp8
-                                            : e->mamf * base->fp8_mamf_ratio;
-        }
+        if (s == p->n_gpu && p->n_gpu < TP_CALIB_MAX_GPUS)
+            new_slot(&p->gpu[p->n_gpu++], die, g, base);
         p->slot[i] = s < p->n_gpu ? s : UINT32_MAX;
         if (s < p->n_gpu) {
             p->gpu[s].rows++;
@@ -673,16 +705,18 @@ static void round_and_report(struct problem *p, struct tp_fit_result *res)
     for (uint32_t g = 0; g < p->n_gpu; g++) {
         if (!p->gpu[g].fitted)
             continue;
-        struct tp_calib_gpu *e = calib_entry(&p->cal, p->gpu[g].key);
-        if (!e)
-            continue;
-        e->mamf_bf16 = round3(e->mamf_bf16);
-        e->mamf_fp8 = round3(e->mamf_fp8);
-        struct tp_fit_param *fp = &res->params[res->n_params++];
-        tp_snprintf(fp->name, sizeof fp->name, "gpus.%s.mamf_bf16", p->gpu[g].key);
-        fp->before = p->gpu[g].mamf;
-        fp->after = e->mamf_bf16;
-        fp->identified = true;
+        for (uint32_t k = 0; k < p->gpu[g].n_gpus; k++) {
+            struct tp_calib_gpu *e = calib_entry(&p->cal, p->gpu[g].gpu[k].key);
+            if (!e)
+                continue;
+            e->mamf_bf16 = round3(e->mamf_bf16);
+            e->mamf_fp8 = round3(e->mamf_fp8);
+            struct tp_fit_param *fp = &res->params[res->n_params++];
+            tp_snprintf(fp->name, sizeof fp->name, "gpus.%s.mamf_bf16", p->gpu[g].gpu[k].key);
+            fp->before = p->gpu[g].gpu[k].mamf;
+            fp->after = e->mamf_bf16;
+            fp->identified = true;
+        }
     }
 }
 
@@ -743,10 +777,14 @@ enum tp_status tp_fit_planned(const struct tp_run *const *runs,
     /* A GPU's own GEMM rate needs enough rows, and rows from two sources when the fit has
        two: one source alone cannot tell its GPU from its software stack. */
     uint32_t need_sources = p.n_sources >= 2 ? 2 : 1;
-    for (uint32_t g = 0; g < p.n_gpu; g++)
+    size_t reported = res->n_params; /* one reported parameter per GPU on a fitted die */
+    for (uint32_t g = 0; g < p.n_gpu; g++) {
         p.gpu[g].fitted = o->per_gpu && p.gpu[g].rows >= o->min_gpu_rows &&
                           p.gpu[g].sources >= need_sources &&
-                          res->n_params + g < TP_FIT_MAX_PARAMS;
+                          reported + p.gpu[g].n_gpus <= TP_FIT_MAX_PARAMS;
+        if (p.gpu[g].fitted)
+            reported += p.gpu[g].n_gpus;
+    }
     for (uint32_t round = 0; round < (o->rounds ? o->rounds : 1); round++) {
         fit_globals_multistart(&p, o);
         for (uint32_t g = 0; g < p.n_gpu; g++)
