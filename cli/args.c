@@ -246,7 +246,11 @@ static const struct opt OPTS[] = {
     {"distributed-optimizer", NULL, OPT_CONST, F(distopt), 1, 1, NULL, NULL, RUN_CMDS, NULL,
      "Megatron distributed optimizer (= --zero 1)"},
     {"shard-group", NULL, OPT_INT, F(shard_group), 1, 1 << 20, NULL, NULL, RUN_CMDS, "N",
-     "HSDP / hpZ: ranks per sharding group (replicated across groups)"},
+     "HSDP / MiCS: ranks per sharding group, the states replicated across groups (DeepSpeed "
+     "mics_shard_size)"},
+    {"hpz", NULL, OPT_INT, F(hpz), 1, 1 << 20, NULL, NULL, RUN_CMDS, "N",
+     "ZeRO++ hpZ (zero 3, DeepSpeed): a secondary copy of the weights over N ranks, which the "
+     "backward gathers from (zero_hpz_partition_size)"},
     {"mbs", "micro-batch", OPT_INT, F(mbs), 1, 1 << 16, NULL, NULL, RUN_CMDS, "N",
      "sequences per micro-batch (default 1)"},
     {"gas", "grad-accum", OPT_INT, F(gas), 1, 1 << 20, NULL, NULL, RUN_CMDS, "N",
@@ -302,6 +306,10 @@ static const struct opt OPTS[] = {
      "MoE experts: eager (Hugging Face loop), grouped (grouped GEMM: Megatron/TE, MegaBlocks), "
      "deepspeed (DeepSpeed-MoE/Tutel), dense (every expert over every token: HF Llama 4); "
      "default: the stack's"},
+    {"zero-quantized-weights", NULL, OPT_CONST, F(zero_quant_weights), 1, 1, NULL, NULL,
+     JOB_CMDS, NULL, "ZeRO++ qwZ (zero 3, DeepSpeed): weights all-gathered as int8"},
+    {"zero-quantized-gradients", NULL, OPT_CONST, F(zero_quant_grads), 1, 1, NULL, NULL,
+     JOB_CMDS, NULL, "ZeRO++ qgZ (zero 3, DeepSpeed): gradients reduced by int4 all-to-alls"},
     {"z3-leaf", NULL, OPT_CONST, F(z3_leaf), 1, 1, NULL, NULL, JOB_CMDS, NULL,
      "ZeRO-3 fetches each MoE block's experts at once (deepspeed.utils.set_z3_leaf_modules)"},
     {"attention", NULL, OPT_ENUM, F(attn_impl), 0, 0, "flash|eager|flash2|flash3", NULL, JOB_CMDS,
@@ -638,6 +646,7 @@ static void args_init(unsigned cmd, struct cli_args *a)
     a->gpus = a->gpus_per_node = TP_UNSET;
     a->dp = a->tp = a->pp = a->vpp = a->ep = a->etp = a->cp = a->zero = TP_UNSET;
     a->shard_group = a->mbs = a->gas = a->gbs = a->recompute_layers = a->lora_rank = TP_UNSET;
+    a->hpz = TP_UNSET;
     a->offload_layers = TP_UNSET;
     a->moe_capacity = a->moe_imbalance = a->overhead_gb = a->nccl_gb = a->frag = -1;
     a->trainable_frac = -1;

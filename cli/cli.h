@@ -85,7 +85,7 @@ struct cli_args {
     const char *gpus_list;   /* search --gpus 8,16,32 or 8..512 */
     int quiet;               /* --quiet: no progress line */
     /* layout (TP_UNSET = default / derived) */
-    int64_t dp, tp, pp, vpp, ep, etp, cp, zero, shard_group, mbs, gas, gbs, recompute_layers;
+    int64_t dp, tp, pp, vpp, ep, etp, cp, zero, shard_group, hpz, mbs, gas, gbs, recompute_layers;
     int64_t pp_first, pp_last; /* uneven pipeline split */
     const char *pp_layout;   /* --pp-layout: Megatron layout string or embedding,loss */
     const char *recompute_modules; /* --recompute-modules core_attn,moe_act,... */
@@ -101,6 +101,8 @@ struct cli_args {
     int fp8_recipe;          /* --fp8-recipe: enum tp_fp8_recipe */
     int moe_impl, z3_leaf;   /* moe_impl: 0 = the stack's (enum tp_moe_impl) */
     int moe_a2a_overlap;     /* --moe-a2a-overlap */
+    int zero_quant_weights;  /* --zero-quantized-weights (ZeRO++ qwZ) */
+    int zero_quant_grads;    /* --zero-quantized-gradients (ZeRO++ qgZ) */
     int64_t lora_rank;
     const char *lora_targets;
     double moe_capacity, moe_imbalance, overhead_gb, nccl_gb, frag, trainable_frac;

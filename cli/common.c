@@ -150,6 +150,8 @@ static int to_request(const struct cli_args *a, struct tp_request *q)
     q->fp8_recipe = a->fp8_recipe;
     q->moe_impl = a->moe_impl;
     q->z3_leaf = a->z3_leaf != 0;
+    q->zero_quant_weights = a->zero_quant_weights != 0;
+    q->zero_quant_grads = a->zero_quant_grads != 0;
     q->moe_a2a_overlap = a->moe_a2a_overlap != 0;
     q->dropout = a->dropout != 0;
     q->fused_loss = a->fused_loss != 0;
@@ -170,10 +172,11 @@ static int to_request(const struct cli_args *a, struct tp_request *q)
     q->overhead_gb = a->overhead_gb;
     q->nccl_gb = a->nccl_gb;
     q->frag = a->frag;
-    const int64_t src[] = {a->dp, a->tp, a->pp, a->vpp, a->ep, a->etp, a->cp, a->shard_group,
-                           a->mbs, a->gas, a->gbs, a->recompute_layers, a->pp_first, a->pp_last};
-    int64_t *dst[] = {&q->dp,  &q->tp,  &q->pp,  &q->vpp,          &q->ep,       &q->etp,
-                      &q->cp,  &q->shard_group, &q->mbs, &q->gas, &q->gbs,
+    const int64_t src[] = {a->dp,  a->tp,  a->pp,  a->vpp, a->ep, a->etp, a->cp, a->shard_group,
+                           a->hpz, a->mbs, a->gas, a->gbs, a->recompute_layers, a->pp_first,
+                           a->pp_last};
+    int64_t *dst[] = {&q->dp,  &q->tp,  &q->pp,  &q->vpp, &q->ep,  &q->etp, &q->cp,
+                      &q->shard_group, &q->hpz, &q->mbs, &q->gas, &q->gbs,
                       &q->recompute_layers, &q->pp_first, &q->pp_last};
     for (size_t i = 0; i < sizeof src / sizeof src[0]; i++)
         *dst[i] = src[i];

@@ -95,6 +95,12 @@ void report_header(const struct run *r, const char *what)
     printf(", cp %u, ep %u, etp %u; ZeRO-%u", l->cp, l->ep, l->etp, l->zero);
     if (l->shard_group)
         printf(" in groups of %u", l->shard_group);
+    if (l->hpz > 1)
+        printf(", hpZ over %u", l->hpz);
+    if (r->j.zero_quant_weights || r->j.zero_quant_grads)
+        printf(" (ZeRO++ %s%s%s)", r->j.zero_quant_weights ? "int8 weights" : "",
+               r->j.zero_quant_weights && r->j.zero_quant_grads ? ", " : "",
+               r->j.zero_quant_grads ? "int4 gradients" : "");
     printf("; mbs %u x gas %u = global batch %llu; recompute %s", l->mbs, l->gas,
            (unsigned long long)l->mbs * l->gas * l->dp, tp_name(TP_NAMES_RECOMPUTE, (int)l->recompute));
     if (l->recompute_layers)

@@ -65,6 +65,11 @@ static const struct name DS_KEYS[] = {
     {"zero_optimization.stage3_gather_16bit_weights_on_model_save",
      "zero/config.py alias of gather_16bit_weights_on_model_save"},
     {"zero_optimization.zero_hpz_partition_size", "zero/config.py zero_hpz_partition_size"},
+    {"zero_optimization.zero_quantized_weights", "zero/config.py zero_quantized_weights"},
+    {"zero_optimization.zero_quantized_gradients", "zero/config.py zero_quantized_gradients"},
+    {"zero_optimization.mics_shard_size", "zero/config.py mics_shard_size"},
+    {"zero_optimization.mics_hierarchical_params_gather",
+     "zero/config.py mics_hierarchical_params_gather"},
     {"zero_optimization.offload_optimizer", "zero/config.py offload_optimizer"},
     {"zero_optimization.offload_optimizer.device", "zero/offload_config.py device"},
     {"zero_optimization.offload_optimizer.pin_memory", "zero/offload_config.py pin_memory"},
@@ -555,6 +560,35 @@ static void test_llama70b_axolotl(void **state)
     tp_export_free(&x);
 }
 
+/* DeepSpeed's ZeRO-3 extensions as planned: a shard group is MiCS (the states sharded in
+   groups, replicated across: mics_shard_size), hpZ, qwZ and qgZ are ZeRO++
+   (zero_hpz_partition_size, zero_quantized_weights, zero_quantized_gradients). */
+static void test_zeropp_mics(void **state)
+{
+    (void)state;
+    static struct plan p;
+    plan_init(&p, "llama-3.1-8b", "h100-sxm", 16, TP_FW_DEEPSPEED, 4096);
+    p.l.zero = 3;
+    p.l.recompute = TP_RECOMPUTE_FULL;
+    for (int zpp = 0; zpp <= 1; zpp++) {
+        p.l.shard_group = zpp ? 0 : 8;
+        p.l.hpz = zpp ? 8 : 0;
+        p.j.zero_quant_weights = p.j.zero_quant_grads = zpp;
+        static struct tp_export x;
+        build(&p, TP_EXPORT_DEEPSPEED, &x);
+        json_t *ds = check_ds(file(&x, TP_EXPORT_DS_FILE), &p);
+        json_t *z = json_object_get(ds, "zero_optimization");
+        assert_int_equal(json_integer_value(json_object_get(z, "mics_shard_size")), zpp ? 0 : 8);
+        assert_int_equal(json_is_true(json_object_get(z, "mics_hierarchical_params_gather")), !zpp);
+        assert_int_equal(json_integer_value(json_object_get(z, "zero_hpz_partition_size")),
+                         zpp ? 8 : 0);
+        assert_int_equal(json_is_true(json_object_get(z, "zero_quantized_weights")), zpp);
+        assert_int_equal(json_is_true(json_object_get(z, "zero_quantized_gradients")), zpp);
+        json_decref(ds);
+        tp_export_free(&x);
+    }
+}
+
 /* Notes 000/001: GLM-4.5-Air (ZeRO-3) and Qwen3-30B-A3B (ZeRO-2, run 095) with Axolotl on
    8 x MI300X; QLoRA and FSDP2 variants of the same. */
 static void test_moe_axolotl(void **state)
@@ -765,7 +799,7 @@ static void test_base_model(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_llama70b_axolotl),
+        cmocka_unit_test(test_llama70b_axolotl), cmocka_unit_test(test_zeropp_mics),
         cmocka_unit_test(test_moe_axolotl),
         cmocka_unit_test(test_bloom_megatron_deepspeed),
         cmocka_unit_test(test_megatron_core_moe),

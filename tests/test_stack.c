@@ -197,6 +197,83 @@ static void test_zero2_ep_beats_zero3(void **state)
     assert_true(tokens_per_s(3, 1, 1) > 1.2 * plain);
 }
 
+/* ZeRO++ on the DeepSpeed blog's cluster (blogs/zeropp; the ZeRO++ tutorial's model): an 18B
+   GPT (40 layers, hidden 6144, 32 heads) on 384 V100 32 GB, 24 nodes of 16, fp16, 2K tokens
+   per GPU, activation checkpointing.  At 100 Gb/s per node ZeRO++ (qwZ + hpZ + qgZ) trains
+   about 2x faster than ZeRO-3 ("up to 2.2x ... on average about 2x", Fig. 7), and ZeRO++ at
+   200 Gb/s matches ZeRO-3 at 800 Gb/s (Fig. 8).  Built-in calibration; the model gives 2.0x
+   and 0.95. */
+static double zeropp_rate(double node_gbit, bool zpp)
+{
+    struct tp_error err = {{0}, {0}};
+    tp_model_init(&model);
+    struct tp_shape sh;
+    tp_shape_init(&sh);
+    sh.layers = 40;
+    sh.hidden = 6144;
+    sh.heads = 32;
+    sh.vocab = 50257;
+    if (tp_model_apply_shape(&model, &sh, NULL, 0, &err) != TP_OK)
+        fail_msg("%s", err.msg);
+    if (tp_cluster_init(&cluster, "v100-32gb", 384, &err) != TP_OK)
+        fail_msg("%s", err.msg);
+    cluster.gpus_per_node = 16;
+    cluster.gpu.inter_bw = node_gbit / 8 * 1e9 / 16;
+    tp_job_init(&job);
+    job.framework = TP_FW_DEEPSPEED;
+    job.precision = TP_PREC_FP16;
+    job.seq = 2048;
+    job.zero_quant_weights = job.zero_quant_grads = zpp;
+    tp_layout_init(&lay);
+    lay.dp = 384;
+    lay.zero = 3;
+    lay.hpz = zpp ? 16 : 0;
+    lay.recompute = TP_RECOMPUTE_FULL;
+    if (check(NULL, 0) != TP_OK)
+        fail_msg("layout rejected");
+    struct tp_calib cal;
+    tp_calib_init(&cal);
+    struct tp_time t;
+    tp_time_step(&model, &cluster, &job, &lay, &cal, &t);
+    return t.tokens_per_s_per_gpu;
+}
+
+static void test_zeropp(void **state)
+{
+    (void)state;
+    double z3 = zeropp_rate(100, false), zpp = zeropp_rate(100, true);
+    if (!(fabs(zpp / z3 / 2.0 - 1) < 0.20))
+        fail_msg("ZeRO++ / ZeRO-3 at 100 Gb/s: %.2f, measured about 2", zpp / z3);
+    double r = zeropp_rate(200, true) / zeropp_rate(800, false);
+    if (!(fabs(r - 1) < 0.15))
+        fail_msg("ZeRO++ at 200 Gb/s over ZeRO-3 at 800: %.2f, measured about 1", r);
+    /* the secondary partition costs memory: the weights over the hpZ group */
+    struct tp_memory plain, hpz;
+    zeropp_rate(100, false);
+    assert_int_equal(tp_memory_worst(&model, &cluster, &job, &lay, &plain), TP_OK);
+    zeropp_rate(100, true);
+    assert_int_equal(tp_memory_worst(&model, &cluster, &job, &lay, &hpz), TP_OK);
+    double want = 2 * hpz.params / 16; /* 16-bit weights over 16 ranks (int8 with qwZ: half) */
+    if (!(fabs(hpz.weights_bytes - plain.weights_bytes - want / 2) < 0.01 * want))
+        fail_msg("hpZ secondary copy %.3g bytes, want %.3g",
+                 hpz.weights_bytes - plain.weights_bytes, want / 2);
+    /* DeepSpeed ZeRO-3 options only */
+    char msg[256];
+    job.framework = TP_FW_FSDP;
+    assert_int_equal(check(msg, sizeof msg), TP_EINVAL);
+    assert_non_null(strstr(msg, "fsdp runs no ZeRO++"));
+    job.framework = TP_FW_DEEPSPEED;
+    lay.zero = 2;
+    lay.hpz = 0;
+    assert_int_equal(check(msg, sizeof msg), TP_EINVAL);
+    assert_non_null(strstr(msg, "needs ZeRO-3 (zero 2)"));
+    lay.zero = 3;
+    lay.hpz = 16;
+    lay.shard_group = 32;
+    assert_int_equal(check(msg, sizeof msg), TP_EINVAL);
+    assert_non_null(strstr(msg, "do not combine"));
+}
+
 struct swift {
     struct tp_run z2, z3;
     int found;
@@ -376,7 +453,7 @@ int main(void)
         cmocka_unit_test(test_axolotl_capabilities),
         cmocka_unit_test(test_deepspeed_pipelines),
         cmocka_unit_test(test_megatron_everything),
-        cmocka_unit_test(test_zero2_ep_beats_zero3),
+        cmocka_unit_test(test_zero2_ep_beats_zero3), cmocka_unit_test(test_zeropp),
         cmocka_unit_test(test_trainable_tokens),
         cmocka_unit_test(test_zero3_moe_fetch_ratio),
         cmocka_unit_test(test_eager_loop_index_backward),

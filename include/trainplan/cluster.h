@@ -206,6 +206,11 @@ struct tp_job {
                                   SFTTrainer for a 4-bit model outside FSDP): the non-quantized
                                   weights, the residual stream and the logits in fp32 */
     enum tp_moe_impl moe_impl; /* TP_MOE_DEFAULT: the stack's */
+    bool zero_quant_weights;   /* DeepSpeed ZeRO++ qwZ (zero 3): the weights all-gathered as
+                                  int8 blocks (zero_quantized_weights) */
+    bool zero_quant_grads;     /* DeepSpeed ZeRO++ qgZ (zero 3): the gradients reduced by int4
+                                  all-to-alls, within the node then across
+                                  (zero_quantized_gradients) */
     bool z3_leaf;              /* ZeRO-3 fetches an MoE block's experts as one leaf module
                                   (deepspeed.utils.set_z3_leaf_modules), not expert by expert */
     bool moe_a2a_overlap;      /* Megatron-Core --overlap-moe-expert-parallel-comm: the combined
@@ -232,7 +237,11 @@ struct tp_layout {
     uint32_t dp, tp, pp, vpp, ep, etp, cp;
     bool sp;                   /* Megatron sequence parallelism (with tp > 1) */
     uint32_t zero;             /* 0..3: ZeRO stage / FSDP strategy (3 = FULL_SHARD) */
-    uint32_t shard_group;      /* HSDP / hpZ: ranks per sharding group (0 = the whole DP group) */
+    uint32_t shard_group;      /* HSDP / MiCS: ranks per sharding group, the states replicated
+                                  across groups (0 = the whole DP group) */
+    uint32_t hpz;              /* DeepSpeed ZeRO++ hpZ (zero 3): ranks holding a secondary copy
+                                  of the weights that the backward gathers from (0 or 1 = off);
+                                  the states stay sharded over the whole DP group */
     uint32_t mbs, gas;         /* sequences per micro-batch; micro-batches per step */
     enum tp_recompute recompute;
     uint32_t recompute_layers; /* with TP_RECOMPUTE_FULL: only this many blocks per stage (0 = all) */

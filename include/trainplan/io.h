@@ -232,6 +232,7 @@ struct tp_request {
     int fp8_recipe;                 /* enum tp_fp8_recipe (precision fp8) */
     bool z3_leaf, dropout, fused_loss, tp_comm_overlap, kbit_fp32, fp8_param_gather;
     bool moe_a2a_overlap;
+    bool zero_quant_weights, zero_quant_grads; /* ZeRO++ qwZ, qgZ */
     int64_t seq;                    /* TP_UNSET: the model's context, else 4096 */
     int64_t doc_len;                /* packed documents' mean length; 0 = unpacked */
     int64_t lora_rank;              /* TP_UNSET = 16 */
@@ -241,6 +242,7 @@ struct tp_request {
     /* layout (TP_UNSET = default or derived) */
     int64_t dp, tp, pp, vpp, ep, etp, cp, zero, shard_group, mbs, gas, gbs, recompute_layers;
     int64_t pp_first, pp_last;
+    int64_t hpz;                    /* ZeRO++ hpZ group (TP_UNSET: off) */
     bool sp, hybrid_shard;          /* hybrid_shard: FSDP HYBRID_SHARD (shard within a node) */
     int recompute, offload, schedule;
     bool offload_activations;       /* --offload-activations */

@@ -232,6 +232,13 @@ static enum tp_status check_sharding(const struct tp_model *m, const struct tp_j
     uint32_t data = l->dp * l->cp;
     if (l->shard_group > 0)
         TRY(must_divide("shard_group", l->shard_group, "dp*cp", data, 1 << 20, err));
+    if (l->hpz > 1) {
+        TRY(must_divide("hpz", l->hpz, "dp*cp", data, 1 << 20, err));
+        if (l->shard_group > 0 && l->shard_group < data)
+            return tp_fail_field(err, TP_EINVAL, "hpz",
+                                 "hpz and shard_group do not combine: ZeRO++ hpZ keeps the states "
+                                 "sharded over all ranks, MiCS / HSDP shards them in groups");
+    }
     if (l->offload == TP_OFFLOAD_PARAMS && l->zero != 3)
         return tp_fail_field(err, TP_EINVAL, "offload",
                              "offload params needs zero=3 (parameters must be sharded to leave "

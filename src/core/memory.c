@@ -650,6 +650,10 @@ static void stage_memory(const struct tp_model *m, const struct tp_cluster *c,
     if (l->shard_group && l->shard_group < n_expert)
         n_expert = l->shard_group;
     stage_states(m, c, j, l, &sp, n_dense, n_expert, out);
+    /* ZeRO++ hpZ: the secondary partition, the weights over the hpZ group, 16-bit (int8 with
+       qwZ) (partition_parameters.py _partition_param_sec) */
+    if (l->zero == 3 && l->hpz > 1)
+        out->weights_bytes += out->params * (j->zero_quant_weights ? 1 : 2) / l->hpz;
     out->gather_bytes = gathered_bytes(j, l, &sp, out->params);
 
     double act_host;

@@ -210,6 +210,16 @@ enum tp_status tp_stack_check(const struct tp_model *m, const struct tp_job *j,
                              "distributed optimizer (zero 1, not %u)", k, l->zero);
     if (l->zero > 3 || !(s->zero_mask & (1u << l->zero)))
         return tp_fail(err, TP_EINVAL, "%s runs no ZeRO stage / sharding %u", k, l->zero);
+    /* ZeRO++ (qwZ, hpZ, qgZ) and MiCS are DeepSpeed ZeRO-3 features (runtime/zero/config.py:
+       zero_quantized_weights, zero_hpz_partition_size, zero_quantized_gradients,
+       mics_shard_size) */
+    bool zpp = l->hpz > 1 || j->zero_quant_weights || j->zero_quant_grads;
+    if (zpp && !s->ds_zero)
+        return tp_fail(err, TP_EINVAL, "%s runs no ZeRO++ (hpz, quantized weights or gradients "
+                       "are DeepSpeed ZeRO-3 options)", k);
+    if (zpp && l->zero != 3)
+        return tp_fail(err, TP_EINVAL, "%s: ZeRO++ (hpz, quantized weights or gradients) needs "
+                       "ZeRO-3 (zero %u)", k, l->zero);
     bool ds_pipe = j->framework == TP_FW_DEEPSPEED || j->framework == TP_FW_MEGATRON_DS;
     if (ds_pipe && l->pp > 1 && l->zero > 1)
         return tp_fail(err, TP_EINVAL,

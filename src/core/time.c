@@ -179,6 +179,52 @@ struct dp_comm {
     double step_reduce, step_gather, mb_fwd, mb_bwd;
 };
 
+/* DeepSpeed ZeRO-3 per micro-batch: gather for forward and again for backward, reduce-scatter,
+   with ZeRO++ (Wang et al. 2023, arXiv:2306.10209; deepspeed/runtime/zero/
+   partition_parameters.py, runtime/comm/coalesced_collectives.py) where the job asks:
+   - qwZ: each gather moves int8 groups (1 B per weight; CUDAQuantizer's groups of up to
+     8,000 weights carry a 4-byte scale each, negligible) and the receiver dequantizes the
+     whole gathered weight (read 1 B, write 2);
+   - hpZ: the forward gather leaves each rank a slice of the weights over its hpZ group (the
+     secondary partition), and the backward (with its recompute) gathers from that group;
+   - qgZ: the gradients go as int4 in two all-to-alls (all_to_all_quant_reduce): every rank
+     of a node to every other (0.5 B per gradient), then each rank's node-reduced 1/g share to
+     its peers in the other nodes; kernels: the quantize (read 2 B, write 0.5), the node's
+     reduction (read 0.5 B per gradient, write 0.5 per reduced one) and the dequantize (read
+     0.5 B, write 2 per reduced one). */
+static void zeropp_comm(const struct ctx *x, double params, double gathered, double trainable,
+                        uint32_t n, uint64_t stride, double ag, double rs, struct dp_comm *d)
+{
+    const struct tp_layout *l = x->l;
+    const struct tp_job *j = x->j;
+    const struct tp_cluster *c = x->c;
+    const struct tp_calib *cal = x->cal;
+    uint32_t gpn = c->gpus_per_node;
+    double fwd = ag, bwd = ag;
+    if (j->zero_quant_weights) {
+        double q = params; /* int8 */
+        double deq = params * 3 / x->h.mem_bw;
+        fwd = bwd = tp_time_allgather(c, cal, q, n, tp_comm_per_node(n, stride, gpn)) + deq;
+        gathered = q;
+    }
+    if (l->hpz > 1 && l->hpz < n)
+        bwd = tp_time_allgather(c, cal, gathered, l->hpz, tp_comm_per_node(l->hpz, stride, gpn)) +
+              (j->zero_quant_weights ? params * 3 / x->h.mem_bw : 0);
+    double red = rs;
+    if (j->zero_quant_grads) {
+        uint32_t g = tp_comm_per_node(n, stride, gpn), nodes = tp_comm_nodes_of(n, g);
+        double q = trainable * 0.5; /* int4 */
+        double intra = g > 1 ? q * (g - 1) / g / tp_comm_intra_bw(c, cal, g) : 0;
+        double inter =
+            nodes > 1 ? q / g * (nodes - 1) / nodes / (cal->eff_inter * c->gpu.inter_bw) : 0;
+        double kernels = trainable * (2.5 + 0.5 + 3.0 / g) / x->h.mem_bw;
+        red = tp_comm_latency(cal, g - 1.0 + (nodes - 1.0), nodes - 1.0) + intra + inter +
+              kernels;
+    }
+    d->mb_fwd += fwd;
+    d->mb_bwd += bwd + red;
+}
+
 static void dp_group_comm(const struct ctx *x, double params, double gemm, double trainable,
                           uint32_t n, uint64_t stride, struct dp_comm *d)
 {
@@ -224,8 +270,10 @@ static void dp_group_comm(const struct ctx *x, double params, double gemm, doubl
            backward */
         d->mb_fwd += ag;
         d->mb_bwd += rs;
+    } else if (ds) {
+        zeropp_comm(x, params, gathered, trainable, n, stride, ag, rs, d);
     } else {
-        /* ZeRO-3 / FULL_SHARD: gather for forward and again for backward, reduce-scatter */
+        /* FULL_SHARD: gather for forward and again for backward, reduce-scatter */
         d->mb_fwd += ag;
         d->mb_bwd += ag + rs;
     }

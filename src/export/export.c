@@ -219,8 +219,20 @@ static json_t *zero_doc(const struct tp_export_plan *p, bool hf)
         json_object_set_new(z, "stage3_max_live_parameters", json_integer(1000000000));
         json_object_set_new(z, "stage3_max_reuse_distance", json_integer(1000000000));
         json_object_set_new(z, "stage3_gather_16bit_weights_on_model_save", json_true());
-        if (l->shard_group > 0 && l->shard_group < l->dp)
-            json_object_set_new(z, "zero_hpz_partition_size", json_integer(l->shard_group));
+        /* MiCS shards the states within groups and replicates across them (the plan's shard
+           group); ZeRO++ hpZ keeps a secondary copy of the weights over its group; qwZ / qgZ
+           quantize the weight gathers and the gradient reduction (runtime/zero/config.py) */
+        if (l->shard_group > 0 && l->shard_group < l->dp * l->cp) {
+            json_object_set_new(z, "mics_shard_size", json_integer(l->shard_group));
+            if (p->nodes > 1)
+                json_object_set_new(z, "mics_hierarchical_params_gather", json_true());
+        }
+        if (l->hpz > 1)
+            json_object_set_new(z, "zero_hpz_partition_size", json_integer(l->hpz));
+        if (p->j->zero_quant_weights)
+            json_object_set_new(z, "zero_quantized_weights", json_true());
+        if (p->j->zero_quant_grads)
+            json_object_set_new(z, "zero_quantized_gradients", json_true());
     }
     if (l->offload != TP_OFFLOAD_NONE)
         json_object_set_new(z, "offload_optimizer",

@@ -22,6 +22,8 @@ json_t *tp_json_layout(const struct tp_layout *l)
                      (json_int_t)l->recompute_layers, "offload",
                      tp_name(TP_NAMES_OFFLOAD, (int)l->offload), "schedule",
                      tp_name(TP_NAMES_SCHEDULE, (int)l->schedule));
+    if (o && l->hpz > 1)
+        json_object_set_new(o, "hpz", json_integer((json_int_t)l->hpz));
     if (o && l->pp_nv) {
         char text[1024];
         tp_layout_pp_format(NULL, l, text, sizeof text);

@@ -18,7 +18,7 @@ void tp_request_init(struct tp_request *r)
     int64_t *dims[] = {&r->dp,          &r->tp,   &r->pp,  &r->vpp,
                        &r->ep,          &r->etp,  &r->cp,  &r->zero,
                        &r->shard_group, &r->mbs,  &r->gas, &r->gbs,
-                       &r->recompute_layers, &r->pp_first, &r->pp_last};
+                       &r->recompute_layers, &r->pp_first, &r->pp_last, &r->hpz};
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
         *dims[i] = TP_UNSET;
     r->moe_capacity = r->moe_imbalance = r->overhead_gb = r->nccl_gb = r->frag = -1;
@@ -54,6 +54,8 @@ static const struct opt {
     {"moe_impl", K_ENUM, F(moe_impl), 0, 0, -1, 0},
     {"z3_leaf", K_BOOL, F(z3_leaf), 0, 0, 0, 0},
     {"moe_a2a_overlap", K_BOOL, F(moe_a2a_overlap), 0, 0, 0, 0},
+    {"zero_quantized_weights", K_BOOL, F(zero_quant_weights), 0, 0, 0, 0},
+    {"zero_quantized_gradients", K_BOOL, F(zero_quant_grads), 0, 0, 0, 0},
     {"dropout", K_BOOL, F(dropout), 0, 0, 0, 0},
     {"fused_loss", K_BOOL, F(fused_loss), 0, 0, 0, 0},
     {"kbit_fp32", K_BOOL, F(kbit_fp32), 0, 0, 0, 0},
@@ -78,6 +80,7 @@ static const struct opt {
     {"cp", K_INT, F(cp), 1, 1024, 0, 0},
     {"zero", K_INT, F(zero), 0, 3, 0, 0},
     {"shard_group", K_INT, F(shard_group), 1, 1 << 20, 0, 0},
+    {"hpz", K_INT, F(hpz), 1, 1 << 20, 0, 0},
     {"mbs", K_INT, F(mbs), 1, 1 << 16, 0, 0},
     {"gas", K_INT, F(gas), 1, 1 << 24, 0, 0},
     {"gbs", K_INT, F(gbs), 1, 1 << 30, 0, 0},
@@ -229,6 +232,8 @@ static void resolve_job(const struct tp_request *r, const struct tp_model *m, st
     j->moe_impl = (enum tp_moe_impl)r->moe_impl;
     j->z3_leaf = r->z3_leaf;
     j->moe_a2a_overlap = r->moe_a2a_overlap;
+    j->zero_quant_weights = r->zero_quant_weights;
+    j->zero_quant_grads = r->zero_quant_grads;
     j->attn_impl = (enum tp_attn_impl)r->attn_impl;
     j->dropout = r->dropout;
     j->fused_loss = r->fused_loss;
@@ -297,7 +302,7 @@ static void resolve_layout(const struct tp_request *r, struct tp_layout *l)
                 {r->ep, &l->ep},   {r->etp, &l->etp}, {r->cp, &l->cp},   {r->mbs, &l->mbs},
                 {r->gas, &l->gas}, {r->zero, &l->zero}, {r->shard_group, &l->shard_group},
                 {r->recompute_layers, &l->recompute_layers},
-                {r->pp_first, &l->pp_first}, {r->pp_last, &l->pp_last}};
+                {r->pp_first, &l->pp_first}, {r->pp_last, &l->pp_last}, {r->hpz, &l->hpz}};
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
         if (dims[i].v != TP_UNSET)
             *dims[i].dst = (uint32_t)dims[i].v;
