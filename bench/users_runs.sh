@@ -34,4 +34,4 @@ row "users000:3 Qwen3-30B ZeRO-2 ep2" 1759 qwen3-30b-a3b $MI $SFT --zero 2 --ep 
 row "users000:4 Qwen3-30B DPO ep2"   666 qwen3-30b-a3b $MI --zero 2 --ep 2 --task dpo --seq 4096 --mbs 8 --fused-loss
 row "users000:1 Ring-mini-2.0"      2600 ring-mini-2.0 $MI $SFT --zero 3 --task sft --seq 8192 --mbs 16 --moe-impl grouped
 row "users000:9 Llama-4-Scout QLoRA 1x"  519 llama-4-scout --gpu h100-sxm --gpus 1 --framework hf --task qlora --seq 4096 --recompute full
-row "users000:10 Llama-4-Scout QLoRA 4x" 280 llama-4-scout --gpu h100-sxm --gpus 4 --framework hf --fsdp full_shard --task qlora --seq 4096 --recompute full
+row "users000:10 Llama-4-Scout QLoRA 4x" 280 llama-4-scout --gpu h100-sxm --gpus 4 --framework hf --fsdp full_shard --task qlora --seq 4096 --recompute full --attention flex

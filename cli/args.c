@@ -312,10 +312,10 @@ static const struct opt OPTS[] = {
      JOB_CMDS, NULL, "ZeRO++ qgZ (zero 3, DeepSpeed): gradients reduced by int4 all-to-alls"},
     {"z3-leaf", NULL, OPT_CONST, F(z3_leaf), 1, 1, NULL, NULL, JOB_CMDS, NULL,
      "ZeRO-3 fetches each MoE block's experts at once (deepspeed.utils.set_z3_leaf_modules)"},
-    {"attention", NULL, OPT_ENUM, F(attn_impl), 0, 0, "flash|eager|flash2|flash3", NULL, JOB_CMDS,
-     "IMPL", "attention kernel: flash = the framework's (megatron: TE/cuDNN, native to Hopper and "
-     "Blackwell; the others: FlashAttention-2), flash2, flash3 (FA3/cuDNN), eager (stores the s x s "
-     "scores)"},
+    {"attention", NULL, OPT_ENUM, F(attn_impl), 0, 0, "flash|eager|flash2|flash3|flex", NULL,
+     JOB_CMDS, "IMPL", "attention kernel: flash = the framework's (megatron: TE/cuDNN, native to "
+     "Hopper and Blackwell; the others: FlashAttention-2), flash2, flash3 (FA3/cuDNN), flex "
+     "(PyTorch FlexAttention), eager (stores the s x s scores)"},
     {"tp-comm-overlap", NULL, OPT_CONST, F(tp_comm_overlap), 1, 1, NULL, NULL, JOB_CMDS, NULL,
      "TP collectives overlapped with GEMMs (Megatron-Core --tp-comm-overlap, torchtitan async TP)"},
     {"moe-a2a-overlap", NULL, OPT_CONST, F(moe_a2a_overlap), 1, 1, NULL, NULL, JOB_CMDS, NULL,

@@ -110,6 +110,7 @@ static const struct name AXOLOTL_KEYS[] = {
     {"fp16", "schemas/config.py"},
     {"flash_attention", "schemas/config.py"},
     {"eager_attention", "schemas/config.py"},
+    {"flex_attention", "schemas/config.py"},
     {"gradient_checkpointing", "schemas/config.py"},
     {"gradient_checkpointing_kwargs", "schemas/config.py"},
     {"gradient_checkpointing_kwargs.use_reentrant", "torch.utils.checkpoint(use_reentrant)"},

@@ -369,6 +369,34 @@ static void test_attention_kernel(void **state)
     near(fa2.attn_s, fa3.attn_s, 1e-12);
 }
 
+/* FlexAttention against FlashAttention-2 (Dong et al. 2024, arXiv:2412.05496): on A100 90% of
+   its forward and 85% of its backward, so with the backward 2.5x the forward the attention
+   takes (1/0.90 + 2.5/0.85)/3.5 = 1.158x as long; on H100 25% faster forward and 3% faster
+   backward: (1/1.25 + 2.5/1.03)/3.5 = 0.922x.  Packed documents keep to themselves under its
+   block masks as under FlashAttention's varlen kernels. */
+static void test_flex_attention(void **state)
+{
+    (void)state;
+    const char *gpus[] = {"a100-80gb", "h100-sxm"};
+    const double want[] = {(1 / 0.90 + 2.5 / 0.85) / 3.5, (1 / 1.25 + 2.5 / 1.03) / 3.5};
+    for (int i = 0; i < 2; i++) {
+        setup_run("llama-3.1-8b", gpus[i], 8);
+        job.seq = 4096;
+        lay.recompute = TP_RECOMPUTE_NONE;
+        check();
+        struct tp_time fa2, flex;
+        job.attn_impl = TP_ATTN_FLASH2;
+        tp_time_step(&model, &cluster, &job, &lay, &cal, &fa2);
+        job.attn_impl = TP_ATTN_FLEX;
+        tp_time_step(&model, &cluster, &job, &lay, &cal, &flex);
+        near(flex.attn_s / fa2.attn_s, want[i], 1e-9);
+        near(flex.gemm_s, fa2.gemm_s, 1e-12);
+    }
+    job.doc_len = 512;
+    assert_true(tp_attn_span(&job) == 512);
+    assert_int_equal(tp_name_value(TP_NAMES_ATTENTION, "flex"), TP_ATTN_FLEX);
+}
+
 /* The attention kernel's sequence-length curve at the priors: FlashAttention-3, causal, head
    dim 128, 16k tokens per batch on an H100 runs at 292 TFLOP/s forward at 512 tokens and 616
    at 16k (Shah et al. 2024, arXiv:2407.08608, Fig. 5): 0.474.  The model's rate at 512 over
@@ -647,7 +675,7 @@ int main(void)
         cmocka_unit_test(test_calibration_json),
         cmocka_unit_test(test_calibration_per_gpu),
         cmocka_unit_test(test_attention_kernel),
-        cmocka_unit_test(test_attention_seq_curve),
+        cmocka_unit_test(test_attention_seq_curve), cmocka_unit_test(test_flex_attention),
         cmocka_unit_test(test_tp_comm_overlap),
         cmocka_unit_test(test_moe_a2a_overlap),
         cmocka_unit_test(test_fp8_param_gather),

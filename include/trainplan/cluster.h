@@ -139,8 +139,10 @@ enum tp_moe_impl { TP_MOE_DEFAULT = 0, TP_MOE_EAGER, TP_MOE_GROUPED, TP_MOE_DEEP
 /* Attention kernel.  TP_ATTN_FLASH is the framework's default fused kernel: Megatron-Core/NeMo
    run Transformer Engine's (cuDNN fused attention: native to Hopper and Blackwell), the others
    FlashAttention-2 (flash-attn, PyTorch SDPA's flash backend).  FLASH2 / FLASH3 name the kernel
-   outright: FlashAttention-2, or an architecture-native one (FlashAttention-3, cuDNN, TE). */
-enum tp_attn_impl { TP_ATTN_FLASH = 0, TP_ATTN_EAGER, TP_ATTN_FLASH2, TP_ATTN_FLASH3 };
+   outright: FlashAttention-2, or an architecture-native one (FlashAttention-3, cuDNN, TE).  FLEX
+   is PyTorch's FlexAttention (torch.nn.attention.flex_attention: Triton kernels generated from a
+   score / block-mask function; Axolotl flex_attention, torchtitan use_flex_attn). */
+enum tp_attn_impl { TP_ATTN_FLASH = 0, TP_ATTN_EAGER, TP_ATTN_FLASH2, TP_ATTN_FLASH3, TP_ATTN_FLEX };
 enum tp_offload { TP_OFFLOAD_NONE = 0, TP_OFFLOAD_OPTIMIZER, TP_OFFLOAD_PARAMS };
 /* How an FP8 recipe scales its tensors (precision fp8 only).  TENSORWISE: one scale per tensor
    (Transformer Engine's delayed and current scaling, torchao's "tensorwise"): each operand is

@@ -198,7 +198,7 @@ enum tp_names {
     TP_NAMES_TASK = 0,  /* enum tp_task: pretrain, sft, dpo, lora, qlora */
     TP_NAMES_OPTIMIZER, /* enum tp_optimizer: adamw, adamw-8bit, ... */
     TP_NAMES_PRECISION, /* enum tp_precision: bf16, fp16, fp8, fp32, mxfp8, nvfp4, mxfp4 */
-    TP_NAMES_ATTENTION, /* enum tp_attn_impl: flash, eager, flash2, flash3 */
+    TP_NAMES_ATTENTION, /* enum tp_attn_impl: flash, eager, flash2, flash3, flex */
     TP_NAMES_RECOMPUTE, /* enum tp_recompute: none, selective, full */
     TP_NAMES_OFFLOAD,   /* enum tp_offload: none, optimizer, params */
     TP_NAMES_SCHEDULE,  /* enum tp_schedule: 1f1b, interleaved, gpipe */

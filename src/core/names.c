@@ -9,7 +9,7 @@ static const char *const TASK[] = {"pretrain", "sft", "dpo", "lora", "qlora"};
 static const char *const OPTIMIZER[] = {"adamw", "adamw-8bit", "adamw-4bit",
                                         "adafactor", "sgd", "sgd-momentum", "adamw-bf16"};
 static const char *const PRECISION[] = {"bf16", "fp16", "fp8", "fp32", "mxfp8", "nvfp4", "mxfp4"};
-static const char *const ATTENTION[] = {"flash", "eager", "flash2", "flash3"};
+static const char *const ATTENTION[] = {"flash", "eager", "flash2", "flash3", "flex"};
 static const char *const FP8_RECIPE[] = {"tensorwise", "rowwise"};
 static const char *const RECOMPUTE[] = {"none", "selective", "full"};
 static const char *const OFFLOAD[] = {"none", "optimizer", "params"};

@@ -21,6 +21,8 @@ struct hw {
     double gemm_flops;  /* GEMM dtype peak * MAMF * gemm_scale */
     double gemm16_flops; /* the same at 16 bits (GEMMs left out of FP8/FP4: the LM head) */
     double attn_flops;  /* 16-bit peak * attn_eff */
+    double attn_bwd;    /* the backward's time over the forward's (attn_bwd_ratio; FlexAttention
+                           runs its backward further below the fused kernels than its forward) */
     double mem_bw;      /* HBM bandwidth * mem_eff */
     double sms, tile_m, tile_n;
     bool fp8;           /* quantized GEMMs (fp8, mxfp8, nvfp4, mxfp4) with their casts */

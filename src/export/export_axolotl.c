@@ -186,6 +186,9 @@ static void attention_keys(const struct tp_export_plan *p, json_t *d)
     case TP_ATTN_EAGER:
         json_object_set_new(d, "eager_attention", json_true());
         break;
+    case TP_ATTN_FLEX:
+        json_object_set_new(d, "flex_attention", json_true());
+        break;
     }
 }
 

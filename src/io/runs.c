@@ -345,6 +345,9 @@ static enum tp_status map_job(const struct row *r, const struct tp_model *m, str
         j->dropout = true;
     } else if (strcmp(r->run->framework_key, "megatron-deepspeed") == 0) {
         j->attn_impl = TP_ATTN_FLASH2; /* Megatron-DeepSpeed calls flash-attn, not TE */
+    } else if (strstr(fw, "Flex Attention") || strstr(fw, "FlexAttention") ||
+               strstr(fw, "flex_attention")) {
+        j->attn_impl = TP_ATTN_FLEX; /* "Flex Attention QLoRA + FSDP2" (the framework cell) */
     }
     return tp_row_stack_columns(r, j);
 }

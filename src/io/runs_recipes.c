@@ -173,7 +173,7 @@ enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j)
       ATTN[] = {{"flash", TP_ATTN_FLASH},  {"flash2", TP_ATTN_FLASH2}, {"fa2", TP_ATTN_FLASH2},
                 {"flash3", TP_ATTN_FLASH3}, {"fa3", TP_ATTN_FLASH3},  {"cudnn", TP_ATTN_FLASH3},
                 {"eager", TP_ATTN_EAGER},  {"fused-softmax", TP_ATTN_EAGER},
-                {"math", TP_ATTN_EAGER}};
+                {"math", TP_ATTN_EAGER},   {"flex", TP_ATTN_FLEX}, {"flex_attention", TP_ATTN_FLEX}};
     const struct {
         const char *col;
         const void *table;
