@@ -108,7 +108,9 @@ enum {
     TP_DOMAIN_GPU = 1u << 0,     /* GPU type never measured */
     TP_DOMAIN_SCALE = 1u << 1,   /* more than 4x the GPUs of the largest run on that GPU */
     TP_DOMAIN_SIZE = 1u << 2,    /* model under 1/4 or over 4x the parameters measured */
-    TP_DOMAIN_SEQ = 1u << 3      /* sequence over 4x the longest measured */
+    TP_DOMAIN_SEQ = 1u << 3,     /* sequence over 4x the longest measured */
+    TP_DOMAIN_MAMF = 1u << 4     /* no measured GEMM efficiency for the GPU (nor its die): the
+                                    calibration's mamf_default stands in */
 };
 
 /* Per-GPU efficiencies a calibration may set (0 = keep the catalog's / the global default). */

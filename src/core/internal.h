@@ -95,6 +95,8 @@ void tp_setting_set(struct tp_setting *s, const char *field, const char *value, 
 bool tp_streq_ci(const char *a, const char *b);
 /* The catalog key of the entry whose die `key` is built on (gb200 -> b200); else `key`. */
 const char *tp_gpu_die(const char *key);
+/* The measured MAMF of a GPU, or of its die's catalog entry; 0 when none was measured. */
+double tp_gpu_mamf(const struct tp_gpu *g, bool fp8);
 
 /* Levenshtein distance between two short ASCII strings (case-insensitive), capped at 99. */
 unsigned tp_edit_distance(const char *a, const char *b);

@@ -438,6 +438,12 @@ unsigned tp_calib_domain_check(const struct tp_calib *c, const struct tp_model *
         SAY("sequence %llu is over 4x the longest calibrated (%llu)",
             (unsigned long long)j->seq, (unsigned long long)d->max_seq);
     }
+    const struct tp_calib_gpu *own = tp_calib_gpu_find(c, cl->gpu.key);
+    if (!(own && own->mamf_bf16 > 0) && tp_gpu_mamf(&cl->gpu, false) <= 0) {
+        flags |= TP_DOMAIN_MAMF;
+        SAY("%s has no measured GEMM efficiency: MAMF %.2f assumed (the data-center GPUs "
+            "measured)", cl->gpu.key, c->mamf_default);
+    }
 #undef SAY
     return flags;
 }

@@ -185,10 +185,12 @@ static const struct tp_gpu GPUS[] = {
        a card, 50-100 GB/s (1-2 Infinity Fabric links of 50) across cards (OLCF Frontier guide):
        intra_bw is the slowest hop, one 50 GB/s link.  Host: 36 GB/s per direction per GCD
        (Infinity Fabric CPU-GPU, OLCF); NIC: 4 x Slingshot 200 Gb/s per node = 12.5 GB/s per
-       GCD. */
+       GCD.  MAMF 147.0 of 191.5 TF on one GCD, ROCm 6.2 (ml-engineering's table, commit
+       359ee1c, 2024-08-20, "add MI250X via Elio"; the 2025 re-run of the table has no MI250X
+       row): 0.767. */
     {"mi250x", "AMD Instinct MI250X, one GCD (half a card)",
-     "AMD MI250X spec via [MLE]/[TT]; ROCm mi250.md; OLCF Frontier user guide",
-     PEAK(23.95, 0, 191.5, 0, 0), 64 * GIB, 1.6384 * TB, 50 * GB, 8, 12.5 * GB, 36 * GB, 110, 0, 0, false, 0},
+     "AMD MI250X spec via [MLE]/[TT]; ROCm mi250.md; OLCF Frontier user guide; MAMF [MLE] 2024-08",
+     PEAK(23.95, 0, 191.5, 0, 0), 64 * GIB, 1.6384 * TB, 50 * GB, 8, 12.5 * GB, 36 * GB, 110, 0.767, 0, false, 0},
     /* ---- AMD CDNA 3.  MI300X: 163.4 TF FP32, 653.7 TF TF32, 1307.4 TF BF16, 2614.9 TF FP8;
        192 GB HBM3 5.3 TB/s; xGMI 7 peers x 64 GB/s = 448 uni; 304 CUs; PCIe Gen5 x16 host
        ([ROCm] mi300.md).  NIC: 400 Gb/s per GPU = 50 GB/s. */
@@ -315,6 +317,18 @@ static const struct tp_gpu *by_key(const char *key)
         if (tp_streq_ci(GPUS[i].key, key))
             return &GPUS[i];
     return NULL;
+}
+
+/* The measured GEMM fraction (MAMF) of `g`, or of the catalog entry of its die when the
+   package has none (GB300 takes B300's); 0 when neither was measured. */
+double tp_gpu_mamf(const struct tp_gpu *g, bool fp8)
+{
+    double own = fp8 ? g->mamf_fp8 : g->mamf_bf16;
+    if (own > 0)
+        return own;
+    const char *die = tp_gpu_die(g->key);
+    const struct tp_gpu *d = strcmp(die, g->key) != 0 ? by_key(die) : NULL;
+    return d ? (fp8 ? d->mamf_fp8 : d->mamf_bf16) : 0;
 }
 
 /* How far name is from key, smaller = closer: the edit distance to the whole key or to its first

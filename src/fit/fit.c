@@ -619,12 +619,9 @@ static void base_rates(const struct tp_calib *base, const struct tp_gpu *g, doub
                        double *mamf8)
 {
     const struct tp_calib_gpu *b = tp_calib_gpu_find(base, g->key);
-    *mamf = b && b->mamf_bf16 > 0 ? b->mamf_bf16
-            : g->mamf_bf16 > 0    ? g->mamf_bf16
-                                  : base->mamf_default;
-    *mamf8 = b && b->mamf_fp8 > 0 ? b->mamf_fp8
-             : g->mamf_fp8 > 0    ? g->mamf_fp8
-                                  : *mamf * base->fp8_mamf_ratio;
+    double m16 = tp_gpu_mamf(g, false), m8 = tp_gpu_mamf(g, true);
+    *mamf = b && b->mamf_bf16 > 0 ? b->mamf_bf16 : m16 > 0 ? m16 : base->mamf_default;
+    *mamf8 = b && b->mamf_fp8 > 0 ? b->mamf_fp8 : m8 > 0 ? m8 : *mamf * base->fp8_mamf_ratio;
 }
 
 /* A slot for the die `die` with every catalog entry on it (the rows' own GPU first: a
