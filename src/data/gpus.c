@@ -156,19 +156,21 @@ static const struct tp_gpu GPUS[] = {
        18 PF sparse -> 1125, BF16 36 PF sparse -> 2250, FP8 72 PF sparse -> 4500, FP4 108 PF
        dense -> 13500 (one transcription gives 13125); 288 GB HBM3e (2.3 TB per node), 8 TB/s;
        NVLink5 900 uni; 8 x ConnectX-8 at 800 Gb/s = 100 GB/s per GPU; PCIe Gen6.  148 SMs as
-       device queries report ("B300 SXM6 AC, 148 SMs"); unverified against a datasheet. */
+       device queries report ("B300 SXM6 AC, 148 SMs"); unverified against a datasheet.  MAMF
+       ([MLE] table, commit 744d01e, 2026-08): BF16 1769.0 of 2250, FP8 3353.3 of 4500. */
     {"b300", "NVIDIA B300 / Blackwell Ultra (HGX) 288GB",
      "NVIDIA HGX B300 specifications (per GPU = node / 8); glennklockwood.com/garden B300",
-     PEAK(75, 1125, 2250, 4500, 13500), 288 * GIB, 8.0 * TB, 900 * GB, 8, 100 * GB, PCIE6, 148, 0.786, 0, true, 0},
+     PEAK(75, 1125, 2250, 4500, 13500), 288 * GIB, 8.0 * TB, 900 * GB, 8, 100 * GB, PCIE6, 148, 0.786, 0.745, true, 0},
     /* GB200 NVL72, per GPU: 80 TF FP32, 1250 TF TF32, 2500 TF BF16, 5000 TF FP8, 10000 TF FP4
        ([MLE]); 186 GB HBM3e 8.0 TB/s (MLPerf system descriptions list "GB200 186GB");
        NVLink5 900 uni across the 72-GPU NVLink domain (gpus_per_node = the domain; a compute
        tray holds 4 GPUs).  NIC: ConnectX-7 400 Gb/s per GPU (4 per tray) = 50 GB/s.  Host:
        NVLink-C2C 900 GB/s bidirectional between one Grace and its two GPUs; the per-GPU share
-       (225 GB/s per direction) is unverified.  148 SMs assumed as B200 (unverified). */
+       (225 GB/s per direction) is unverified.  148 SMs assumed as B200 (unverified).  MAMF
+       ([MLE] table, commit 744d01e, 2026-08): BF16 1822.0 of 2500, FP8 3615.6 of 5000. */
     {"gb200", "NVIDIA GB200 NVL72 (per GPU) 186GB",
      "NVIDIA GB200 NVL72 specifications via [MLE]; training-physics.md §5.5; NVIDIA MNNVL guide",
-     PEAK(80, 1250, 2500, 5000, 10000), 186 * GIB, 8.0 * TB, 900 * GB, 72, 50 * GB, 225 * GB, 148, 0.729, 0, true, 0},
+     PEAK(80, 1250, 2500, 5000, 10000), 186 * GIB, 8.0 * TB, 900 * GB, 72, 50 * GB, 225 * GB, 148, 0.729, 0.723, true, 0},
     /* GB300 NVL72, per GPU = rack / 72: FP32 6 PF -> 83.3 TF, TF32 180 PF sparse -> 1250, BF16
        360 PF sparse -> 2500, FP8 720 PF sparse -> 5000, FP4 1080 PF dense -> 15000; 288 GB
        HBM3e (about 20 TB per rack), 576 TB/s / 72 = 8 TB/s; NVLink5 900 uni over 72 GPUs;
