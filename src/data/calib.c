@@ -26,9 +26,9 @@
  *     that run Megatron-Core's EP A2A overlap 0.80 hidden behind the other micro-batch's
  *     compute [heuristic]; those of the other jobs, and pipeline transfers, exposed (0)
  *     unless a fit finds otherwise; a DP/ZeRO collective hidden behind compute slows that
-     compute by 0.189 of its own duration (overlap_slowdown: Lee et al. 2025,
-     arXiv:2507.03114, mean compute slowdown while overlapped on A100/H100/MI250/MI210;
-     src/core/time.c behind); optimizer kernels at
+ *     compute by 0.189 of its own duration (overlap_slowdown: Lee et al. 2025,
+ *     arXiv:2507.03114, mean compute slowdown while overlapped on A100/H100/MI250/MI210;
+ *     src/core/time.c behind); optimizer kernels at
  *     0.80 of HBM bandwidth (§5.3);
  *     CPU Adam 20 GB/s of host memory per GPU [heuristic]; 0.05 s per step of host overhead
  *     (logging, scheduler, data, synchronisation) [heuristic].
