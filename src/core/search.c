@@ -149,15 +149,17 @@ static unsigned framework_zero(enum tp_framework fw)
     return tp_stack_get(fw)->zero_mask;
 }
 
-/* Whether the stack runs the model-parallel part of a layout (tp_stack_check without the ZeRO
-   stage, which the search tries separately). */
+/* Whether the stack runs the model-parallel part of a layout with one of its ZeRO stages (the
+   search tries each separately; a job with ZeRO++ options passes only at stage 3). */
 static bool framework_allows(const struct tp_model *m, const struct tp_job *j,
                              const struct tp_layout *l)
 {
     struct tp_layout probe = *l;
     unsigned mask = tp_stack_get(j->framework)->zero_mask;
-    probe.zero = mask & 1u ? 0 : mask & 2u ? 1 : mask & 4u ? 2 : 3;
-    return tp_stack_check(m, j, &probe, NULL) == TP_OK;
+    for (probe.zero = 0; probe.zero <= 3; probe.zero++)
+        if ((mask & (1u << probe.zero)) && tp_stack_check(m, j, &probe, NULL) == TP_OK)
+            return true;
+    return false;
 }
 
 struct ctx {
