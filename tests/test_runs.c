@@ -275,6 +275,31 @@ static void test_row_torchtitan_schedule(void **state)
     assert_true(fabs(predicted_ratio(&inter, &one) / (128.0 / 100.0) - 1) < 0.10);
 }
 
+/* DeepSpeed's ZeRO-3 extensions as a row states them: a MiCS group (shard_group_size), ZeRO++
+   hpZ (hpz) and its quantized gathers and reductions (zero_quantized_weights / _gradients). */
+static void test_row_zeropp(void **state)
+{
+    (void)state;
+    const char *cols[] = {"row_id", "arch", "n_layers", "hidden", "n_heads", "kv_heads", "vocab",
+                          "ffn_hidden", "seq_len", "gpu_type", "num_gpus", "tp", "pp",
+                          "zero_or_fsdp", "micro_batch", "global_batch", "framework_key", "hpz",
+                          "zero_quantized_weights", "zero_quantized_gradients"};
+    const char *cells[] = {"z:1", "llama",    "80", "8192", "64", "8", "128256", "28672", "4096",
+                           "h100-sxm", "64", "1", "1", "3", "1", "64", "deepspeed", "8", "1",
+                           "true"};
+    enum { N = sizeof cols / sizeof cols[0] };
+    static struct tp_run run;
+    struct tp_error err = {{0}, {0}};
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_int_equal(run.layout.hpz, 8);
+    assert_true(run.job.zero_quant_weights);
+    assert_true(run.job.zero_quant_grads);
+    cells[17] = cells[18] = cells[19] = "";
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_int_equal(run.layout.hpz, 0);
+    assert_false(run.job.zero_quant_weights || run.job.zero_quant_grads);
+}
+
 /* torchtitan's docs/performance.md (2024-10): Llama 3.1 405B on 128 H100s, FSDP 16 x TP 8,
    local batch 2, full recompute: 109 tokens/s per GPU in bf16, 177 with Float8.  Its
    train_configs/llama3_405b.toml gathers FSDP's shards in FP8 with Float8 on
@@ -488,7 +513,7 @@ int main(void)
         cmocka_unit_test(test_row_a2a_overlap), cmocka_unit_test(test_row_fp8_recipe),
         cmocka_unit_test(test_row_torchtitan_schedule), cmocka_unit_test(test_row_nemo_lora),
         cmocka_unit_test(test_row_packed), cmocka_unit_test(test_row_torchtitan_fp8_gather),
-        cmocka_unit_test(test_row_die_factor),
+        cmocka_unit_test(test_row_die_factor), cmocka_unit_test(test_row_zeropp),
         cmocka_unit_test(test_row_searched)};
     return cmocka_run_group_tests_name("runs", tests, NULL, NULL);
 }

@@ -436,6 +436,7 @@ static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
     } else if (strcmp(z, "0") != 0)
         tp_row_assume(run, "no ZeRO sharding");
     TRY(tp_row_u32(r, "shard_group_size", false, 0, &l->shard_group));
+    TRY(tp_row_u32(r, "hpz", false, 0, &l->hpz)); /* ZeRO++ zero_hpz_partition_size */
     TRY(tp_row_u32(r, "micro_batch", false, 0, &l->mbs));
     TRY(tp_row_u32(r, "grad_accum", false, 0, &l->gas));
     run->gas_unknown = l->gas == 0;

@@ -218,6 +218,11 @@ enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j)
     const char *fpg = tp_row_cell(r, "fp8_param_gather");
     if (*fpg)
         j->fp8_param_gather = strcmp(fpg, "1") == 0 || strcasecmp(fpg, "true") == 0;
+    /* DeepSpeed ZeRO++: zero_quantized_weights / zero_quantized_gradients, as its config says */
+    const char *qw = tp_row_cell(r, "zero_quantized_weights");
+    const char *qg = tp_row_cell(r, "zero_quantized_gradients");
+    j->zero_quant_weights = strcmp(qw, "1") == 0 || strcasecmp(qw, "true") == 0;
+    j->zero_quant_grads = strcmp(qg, "1") == 0 || strcasecmp(qg, "true") == 0;
     /* the share of token slots the row's throughput counts (Axolotl: trainable tokens) */
     double frac;
     TRY(tp_row_real(r, "trainable_frac", &frac));
