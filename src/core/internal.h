@@ -97,6 +97,10 @@ bool tp_streq_ci(const char *a, const char *b);
 const char *tp_gpu_die(const char *key);
 /* The measured MAMF of a GPU, or of its die's catalog entry; 0 when none was measured. */
 double tp_gpu_mamf(const struct tp_gpu *g, bool fp8);
+/* The GEMM fractions a calibration gives GPU `g`: its own entry's, else the measured MAMF (the
+   GPU's or its die's), else mamf_default (fp8: mamf * fp8_mamf_ratio). */
+void tp_calib_gemm_rates(const struct tp_calib *c, const struct tp_gpu *g, double *mamf,
+                         double *mamf8);
 
 /* Levenshtein distance between two short ASCII strings (case-insensitive), capped at 99. */
 unsigned tp_edit_distance(const char *a, const char *b);

@@ -201,15 +201,14 @@ static void zeropp_comm(const struct ctx *x, double params, double gathered, dou
     const struct tp_calib *cal = x->cal;
     uint32_t gpn = c->gpus_per_node;
     double fwd = ag, bwd = ag;
+    double deq = j->zero_quant_weights ? params * 3 / x->h.mem_bw : 0;
     if (j->zero_quant_weights) {
-        double q = params; /* int8 */
-        double deq = params * 3 / x->h.mem_bw;
-        fwd = bwd = tp_time_allgather(c, cal, q, n, tp_comm_per_node(n, stride, gpn)) + deq;
-        gathered = q;
+        gathered = params; /* int8 */
+        fwd = bwd = tp_time_allgather(c, cal, gathered, n, tp_comm_per_node(n, stride, gpn)) + deq;
     }
     if (l->hpz > 1 && l->hpz < n)
         bwd = tp_time_allgather(c, cal, gathered, l->hpz, tp_comm_per_node(l->hpz, stride, gpn)) +
-              (j->zero_quant_weights ? params * 3 / x->h.mem_bw : 0);
+              deq;
     double red = rs;
     if (j->zero_quant_grads) {
         uint32_t g = tp_comm_per_node(n, stride, gpn), nodes = tp_comm_nodes_of(n, g);

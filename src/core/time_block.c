@@ -487,9 +487,8 @@ void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
 {
     const struct tp_gpu *g = &c->gpu;
     const struct tp_calib_gpu *o = tp_calib_gpu_find(cal, g->key);
-    double m16 = tp_gpu_mamf(g, false), m8 = tp_gpu_mamf(g, true);
-    double mamf = o && o->mamf_bf16 > 0 ? o->mamf_bf16 : m16 > 0 ? m16 : cal->mamf_default;
-    double mamf8 = o && o->mamf_fp8 > 0 ? o->mamf_fp8 : m8 > 0 ? m8 : mamf * cal->fp8_mamf_ratio;
+    double mamf, mamf8;
+    tp_calib_gemm_rates(cal, g, &mamf, &mamf8);
     double attn_eff = o && o->attn_eff > 0 ? o->attn_eff : cal->attn_eff;
     double mem_eff = o && o->mem_eff > 0 ? o->mem_eff : cal->mem_eff;
     double p16 = g->peak_flops[TP_BF16];

@@ -150,6 +150,15 @@ static const struct gpu_field GPU_FIELDS[] = {
 };
 #define N_GPU_FIELDS (sizeof GPU_FIELDS / sizeof GPU_FIELDS[0])
 
+void tp_calib_gemm_rates(const struct tp_calib *c, const struct tp_gpu *g, double *mamf,
+                         double *mamf8)
+{
+    const struct tp_calib_gpu *o = tp_calib_gpu_find(c, g->key);
+    double m16 = tp_gpu_mamf(g, false), m8 = tp_gpu_mamf(g, true);
+    *mamf = o && o->mamf_bf16 > 0 ? o->mamf_bf16 : m16 > 0 ? m16 : c->mamf_default;
+    *mamf8 = o && o->mamf_fp8 > 0 ? o->mamf_fp8 : m8 > 0 ? m8 : *mamf * c->fp8_mamf_ratio;
+}
+
 const struct tp_calib_gpu *tp_calib_gpu_find(const struct tp_calib *c, const char *key)
 {
     for (size_t i = 0; i < c->n_gpus && i < TP_CALIB_MAX_GPUS; i++)

@@ -614,16 +614,6 @@ static bool share_rows(struct problem *p)
     return true;
 }
 
-/* A GPU's base GEMM rates: the base calibration's, else the catalog's, else the default. */
-static void base_rates(const struct tp_calib *base, const struct tp_gpu *g, double *mamf,
-                       double *mamf8)
-{
-    const struct tp_calib_gpu *b = tp_calib_gpu_find(base, g->key);
-    double m16 = tp_gpu_mamf(g, false), m8 = tp_gpu_mamf(g, true);
-    *mamf = b && b->mamf_bf16 > 0 ? b->mamf_bf16 : m16 > 0 ? m16 : base->mamf_default;
-    *mamf8 = b && b->mamf_fp8 > 0 ? b->mamf_fp8 : m8 > 0 ? m8 : *mamf * base->fp8_mamf_ratio;
-}
-
 /* A slot for the die `die` with every catalog entry on it (the rows' own GPU first: a
    --gpu-spec GPU outside the catalog is its own die). */
 static void new_slot(struct gpu_slot *e, const char *die, const struct tp_gpu *row_gpu,
@@ -632,14 +622,14 @@ static void new_slot(struct gpu_slot *e, const char *die, const struct tp_gpu *r
     memset(e, 0, sizeof *e);
     tp_snprintf(e->key, sizeof e->key, "%s", die);
     tp_snprintf(e->gpu[0].key, sizeof e->gpu[0].key, "%s", row_gpu->key);
-    base_rates(base, row_gpu, &e->gpu[0].mamf, &e->gpu[0].mamf8);
+    tp_calib_gemm_rates(base, row_gpu, &e->gpu[0].mamf, &e->gpu[0].mamf8);
     e->n_gpus = 1;
     for (size_t i = 0; i < tp_gpu_count() && e->n_gpus < MAX_DIE_GPUS; i++) {
         const struct tp_gpu *g = tp_gpu_get(i);
         if (strcmp(g->key, row_gpu->key) == 0 || strcmp(tp_gpu_die(g->key), die) != 0)
             continue;
         tp_snprintf(e->gpu[e->n_gpus].key, sizeof e->gpu[0].key, "%s", g->key);
-        base_rates(base, g, &e->gpu[e->n_gpus].mamf, &e->gpu[e->n_gpus].mamf8);
+        tp_calib_gemm_rates(base, g, &e->gpu[e->n_gpus].mamf, &e->gpu[e->n_gpus].mamf8);
         e->n_gpus++;
     }
 }
