@@ -58,6 +58,46 @@ static void line(const struct state *s, const double *e, const char *source)
         printf(" %7.1f%%", 100 * st.median_abs);
 }
 
+/* The issue-14 figures of the held-out errors in one line: the median over the sources of each
+   source's median |error| (source-balanced), the worst source, and the p90 over the rows
+   (tp_err_stats: linear interpolation between order statistics). */
+static void held_summary(const struct state *s, const double *held)
+{
+    static double pick[MAX_ROWS], scratch[MAX_ROWS], medians[MAX_ROWS];
+    size_t n_src = 0;
+    const char *worst = NULL;
+    double worst_med = -1;
+    for (size_t i = 0; i < s->n; i++) {
+        bool first = true;
+        for (size_t j = 0; j < i && first; j++)
+            first = strcmp(s->runs[j].source, s->runs[i].source) != 0;
+        if (!first)
+            continue;
+        size_t n = 0;
+        for (size_t j = 0; j < s->n; j++)
+            if (strcmp(s->runs[j].source, s->runs[i].source) == 0)
+                pick[n++] = held[j];
+        struct tp_err_stats st;
+        tp_err_stats(pick, n, scratch, &st);
+        if (st.n == 0)
+            continue;
+        medians[n_src++] = st.median_abs;
+        if (st.median_abs > worst_med) {
+            worst_med = st.median_abs;
+            worst = s->runs[i].source;
+        }
+    }
+    struct tp_err_stats all, bal;
+    tp_err_stats(held, s->n, scratch, &all);
+    tp_err_stats(medians, n_src, scratch, &bal); /* medians are >= 0: |x| = x */
+    if (all.n == 0 || bal.n == 0)
+        return;
+    printf("\n  held out: median of the %zu source medians %.1f%%, worst source %s %.1f%%; "
+           "over the rows median %.1f%%, p90 %.1f%%\n",
+           bal.n, 100 * bal.median_abs, worst, 100 * worst_med, 100 * all.median_abs,
+           100 * all.p90_abs);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -213,6 +253,7 @@ int main(int argc, char **argv)
         line(&s, builtin_e, src);
         printf("\n");
     }
+    held_summary(&s, held);
     printf("\n  objective (mean over sources of median |log ratio|): priors %.4f, fitted %.4f; "
            "%u evaluations, fit %.1f s, cross-validation %.1f s\n",
            res.objective_before, res.objective_after, res.evaluations, fit_s, cv_s);
