@@ -236,9 +236,9 @@ void report_memory_stage(const struct run *r, const struct tp_memory *mem, bool 
 void report_logits_note(const struct run *r, const struct tp_memory *mem, const char *lead);
 /* A change that makes a run fit rendered as the flags that make it: "--recompute full",
    "--fused-loss", "--pp 8 (dp 1)" (a parallel size with the data-parallel size it leaves). */
-void report_fix_flags(const struct tp_fix *f, char *buf, size_t len);
+void report_fix_flags(const struct tp_job *j, const struct tp_fix *f, char *buf, size_t len);
 /* The "fits with FLAGS (total N GB)" lines of a run that does not fit, or that none was found. */
-void report_fixes(const struct tp_fix *fixes, size_t n);
+void report_fixes(const struct tp_job *j, const struct tp_fix *fixes, size_t n);
 /* The fit hint (tp_fit_hint) as flags; "" when there is none. */
 void report_fit_hint(const struct run *r, const struct tp_memory *mem, char *buf, size_t len);
 /* One CSV cell on stdout through libcsv's writer: quoted, quotes doubled (RFC 4180). */

@@ -123,7 +123,7 @@ int cmd_memory(int argc, char **argv)
         if (!worst.fits) {
             printf("\ndoes not fit by %.2f GB. Changes that make it fit:\n",
                    -worst.headroom_bytes / 1e9);
-            report_fixes(fixes, n_fixes);
+            report_fixes(&r.j, fixes, n_fixes);
         }
     }
     return cli_finish(worst.fits ? EXIT_OK : EXIT_NO);

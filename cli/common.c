@@ -150,6 +150,8 @@ static int to_request(const struct cli_args *a, struct tp_request *q)
     q->fp8_recipe = a->fp8_recipe;
     q->moe_impl = a->moe_impl;
     q->z3_leaf = a->z3_leaf != 0;
+    /* --fsdp under the Hugging Face / Axolotl stack: its FSDP2 backend, not DeepSpeed */
+    q->fsdp_backend = a->fsdp != 0 && a->framework == TP_FW_AXOLOTL + 1;
     q->zero_quant_weights = a->zero_quant_weights != 0;
     q->zero_quant_grads = a->zero_quant_grads != 0;
     q->moe_a2a_overlap = a->moe_a2a_overlap != 0;

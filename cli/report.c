@@ -68,9 +68,10 @@ void report_header(const struct run *r, const char *what)
     char docs[48] = "";
     if (tp_attn_span(&r->j) < (double)r->j.seq)
         snprintf(docs, sizeof docs, " in documents of %u", r->j.doc_len);
-    printf("job      %s, %s, %s, %s conventions, seq %llu%s, %s attention%s%s%s%s%s%s\n",
+    printf("job      %s, %s, %s, %s conventions%s, seq %llu%s, %s attention%s%s%s%s%s%s\n",
            tp_name(TP_NAMES_TASK, (int)r->j.task), tp_name(TP_NAMES_PRECISION, (int)r->j.precision),
            tp_name(TP_NAMES_OPTIMIZER, (int)r->j.optimizer), tp_stack_get(r->j.framework)->key,
+           r->j.fsdp_backend ? " on FSDP2" : "",
            (unsigned long long)r->j.seq, docs, attn_label(&r->j),
            r->j.dropout ? ", dropout" : "", r->j.fused_loss ? ", fused loss" : "",
            r->j.tp_comm_overlap ? ", TP comm overlap" : "",
@@ -93,7 +94,12 @@ void report_header(const struct run *r, const char *what)
         tp_layout_pp_format(&r->m, l, text, sizeof text);
         printf(" layout %s", text);
     }
-    printf(", cp %u, ep %u, etp %u; ZeRO-%u", l->cp, l->ep, l->etp, l->zero);
+    static const char *const FSDP[] = {"no_shard", "-", "shard_grad_op", "full_shard"};
+    if (r->j.fsdp_backend && l->zero <= 3)
+        printf(", cp %u, ep %u, etp %u; FSDP %s", l->cp, l->ep, l->etp,
+               l->zero == 3 && l->shard_group ? "hybrid_shard" : FSDP[l->zero]);
+    else
+        printf(", cp %u, ep %u, etp %u; ZeRO-%u", l->cp, l->ep, l->etp, l->zero);
     if (l->shard_group)
         printf(" in groups of %u", l->shard_group);
     if (l->hpz > 1)
@@ -182,8 +188,11 @@ void report_csv_cell(const char *s)
     csv_fwrite(stdout, s, strlen(s)); /* always quoted, quotes doubled (RFC 4180) */
 }
 
-void report_fix_flags(const struct tp_fix *f, char *buf, size_t len)
+/* A change as the flags that make it; a ZeRO stage as the FSDP strategy where the job runs the
+   Hugging Face stack on FSDP2 (--fsdp, not --zero, is what the user gave). */
+void report_fix_flags(const struct tp_job *j, const struct tp_fix *f, char *buf, size_t len)
 {
+    static const char *const STRATEGY[] = {"no_shard", "no_shard", "shard_grad_op", "full_shard"};
     size_t at = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < f->n_set; i++) {
@@ -193,6 +202,11 @@ void report_fix_flags(const struct tp_fix *f, char *buf, size_t len)
             flag[k] = s->field[k] == '_' ? '-' : s->field[k];
         if (strcmp(s->value, "true") != 0) /* a switch: the flag alone */
             snprintf(value, sizeof value, " %s", s->value);
+        if (j->fsdp_backend && strcmp(s->field, "zero") == 0 && s->value[0] >= '0' &&
+            s->value[0] <= '3' && !s->value[1]) {
+            snprintf(flag, sizeof flag, "fsdp");
+            snprintf(value, sizeof value, " %s", STRATEGY[s->value[0] - '0']);
+        }
         if (s->dp)
             snprintf(dp, sizeof dp, " (dp %u)", s->dp);
         int n = snprintf(buf + at, len - at, "%s--%s%s%s", i ? " " : "", flag, value, dp);
@@ -207,14 +221,14 @@ void report_fit_hint(const struct run *r, const struct tp_memory *mem, char *buf
     struct tp_fix hint;
     buf[0] = '\0';
     if (tp_fit_hint(&r->m, &r->c, &r->j, &r->l, mem, &hint))
-        report_fix_flags(&hint, buf, len);
+        report_fix_flags(&r->j, &hint, buf, len);
 }
 
-void report_fixes(const struct tp_fix *fixes, size_t n)
+void report_fixes(const struct tp_job *j, const struct tp_fix *fixes, size_t n)
 {
     char flags[256];
     for (size_t i = 0; i < n; i++) {
-        report_fix_flags(&fixes[i], flags, sizeof flags);
+        report_fix_flags(j, &fixes[i], flags, sizeof flags);
         printf("  fits with %-40s (total %.2f GB)\n", flags, fixes[i].total_bytes / 1e9);
     }
     if (n == 0)

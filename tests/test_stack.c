@@ -274,6 +274,54 @@ static void test_zeropp(void **state)
     assert_non_null(strstr(msg, "do not combine"));
 }
 
+/* Axolotl / the Hugging Face Trainer on FSDP2 is not DeepSpeed.  Accelerate upcasts the
+   trainable parameters to fp32 before fully_shard when mixed precision is on
+   (accelerate/utils/fsdp_utils.py, fsdp2_prepare_model: "FSDP upcast of low precision
+   parameters to fp32"), so each rank keeps fp32 weights, fp32 gradients and Adam's two fp32
+   moments of its shard: 16 bytes per parameter.  DeepSpeed ZeRO-3 keeps the 16-bit weights
+   beside 16 bytes of fp32 state: 18 (stage3.py, estimate_zero3_model_states_mem_needs,
+   18 * total_params / total_gpus), with its reduce and prefetch buckets on top.  DeepSpeed's
+   own options are refused there. */
+static void test_fsdp_backend(void **state)
+{
+    (void)state;
+    setup("llama-3.1-8b", "h100-sxm", 8, TP_FW_AXOLOTL);
+    job.seq = 4096;
+    lay.dp = 8;
+    lay.zero = 3;
+    lay.recompute = TP_RECOMPUTE_FULL;
+    assert_int_equal(check(NULL, 0), TP_OK);
+    struct tp_memory ds, fsdp;
+    assert_int_equal(tp_memory_worst(&model, &cluster, &job, &lay, &ds), TP_OK);
+    job.fsdp_backend = true;
+    assert_int_equal(check(NULL, 0), TP_OK);
+    assert_int_equal(tp_memory_worst(&model, &cluster, &job, &lay, &fsdp), TP_OK);
+    double per_rank = ds.params / 8;
+    double s_ds = ds.weights_bytes + ds.grads_bytes + ds.optimizer_bytes;
+    double s_fsdp = fsdp.weights_bytes + fsdp.grads_bytes + fsdp.optimizer_bytes;
+    if (!(fabs(s_ds / (18 * per_rank) - 1) < 0.005))
+        fail_msg("DeepSpeed ZeRO-3: %.2f bytes per parameter, want 18", s_ds / per_rank);
+    if (!(fabs(s_fsdp / (16 * per_rank) - 1) < 0.005))
+        fail_msg("Accelerate FSDP2: %.2f bytes per parameter, want 16", s_fsdp / per_rank);
+    assert_true(fsdp.comm_bytes < ds.comm_bytes); /* no DeepSpeed buckets */
+    char msg[256];
+    lay.hpz = 8;
+    assert_int_equal(check(msg, sizeof msg), TP_EINVAL);
+    assert_non_null(strstr(msg, "axolotl on FSDP2 runs no ZeRO++"));
+    lay.hpz = 0;
+    job.z3_leaf = true;
+    assert_int_equal(check(msg, sizeof msg), TP_EINVAL);
+    assert_non_null(strstr(msg, "z3_leaf is DeepSpeed ZeRO-3's"));
+    job.z3_leaf = false;
+    lay.zero = 1;
+    assert_int_equal(check(msg, sizeof msg), TP_EINVAL);
+    assert_non_null(strstr(msg, "no optimizer-only sharding"));
+    lay.zero = 3;
+    job.framework = TP_FW_DEEPSPEED;
+    assert_int_equal(check(msg, sizeof msg), TP_EINVAL);
+    assert_non_null(strstr(msg, "not deepspeed"));
+}
+
 struct swift {
     struct tp_run z2, z3;
     int found;
@@ -454,6 +502,7 @@ int main(void)
         cmocka_unit_test(test_deepspeed_pipelines),
         cmocka_unit_test(test_megatron_everything),
         cmocka_unit_test(test_zero2_ep_beats_zero3), cmocka_unit_test(test_zeropp),
+        cmocka_unit_test(test_fsdp_backend),
         cmocka_unit_test(test_trainable_tokens),
         cmocka_unit_test(test_zero3_moe_fetch_ratio),
         cmocka_unit_test(test_eager_loop_index_backward),

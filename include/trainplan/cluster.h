@@ -215,6 +215,8 @@ struct tp_job {
                                   (zero_quantized_gradients) */
     bool z3_leaf;              /* ZeRO-3 fetches an MoE block's experts as one leaf module
                                   (deepspeed.utils.set_z3_leaf_modules), not expert by expert */
+    bool fsdp_backend;         /* the Hugging Face / Axolotl stack shards with PyTorch FSDP2
+                                  (Accelerate; Axolotl fsdp_version 2), not DeepSpeed ZeRO */
     bool moe_a2a_overlap;      /* Megatron-Core --overlap-moe-expert-parallel-comm: the combined
                                   1F1B schedule runs one micro-batch's forward with another's
                                   backward, each hiding the other's MoE all-to-all (model_parallel
@@ -317,6 +319,10 @@ TP_API enum tp_status tp_stack_find(const char *name, const struct tp_stack **ou
 TP_API enum tp_moe_impl tp_job_moe_impl(const struct tp_model *m, const struct tp_job *j,
                                         const struct tp_layout *l);
 TP_API const char *tp_moe_impl_name(enum tp_moe_impl impl);
+/* Whether the job shards the DeepSpeed way (ZeRO's buckets, per-micro-batch stage-2
+   reduce-scatter, ZeRO-3 module hooks, ZeRO++): its stack's, unless the Hugging Face stack runs
+   on FSDP2 (fsdp_backend). */
+TP_API bool tp_job_ds_zero(const struct tp_job *j);
 /* Whether the job's stack can run the layout; TP_EINVAL names the first thing it cannot
    ("axolotl runs no tensor parallelism (tp 4)"), for search and for layouts a user gives. */
 TP_API enum tp_status tp_stack_check(const struct tp_model *m, const struct tp_job *j,

@@ -186,7 +186,10 @@ void tp_stage_params(const struct tp_model *m, const struct tp_job *j,
    `o` is the fp32 master copy plus the optimizer states.  Three conventions, switchable with
    the framework:
      ZeRO paper / FSDP ([ZeRO] §3.1, §5.1; [FSDP]):  2 + 2 + K, K = 4 + states
-         stage 1: o sharded; stage 2 (SHARD_GRAD_OP): g, o sharded; stage 3 (FULL_SHARD): all
+         stage 1: o sharded; stage 2 (SHARD_GRAD_OP): g, o sharded; stage 3 (FULL_SHARD): all.
+         The Hugging Face stack on FSDP2 (fsdp_backend) counts the same 16 B: Accelerate
+         upcasts the trainable weights to fp32 before fully_shard (fsdp_utils.py), so the fp32
+         weights and gradients take the places of the 16-bit ones and the master copy
      DeepSpeed ([DS-MEM] estimators): stage 0 (BF16_Optimizer) adds fp32 gradients, 20 B;
          stages 1 and 2 (one implementation, stage_1_and_2.py) shard fp32 master, fp32
          gradients and states (4 + 4 + states); stage 1 keeps the 16-bit gradients whole
@@ -257,7 +260,8 @@ static void add_states(const struct tp_job *j, double extra_o, uint32_t zero, do
         o = on;
         on = 0;
     }
-    bool ds = j->framework == TP_FW_DEEPSPEED || j->framework == TP_FW_AXOLOTL;
+    bool ds = (j->framework == TP_FW_DEEPSPEED || j->framework == TP_FW_AXOLOTL) &&
+              !j->fsdp_backend;
     if (ds && zero == 0) {
         g += master; /* BF16_Optimizer keeps fp32 gradients beside the 16-bit ones */
     } else if (ds && (zero == 1 || zero == 2)) {
@@ -667,7 +671,7 @@ static void stage_memory(const struct tp_model *m, const struct tp_cluster *c,
         out->logits_bytes = logits(m, j, l);
     /* DeepSpeed's reduce and all-gather buckets ("auto" = hidden^2 elements, 16-bit), and the
        MoE all-to-all send/receive buffers */
-    if (tp_stack_get(j->framework)->ds_zero && l->dp * l->cp > 1)
+    if (tp_job_ds_zero(j) && l->dp * l->cp > 1)
         out->comm_bytes += 2.0 * m->hidden * m->hidden * 2;
     if (l->ep > 1)
         out->comm_bytes += 2.0 * l->mbs * (double)j->seq / l->cp * m->top_k * m->hidden * 2;

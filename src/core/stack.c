@@ -122,6 +122,40 @@ enum tp_moe_impl tp_job_moe_impl(const struct tp_model *m, const struct tp_job *
     return s->moe_impl;
 }
 
+bool tp_job_ds_zero(const struct tp_job *j)
+{
+    return tp_stack_get(j->framework)->ds_zero && !j->fsdp_backend;
+}
+
+/* The Hugging Face stack on FSDP2 (Accelerate's FullyShardedDataParallelPlugin, Axolotl's
+   fsdp_version 2): FSDP shards by strategy (no_shard, shard_grad_op, full_shard, hybrid) with
+   no optimizer-only stage, and DeepSpeed's extensions do not exist there.  Expert parallel in
+   this stack is DeepSpeed-MoE's (ZeRO <= 2); Axolotl's later DeepEP integration for FSDP2
+   (integrations/expert_parallel, 2026) is not modelled. */
+static enum tp_status fsdp_backend_check(const struct tp_job *j, const struct tp_layout *l,
+                                         struct tp_error *err)
+{
+    if (!j->fsdp_backend)
+        return TP_OK;
+    if (j->framework != TP_FW_AXOLOTL)
+        return tp_fail_field(err, TP_EINVAL, "fsdp_backend",
+                             "fsdp_backend chooses FSDP2 under the Hugging Face / Axolotl stack "
+                             "(framework axolotl), not %s", tp_stack_get(j->framework)->key);
+    if (l->zero == 1)
+        return tp_fail_field(err, TP_EINVAL, "fsdp_backend",
+                             "FSDP has no optimizer-only sharding (zero 1): no_shard, "
+                             "shard_grad_op or full_shard");
+    if (l->ep > 1)
+        return tp_fail_field(err, TP_EINVAL, "fsdp_backend",
+                             "axolotl on FSDP2: expert parallel (ep %u) is modelled through "
+                             "DeepSpeed-MoE under DeepSpeed ZeRO 0-2 only", l->ep);
+    if (j->z3_leaf)
+        return tp_fail_field(err, TP_EINVAL, "z3_leaf",
+                             "z3_leaf is DeepSpeed ZeRO-3's (set_z3_leaf_modules); FSDP2 gathers "
+                             "each wrapped block whole");
+    return TP_OK;
+}
+
 const char *tp_moe_impl_name(enum tp_moe_impl impl)
 {
     static const char *const NAMES[] = {"default", "eager", "grouped", "deepspeed", "dense"};
@@ -182,6 +216,8 @@ enum tp_status tp_stack_check(const struct tp_model *m, const struct tp_job *j,
 {
     const struct tp_stack *s = tp_stack_get(j->framework);
     const char *k = s->key;
+    if (fsdp_backend_check(j, l, err) != TP_OK)
+        return TP_EINVAL;
     if (j->precision == TP_PREC_FP8 && j->fp8_recipe == TP_FP8_ROWWISE && !s->fp8_rowwise)
         return tp_fail_field(err, TP_EINVAL, "fp8_recipe",
                              "fp8_recipe rowwise is torchao's recipe: framework torchtitan or "
@@ -214,9 +250,9 @@ enum tp_status tp_stack_check(const struct tp_model *m, const struct tp_job *j,
        zero_quantized_weights, zero_hpz_partition_size, zero_quantized_gradients,
        mics_shard_size) */
     bool zpp = l->hpz > 1 || j->zero_quant_weights || j->zero_quant_grads;
-    if (zpp && !s->ds_zero)
-        return tp_fail(err, TP_EINVAL, "%s runs no ZeRO++ (hpz, quantized weights or gradients "
-                       "are DeepSpeed ZeRO-3 options)", k);
+    if (zpp && !tp_job_ds_zero(j))
+        return tp_fail(err, TP_EINVAL, "%s%s runs no ZeRO++ (hpz, quantized weights or gradients "
+                       "are DeepSpeed ZeRO-3 options)", k, j->fsdp_backend ? " on FSDP2" : "");
     if (zpp && l->zero != 3)
         return tp_fail(err, TP_EINVAL, "%s: ZeRO++ (hpz, quantized weights or gradients) needs "
                        "ZeRO-3 (zero %u)", k, l->zero);

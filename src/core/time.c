@@ -256,7 +256,7 @@ static void dp_group_comm(const struct ctx *x, double params, double gemm, doubl
         d->step_reduce += tp_time_allreduce(c, cal, grads / shard, reps,
                                             tp_comm_per_node(reps, stride * shard, gpn));
     }
-    bool ds = tp_stack_get(j->framework)->ds_zero;
+    bool ds = tp_job_ds_zero(j);
     if (l->zero == 1) {
         d->step_reduce += rs;
         d->step_gather += trainable < params ? ag * trainable / params : ag;
@@ -288,7 +288,7 @@ static double z3_expert_fetch(const struct ctx *x, const struct stage_time *st)
 {
     const struct tp_layout *l = x->l;
     const struct tp_job *j = x->j;
-    bool ds = tp_stack_get(j->framework)->ds_zero;
+    bool ds = tp_job_ds_zero(j);
     if (l->zero != 3 || !ds || j->z3_leaf || x->moe_impl != TP_MOE_EAGER || st->moe_blocks == 0)
         return 0;
     double tensors = (x->m->mlp == TP_MLP_GLU ? 3.0 : 2.0) * x->m->n_experts / l->ep;

@@ -319,6 +319,10 @@ static enum tp_status build(enum tp_export_format f, const struct tp_export_plan
     enum tp_status st;
     switch (f) {
     case TP_EXPORT_DEEPSPEED: {
+        if (p->j->fsdp_backend)
+            return tp_fail(err, TP_EUNSUPPORTED, "the plan shards with FSDP2 (--fsdp under "
+                                                 "axolotl), not DeepSpeed: export --to axolotl "
+                                                 "writes its fsdp_config");
         json_t *d = tp_export_deepspeed_doc(p, p->j->framework == TP_FW_AXOLOTL, false, &st, err);
         if (!d)
             return st != TP_OK ? st : tp_fail(err, TP_ENOMEM, "out of memory");

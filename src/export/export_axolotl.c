@@ -257,7 +257,8 @@ static json_t *fsdp_block(const struct tp_export_plan *p)
 enum tp_status tp_export_axolotl(const struct tp_export_plan *p, struct tp_error *err)
 {
     const struct tp_layout *l = p->l;
-    bool fsdp = p->j->framework == TP_FW_FSDP || p->j->framework == TP_FW_TORCHTITAN;
+    bool fsdp = p->j->framework == TP_FW_FSDP || p->j->framework == TP_FW_TORCHTITAN ||
+                p->j->fsdp_backend;
     json_t *ds = NULL;
     if (l->zero > 0 && !fsdp) {
         enum tp_status st;

@@ -53,6 +53,7 @@ static const struct opt {
     {"fp8_recipe", K_ENUM, F(fp8_recipe), 0, 0, TP_NAMES_FP8_RECIPE, 0},
     {"moe_impl", K_ENUM, F(moe_impl), 0, 0, -1, 0},
     {"z3_leaf", K_BOOL, F(z3_leaf), 0, 0, 0, 0},
+    {"fsdp_backend", K_BOOL, F(fsdp_backend), 0, 0, 0, 0},
     {"moe_a2a_overlap", K_BOOL, F(moe_a2a_overlap), 0, 0, 0, 0},
     {"zero_quantized_weights", K_BOOL, F(zero_quant_weights), 0, 0, 0, 0},
     {"zero_quantized_gradients", K_BOOL, F(zero_quant_grads), 0, 0, 0, 0},
@@ -231,6 +232,7 @@ static void resolve_job(const struct tp_request *r, const struct tp_model *m, st
     j->framework = r->framework ? (enum tp_framework)(r->framework - 1) : TP_FW_DEEPSPEED;
     j->moe_impl = (enum tp_moe_impl)r->moe_impl;
     j->z3_leaf = r->z3_leaf;
+    j->fsdp_backend = r->fsdp_backend;
     j->moe_a2a_overlap = r->moe_a2a_overlap;
     j->zero_quant_weights = r->zero_quant_weights;
     j->zero_quant_grads = r->zero_quant_grads;

@@ -310,6 +310,11 @@ static enum tp_status map_job(const struct row *r, const struct tp_model *m, str
     tp_job_init(j);
     j->seq = m->default_seq;
     TRY(map_framework(r, j));
+    /* a Hugging Face / Axolotl row sharded by FSDP ("fsdp-full", "fsdp-grad-op", "hsdp") ran on
+       FSDP2 through Accelerate, not on DeepSpeed */
+    const char *zf = tp_row_cell(r, "zero_or_fsdp");
+    j->fsdp_backend = j->framework == TP_FW_AXOLOTL &&
+                      (strncmp(zf, "fsdp", 4) == 0 || strcmp(zf, "hsdp") == 0);
     const char *task = tp_row_cell(r, "task");
     static const char *const tasks[] = {"pretrain", "sft", "dpo", "lora", "qlora"};
     for (int i = 0; i < 5; i++)
