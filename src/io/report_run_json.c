@@ -182,7 +182,7 @@ json_t *tp_json_memory_report(const struct tp_model *m, const struct tp_cluster 
 {
     json_t *o = tp_json_memory(worst);
     json_t *head = json_pack(
-        "{s:i, s:s, s:{s:s, s:s}, s:{s:s, s:I, s:I, s:f}, s:{s:s, s:s, s:s, s:s, s:I, s:s},"
+        "{s:i, s:s, s:{s:s, s:s}, s:{s:s, s:I, s:I, s:f}, s:{s:s, s:s, s:s, s:s, s:b, s:I, s:s},"
         " s:o}",
         "schema_version", TP_SCHEMA_VERSION, "command", "memory", "model", "name", m->name,
         "family", m->family, "cluster", "gpu", c->gpu.key, "gpus", (json_int_t)c->n_gpus,
@@ -190,7 +190,8 @@ json_t *tp_json_memory_report(const struct tp_model *m, const struct tp_cluster 
         "job", "task", tp_name(TP_NAMES_TASK, (int)j->task), "optimizer",
         tp_name(TP_NAMES_OPTIMIZER, (int)j->optimizer), "precision",
         tp_name(TP_NAMES_PRECISION, (int)j->precision), "framework",
-        tp_stack_get(j->framework)->key, "seq", (json_int_t)j->seq, "attention",
+        tp_stack_get(j->framework)->key, "fsdp_backend", (int)j->fsdp_backend, "seq",
+        (json_int_t)j->seq, "attention",
         tp_name(TP_NAMES_ATTENTION, (int)j->attn_impl), "layout", tp_json_layout(l));
     if (!head || !o) {
         json_decref(head);
