@@ -243,8 +243,8 @@ static const struct opt OPTS[] = {
      "ZeRO stage: 1 optimizer, 2 + gradients, 3 + parameters sharded"},
     {"fsdp", NULL, OPT_ENUM, F(fsdp), 0, 0, "no_shard|shard_grad_op|full_shard|hybrid_shard",
      FSDP_VALUES, RUN_CMDS, "MODE",
-     "FSDP strategy (= --zero 0|2|3|3 with --shard-group); under --framework axolotl, FSDP2 "
-     "instead of DeepSpeed"},
+     "FSDP strategy (= --zero 0|2|3|3 with --shard-group); without --framework the fsdp stack "
+     "(torchtitan with a pipeline); under --framework axolotl, FSDP2 instead of DeepSpeed"},
     {"distributed-optimizer", NULL, OPT_CONST, F(distopt), 1, 1, NULL, NULL, RUN_CMDS, NULL,
      "Megatron distributed optimizer (= --zero 1)"},
     {"shard-group", NULL, OPT_INT, F(shard_group), 1, 1 << 20, NULL, NULL, RUN_CMDS, "N",

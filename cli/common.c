@@ -146,6 +146,13 @@ static int to_request(const struct cli_args *a, struct tp_request *q)
     q->optimizer = a->optimizer;
     q->precision = a->precision;
     q->framework = a->framework;
+    /* --fsdp names PyTorch FSDP: with no --framework it is the fsdp stack (torchtitan when the
+       layout pipelines, which plain FSDP2 does not), not DeepSpeed's ZeRO.  search with no
+       --framework still tries every stack. */
+    bool pipelined = (a->pp != TP_UNSET && a->pp > 1) || (a->vpp != TP_UNSET && a->vpp > 1) ||
+                     a->pp_layout;
+    if (a->fsdp && !a->framework && a->cmd != CMD_SEARCH)
+        q->framework = 1 + (pipelined ? TP_FW_TORCHTITAN : TP_FW_FSDP);
     q->attn_impl = a->attn_impl;
     q->fp8_recipe = a->fp8_recipe;
     q->moe_impl = a->moe_impl;

@@ -95,7 +95,9 @@ void report_header(const struct run *r, const char *what)
         printf(" layout %s", text);
     }
     static const char *const FSDP[] = {"no_shard", "-", "shard_grad_op", "full_shard"};
-    if (r->j.fsdp_backend && l->zero <= 3)
+    bool fsdp = r->j.fsdp_backend || r->j.framework == TP_FW_FSDP ||
+                r->j.framework == TP_FW_TORCHTITAN;
+    if (fsdp && l->zero <= 3 && l->zero != 1)
         printf(", cp %u, ep %u, etp %u; FSDP %s", l->cp, l->ep, l->etp,
                l->zero == 3 && l->shard_group ? "hybrid_shard" : FSDP[l->zero]);
     else
