@@ -48,6 +48,15 @@ void report_recompute(const struct tp_layout *l, char *buf, size_t len)
         snprintf(buf, len, "%s", tp_name(TP_NAMES_RECOMPUTE, (int)l->recompute));
 }
 
+/* FSDP's name for a sharding stage (--fsdp's values); NULL for ZeRO-1, which FSDP has not. */
+static const char *fsdp_strategy(uint32_t zero, bool groups)
+{
+    static const char *const NAMES[] = {"no_shard", NULL, "shard_grad_op", "full_shard"};
+    if (zero > 3)
+        return NULL;
+    return zero == 3 && groups ? "hybrid_shard" : NAMES[zero];
+}
+
 void report_header(const struct run *r, const char *what)
 {
     const struct tp_layout *l = &r->l;
@@ -94,12 +103,11 @@ void report_header(const struct run *r, const char *what)
         tp_layout_pp_format(&r->m, l, text, sizeof text);
         printf(" layout %s", text);
     }
-    static const char *const FSDP[] = {"no_shard", "-", "shard_grad_op", "full_shard"};
     bool fsdp = r->j.fsdp_backend || r->j.framework == TP_FW_FSDP ||
                 r->j.framework == TP_FW_TORCHTITAN;
-    if (fsdp && l->zero <= 3 && l->zero != 1)
-        printf(", cp %u, ep %u, etp %u; FSDP %s", l->cp, l->ep, l->etp,
-               l->zero == 3 && l->shard_group ? "hybrid_shard" : FSDP[l->zero]);
+    const char *strategy = fsdp ? fsdp_strategy(l->zero, l->shard_group > 0) : NULL;
+    if (strategy)
+        printf(", cp %u, ep %u, etp %u; FSDP %s", l->cp, l->ep, l->etp, strategy);
     else
         printf(", cp %u, ep %u, etp %u; ZeRO-%u", l->cp, l->ep, l->etp, l->zero);
     if (l->shard_group)
@@ -194,7 +202,6 @@ void report_csv_cell(const char *s)
    Hugging Face stack on FSDP2 (--fsdp, not --zero, is what the user gave). */
 void report_fix_flags(const struct tp_job *j, const struct tp_fix *f, char *buf, size_t len)
 {
-    static const char *const STRATEGY[] = {"no_shard", "no_shard", "shard_grad_op", "full_shard"};
     size_t at = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < f->n_set; i++) {
@@ -204,10 +211,13 @@ void report_fix_flags(const struct tp_job *j, const struct tp_fix *f, char *buf,
             flag[k] = s->field[k] == '_' ? '-' : s->field[k];
         if (strcmp(s->value, "true") != 0) /* a switch: the flag alone */
             snprintf(value, sizeof value, " %s", s->value);
-        if (j->fsdp_backend && strcmp(s->field, "zero") == 0 && s->value[0] >= '0' &&
-            s->value[0] <= '3' && !s->value[1]) {
+        const char *strategy = j->fsdp_backend && strcmp(s->field, "zero") == 0 &&
+                                       s->value[0] >= '0' && !s->value[1]
+                                   ? fsdp_strategy((uint32_t)(s->value[0] - '0'), false)
+                                   : NULL;
+        if (strategy) {
             snprintf(flag, sizeof flag, "fsdp");
-            snprintf(value, sizeof value, " %s", STRATEGY[s->value[0] - '0']);
+            snprintf(value, sizeof value, " %s", strategy);
         }
         if (s->dp)
             snprintf(dp, sizeof dp, " (dp %u)", s->dp);

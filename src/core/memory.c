@@ -260,8 +260,8 @@ static void add_states(const struct tp_job *j, double extra_o, uint32_t zero, do
         o = on;
         on = 0;
     }
-    bool ds = (j->framework == TP_FW_DEEPSPEED || j->framework == TP_FW_AXOLOTL) &&
-              !j->fsdp_backend;
+    /* DeepSpeed's own optimizers (Megatron-DeepSpeed keeps Megatron's main gradients, above) */
+    bool ds = tp_job_ds_zero(j) && j->framework != TP_FW_MEGATRON_DS;
     if (ds && zero == 0) {
         g += master; /* BF16_Optimizer keeps fp32 gradients beside the 16-bit ones */
     } else if (ds && (zero == 1 || zero == 2)) {
