@@ -137,7 +137,8 @@ static void print_table(const struct run *r, const struct tp_search_stats *st,
                hits[i].h.memory_bytes / 1073741824.0, differs);
     }
     printf("\n= ties the best: within %.0f%% per token, the estimate's uncertainty (half its 80%% "
-           "range, %s: %s)\n", 100 * band, rg->cls, rg->basis);
+           "range, %s: %s%s)\n", 100 * band, rg->cls, rg->basis,
+           rg->widened ? "; widened: outside the calibrated domain" : "");
     const struct tp_time *b = &hits[0].h.time;
     printf("\nbest layout, time per step: compute %.3f s, TP %.3f, CP %.3f, EP %.3f, PP %.3f, "
            "bubble %.3f, DP %.3f, optimizer %.3f, offload %.3f, overhead %.3f\n",
@@ -542,8 +543,11 @@ int cmd_search(int argc, char **argv)
     struct tp_search_stats st;
     if ((rc = search_stacks(&r, &o, &cal, &ctl, hits, top, &n, &st)) != EXIT_OK)
         return rc;
-    char outside[192];
+    char outside[320];
     unsigned domain = tp_calib_domain_check(&cal, &r.m, &r.c, &r.j, outside, sizeof outside);
+    if (n > 0)
+        domain |= tp_calib_mfu_check(&cal, &r.c, &r.j, hits[0].h.time.mfu, outside,
+                                     sizeof outside);
     struct tp_range rg = {0};
     double band = n ? tp_search_tie_band(&r.m, &r.c, &r.j, &hits[0], domain, &rg) : 0;
     struct tp_fix near[3];

@@ -63,6 +63,21 @@ static void test_builtin_is_the_data_file(void **state)
     assert_int_equal(tp_cluster_init(&c, "h100-sxm", 64, &err), TP_OK);
     assert_int_equal(tp_calib_domain_check(&init, &m, &c, &j, why, sizeof why), 0);
     assert_string_equal(why, "");
+    /* the highest MFU measured on each GPU is a published run's, in this library's FLOP count:
+       on H100s in 16 bits Megatron-LM's README (47% MFU, GPT-3 175B on 96 H100s,
+       Megatron-Core r0.8.0); on A100s MosaicML's MPT-3B at 512 tokens (63.7% in llm-foundry's
+       count, which takes the attention square whole) */
+    const struct tp_calib_domain *d = &init.domain;
+    uint32_t h = 0, a = 0;
+    while (h < d->n_gpus && strcmp(d->gpu[h].key, "h100-sxm") != 0)
+        h++;
+    while (a < d->n_gpus && strcmp(d->gpu[a].key, "a100-80gb") != 0)
+        a++;
+    assert_true(h < d->n_gpus && a < d->n_gpus);
+    assert_float_equal(d->gpu[h].max_mfu[0], 0.47, 0.005);
+    assert_non_null(strstr(d->gpu[h].max_mfu_row[0], "megatron_lm_2024_h100_scaling"));
+    assert_true(d->gpu[a].max_mfu[0] < 0.6371 && d->gpu[a].max_mfu[0] > 0.6371 * 0.97);
+    assert_string_equal(d->gpu[a].max_mfu_row[0], "llm_foundry_mpt_benchmarks:105");
 }
 
 static void test_domain(void **state)
@@ -109,6 +124,24 @@ static void test_domain(void **state)
     assert_int_equal(tp_cluster_init(&c, "mi250x", 8, &err), TP_OK);
     assert_int_equal(tp_calib_domain_check(&cal, &m, &c, &j, why, sizeof why), TP_DOMAIN_GPU);
     assert_true(fabs(c.gpu.mamf_bf16 - 147.0 / 191.5) < 1e-3);
+    /* a prediction past the highest MFU measured on its GPU, by precision class */
+    cal.domain.gpu[0].max_mfu[0] = 0.40;
+    strcpy(cal.domain.gpu[0].max_mfu_row[0], "users000:8");
+    assert_int_equal(tp_cluster_init(&c, "mi300x", 8, &err), TP_OK);
+    strcpy(why, "");
+    assert_int_equal(tp_calib_mfu_check(&cal, &c, &j, 0.402, why, sizeof why), 0); /* rounds */
+    assert_int_equal(tp_calib_mfu_check(&cal, &c, &j, 0.45, why, sizeof why), TP_DOMAIN_MFU);
+    assert_string_equal(why, "MFU 45.0% lies above the highest any 16-bit run measured on mi300x "
+                             "(40.0%, users000:8)");
+    strcpy(why, "earlier");
+    assert_int_equal(tp_calib_mfu_check(&cal, &c, &j, 0.45, why, sizeof why), TP_DOMAIN_MFU);
+    assert_non_null(strstr(why, "earlier; MFU 45.0%"));
+    j.precision = TP_PREC_FP8; /* no 8-bit run measured: nothing to be past */
+    assert_int_equal(tp_calib_mfu_check(&cal, &c, &j, 0.95, why, sizeof why), 0);
+    j.precision = TP_PREC_BF16;
+    assert_int_equal(tp_cluster_init(&c, "h100-sxm", 8, &err), TP_OK);
+    assert_int_equal(tp_calib_mfu_check(&cal, &c, &j, 0.95, why, sizeof why), 0);
+    assert_int_equal(tp_calib_mfu_check(&cal, &c, &j, 0.95, NULL, 0), 0);
     /* the domain survives a round trip through the file */
     char text[8192];
     tp_calib_to_json(&cal, text, sizeof text);
@@ -120,6 +153,12 @@ static void test_domain(void **state)
     const char *bad = "{\"fit\": {\"gpus\": {\"h100-sxm\": 3}}}";
     assert_int_equal(tp_calib_from_json(bad, strlen(bad), &back, &err), TP_EINVAL);
     assert_non_null(strstr(err.msg, "fit.gpus.h100-sxm must be an object"));
+    bad = "{\"fit\": {\"gpus\": {\"h100-sxm\": {\"max_mfu\": 0.5, \"max_mfu_row\": 7}}}}";
+    assert_int_equal(tp_calib_from_json(bad, strlen(bad), &back, &err), TP_EINVAL);
+    assert_non_null(strstr(err.msg, "fit.gpus.h100-sxm.max_mfu_row must be a string"));
+    bad = "{\"fit\": {\"gpus\": {\"h100-sxm\": {\"max_mfu_8bit\": -1}}}}";
+    assert_int_equal(tp_calib_from_json(bad, strlen(bad), &back, &err), TP_EINVAL);
+    assert_non_null(strstr(err.msg, "max_mfu_8bit"));
 }
 
 /* One synthetic run: a Llama-style model on `gpus` H100s, measured at nothing yet. */
@@ -214,6 +253,20 @@ static void test_synthetic_round_trip(void **state)
     assert_int_equal(fitted.domain.n_gpus, 1);
     assert_int_equal(fitted.domain.gpu[0].max_gpus, 256);
     assert_int_equal(fitted.domain.max_seq, 32768);
+    /* and its highest MFU is the best row's, read at the throughput the fit was given */
+    double best = 0;
+    int at = -1;
+    for (int i = 0; i < N_SYN; i++) {
+        struct tp_time t;
+        assert_int_equal(tp_time_step(&syn[i].model, &syn[i].cluster, &syn[i].job,
+                                      &syn[i].layout, &truth, &t), TP_OK);
+        if (t.mfu > best)
+            best = t.mfu, at = i;
+    }
+    assert_true(best > 0.2 && best < 0.9);
+    assert_float_equal(fitted.domain.gpu[0].max_mfu[0], best, best * 1e-9);
+    assert_string_equal(fitted.domain.gpu[0].max_mfu_row[0], syn[at].row_id);
+    assert_float_equal(fitted.domain.gpu[0].max_mfu[1], 0, 0); /* no 8-bit row */
     /* four starts (the base and the 3 best of 256 Sobol points) land on the same optimum: the
        loss has one basin here, as on the shipped runs, which is why one start is the default */
     static struct tp_calib multi;

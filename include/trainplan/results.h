@@ -98,6 +98,11 @@ struct tp_calib_domain {
         char key[24];
         uint32_t rows;
         uint32_t max_gpus;        /* largest cluster measured on this GPU */
+        /* the highest model-FLOPs utilisation measured on this GPU, in this library's FLOP
+           count against the dense 16-bit peak: [0] runs with 16- or 32-bit GEMMs, [1] with 8-
+           or 4-bit GEMMs (0: none measured); and the row that measured it */
+        double max_mfu[2];
+        char max_mfu_row[2][56];
     } gpu[TP_CALIB_MAX_GPUS];
     double min_params, max_params; /* total parameters of the models measured */
     uint64_t max_seq;
@@ -109,8 +114,11 @@ enum {
     TP_DOMAIN_SCALE = 1u << 1,   /* more than 4x the GPUs of the largest run on that GPU */
     TP_DOMAIN_SIZE = 1u << 2,    /* model under 1/4 or over 4x the parameters measured */
     TP_DOMAIN_SEQ = 1u << 3,     /* sequence over 4x the longest measured */
-    TP_DOMAIN_MAMF = 1u << 4     /* no measured GEMM efficiency for the GPU (nor its die): the
+    TP_DOMAIN_MAMF = 1u << 4,    /* no measured GEMM efficiency for the GPU (nor its die): the
                                     calibration's mamf_default stands in */
+    TP_DOMAIN_MFU = 1u << 5      /* the prediction itself: its MFU lies above the highest any run
+                                    of its precision class measured on that GPU
+                                    (tp_calib_mfu_check) */
 };
 
 /* Per-GPU efficiencies a calibration may set (0 = keep the catalog's / the global default). */
@@ -195,7 +203,13 @@ TP_API const struct tp_calib_gpu *tp_calib_gpu_find(const struct tp_calib *c, co
 TP_API unsigned tp_calib_domain_check(const struct tp_calib *c, const struct tp_model *m,
                                const struct tp_cluster *cl, const struct tp_job *j, char *why,
                                size_t len);
-
+/* TP_DOMAIN_MFU when a predicted `mfu` of the job on cl's GPU lies above the highest MFU any run
+   of the job's precision class measured there (struct tp_calib_domain's max_mfu), else 0; the
+   reason is appended to the NUL-terminated `why` ("; " after earlier text).  A prediction
+   beyond every measurement is an extrapolation: tp_time_range widens its range as for an
+   input outside the domain. */
+TP_API unsigned tp_calib_mfu_check(const struct tp_calib *c, const struct tp_cluster *cl,
+                                   const struct tp_job *j, double mfu, char *why, size_t len);
 
 /* Step time of a checked layout, broken down.  Times are seconds per optimizer step on the
    critical path (the slowest pipeline stage); "exposed" communication is what compute does not
@@ -318,7 +332,7 @@ struct tp_evaluation {
     struct tp_time time;
     struct tp_range range;     /* the 80% range of the throughput */
     unsigned domain;           /* TP_DOMAIN_* flags: outside the calibration's domain */
-    char outside[192];         /* why, in one line (empty when inside) */
+    char outside[320];         /* why, in one line (empty when inside) */
     struct tp_ckpt_plan ckpt;
     struct tp_wallclock wall;  /* all zero without a token budget */
     double gpu_hours;          /* of the whole wall-clock; 0 without a token budget */

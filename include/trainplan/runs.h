@@ -96,7 +96,7 @@ struct tp_run_eval {
     double mem_err;             /* predicted / measured - 1 */
     bool predicted_fits, measured_oom;
     unsigned domain;            /* TP_DOMAIN_* flags */
-    char domain_note[192];
+    char domain_note[320];
     struct tp_range range;      /* the prediction's 80% range (tp_time_range) */
     bool in_range;              /* the measured tokens/s lies inside it */
     struct tp_time time;

@@ -99,6 +99,9 @@ const char *tp_gpu_die(const char *key);
 double tp_gpu_mamf(const struct tp_gpu *g, bool fp8);
 /* The GEMM fractions a calibration gives GPU `g`: its own entry's, else the measured MAMF (the
    GPU's or its die's), else mamf_default (fp8: mamf * fp8_mamf_ratio). */
+/* The precision class a calibration's highest measured MFU is kept by (struct
+   tp_calib_domain's max_mfu): 0 for 16- or 32-bit GEMMs, 1 for 8- or 4-bit. */
+int tp_mfu_class(enum tp_precision p);
 void tp_calib_gemm_rates(const struct tp_calib *c, const struct tp_gpu *g, double *mamf,
                          double *mamf8);
 

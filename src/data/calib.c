@@ -235,6 +235,10 @@ static enum tp_status count(json_t *obj, const char *key, const char *where, dou
     return number(v, at, 0, hi, false, out, err);
 }
 
+/* fit.gpus keys of the highest MFU measured, by precision class (struct tp_calib_domain) */
+static const char *const MFU_KEYS[2][2] = {{"max_mfu", "max_mfu_row"},
+                                           {"max_mfu_8bit", "max_mfu_8bit_row"}};
+
 /* "fit": the domain a calibration was fitted on (other provenance keys are ignored). */
 static enum tp_status read_domain(json_t *fit, struct tp_calib_domain *d, struct tp_error *err)
 {
@@ -268,6 +272,16 @@ static enum tp_status read_domain(json_t *fit, struct tp_calib_domain *d, struct
         d->gpu[d->n_gpus].rows = (uint32_t)x;
         TRY(count(e, "max_gpus", "fit.gpus", 1e9, &x, err));
         d->gpu[d->n_gpus].max_gpus = (uint32_t)x;
+        for (int k = 0; k < 2; k++) {
+            /* MFU against the 16-bit peak: 8- and 4-bit runs may pass 1 */
+            TRY(count(e, MFU_KEYS[k][0], "fit.gpus", 4, &d->gpu[d->n_gpus].max_mfu[k], err));
+            json_t *row = json_object_get(e, MFU_KEYS[k][1]);
+            if (row && !json_is_string(row))
+                return tp_fail(err, TP_EINVAL, "calibration: fit.gpus.%s.%s must be a string",
+                               key, MFU_KEYS[k][1]);
+            tp_snprintf(d->gpu[d->n_gpus].max_mfu_row[k], sizeof d->gpu[0].max_mfu_row[k], "%s",
+                        row ? json_string_value(row) : "");
+        }
         d->n_gpus++;
     }
     return TP_OK;
@@ -383,10 +397,17 @@ size_t tp_calib_to_json(const struct tp_calib *c, char *buf, size_t len)
         json_object_set_new(fit, "min_params", json_real(d->min_params));
         json_object_set_new(fit, "max_params", json_real(d->max_params));
         json_object_set_new(fit, "max_seq", json_integer((json_int_t)d->max_seq));
-        for (uint32_t i = 0; i < d->n_gpus && i < TP_CALIB_MAX_GPUS; i++)
-            json_object_set_new(dg, d->gpu[i].key,
-                                json_pack("{s:i, s:i}", "rows", (json_int_t)d->gpu[i].rows,
-                                          "max_gpus", (json_int_t)d->gpu[i].max_gpus));
+        for (uint32_t i = 0; i < d->n_gpus && i < TP_CALIB_MAX_GPUS; i++) {
+            json_t *e = json_pack("{s:i, s:i}", "rows", (json_int_t)d->gpu[i].rows, "max_gpus",
+                                  (json_int_t)d->gpu[i].max_gpus);
+            for (int k = 0; k < 2; k++)
+                if (d->gpu[i].max_mfu[k] > 0) {
+                    json_object_set_new(e, MFU_KEYS[k][0], json_real(d->gpu[i].max_mfu[k]));
+                    json_object_set_new(e, MFU_KEYS[k][1],
+                                        json_string(d->gpu[i].max_mfu_row[k]));
+                }
+            json_object_set_new(dg, d->gpu[i].key, e);
+        }
         json_object_set_new(fit, "gpus", dg);
         json_object_set_new(doc, "fit", fit);
     }
@@ -455,4 +476,30 @@ unsigned tp_calib_domain_check(const struct tp_calib *c, const struct tp_model *
     }
 #undef SAY
     return flags;
+}
+
+int tp_mfu_class(enum tp_precision p)
+{
+    return tp_prec_gemm_dtype(p) >= TP_FP8;
+}
+
+unsigned tp_calib_mfu_check(const struct tp_calib *c, const struct tp_cluster *cl,
+                            const struct tp_job *j, double mfu, char *why, size_t len)
+{
+    const struct tp_calib_domain *d = &c->domain;
+    uint32_t i = 0;
+    while (i < d->n_gpus && strcmp(d->gpu[i].key, cl->gpu.key) != 0)
+        i++;
+    int k = tp_mfu_class(j->precision);
+    /* 1% over: the sources print three or four digits, so a prediction that rounds to the
+       best measurement is not past it */
+    if (i == d->n_gpus || !(d->gpu[i].max_mfu[k] > 0) || !(mfu > 1.01 * d->gpu[i].max_mfu[k]))
+        return 0;
+    size_t at = why && len ? strnlen(why, len) : len;
+    if (at + 1 < len)
+        tp_snprintf(why + at, len - at, "%sMFU %.1f%% lies above the highest any %s run measured "
+                    "on %s (%.1f%%, %s)", at ? "; " : "", 100 * mfu,
+                    k ? "8- or 4-bit" : "16-bit", cl->gpu.key, 100 * d->gpu[i].max_mfu[k],
+                    d->gpu[i].max_mfu_row[k]);
+    return TP_DOMAIN_MFU;
 }

@@ -533,40 +533,6 @@ static void fit_gpu(struct problem *p, uint32_t g)
     p->only = UINT32_MAX;
 }
 
-/* The domain of `n` rows joined with `d`. */
-static void join_domain(struct tp_calib_domain *d, const struct tp_run *const *runs, size_t n,
-                        uint32_t n_sources)
-{
-    bool fresh = d->rows == 0;
-    d->rows += (uint32_t)n;
-    d->sources += n_sources;
-    for (size_t i = 0; i < n; i++) {
-        const struct tp_run *r = runs[i];
-        struct tp_params pc;
-        tp_count_params(&r->model, &pc);
-        double params = (double)pc.total;
-        if ((fresh && i == 0) || params < d->min_params)
-            d->min_params = params;
-        if (params > d->max_params)
-            d->max_params = params;
-        if (r->job.seq > d->max_seq)
-            d->max_seq = r->job.seq;
-        uint32_t g = 0;
-        while (g < d->n_gpus && strcmp(d->gpu[g].key, r->cluster.gpu.key) != 0)
-            g++;
-        if (g == d->n_gpus) {
-            if (d->n_gpus >= TP_CALIB_MAX_GPUS)
-                continue;
-            memset(&d->gpu[g], 0, sizeof d->gpu[g]);
-            tp_snprintf(d->gpu[g].key, sizeof d->gpu[g].key, "%s", r->cluster.gpu.key);
-            d->n_gpus++;
-        }
-        d->gpu[g].rows++;
-        if (r->cluster.n_gpus > d->gpu[g].max_gpus)
-            d->gpu[g].max_gpus = r->cluster.n_gpus;
-    }
-}
-
 struct keyed {
     uintptr_t plan;
     uint64_t measured; /* the double's bits: equal bits, the same measurement */
@@ -782,7 +748,7 @@ enum tp_status tp_fit_planned(const struct tp_run *const *runs,
     p.loss = LOSS_MEDIAN;
     res->objective_after = data_term(&p);
     res->evaluations = p.evals;
-    join_domain(&p.cal.domain, runs, n, p.n_sources);
+    tp_fit_join_domain(&p.cal.domain, runs, measured, n, p.n_sources, &p.cal);
     *out = p.cal;
 done:
     free(p.source);

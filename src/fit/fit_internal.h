@@ -38,6 +38,12 @@ static inline bool tp_evenly_kept(size_t i, size_t n, size_t cap)
     return !cap || n <= cap || (i + 1) * cap / n != i * cap / n;
 }
 
+/* Joins `n` rows, measured at `measured` tokens/s per GPU from `n_sources` sources, into the
+   domain `d` (domain.c); `cal` prices them for the MFU they measured. */
+void tp_fit_join_domain(struct tp_calib_domain *d, const struct tp_run *const *runs,
+                        const double *measured, size_t n, uint32_t n_sources,
+                        const struct tp_calib *cal);
+
 /* Numbers the rows' sources 0, 1, ... in order of first appearance (ord[i] for row i); returns
    how many, or SIZE_MAX when out of memory (sources.c). */
 size_t tp_source_ordinals(const struct tp_run *const *runs, size_t n, uint32_t *ord);
