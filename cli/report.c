@@ -57,6 +57,13 @@ static const char *fsdp_strategy(uint32_t zero, bool groups)
     return zero == 3 && groups ? "hybrid_shard" : NAMES[zero];
 }
 
+/* Whether the job shards with FSDP, so that its ZeRO stage is an FSDP strategy to the user:
+   the fsdp and torchtitan stacks, and the Hugging Face stack on FSDP2. */
+static bool runs_fsdp(const struct tp_job *j)
+{
+    return j->fsdp_backend || j->framework == TP_FW_FSDP || j->framework == TP_FW_TORCHTITAN;
+}
+
 void report_header(const struct run *r, const char *what)
 {
     const struct tp_layout *l = &r->l;
@@ -103,9 +110,7 @@ void report_header(const struct run *r, const char *what)
         tp_layout_pp_format(&r->m, l, text, sizeof text);
         printf(" layout %s", text);
     }
-    bool fsdp = r->j.fsdp_backend || r->j.framework == TP_FW_FSDP ||
-                r->j.framework == TP_FW_TORCHTITAN;
-    const char *strategy = fsdp ? fsdp_strategy(l->zero, l->shard_group > 0) : NULL;
+    const char *strategy = runs_fsdp(&r->j) ? fsdp_strategy(l->zero, l->shard_group > 0) : NULL;
     if (strategy)
         printf(", cp %u, ep %u, etp %u; FSDP %s", l->cp, l->ep, l->etp, strategy);
     else
@@ -198,8 +203,8 @@ void report_csv_cell(const char *s)
     csv_fwrite(stdout, s, strlen(s)); /* always quoted, quotes doubled (RFC 4180) */
 }
 
-/* A change as the flags that make it; a ZeRO stage as the FSDP strategy where the job runs the
-   Hugging Face stack on FSDP2 (--fsdp, not --zero, is what the user gave). */
+/* A change as the flags that make it; a ZeRO stage as the FSDP strategy where the job shards
+   with FSDP (runs_fsdp: --fsdp, not --zero, is what the user gives there). */
 void report_fix_flags(const struct tp_job *j, const struct tp_fix *f, char *buf, size_t len)
 {
     size_t at = 0;
@@ -211,7 +216,7 @@ void report_fix_flags(const struct tp_job *j, const struct tp_fix *f, char *buf,
             flag[k] = s->field[k] == '_' ? '-' : s->field[k];
         if (strcmp(s->value, "true") != 0) /* a switch: the flag alone */
             snprintf(value, sizeof value, " %s", s->value);
-        const char *strategy = j->fsdp_backend && strcmp(s->field, "zero") == 0 &&
+        const char *strategy = runs_fsdp(j) && strcmp(s->field, "zero") == 0 &&
                                        s->value[0] >= '0' && !s->value[1]
                                    ? fsdp_strategy((uint32_t)(s->value[0] - '0'), false)
                                    : NULL;
