@@ -63,10 +63,11 @@ static void test_builtin_is_the_data_file(void **state)
     assert_int_equal(tp_cluster_init(&c, "h100-sxm", 64, &err), TP_OK);
     assert_int_equal(tp_calib_domain_check(&init, &m, &c, &j, why, sizeof why), 0);
     assert_string_equal(why, "");
-    /* the highest MFU measured on each GPU is a published run's, in this library's FLOP count:
-       on H100s in 16 bits Megatron-LM's README (47% MFU, GPT-3 175B on 96 H100s,
-       Megatron-Core r0.8.0); on A100s MosaicML's MPT-3B at 512 tokens (63.7% in llm-foundry's
-       count, which takes the attention square whole) */
+    /* the highest MFU measured on each GPU is a published run's, read in this library's FLOP
+       count (causal attention counted half, so a little under the source's own figure): on
+       H100s in 16 bits Megatron-LM's weak-scaling table, the 16B GPT on 192 H100s (49% MFU in
+       Megatron-Core's count, r0.8.0); on A100s MosaicML's MPT-3B at 512 tokens on 8 A100s
+       (63.71% in llm-foundry's count) */
     const struct tp_calib_domain *d = &init.domain;
     uint32_t h = 0, a = 0;
     while (h < d->n_gpus && strcmp(d->gpu[h].key, "h100-sxm") != 0)
@@ -74,8 +75,8 @@ static void test_builtin_is_the_data_file(void **state)
     while (a < d->n_gpus && strcmp(d->gpu[a].key, "a100-80gb") != 0)
         a++;
     assert_true(h < d->n_gpus && a < d->n_gpus);
-    assert_float_equal(d->gpu[h].max_mfu[0], 0.47, 0.005);
-    assert_non_null(strstr(d->gpu[h].max_mfu_row[0], "megatron_lm_2024_h100_scaling"));
+    assert_true(d->gpu[h].max_mfu[0] < 0.49 && d->gpu[h].max_mfu[0] > 0.49 * 0.95);
+    assert_string_equal(d->gpu[h].max_mfu_row[0], "megatron_lm_2024_h100_scaling:3");
     assert_true(d->gpu[a].max_mfu[0] < 0.6371 && d->gpu[a].max_mfu[0] > 0.6371 * 0.97);
     assert_string_equal(d->gpu[a].max_mfu_row[0], "llm_foundry_mpt_benchmarks:105");
 }
