@@ -544,10 +544,8 @@ int cmd_search(int argc, char **argv)
     if ((rc = search_stacks(&r, &o, &cal, &ctl, hits, top, &n, &st)) != EXIT_OK)
         return rc;
     char outside[320];
-    unsigned domain = tp_calib_domain_check(&cal, &r.m, &r.c, &r.j, outside, sizeof outside);
-    if (n > 0)
-        domain |= tp_calib_mfu_check(&cal, &r.c, &r.j, hits[0].h.time.mfu, outside,
-                                     sizeof outside);
+    unsigned domain = tp_calib_domain_check(&cal, &r.m, &r.c, &r.j,
+                                            n ? hits[0].h.time.mfu : NAN, outside, sizeof outside);
     struct tp_range rg = {0};
     double band = n ? tp_search_tie_band(&r.m, &r.c, &r.j, &hits[0], domain, &rg) : 0;
     struct tp_fix near[3];

@@ -61,7 +61,7 @@ static void test_builtin_is_the_data_file(void **state)
     assert_int_equal(tp_model_from_preset("llama-3.1-8b", &m, &err), TP_OK);
     tp_job_init(&j);
     assert_int_equal(tp_cluster_init(&c, "h100-sxm", 64, &err), TP_OK);
-    assert_int_equal(tp_calib_domain_check(&init, &m, &c, &j, why, sizeof why), 0);
+    assert_int_equal(tp_calib_domain_check(&init, &m, &c, &j, NAN, why, sizeof why), 0);
     assert_string_equal(why, "");
     /* the highest MFU measured on each GPU is a published run's, read in this library's FLOP
        count (causal attention counted half, so a little under the source's own figure): on
@@ -102,28 +102,28 @@ static void test_domain(void **state)
     char why[192];
     /* inside: 8 MI300X, 8B parameters, 4k */
     assert_int_equal(tp_cluster_init(&c, "mi300x", 8, &err), TP_OK);
-    assert_int_equal(tp_calib_domain_check(&cal, &m, &c, &j, why, sizeof why), 0);
+    assert_int_equal(tp_calib_domain_check(&cal, &m, &c, &j, NAN, why, sizeof why), 0);
     /* 64 GPUs is 8x the largest run; 32k is 8x the longest sequence */
     assert_int_equal(tp_cluster_init(&c, "mi300x", 64, &err), TP_OK);
     j.seq = 32768;
-    assert_int_equal(tp_calib_domain_check(&cal, &m, &c, &j, why, sizeof why),
+    assert_int_equal(tp_calib_domain_check(&cal, &m, &c, &j, NAN, why, sizeof why),
                      TP_DOMAIN_SCALE | TP_DOMAIN_SEQ);
     assert_non_null(strstr(why, "64 GPUs is over 4x the largest mi300x run calibrated (8)"));
     /* a GPU it never saw */
     j.seq = 4096;
     assert_int_equal(tp_cluster_init(&c, "h100-sxm", 8, &err), TP_OK);
-    assert_int_equal(tp_calib_domain_check(&cal, &m, &c, &j, why, sizeof why), TP_DOMAIN_GPU);
+    assert_int_equal(tp_calib_domain_check(&cal, &m, &c, &j, NAN, why, sizeof why), TP_DOMAIN_GPU);
     assert_non_null(strstr(why, "h100-sxm was never measured"));
     /* a GPU with no measured GEMM efficiency says so (Intel Max 1550); GB300 takes its die's,
        B300's 0.786; MI250X has ml-engineering's 147.0 of 191.5 TF on one GCD */
     assert_int_equal(tp_cluster_init(&c, "max1550", 8, &err), TP_OK);
-    assert_int_equal(tp_calib_domain_check(&cal, &m, &c, &j, why, sizeof why),
+    assert_int_equal(tp_calib_domain_check(&cal, &m, &c, &j, NAN, why, sizeof why),
                      TP_DOMAIN_GPU | TP_DOMAIN_MAMF);
     assert_non_null(strstr(why, "max1550 has no measured GEMM efficiency: MAMF 0.80 assumed"));
     assert_int_equal(tp_cluster_init(&c, "gb300", 8, &err), TP_OK);
-    assert_int_equal(tp_calib_domain_check(&cal, &m, &c, &j, why, sizeof why), TP_DOMAIN_GPU);
+    assert_int_equal(tp_calib_domain_check(&cal, &m, &c, &j, NAN, why, sizeof why), TP_DOMAIN_GPU);
     assert_int_equal(tp_cluster_init(&c, "mi250x", 8, &err), TP_OK);
-    assert_int_equal(tp_calib_domain_check(&cal, &m, &c, &j, why, sizeof why), TP_DOMAIN_GPU);
+    assert_int_equal(tp_calib_domain_check(&cal, &m, &c, &j, NAN, why, sizeof why), TP_DOMAIN_GPU);
     assert_true(fabs(c.gpu.mamf_bf16 - 147.0 / 191.5) < 1e-3);
     /* a prediction past the highest MFU measured on its GPU, by precision class */
     cal.domain.gpu[0].max_mfu[0] = 0.40;

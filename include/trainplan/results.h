@@ -199,10 +199,11 @@ TP_API size_t tp_calib_to_json(const struct tp_calib *c, char *buf, size_t len);
 /* The per-GPU entry for `key`, or NULL. */
 TP_API const struct tp_calib_gpu *tp_calib_gpu_find(const struct tp_calib *c, const char *key);
 /* Flags (TP_DOMAIN_*) for the ways a run lies outside the calibration's domain, and a
-   one-line explanation in `why` (empty when inside, or when the domain is unknown). */
+   one-line explanation in `why` (empty when inside, or when the domain is unknown).  `mfu` is
+   the prediction's MFU (tp_calib_mfu_check), NAN before there is one. */
 TP_API unsigned tp_calib_domain_check(const struct tp_calib *c, const struct tp_model *m,
-                               const struct tp_cluster *cl, const struct tp_job *j, char *why,
-                               size_t len);
+                               const struct tp_cluster *cl, const struct tp_job *j, double mfu,
+                               char *why, size_t len);
 /* TP_DOMAIN_MFU when a predicted `mfu` of the job on cl's GPU lies above the highest MFU any run
    of the job's precision class measured there (struct tp_calib_domain's max_mfu), else 0; the
    reason is appended to the NUL-terminated `why` ("; " after earlier text).  A prediction

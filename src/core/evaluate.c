@@ -36,9 +36,8 @@ enum tp_status tp_evaluate(const struct tp_model *m, const struct tp_cluster *c,
     }
     tp_memory_worst(m, c, j, l, &out->memory);
     tp_time_step(m, c, j, l, cal, &out->time);
-    out->domain = tp_calib_domain_check(cal, m, c, j, out->outside, sizeof out->outside);
-    out->domain |= tp_calib_mfu_check(cal, c, j, out->time.mfu, out->outside,
-                                      sizeof out->outside);
+    out->domain = tp_calib_domain_check(cal, m, c, j, out->time.mfu, out->outside,
+                                        sizeof out->outside);
     tp_time_range(m, c, j, l, out->domain, &out->range);
     tp_ckpt_plan(m, c, j, l, o->storage_bps, &out->ckpt);
     if (o->tokens > 0) {

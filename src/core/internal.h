@@ -99,11 +99,13 @@ const char *tp_gpu_die(const char *key);
 double tp_gpu_mamf(const struct tp_gpu *g, bool fp8);
 /* The GEMM fractions a calibration gives GPU `g`: its own entry's, else the measured MAMF (the
    GPU's or its die's), else mamf_default (fp8: mamf * fp8_mamf_ratio). */
+void tp_calib_gemm_rates(const struct tp_calib *c, const struct tp_gpu *g, double *mamf,
+                         double *mamf8);
 /* The precision class a calibration's highest measured MFU is kept by (struct
    tp_calib_domain's max_mfu): 0 for 16- or 32-bit GEMMs, 1 for 8- or 4-bit. */
 int tp_mfu_class(enum tp_precision p);
-void tp_calib_gemm_rates(const struct tp_calib *c, const struct tp_gpu *g, double *mamf,
-                         double *mamf8);
+/* The index of GPU `key`'s entry in a calibration domain; d->n_gpus when it has none. */
+uint32_t tp_calib_domain_gpu(const struct tp_calib_domain *d, const char *key);
 
 /* Levenshtein distance between two short ASCII strings (case-insensitive), capped at 99. */
 unsigned tp_edit_distance(const char *a, const char *b);

@@ -420,9 +420,17 @@ size_t tp_calib_to_json(const struct tp_calib *c, char *buf, size_t len)
     return need;
 }
 
+uint32_t tp_calib_domain_gpu(const struct tp_calib_domain *d, const char *key)
+{
+    uint32_t i = 0;
+    while (i < d->n_gpus && strcmp(d->gpu[i].key, key) != 0)
+        i++;
+    return i;
+}
+
 unsigned tp_calib_domain_check(const struct tp_calib *c, const struct tp_model *m,
-                               const struct tp_cluster *cl, const struct tp_job *j, char *why,
-                               size_t len)
+                               const struct tp_cluster *cl, const struct tp_job *j, double mfu,
+                               char *why, size_t len)
 {
     const struct tp_calib_domain *d = &c->domain;
     unsigned flags = 0;
@@ -442,9 +450,7 @@ unsigned tp_calib_domain_check(const struct tp_calib *c, const struct tp_model *
             at += k > 0 ? (size_t)k : 0;                                                        \
         }                                                                                       \
     } while (0)
-    uint32_t i = 0;
-    while (i < d->n_gpus && strcmp(d->gpu[i].key, cl->gpu.key) != 0)
-        i++;
+    uint32_t i = tp_calib_domain_gpu(d, cl->gpu.key);
     if (i == d->n_gpus) {
         flags |= TP_DOMAIN_GPU;
         SAY("%s was never measured by this calibration", cl->gpu.key);
@@ -475,7 +481,7 @@ unsigned tp_calib_domain_check(const struct tp_calib *c, const struct tp_model *
             "measured)", cl->gpu.key, c->mamf_default);
     }
 #undef SAY
-    return flags;
+    return flags | tp_calib_mfu_check(c, cl, j, mfu, why, len);
 }
 
 int tp_mfu_class(enum tp_precision p)
@@ -487,9 +493,7 @@ unsigned tp_calib_mfu_check(const struct tp_calib *c, const struct tp_cluster *c
                             const struct tp_job *j, double mfu, char *why, size_t len)
 {
     const struct tp_calib_domain *d = &c->domain;
-    uint32_t i = 0;
-    while (i < d->n_gpus && strcmp(d->gpu[i].key, cl->gpu.key) != 0)
-        i++;
+    uint32_t i = tp_calib_domain_gpu(d, cl->gpu.key);
     int k = tp_mfu_class(j->precision);
     /* 1% over: the sources print three or four digits, so a prediction that rounds to the
        best measurement is not past it */

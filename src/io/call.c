@@ -206,11 +206,9 @@ static enum tp_status search_json(struct call *x, char **out, struct tp_error *e
                              err);
     if (s == TP_OK) {
         char outside[320];
-        unsigned domain = tp_calib_domain_check(&x->cal, &x->m, &x->c, &x->j, outside,
+        unsigned domain = tp_calib_domain_check(&x->cal, &x->m, &x->c, &x->j,
+                                                n ? hits[0].h.time.mfu : NAN, outside,
                                                 sizeof outside);
-        if (n > 0)
-            domain |= tp_calib_mfu_check(&x->cal, &x->c, &x->j, hits[0].h.time.mfu, outside,
-                                         sizeof outside);
         struct tp_range rg;
         double band = n ? tp_search_tie_band(&x->m, &x->c, &x->j, &hits[0], domain, &rg) : 0;
         struct tp_nearest_in in = {&x->m, &x->c, &x->j, &x->so, &x->cal, fw, n_fw,

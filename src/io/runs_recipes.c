@@ -128,12 +128,18 @@ bool tp_row_recipe_recompute(const struct row *r, struct tp_layout *l)
     return true;
 }
 
+/* A boolean column's cell: "1" or "true" (any case); anything else is false. */
+static bool cell_true(const char *cell)
+{
+    return strcmp(cell, "1") == 0 || strcasecmp(cell, "true") == 0;
+}
+
 bool tp_row_a2a_overlap(const struct row *r, bool *assumed)
 {
     const char *col = tp_row_cell(r, "moe_a2a_overlap"), *notes = tp_row_cell(r, "notes");
     *assumed = false;
     if (*col)
-        return strcmp(col, "1") == 0 || strcasecmp(col, "true") == 0;
+        return cell_true(col);
     if (strstr(notes, "no-overlap-moe-expert-parallel-comm"))
         return false;
     if (strstr(notes, "overlap-moe-expert-parallel-comm") ||
@@ -214,15 +220,15 @@ enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j)
     j->kbit_fp32 = kbit != 0;
     const char *fl = tp_row_cell(r, "fused_loss");
     if (*fl)
-        j->fused_loss = strcmp(fl, "1") == 0 || strcasecmp(fl, "true") == 0;
+        j->fused_loss = cell_true(fl);
     const char *fpg = tp_row_cell(r, "fp8_param_gather");
     if (*fpg)
-        j->fp8_param_gather = strcmp(fpg, "1") == 0 || strcasecmp(fpg, "true") == 0;
+        j->fp8_param_gather = cell_true(fpg);
     /* DeepSpeed ZeRO++: zero_quantized_weights / zero_quantized_gradients, as its config says */
     const char *qw = tp_row_cell(r, "zero_quantized_weights");
     const char *qg = tp_row_cell(r, "zero_quantized_gradients");
-    j->zero_quant_weights = strcmp(qw, "1") == 0 || strcasecmp(qw, "true") == 0;
-    j->zero_quant_grads = strcmp(qg, "1") == 0 || strcasecmp(qg, "true") == 0;
+    j->zero_quant_weights = cell_true(qw);
+    j->zero_quant_grads = cell_true(qg);
     /* the share of token slots the row's throughput counts (Axolotl: trainable tokens) */
     double frac;
     TRY(tp_row_real(r, "trainable_frac", &frac));
