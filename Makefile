@@ -175,8 +175,10 @@ header-test:
 unit: $(TESTS)
 	@set -e; for t in $(TESTS); do echo "== $$t"; ./$$t; done
 
+# tests/cli/cases.txt and every tests/cli/cases.d/*.txt (one file per topic), as one list
 cli-test: $(BIN)
-	@sh tests/cli/run.sh ./$(BIN) tests/cli/cases.txt
+	@cat tests/cli/cases.txt $(sort $(wildcard tests/cli/cases.d/*.txt)) >$(BUILD)/cli-cases.txt
+	@sh tests/cli/run.sh ./$(BIN) $(BUILD)/cli-cases.txt
 
 # every command's --svg file is well-formed XML and shows the command's figures
 svg-test: $(BIN)
@@ -251,21 +253,23 @@ bench: $(BENCHES)
 	@set -e; for b in $(BENCHES); do ./$$b; done
 
 # The built-in calibration (data/calibration.json) is what `trainplan calibrate --base prior`
-# fits over the runs files: `make calibration` regenerates it, `make check-calibration` (CI)
-# fails when the checked-in file differs from what the command gives.
-RUNS_DIR ?= ../shared/validation/runs
+# fits over the calibration set, the runs files named in data/runs/calibration.txt (shipped in
+# the tree, so a fresh clone reproduces it): `make calibration` regenerates it, `make
+# check-calibration` (CI) fails when the checked-in file differs from what the command gives,
+# or when a calibration runs file is missing.
+CALIB_RUNS := $(addprefix data/runs/,$(shell grep -v '^\#' data/runs/calibration.txt))
 calibration: $(BIN)
-	./$(BIN) calibrate $(RUNS_DIR)/*.csv --base prior --no-cv -o data/calibration.json
+	./$(BIN) calibrate $(CALIB_RUNS) --base prior --no-cv -o data/calibration.json
 
 check-calibration: $(BIN)
 	@if [ "$(NO_GSL)" = 1 ]; then echo "check-calibration: NO_GSL=1 build (no fit); skipped"; \
-	elif [ -d $(RUNS_DIR) ]; then \
-	    ./$(BIN) calibrate $(RUNS_DIR)/*.csv --base prior --no-cv \
+	else for f in $(CALIB_RUNS); do [ -r $$f ] || { echo "check-calibration: $$f missing"; \
+	    exit 1; }; done; \
+	    ./$(BIN) calibrate $(CALIB_RUNS) --base prior --no-cv \
 	        -o $(BUILD)/calibration.json >/dev/null && \
 	    cmp -s $(BUILD)/calibration.json data/calibration.json && \
 	    echo "data/calibration.json: up to date" || \
-	    { echo "data/calibration.json is stale: run make calibration"; exit 1; }; \
-	else echo "check-calibration: $(RUNS_DIR) not found; skipped"; fi
+	    { echo "data/calibration.json is stale: run make calibration"; exit 1; }; fi
 
 clean:
 	rm -rf build build-san build-fuzz build-valgrind build-nogsl build-san-nogsl

@@ -7,7 +7,7 @@
  * Wall-clock and CPU seconds of the library calls the verbs make (reading the files, each row
  * evaluated, tp_calib_fit, tp_calib_fit_validate on the online CPUs).  A benchmark: it prints
  * figures and never fails on them.
- *   bench_calib_speed [RUNS.csv ...]   default: every .csv in ../shared/validation/runs
+ *   bench_calib_speed [RUNS.csv ...]   default: the calibration set (data/runs/calibration.txt)
  *   bench_calib_speed --smoke          a short fit on the first rows (checks that it runs)
  */
 #include "trainplan.h"

@@ -3,7 +3,7 @@
  * the uncalibrated physics priors, after fitting (in sample), and leave-one-source-out (each
  * source predicted by a fit to the other sources: the honest figure), overall and per source.
  * A benchmark: it never fails on accuracy.
- *   bench_calibrate [RUNS.csv ...]   default: every .csv in ../shared/validation/runs
+ *   bench_calibrate [RUNS.csv ...]   default: the calibration set (data/runs/calibration.txt)
  *   bench_calibrate --smoke          one small fit on the first file (checks that it runs)
  *   bench_calibrate --rows FILE ...  also write each row's errors (CSV: row_id, source, gpu,
  *                                    priors, fitted, held-out, built-in) to FILE

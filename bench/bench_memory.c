@@ -2,7 +2,7 @@
  * bench_memory.c - predicted vs measured peak memory per GPU for every run in the runs files
  * that reports memory (or an OOM).  Prints one line per row, then median and worst absolute
  * relative error overall and per source.  A benchmark: it never fails on accuracy.
- *   bench_memory [RUNS.csv ...]   default: every .csv in ../shared/validation/runs
+ *   bench_memory [RUNS.csv ...]   default: the calibration set (data/runs/calibration.txt)
  *   bench_memory --smoke          the same, quietly (checks that it runs)
  */
 #include "trainplan.h"

@@ -13,7 +13,7 @@
  * regret of picking the predicted best (how much slower, measured, than the measured best).
  * A benchmark: it never fails on accuracy.
  *   bench_sweeps [--calibration FILE] [--min N] [--pool-releases] [RUNS.csv ...]
- *                                      default: ../shared/validation/runs
+ *                                      default: data/runs
  *                                      --min: layouts a sweep needs (default 3; 2 adds pairs such
  *                                      as Korthikanti 2022's full vs selective + SP)
  *   bench_sweeps --smoke                               quietly

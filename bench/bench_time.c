@@ -7,7 +7,7 @@
  * signed median (bias, tp_err_stats), per source and per GPU type, and a check that the FLOP
  * conventions reproduce the rows that print both TFLOP/s and tokens/s.  A benchmark: it never
  * fails on accuracy.
- *   bench_time [--calibration FILE] [RUNS.csv ...]   default: every .csv in ../shared/validation/runs
+ *   bench_time [--calibration FILE] [RUNS.csv ...]   default: the calibration set (data/runs/calibration.txt)
  *   bench_time --smoke                               the same, quietly
  *   bench_time --row ROW_ID                          also the whole breakdown of one row
  *   bench_time --objective                           only the calibration objective: the mean

@@ -3,31 +3,23 @@
  */
 #include "common.h"
 
-#include <dirent.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-
-static int by_name(const void *a, const void *b)
-{
-    return strcmp((const char *)a, (const char *)b);
-}
 
 size_t bench_default_runs(char files[][BENCH_PATH])
 {
-    const char *dir = "../shared/validation/runs";
-    DIR *d = opendir(dir);
+    FILE *list = fopen(BENCH_CALIBRATION_LIST, "r");
+    char line[BENCH_PATH - 16];
     size_t n = 0;
-    if (!d)
+    if (!list)
         return 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < BENCH_MAX_FILES) {
-        size_t len = strlen(e->d_name);
-        if (len > 4 && strcmp(e->d_name + len - 4, ".csv") == 0)
-            snprintf(files[n++], BENCH_PATH, "%s/%s", dir, e->d_name);
+    while (n < BENCH_MAX_FILES && fgets(line, sizeof line, list)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (line[0] == '\0' || line[0] == '#')
+            continue;
+        snprintf(files[n++], BENCH_PATH, "data/runs/%s", line);
     }
-    closedir(d);
-    qsort(files, n, BENCH_PATH, by_name);
+    fclose(list);
     return n;
 }
 
@@ -37,7 +29,7 @@ int bench_read_runs(const char *bench, char *const *paths, size_t n_paths, tp_ru
     static char defaults[BENCH_MAX_FILES][BENCH_PATH];
     size_t n = n_paths ? n_paths : bench_default_runs(defaults);
     if (n == 0) {
-        printf("%s: no runs files (../shared/validation/runs not found); nothing to do\n", bench);
+        printf("%s: no runs files (" BENCH_CALIBRATION_LIST " not found); nothing to do\n", bench);
         return 1;
     }
     for (size_t i = 0; i < n; i++) {

@@ -16,7 +16,11 @@ enum { BENCH_MAX_FILES = 64, BENCH_PATH = 512 };
 int bench_read_runs(const char *bench, char *const *paths, size_t n_paths, tp_run_fn fn,
                     void *ctx);
 
-/* Every .csv in ../shared/validation/runs, sorted, into files; how many (0 when the directory is
+/* The calibration set: the runs files this list names (one per line, under data/runs/; run from
+   the repository root), the same files `make calibration` fits. */
+#define BENCH_CALIBRATION_LIST "data/runs/calibration.txt"
+
+/* The calibration set's files, in the list's order, into files; how many (0 when the list is
    missing). */
 size_t bench_default_runs(char files[][BENCH_PATH]);
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# users_runs.sh - the users' measured runs (../shared/validation/runs/users_mi300x_runs.csv,
+# users_runs.sh - the users' measured runs (data/runs/users_mi300x_runs.csv,
 # notes 000/001) predicted by `trainplan estimate` with the flags a user would give: predicted
 # tokens/s per GPU, its 80% range, the measurement and the error.  Figures only; no verdict.
 #   sh bench/users_runs.sh [./build/trainplan]

@@ -32,7 +32,7 @@ static void help(void)
            "error before and after and, with rows from two or more sources, the\n"
            "leave-one-source-out cross-validated error (each source predicted by a fit to the\n"
            "others): the honest figure.  The built-in defaults are `make calibration` (this\n"
-           "command with --base prior over ../shared/validation/runs).  CSV: the fitted\n"
+           "command with --base prior over data/runs).  CSV: the fitted\n"
            "parameters, one row each.\n"
            "On a terminal, a progress line on stderr (not with --quiet).\n\noptions:\n");
     cli_print_options(stdout, CMD_CALIBRATE);

@@ -192,7 +192,7 @@ int cmd_validate(int argc, char **argv)
         return rc;
     if (a.n_files == 0) {
         cli_error("validate needs at least one runs file (e.g. trainplan validate "
-                  "../shared/validation/runs/*.csv)");
+                  "data/runs/*.csv)");
         return EXIT_USAGE;
     }
     struct tp_calib cal;

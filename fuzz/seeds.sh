@@ -2,7 +2,7 @@
 # seeds.sh - (re)builds the committed seed corpora fuzz/corpus/<name>/ from the project's own
 # inputs: config.json fixtures, calibration files, training-log fixtures (each behind every
 # format-hint byte), runs files (header + one row each, from tests/ and
-# ../shared/validation/runs/) and the CLI cases' argument lists.  Run from the repository root.
+# data/runs/) and the CLI cases' argument lists.  Run from the repository root.
 set -eu
 c=fuzz/corpus
 rm -rf "$c"
@@ -20,7 +20,7 @@ for f in tests/fixtures/logs/*; do
     done
 done
 # fuzz_runs: header + one row, five rows per file
-for f in tests/fixtures/runs/*.csv ../shared/validation/runs/*.csv; do
+for f in tests/fixtures/runs/*.csv data/runs/*.csv; do
     [ -r "$f" ] || continue
     b=$(basename "$f" .csv)
     for i in 2 3 4 5 6; do

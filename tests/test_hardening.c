@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A runs-file row: torchtitan_benchmarks:1 of ../shared/validation/runs (Llama 3.1 8B, 8 H100,
+/* A runs-file row: torchtitan_benchmarks:1 of data/runs (Llama 3.1 8B, 8 H100,
    FSDP), with the cells under test replaced. */
 static enum tp_status row(const char *const *names, const char *const *values, size_t n_over,
                           struct tp_run *run, struct tp_error *err)

@@ -187,7 +187,7 @@ struct tp_calib {
    (docs/design.md "Calibration").  `trainplan calibrate --base prior` starts from these. */
 TP_API void tp_calib_prior(struct tp_calib *c);
 /* The built-in defaults: the priors plus data/calibration.json (fitted by `trainplan calibrate`
-   over ../shared/validation/runs and compiled in). */
+   over data/runs and compiled in). */
 TP_API void tp_calib_init(struct tp_calib *c);
 /* Reads a calibration JSON document (keys as the struct's field names, "gpus": {"key": {...}});
    keys not given keep their current value; unknown keys are an error. */

@@ -431,7 +431,7 @@ TP_API enum tp_status tp_log_steady_state(const struct tp_log_step *steps, size_
                                    const struct tp_log_steady_opts *o, struct tp_log_steady *out,
                                    struct tp_error *err);
 
-/* A measured run for the runs-file format (../shared/validation/runs/README.md). */
+/* A measured run for the runs-file format (data/runs/calibration.md). */
 struct tp_log_row {
     const char *row_id;          /* unique, "source:n" style */
     const char *source_ref;      /* the log file */

@@ -15,7 +15,7 @@
 #include <string.h>
 
 /* measured / predicted, 10th and 90th percentiles, and the held-out runs behind them
-   (bench_calibrate over ../shared/validation/runs with the built-in calibration's fit options,
+   (bench_calibrate over data/runs with the built-in calibration's fit options,
    2026-11-27, 414 rows).  `fallback` classes have fewer than 8 runs: the range of the class
    named in `basis`, widened as the comment says. */
 static const struct range_row {

@@ -46,7 +46,7 @@
  *     fetch fixes, against 60 ms under ZeRO-2 (issue #1174); less the ~42 ms of moving 10.2 GB
  *     at ~210 GB/s, 0.95 and 0.44 ms per exposed fetch.
  * The built-in defaults are these priors with the parameters `trainplan calibrate --base prior`
- * fitted over ../shared/validation/runs (data/calibration.json; `make calibration` regenerates
+ * fitted over data/runs (data/calibration.json; `make calibration` regenerates
  * it, `make check-calibration` fails when it is stale).
  */
 #include "internal.h"
