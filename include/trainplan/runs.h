@@ -74,6 +74,10 @@ typedef bool (*tp_run_fn)(void *ctx, const char *path, size_t line, const struct
 /* Reads a runs CSV (RFC 4180 quoting; the first line names the columns) and calls `fn` for
    every row.  TP_EIO / TP_EINVAL for an unreadable or malformed file. */
 TP_API enum tp_status tp_runs_read(const char *path, tp_run_fn fn, void *ctx, struct tp_error *err);
+/* `s` with every control character (C0, DEL, C1) and every byte that is not UTF-8 written as
+   \\xNN, for echoing input (row ids, names, paths, messages) to a terminal or a table; like
+   snprintf, returns the length needed and truncates to len - 1. */
+TP_API size_t tp_text_escape(const char *s, char *out, size_t len);
 
 /* ----------------------------------------------------------------------------------------- */
 /* Validation: predicted against measured (trainplan validate)                                 */
