@@ -77,10 +77,11 @@ static void table_row(const struct tp_run *run, const struct tp_run_eval *e)
     else if (!e->predicted_fits)
         snprintf(mem, sizeof mem, "%.1f / ran (predicted OOM)", e->predicted_mem_gib);
     if (isnan(e->err))
-        printf("%-44s %-10s %-9s %11s %11s %-12s %7s  %s", run->row_id, run->cluster.gpu.key,
+        printf("%-44s %-10s %-9s %11s %11s %-12s %7s  %s", cli_escape(run->row_id),
+               run->cluster.gpu.key,
                "-", "", "", "", "", mem);
     else
-        printf("%-44s %-10s %-9s %11.*f %11.*f %-12s %+6.1f%%  %s", run->row_id,
+        printf("%-44s %-10s %-9s %11.*f %11.*f %-12s %+6.1f%%  %s", cli_escape(run->row_id),
                run->cluster.gpu.key, e->measured_from, decimals(e->measured_native),
                e->predicted_native, decimals(e->measured_native), e->measured_native,
                e->native_unit, 100 * e->err, mem);
@@ -133,7 +134,8 @@ static void print_summary(const struct tp_validation *v)
     printf("rows not compared: %zu could not be mapped, %zu duplicates, %zu with nothing "
            "measured\n", runs->n_skipped, runs->duplicates, runs->unmeasured);
     for (size_t i = 0; i < runs->n_skipped; i++)
-        printf("  %-44s %s\n", runs->skipped[i].row_id, runs->skipped[i].why);
+        printf("  %-44s %s\n", cli_escape(runs->skipped[i].row_id),
+               cli_escape(runs->skipped[i].why));
 }
 
 static void print_table(const struct tp_validation *v, const char *calibration,
