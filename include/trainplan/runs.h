@@ -174,6 +174,31 @@ struct tp_validation_summary {
 TP_API void tp_validation_summarize(const struct tp_validation *v,
                                     struct tp_validation_summary *s);
 
+/* Validation as a stream (src/core/validate_stream.c): rows added one at a time, the summary
+   from running counts and, for the error quantiles, a reservoir of at most TP_RESERVOIR errors
+   per statistic (Algorithm R, fixed seed: the same file gives the same figures).  While a
+   statistic has seen at most TP_RESERVOIR errors its quantiles are exactly those of
+   tp_validation_summarize / tp_validation_group.  Memory: the reservoirs and one entry per
+   group, whatever the number of rows. */
+#define TP_RESERVOIR 8192
+struct tp_validate_stream;
+/* NULL when out of memory. */
+TP_API struct tp_validate_stream *tp_validate_stream_new(void);
+TP_API void tp_validate_stream_free(struct tp_validate_stream *s);
+/* Adds one evaluated run (tp_run_evaluate); TP_ENOMEM when a reservoir or group cannot grow. */
+TP_API enum tp_status tp_validate_stream_add(struct tp_validate_stream *s, const struct tp_run *run,
+                                             const struct tp_run_eval *e, struct tp_error *err);
+TP_API void tp_validate_stream_summarize(const struct tp_validate_stream *s,
+                                         struct tp_validation_summary *out);
+/* The groups in order of first appearance: how many, and group i's key ("(none)" for an
+   empty one) and statistics. */
+TP_API size_t tp_validate_stream_groups(const struct tp_validate_stream *s, enum tp_run_group g);
+TP_API void tp_validate_stream_group(const struct tp_validate_stream *s, enum tp_run_group g,
+                                     size_t i, const char **key, struct tp_err_stats *st);
+/* Whether a mapped run measured anything validate compares (a throughput in any of the
+   documented forms, a memory peak or an OOM): tp_runs_load keeps only those. */
+TP_API bool tp_run_measured_something(const struct tp_run *r);
+
 /* ----------------------------------------------------------------------------------------- */
 /* Calibration fit (trainplan calibrate)                                                       */
 /* ----------------------------------------------------------------------------------------- */

@@ -15,7 +15,7 @@ struct loader {
     bool failed;
 };
 
-static bool measured_something(const struct tp_run *r)
+bool tp_run_measured_something(const struct tp_run *r)
 {
     /* every measurement docs/runs-file.md documents (a whole run's hours with its tokens) */
     return isfinite(r->tokens_per_s_per_gpu) || isfinite(r->step_time_s) ||
@@ -55,7 +55,7 @@ static bool on_row(void *ctx, const char *path, size_t line, const struct tp_run
     }
     if (why)
         return skip_row(ld, path, line, run, why);
-    if (!measured_something(run)) {
+    if (!tp_run_measured_something(run)) {
         o->unmeasured++;
         return true;
     }
