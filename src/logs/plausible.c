@@ -112,8 +112,9 @@ static enum tp_status rate(const struct tp_run *run, const char *col, double v, 
     double hi = peak / (2 * n_active), lo = 1e-6 * peak / (6 * n_active);
     if (tps > hi)
         return tp_fail(err, TP_EINVAL, "%s %g means %.4g tokens/s per GPU, beyond what a %s "
-                       "can do for a model of %.4g active parameters (%.4g at its peak, 2 FLOPs "
-                       "per parameter)", col, v, tps, run->cluster.gpu.key, n_active, hi);
+                       "can do for a model of %.4g active parameters (%.4g at its %s peak, 2 "
+                       "FLOPs per parameter)", col, v, tps, run->cluster.gpu.key, n_active, hi,
+                       tp_name(TP_NAMES_PRECISION, (int)run->job.precision));
     if (tps < lo)
         return tp_fail(err, TP_EINVAL, "%s %g means %.4g tokens/s per GPU, under 10^-6 of "
                        "what a %s does at its peak (a typo or unit slip?)", col, v, tps,
@@ -126,6 +127,7 @@ enum tp_status tp_run_plausible(const struct tp_run *run, struct tp_error *err)
     const struct tp_gpu *g = &run->cluster.gpu;
     double peak, hbm;
     gpu_limits(g, &peak, &hbm);
+    (void)peak;
     TRY(fraction("mfu", run->mfu, err));
     TRY(fraction("hfu", run->hfu, err));
     /* TFLOP/s under any convention: at most the part's dense peak in the row's precision (the
@@ -149,14 +151,15 @@ enum tp_status tp_run_plausible(const struct tp_run *run, struct tp_error *err)
     double n = run->cluster.n_gpus, seq = (double)run->job.seq, na = (double)p.active;
     if (!(na > 0 && n > 0 && seq > 0))
         return TP_OK;
+    /* rates against the same peak as TFLOP/s: the precision's */
     TRY(rate(run, "tokens_per_s_per_gpu", run->tokens_per_s_per_gpu, run->tokens_per_s_per_gpu,
-             peak, na, err));
-    TRY(rate(run, "step_time_s", st, run->global_batch * seq / st / n, peak, na, err));
-    TRY(rate(run, "samples_per_s", run->samples_per_s, run->samples_per_s * seq / n, peak, na,
+             cap, na, err));
+    TRY(rate(run, "step_time_s", st, run->global_batch * seq / st / n, cap, na, err));
+    TRY(rate(run, "samples_per_s", run->samples_per_s, run->samples_per_s * seq / n, cap, na,
              err));
     double wall = run->wall_clock_h * 3600;
     if (wall > 0)
-        TRY(rate(run, "total_tokens", run->total_tokens, run->total_tokens / wall / n, peak, na,
+        TRY(rate(run, "total_tokens", run->total_tokens, run->total_tokens / wall / n, cap, na,
                  err));
     return TP_OK;
 }
