@@ -4,14 +4,15 @@
  * whatever the errors.
  *
  * Rows stream: each is read, predicted, written out and added to the running summary
- * (tp_validate_stream) before the next, so memory does not grow with the file.  The table's
- * rows wait in a temporary file (its title counts them), JSON and CSV rows go straight out,
- * the skipped rows wait in a temporary file (they come last).  --svg holds the rows for the
- * plot.
+ * (tp_validate_stream) before the next, so memory does not grow with the file.  The rows wait
+ * in a temporary file, in the format's text (the table's title counts them; nothing reaches
+ * stdout before every file was read, so an error prints its one line alone), the skipped rows
+ * in another (they come last).  --svg holds the rows for the plot.
  */
 #include "cli.h"
 #include "plot.h"
 
+#include <csv.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -108,7 +109,7 @@ struct vstate {
     const struct cli_args *a;
     struct tp_calib cal;
     struct tp_validate_stream *acc;
-    FILE *rows;      /* the table's rows (their title counts them first) */
+    FILE *rows;      /* the rows as the format writes them */
     FILE *skipped;   /* skipped rows: row id and reason, each a length and its bytes */
     size_t n, n_skipped, duplicates, unmeasured;
     bool failed;     /* out of memory or a temporary file that failed */
@@ -147,57 +148,72 @@ static void csv_header(size_t n)
     printf("\n");
 }
 
-/* A number as the CSV writer prints it (out_csv_rows): whole and large numbers to the unit,
-   the rest to 10 significant digits; nothing for NaN. */
-static void csv_num(double x)
+/* A text cell as report_csv_cell writes it: always quoted, quotes doubled (RFC 4180). */
+static void csv_text(FILE *f, const char *s)
 {
-    if (isfinite(x))
-        printf(fabs(x) < 1e15 && (x == floor(x) || fabs(x) >= 1e6) ? "%.0f" : "%.10g", x);
+    csv_fwrite(f, s, strlen(s));
 }
 
-static void csv_row(const struct tp_run *run, const struct tp_run_eval *e)
+/* A number as the CSV writer prints it (out_csv_rows): whole and large numbers to the unit,
+   the rest to 10 significant digits; nothing for NaN. */
+static void csv_num(FILE *f, double x)
 {
-    report_csv_cell(cli_escape(run->row_id));
-    putchar(',');
-    report_csv_cell(cli_escape(run->source));
-    putchar(',');
-    report_csv_cell(run->cluster.gpu.key);
-    putchar(',');
-    report_csv_cell(run->framework_key);
-    printf(",%u,", run->cluster.n_gpus);
-    report_csv_cell(e->measured_from);
-    putchar(',');
+    if (isfinite(x))
+        fprintf(f, fabs(x) < 1e15 && (x == floor(x) || fabs(x) >= 1e6) ? "%.0f" : "%.10g", x);
+}
+
+static void csv_row(FILE *f, const struct tp_run *run, const struct tp_run_eval *e)
+{
+    csv_text(f, cli_escape(run->row_id));
+    fputc(',', f);
+    csv_text(f, cli_escape(run->source));
+    fputc(',', f);
+    csv_text(f, run->cluster.gpu.key);
+    fputc(',', f);
+    csv_text(f, run->framework_key);
+    fprintf(f, ",%u,", run->cluster.n_gpus);
+    csv_text(f, e->measured_from);
+    fputc(',', f);
     const double nums[] = {e->predicted_tokens_per_s_per_gpu, e->measured_tokens_per_s_per_gpu,
                            e->err, e->predicted_mem_gib, e->measured_mem_gib, e->mem_err};
     for (size_t k = 0; k < 6; k++) {
-        csv_num(nums[k]);
-        putchar(',');
+        csv_num(f, nums[k]);
+        fputc(',', f);
     }
-    report_csv_cell(e->domain_note);
-    printf(",,"); /* skipped: empty for a row that was compared */
+    csv_text(f, e->domain_note);
+    fputs(",,", f); /* skipped: empty for a row that was compared */
     char lay[96];
     searched_text(run, lay, sizeof lay);
-    report_csv_cell(lay);
-    putchar(',');
+    csv_text(f, lay);
+    fputc(',', f);
     if (run->heads_assumed)
-        printf("%u", run->model.n_heads);
-    putchar('\n');
+        fprintf(f, "%u", run->model.n_heads);
+    fputc('\n', f);
 }
 
 /* One object of the JSON rows list, indented as the whole document would indent it. */
-static bool json_row(json_t *o, bool first)
+static bool json_row(FILE *f, json_t *o, bool first)
 {
     char *text = tp_json_dumps(o, 6);
     if (!text)
         return false;
-    printf("%s\n    ", first ? "" : ",");
+    fprintf(f, "%s\n    ", first ? "" : ",");
     for (const char *p = text; *p; p++) {
-        putchar(*p);
+        fputc(*p, f);
         if (*p == '\n')
-            fputs("    ", stdout);
+            fputs("    ", f);
     }
     tp_free(text);
     return true;
+}
+
+static void copy_rows(FILE *f)
+{
+    rewind(f);
+    char buf[8192];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, f)) > 0)
+        fwrite(buf, 1, got, stdout);
 }
 
 /* Room for one more of n elements, doubling at powers of two (as the library's tp_grow). */
@@ -253,14 +269,12 @@ static bool on_row(void *ctx, const char *path, size_t line, const struct tp_run
         s->failed = true;
         return false;
     }
-    if (fmt == FMT_JSON && !json_row(tp_json_validate_row(run, &s->ev), s->n == 0)) {
+    if (fmt == FMT_JSON && !json_row(s->rows, tp_json_validate_row(run, &s->ev), s->n == 0)) {
         s->failed = true;
         return false;
     }
     if (fmt == FMT_CSV) {
-        if (s->n == 0)
-            csv_header(N_CSV_COLS);
-        csv_row(run, &s->ev);
+        csv_row(s->rows, run, &s->ev);
     } else if (fmt != FMT_JSON && !s->a->summary) {
         table_row(s->rows, run, &s->ev);
     }
@@ -318,13 +332,14 @@ static void print_skipped(struct vstate *s)
         printf(s->n_skipped ? "row_id,skipped\n" : "\n");
     for (; get_text(s->skipped, id, sizeof id) && get_text(s->skipped, why, sizeof why); i++) {
         if (s->a->format == FMT_JSON) {
-            json_row(json_pack("{s:s, s:s}", "row_id", id, "skipped", why), s->n + i == 0);
+            json_row(stdout, json_pack("{s:s, s:s}", "row_id", id, "skipped", why),
+                     s->n + i == 0);
         } else if (s->a->format == FMT_CSV) {
-            report_csv_cell(id);
+            csv_text(stdout, id);
             for (size_t k = 1; k < (s->n ? (size_t)CSV_SKIPPED : 1); k++)
                 putchar(',');
             putchar(',');
-            report_csv_cell(why);
+            csv_text(stdout, why);
             printf(s->n ? ",,\n" : "\n");
         } else {
             printf("  %-44s %s\n", id, why);
@@ -371,9 +386,15 @@ static int finish(struct vstate *s)
         rc = plot_validate(a->svg, &s->kept, s->kept_ev);
     if (rc != EXIT_OK)
         return rc;
-    if (a->format == FMT_JSON)
+    if (a->format == FMT_JSON) {
+        print_json_head(a->calibration);
+        copy_rows(s->rows);
         return print_json_end(s);
+    }
     if (a->format == FMT_CSV) {
+        if (s->n)
+            csv_header(N_CSV_COLS);
+        copy_rows(s->rows);
         print_skipped(s);
         return EXIT_OK;
     }
@@ -382,11 +403,7 @@ static int finish(struct vstate *s)
     if (!a->summary) {
         printf("\n%-44s %-10s %-9s %11s %11s %-12s %7s  %s\n", "row", "gpu", "measured",
                "predicted", "measured", "unit", "error", "memory GiB pred/meas");
-        rewind(s->rows);
-        char buf[8192];
-        size_t got;
-        while ((got = fread(buf, 1, sizeof buf, s->rows)) > 0)
-            fwrite(buf, 1, got, stdout);
+        copy_rows(s->rows);
     }
     print_summary(s);
     print_skipped(s);
@@ -421,8 +438,6 @@ int cmd_validate(int argc, char **argv)
         cli_error("out of memory or no temporary file");
         rc = EXIT_USAGE;
     }
-    if (rc == EXIT_OK && a.format == FMT_JSON)
-        print_json_head(a.calibration);
     for (size_t i = 0; rc == EXIT_OK && i < a.n_files; i++) {
         if (tp_runs_read(a.files[i], on_row, s, &err) != TP_OK) {
             cli_error_field(&err);
