@@ -153,6 +153,14 @@ static void test_plausible(void **state)
     refused("tokens_per_s_per_gpu", "1e-300", "under 10^-6 of what a h100-sxm");
     refused("mem_per_gpu_gib", "1000", "mem_per_gpu_gib 1000 is not in (0, 160]");
     refused("step_time_s", "1e-9", "step_time_s 1e-09 is not in [1e-06, 1e+07] s");
+    /* tokens/s against TFLOP/s under the row's convention: 5762 tokens/s of Llama 3.1 8B at
+       8192 tokens are 334 TFLOP/s as torchtitan counts (6 N_noemb + 12 L H Q T) */
+    assert_int_equal(map2("tflops_per_gpu", "300", "tflops_convention", "torchtitan"), TP_OK);
+    assert_int_equal(map2("tflops_per_gpu", "900", "tflops_convention", "torchtitan"), TP_EINVAL);
+    assert_non_null(strstr(err.msg, "tflops_per_gpu 900 disagrees with tokens_per_s_per_gpu "
+                                    "5762: under the torchtitan convention they mean 900 and"));
+    assert_int_equal(map2("tflops_per_gpu", "100", "tflops_convention", "torchtitan"), TP_EINVAL);
+    assert_int_equal(map2("mfu", "0.9", "tflops_convention", "torchtitan"), TP_EINVAL);
     assert_int_equal(map1("mfu", "0.45"), TP_OK);
     assert_int_equal(map1("tflops_per_gpu", "400"), TP_OK);
     /* 8B on an H100: 989e12 / (2 x 8.03e9) = 61,600 tokens/s is the most a GPU does */

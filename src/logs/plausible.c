@@ -122,6 +122,20 @@ static enum tp_status rate(const struct tp_run *run, const char *col, double v, 
     return TP_OK;
 }
 
+/* Two figures of one measurement: `v` (column `col`: TFLOP/s, or a peak fraction meaning
+   tf_lo..tf_hi TFLOP/s as the source took the 16-bit or the precision's peak) against the
+   TFLOP/s the row's tokens/s mean under its convention (`implied`). */
+static enum tp_status agree(const struct tp_run *run, const char *col, double v, double tf_lo,
+                            double tf_hi, double implied, struct tp_error *err)
+{
+    if (!(v > 0 && implied > 0) || (tf_lo <= 2 * implied && 2 * tf_hi >= implied))
+        return TP_OK;
+    return tp_fail(err, TP_EINVAL, "%s %g disagrees with tokens_per_s_per_gpu %g: under the "
+                   "%s convention they mean %.4g and %.4g TFLOP/s per GPU, more than a factor "
+                   "of 2 apart", col, v, run->tokens_per_s_per_gpu, run->tflops_convention,
+                   tf_lo > 2 * implied ? tf_lo : tf_hi, implied);
+}
+
 enum tp_status tp_run_plausible(const struct tp_run *run, struct tp_error *err)
 {
     const struct tp_gpu *g = &run->cluster.gpu;
@@ -161,5 +175,19 @@ enum tp_status tp_run_plausible(const struct tp_run *run, struct tp_error *err)
     if (wall > 0)
         TRY(rate(run, "total_tokens", run->total_tokens, run->total_tokens / wall / n, cap, na,
                  err));
+    /* tokens/s consistent with the row's TFLOP/s and MFU: the conventions of the shipped
+       sources reproduce their own pairs within 0.58..1.00 (bench_time's "FLOP conventions"
+       table), so a factor of 2 apart is a wrong cell or a wrong convention, not rounding */
+    double f = tp_convention_flops_per_token(&run->model, run->job.seq, run->tflops_convention);
+    double share = tp_job_trainable_frac(&run->job), tps = run->tokens_per_s_per_gpu;
+    if (f > 0 && share > 0 && tps > 0) {
+        double implied = tps / share * f / 1e12, bf16 = g->peak_flops[TP_BF16] / 1e12;
+        bool hw = strcmp(run->tflops_convention, "megatron-hfu-2021") == 0;
+        double frac = hw ? run->hfu : run->mfu;
+        TRY(agree(run, "tflops_per_gpu", tf, tf, tf, implied, err));
+        /* MFU against the 16-bit peak, or (FP8 rows of llm-foundry and torchtitan) the
+           precision's */
+        TRY(agree(run, hw ? "hfu" : "mfu", frac, frac * bf16, frac * cap / 1e12, implied, err));
+    }
     return TP_OK;
 }
