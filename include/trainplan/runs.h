@@ -48,8 +48,11 @@ struct tp_run {
 
 /* Maps one row, given as parallel arrays of column names and cell texts (empty = unknown), to
    a run.  Columns are found by name, in any order; extra columns are ignored.  A row that
-   cannot be mapped returns TP_EINVAL / TP_EUNSUPPORTED with the reason (e.g. "seq_len is
-   empty", "arch nemotron_h (hybrid Mamba) is not modelled"). */
+   cannot be mapped returns TP_EINVAL / TP_EUNSUPPORTED with the reason naming the column (e.g.
+   "seq_len is empty", "precision \"notfp8\" is not a known value (...)", "global_batch 16
+   differs from micro_batch x grad_accum x dp = ...", "mfu 45 is not a fraction of the peak"):
+   numbers must be plain decimals, enumerated cells whole known values, booleans 1/0/true/false,
+   cells must agree and measured figures be possible on the row's GPU. */
 TP_API enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells, size_t n,
                                struct tp_run *out, struct tp_error *err);
 
@@ -71,8 +74,13 @@ TP_API bool tp_run_assumed(const struct tp_run *run);
    `why`.  Return false to stop reading. */
 typedef bool (*tp_run_fn)(void *ctx, const char *path, size_t line, const struct tp_run *run,
                           const struct tp_error *why);
-/* Reads a runs CSV (RFC 4180 quoting; the first line names the columns) and calls `fn` for
-   every row.  TP_EIO / TP_EINVAL for an unreadable or malformed file. */
+/* Reads a runs CSV (RFC 4180 quoting, strictly; the first line names the columns; a UTF-8
+   byte-order mark is skipped) and calls `fn` for every row with the physical line it starts
+   on.  A row the reader refuses before mapping (more than 256 cells, extra cells, a NUL, a
+   control character or bytes that are not UTF-8) comes with `why` like an unmappable one.
+   TP_EIO for an unreadable file; TP_EINVAL "PATH line N: ..." for malformed CSV (an unclosed
+   quote named on the line it opened), a header naming a column twice, or no runs header
+   (docs/runs-file.md, "What is refused"). */
 TP_API enum tp_status tp_runs_read(const char *path, tp_run_fn fn, void *ctx, struct tp_error *err);
 /* `s` with every control character (C0, DEL, C1) and every byte that is not UTF-8 written as
    \\xNN, for echoing input (row ids, names, paths, messages) to a terminal or a table; like
