@@ -420,15 +420,15 @@ void cli_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    char msg[4096], esc[4 * sizeof msg]; /* every byte escaped takes 4 */
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
     if (capture_buf) {
-        vsnprintf(capture_buf, capture_len, fmt, ap);
-        va_end(ap);
+        tp_text_escape(msg, capture_buf, capture_len);
         return;
     }
-    fputs("trainplan: error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
+    tp_text_escape(msg, esc, sizeof esc); /* cli_escape's rule, without its buffer's bound */
+    fprintf(stderr, "trainplan: error: %s\n", esc);
 }
 
 static const struct opt *find(const char *name)

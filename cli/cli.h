@@ -201,7 +201,11 @@ int cli_sweep_print(const struct cli_args *a, cli_sweep_row one, void *ctx, cons
                     const char *title, const struct cli_col *cols, size_t n_cols, int digits);
 /* Sends cli_error's messages into `buf` (the last one) instead of stderr; NULL restores. */
 void cli_error_capture(char *buf, size_t len);
-/* Prints "trainplan: error: <msg>" to stderr. */
+/* Input echoed back (row ids, names, paths, messages) with its control characters and bytes
+   that are not UTF-8 written as \xNN (tp_text_escape): the one helper for every echo.  Returns
+   one of four rotating static buffers (up to 4 KiB), so a printf may take up to four. */
+const char *cli_escape(const char *text);
+/* Prints "trainplan: error: <msg>" to stderr, escaped (cli_escape). */
 void cli_error(const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 1, 2)))

@@ -321,6 +321,15 @@ void cli_error_field(const struct tp_error *err)
     cli_error("--%s%s", flag, msg + n);
 }
 
+const char *cli_escape(const char *text)
+{
+    static char buf[4][4096]; /* a few per printf call; each up to 4 KiB escaped */
+    static unsigned next;
+    char *out = buf[next++ % 4];
+    tp_text_escape(text, out, sizeof buf[0]);
+    return out;
+}
+
 void fmt_duration(char *buf, size_t len, double s)
 {
     if (s < 120)

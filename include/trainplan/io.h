@@ -346,6 +346,12 @@ TP_API struct json_t *tp_json_params(const struct tp_params_report *r);
 struct tp_validation;
 struct tp_calibration;
 TP_API struct json_t *tp_json_validate(const struct tp_validation *v, const char *calibration);
+/* The pieces of that document for a streaming validation (tp_validate_stream): one row's
+   object, and the summary object with the counts of rows not compared. */
+TP_API struct json_t *tp_json_validate_row(const struct tp_run *run, const struct tp_run_eval *e);
+TP_API struct json_t *tp_json_validate_stream_summary(const struct tp_validate_stream *v,
+                                                      size_t skipped, size_t duplicates,
+                                                      size_t unmeasured);
 /* `trainplan calibrate`'s document (`base_name` as tp_calib_base gives it, `output` the file
    written or NULL), and its parameters alone (its CSV: one row each). */
 TP_API struct json_t *tp_json_calibrate(const struct tp_calibration *r, const char *base_name,

@@ -128,7 +128,8 @@ bool tp_row_recipe_recompute(const struct row *r, struct tp_layout *l)
     return true;
 }
 
-/* A boolean column's cell: "1" or "true" (any case); anything else is false. */
+/* A boolean column's cell: "1" or "true" (any case); tp_row_stack_columns has refused
+   anything but those and "0" / "false". */
 static bool cell_true(const char *cell)
 {
     return strcmp(cell, "1") == 0 || strcasecmp(cell, "true") == 0;
@@ -215,20 +216,19 @@ enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j)
             break;
         }
     }
-    uint32_t kbit = 0;
-    TRY(tp_row_u32(r, "kbit_fp32", false, 0, &kbit));
-    j->kbit_fp32 = kbit != 0;
-    const char *fl = tp_row_cell(r, "fused_loss");
-    if (*fl)
-        j->fused_loss = cell_true(fl);
-    const char *fpg = tp_row_cell(r, "fp8_param_gather");
-    if (*fpg)
-        j->fp8_param_gather = cell_true(fpg);
+    TRY(tp_row_bool(r, "kbit_fp32", false, &j->kbit_fp32));
+    TRY(tp_row_bool(r, "fused_loss", j->fused_loss, &j->fused_loss));
+    TRY(tp_row_bool(r, "fp8_param_gather", j->fp8_param_gather, &j->fp8_param_gather));
     /* DeepSpeed ZeRO++: zero_quantized_weights / zero_quantized_gradients, as its config says */
-    const char *qw = tp_row_cell(r, "zero_quantized_weights");
-    const char *qg = tp_row_cell(r, "zero_quantized_gradients");
-    j->zero_quant_weights = cell_true(qw);
-    j->zero_quant_grads = cell_true(qg);
+    TRY(tp_row_bool(r, "zero_quantized_weights", false, &j->zero_quant_weights));
+    TRY(tp_row_bool(r, "zero_quantized_gradients", false, &j->zero_quant_grads));
+    bool unused;
+    TRY(tp_row_bool(r, "moe_a2a_overlap", false, &unused)); /* read by tp_row_a2a_overlap */
+    /* the FP8 recipe's scaling (docs/runs-file.md) */
+    static const char *const recipes[] = {"tensorwise", "delayed", "current", "rowwise",
+                                          "blockwise", "subchannel"};
+    int ri;
+    TRY(tp_row_enum(r, "fp8_recipe", recipes, sizeof recipes / sizeof recipes[0], &ri));
     /* the share of token slots the row's throughput counts (Axolotl: trainable tokens) */
     double frac;
     TRY(tp_row_real(r, "trainable_frac", &frac));
