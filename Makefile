@@ -176,7 +176,9 @@ unit: $(TESTS)
 	@set -e; for t in $(TESTS); do echo "== $$t"; ./$$t; done
 
 # tests/cli/cases.txt and every tests/cli/cases.d/*.txt (one file per topic), as one list
+# export -o refuses files that exist (without --force): the cases' export folders start empty
 cli-test: $(BIN)
+	@rm -rf build/export-cases
 	@cat tests/cli/cases.txt $(sort $(wildcard tests/cli/cases.d/*.txt)) >$(BUILD)/cli-cases.txt
 	@sh tests/cli/run.sh ./$(BIN) $(BUILD)/cli-cases.txt
 

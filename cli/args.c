@@ -144,7 +144,8 @@ static const struct opt OPTS[] = {
     {"best", NULL, OPT_CONST, F(best), 1, 1, NULL, NULL, CMD_EXPORT, NULL,
      "run the search (with --gbs and the search options) and export its fastest layout"},
     {"force", NULL, OPT_CONST, F(force), 1, 1, NULL, NULL, CMD_EXPORT, NULL,
-     "export a layout that does not fit in memory"},
+     "export a layout that does not fit in memory, and replace the files -o DIR already "
+     "holds"},
     {"base-model", NULL, OPT_STR, F(base_model), 0, 0, NULL, NULL, CMD_EXPORT, "ID",
      "Axolotl base_model (default: the preset's Hugging Face id or the config's directory)"},
     {"job-name", NULL, OPT_STR, F(job_name), 0, 0, NULL, NULL, CMD_EXPORT, "NAME",

@@ -9,15 +9,13 @@
  * 2 usage, input or I/O error, or a plan the target framework cannot express.
  */
 #include "cli.h"
+#include "outfile.h"
 #include "par_search.h"
 #include "trainplan_export.h"
 
-#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static void help(void)
 {
@@ -35,7 +33,9 @@ static void help(void)
            "  torchrun, slurm      launch script for the planned nodes (+ the --framework stack's\n"
            "                       config files)\n"
            "Without -o the format's own file goes to stdout; with -o DIR every file it needs\n"
-           "(configs and a launch script) is written there and the names are printed.  What the\n"
+           "(configs and a launch script) is written there and the names are printed; a file\n"
+           "already there is replaced only with --force, a symbolic link never, and each file\n"
+           "is written to a temporary name and renamed into place.  What the\n"
            "target cannot say exactly as planned is printed as notes on stderr.  Key and flag\n"
            "names are checked against the frameworks' sources: see docs/export.md.\n\n"
            "--best runs `trainplan search` with the same flags (--gbs needed) and exports its\n"
@@ -81,56 +81,25 @@ static int best_layout(const struct cli_args *a, struct run *r, uint64_t gbs)
     return EXIT_OK;
 }
 
-/* mkdir -p: `dir` and its missing parents. */
-static int make_dirs(const char *dir)
+/* Writes every file into `dir` (created with its parents when missing): every name is checked
+   first (nothing is written when one is refused), then each is written to a temporary file in
+   the folder and renamed into place (cli/outfile.c). */
+static int write_files(const char *dir, const struct tp_export *x, bool force)
 {
-    char path[4096];
-    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
-        cli_error("-o %s: path too long", dir);
-        return EXIT_USAGE;
+    struct out_dir d;
+    int rc = out_dir_open(&d, dir, force);
+    char shown[4096];
+    for (size_t i = 0; rc == EXIT_OK && i < x->n_files; i++)
+        rc = out_dir_check(&d, x->files[i].name, shown, sizeof shown);
+    for (size_t i = 0; rc == EXIT_OK && i < x->n_files; i++) {
+        const char *name = x->files[i].name;
+        size_t n = strlen(name);
+        bool exec = (n > 3 && strcmp(name + n - 3, ".sh") == 0) ||
+                    (n > 7 && strcmp(name + n - 7, ".sbatch") == 0);
+        rc = out_dir_write(&d, name, x->files[i].text, strlen(x->files[i].text), exec);
     }
-    for (char *p = path + 1;; p++) {
-        if (*p != '/' && *p != '\0')
-            continue;
-        char c = *p;
-        *p = '\0';
-        struct stat sb;
-        if (mkdir(path, 0777) != 0 && (errno != EEXIST || stat(path, &sb) != 0 ||
-                                       !S_ISDIR(sb.st_mode))) {
-            cli_error("cannot create directory %s: %s", path,
-                      errno == EEXIST ? "a file is in the way" : strerror(errno));
-            return EXIT_USAGE;
-        }
-        *p = c;
-        if (c == '\0')
-            return EXIT_OK;
-    }
-}
-
-/* Writes every file into `dir` (created with its parents when missing). */
-static int write_files(const char *dir, const struct tp_export *x)
-{
-    int rc = make_dirs(dir);
-    if (rc != EXIT_OK)
-        return rc;
-    for (size_t i = 0; i < x->n_files; i++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, x->files[i].name);
-        FILE *f = fopen(path, "w");
-        size_t len = strlen(x->files[i].text);
-        bool ok = f && fwrite(x->files[i].text, 1, len, f) == len;
-        if (f && fclose(f) != 0)
-            ok = false;
-        if (!ok) {
-            cli_error("cannot write %s: %s", path, strerror(errno));
-            return EXIT_USAGE;
-        }
-        size_t n = strlen(path);
-        if ((n > 3 && strcmp(path + n - 3, ".sh") == 0) ||
-            (n > 7 && strcmp(path + n - 7, ".sbatch") == 0))
-            chmod(path, 0755);
-    }
-    return EXIT_OK;
+    out_dir_close(&d);
+    return rc;
 }
 
 static int print_json(const struct cli_args *a, const struct run *r, const struct tp_export *x,
@@ -222,7 +191,7 @@ static int export_output(const struct cli_args *a, const struct run *r,
     int rc = EXIT_OK;
     uint32_t nodes = r->c.n_gpus > r->c.gpus_per_node
                          ? (r->c.n_gpus + r->c.gpus_per_node - 1) / r->c.gpus_per_node : 1;
-    if (a->output && (rc = write_files(a->output, x)) != EXIT_OK)
+    if (a->output && (rc = write_files(a->output, x, a->force)) != EXIT_OK)
         return rc;
     if (a->format == FMT_JSON) {
         rc = print_json(a, r, x, mem, nodes);

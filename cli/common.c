@@ -2,6 +2,7 @@
  * common.c - pieces every command shares: model resolution, number formatting, exit handling.
  */
 #include "cli.h"
+#include "outfile.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -33,6 +34,7 @@ int cli_begin(int argc, char **argv, unsigned cmd, struct cli_args *a, void (*he
     int rc = cli_parse(argc, argv, cmd, a);
     if (rc != EXIT_OK)
         return rc;
+    out_inputs(a); /* no output may overwrite one of them (cli/outfile.c) */
     if (a->help) {
         help();
         return cli_finish(EXIT_OK);

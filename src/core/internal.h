@@ -46,6 +46,19 @@ static inline bool tp_mul_u64(uint64_t a, uint64_t b, uint64_t *out)
     return true;
 }
 
+/* *sum += v unless it wraps 64 bits (then false and *sum = UINT64_MAX, so a total that cannot
+   be formed stays visibly unknown instead of wrapping).  C11 has no checked arithmetic
+   (__builtin_add_overflow is a GCC/Clang extension). */
+static inline bool tp_add_u64(uint64_t *sum, uint64_t v)
+{
+    if (v > UINT64_MAX - *sum) {
+        *sum = UINT64_MAX;
+        return false;
+    }
+    *sum += v;
+    return true;
+}
+
 /* Drops (sets NaN) and counts the physically impossible figures of parsed log steps and of the
    log's run facts; returns how many, also added to info->n_implausible. */
 size_t tp_log_drop_implausible(struct tp_log_step *steps, size_t n, struct tp_log_info *info);
