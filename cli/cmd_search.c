@@ -301,6 +301,7 @@ static void explain(const struct run *r, const struct tp_search_opts *o,
 {
     struct tp_memory mem;
     struct tp_time t;
+    struct tp_layout asked = *l;
     enum tp_reject why = explain_check(r, o, cal, l, &mem, &t);
     char split[64] = "", rc[24];
     /* the split is known valid once the checks before pp-divides-layers have passed it */
@@ -311,10 +312,18 @@ static void explain(const struct run *r, const struct tp_search_opts *o,
         snprintf(split, sizeof split, " (blocks %s)", blocks);
     }
     report_recompute(l, rc, sizeof rc);
-    printf("\nexplain %s (other knobs as the best layout, or the fastest that work): tp %u pp %u%s vpp %u dp %u cp %u ep %u "
-           "zero %u mbs %u recompute %s offload %s\n",
+    printf("\nexplain %s (what is not named as the best layout; offload none unless named): tp %u "
+           "pp %u%s vpp %u dp %u cp %u ep %u zero %u mbs %u recompute %s offload %s\n",
            text, l->tp, l->pp, split, l->vpp, l->dp, l->cp, l->ep, l->zero, l->mbs, rc,
            tp_name(TP_NAMES_OFFLOAD, (int)l->offload));
+    if (l->zero != asked.zero || l->recompute != asked.recompute ||
+        l->recompute_layers != asked.recompute_layers || l->offload != asked.offload) {
+        char was[24];
+        report_recompute(&asked, was, sizeof was);
+        printf("  changed so it runs (not named; as given: zero %u recompute %s offload %s did "
+               "not fit or the stack cannot run it)\n", asked.zero, was,
+               tp_name(TP_NAMES_OFFLOAD, (int)asked.offload));
+    }
     if (why != TP_REJECT_COUNT) {
         printf("  rejected (%s): %s", tp_reject_name(why), reason_text(why));
         if (why == TP_REJECT_MEMORY)
@@ -331,11 +340,15 @@ static void explain(const struct run *r, const struct tp_search_opts *o,
     if (run_search(r, &probe, cal, one, 1, &n, &st) != EXIT_OK)
         return;
     double worse = probe.probe_time_per_token / best->time_per_token - 1;
-    printf("  feasible: rank %llu of %llu timed layouts, %+.1f%% time per token against the "
-           "best: %s (the band is %.0f%%, the estimate's uncertainty)\n\n",
-           (unsigned long long)st.faster_than_probe + 1,
-           (unsigned long long)(st.feasible - st.dominated), 100 * worse,
-           worse <= band ? "a tie" : "slower than the band of ties", 100 * band);
+    /* the search times only undominated layouts: the explained one may not be among them
+       (a cheaper recompute mode of the same sizes fits), so say how many are faster */
+    unsigned long long faster = st.faster_than_probe, timed = st.feasible - st.dominated;
+    printf("  feasible: rank %llu, %llu of the search's %llu timed layouts faster%s; %+.1f%% "
+           "time per token against the best: %s (the band is %.0f%%, the estimate's "
+           "uncertainty)\n\n", faster + 1, faster, timed,
+           faster + 1 > timed ? " (this layout is not among them: a cheaper one of the same "
+                                "sizes dominates it)" : "",
+           100 * worse, worse <= band ? "a tie" : "slower than the band of ties", 100 * band);
     const struct tp_time *b = &best->time;
     printf("  %-34s %12s %12s\n", "seconds per step", "explained", "best");
     side("compute (fwd + bwd + recompute)", t.fwd_s + t.bwd_s + t.recompute_s,
@@ -570,6 +583,9 @@ int cmd_search(int argc, char **argv)
             tp_layout_init(&l);
             if (n > 0)
                 l = hits[0].h.layout;
+            /* the sizes the user did not name come from the best layout, but never its
+               optimizer offload: the explained layout is the user's (issue 40) */
+            l.offload = TP_OFFLOAD_NONE;
             if ((rc = parse_explain(a.explain, &l)) != EXIT_OK)
                 return rc;
             if (n > 0)
