@@ -381,7 +381,8 @@ static void budget(const struct tp_time *t, uint32_t gpus, double tokens, double
 
 /* The sweep as JSON or CSV: one object per GPU count. */
 static int sweep_json(const struct cli_args *a, const struct run *r,
-                      const struct tp_search_opts *o, const struct plot_sweep *ps, bool any)
+                      const struct tp_search_opts *o, const struct plot_sweep *ps,
+                      const struct tp_range *rg, bool any)
 {
     int rc;
     bool priced = a->price >= 0;
@@ -402,6 +403,21 @@ static int sweep_json(const struct cli_args *a, const struct run *r,
                                 json_real(ps->gpu_hours[i]));
             json_object_set_new(e, "cost", priced ? json_real(ps->gpu_hours[i] * a->price)
                                                   : json_null());
+            /* the 80% range, as estimate gives it (issue 40: sweeps keep their ranges) */
+            const struct tp_time *t = &ps->best[i].h.time;
+            const char *tk = a->tokens > 0 ? "train_time_s" : "time_per_million_tokens_s";
+            char key[48];
+            json_object_set_new(e, "tokens_per_s_per_gpu_low",
+                                json_real(t->tokens_per_s_per_gpu * rg[i].lo));
+            json_object_set_new(e, "tokens_per_s_per_gpu_high",
+                                json_real(t->tokens_per_s_per_gpu * rg[i].hi));
+            json_object_set_new(e, "step_time_s_low", json_real(t->step_s / rg[i].hi));
+            json_object_set_new(e, "step_time_s_high", json_real(t->step_s / rg[i].lo));
+            snprintf(key, sizeof key, "%s_low", tk);
+            json_object_set_new(e, key, json_real(ps->train_s[i] / rg[i].hi));
+            snprintf(key, sizeof key, "%s_high", tk);
+            json_object_set_new(e, key, json_real(ps->train_s[i] / rg[i].lo));
+            json_object_set_new(e, "range_class", json_string(rg[i].cls));
         }
         json_array_append_new(list, e);
     }
@@ -465,6 +481,7 @@ static int sweep(const struct cli_args *a, struct run *r, const struct tp_search
     if (rc != EXIT_OK)
         return rc;
     static struct tp_stack_hit best[MAX_COUNTS];
+    static struct tp_range range[MAX_COUNTS];
     bool found[MAX_COUNTS];
     double train[MAX_COUNTS], hours[MAX_COUNTS];
     size_t any = 0;
@@ -476,8 +493,15 @@ static int sweep(const struct cli_args *a, struct run *r, const struct tp_search
             return rc;
         found[i] = n > 0;
         any += n > 0;
-        if (found[i])
+        if (found[i]) {
             budget(&best[i].h.time, (uint32_t)counts[i], a->tokens, &train[i], &hours[i]);
+            struct tp_job j = r->j;
+            j.framework = best[i].fw;
+            char why[320] = "";
+            unsigned domain = tp_calib_domain_check(cal, &r->m, &r->c, &j,
+                                                    best[i].h.time.mfu, why, sizeof why);
+            tp_time_range(&r->m, &r->c, &j, &best[i].h.layout, domain, &range[i]);
+        }
     }
     /* Pareto front of time against GPU-hours: no other count is at least as fast and as cheap
        and better in one of them */
@@ -490,7 +514,7 @@ static int sweep(const struct cli_args *a, struct run *r, const struct tp_search
     if (a->svg && (rc = plot_search(a->svg, r, &ps)) != EXIT_OK)
         return rc;
     if (a->format != FMT_TABLE)
-        return sweep_json(a, r, o, &ps, any > 0);
+        return sweep_json(a, r, o, &ps, range, any > 0);
     return sweep_table(a, r, o, &ps, any > 0);
 }
 
