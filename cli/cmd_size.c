@@ -419,7 +419,9 @@ static void print_table(const struct size_job *s, const struct tp_size_state *st
                "reproduce Hoffmann's own Table A3 and put N_opt at about half of approaches 1 and "
                "2 (Besiroglu et al. 2024); the default, besiroglu, agrees with them\n");
     printf("\n%zu shapes in the grid", st->n);
-    if (s->cluster)
+    if (s->cluster && st->searched == st->n)
+        printf(", every one searched for a layout");
+    else if (s->cluster)
         printf(", %zu searched for a layout (the rest cannot rank: their loss at %.0f%% of the "
                "peak, the fastest any FLOP runs, is above the list's)", st->searched,
                100 * st->rate / s->r.c.gpu.peak_flops[TP_BF16]);

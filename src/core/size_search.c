@@ -88,13 +88,30 @@ static double rate_ceiling(const struct tp_size_req *r, double *peak)
     return top > 0 && top < *peak ? top : *peak;
 }
 
+/* The bound counts a token at the shape's full causal model FLOPs, which is what the time
+   model prices for pre-training and full fine-tuning on whole sequences.  LoRA (no weight
+   gradients), DPO (pairs and a reference forward) and packed documents (attention within each)
+   count a token otherwise: there every shape is searched (bound minus infinity), slower but
+   exact. */
+static bool bound_holds(const struct tp_size_req *r)
+{
+    const struct tp_job *j = r->job;
+    struct tp_job js = *j;
+    js.seq = r->grid->seq;
+    return (j->task == TP_TASK_PRETRAIN || j->task == TP_TASK_SFT) &&
+           !(tp_attn_span(&js) < (double)js.seq);
+}
+
 /* Each shape's bound from the cluster's rate per GPU (`rate`). */
 static void cluster_bounds(const struct tp_size_req *r, struct tp_size_state *s, double rate)
 {
+    bool holds = bound_holds(r);
     for (size_t i = 0; i < s->n; i++) {
         const struct tp_size_shape *sh = &s->shapes[i];
         if (r->flops > 0) {
-            s->bound[i] = sh->loss;
+            s->bound[i] = sh->loss; /* the budget fixes the tokens: the loss itself */
+        } else if (!holds) {
+            s->bound[i] = -INFINITY;
         } else {
             double d_max = rate * r->cluster->n_gpus * r->seconds / sh->flops_per_token;
             s->bound[i] = tp_scaling_loss(r->loss_fit, sh->fit_n, d_max);
@@ -253,7 +270,7 @@ static enum tp_status run_batch(struct walk *w, size_t nb, tp_pool_fn pool, void
         w->s->done[w->batch[b]] = 1;
         w->s->searched++;
         if (sh->has_layout &&
-            sh->best.time.model_tflops_per_gpu * 1e12 > w->s->rate * (1 + 1e-9))
+            sh->best.time.slots_per_s_per_gpu * sh->flops_per_token > w->s->rate * (1 + 1e-9))
             w->violated = true;
         consider(w, w->batch[b]);
     }
