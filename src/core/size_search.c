@@ -10,7 +10,7 @@
  * gemm_scale, tile and wave efficiencies <= 1) or the attention kernel's, whichever is higher;
  * every other term only adds time.  On an H100 that is about 61% of the peak instead of 100%,
  * so fewer shapes are searched: the Megatron 1,024-GPU case of docs/size.md 355 of 776, not
- * 401.  Should a searched shape ever run faster than R (a time model changed under this
+ * 401 at the peak.  Should a searched shape ever run faster than R (a time model changed under this
  * file), the walk notices, falls back to the peak (MFU 1, which tp_time_step checks) and goes
  * on, so the list stays exact.
  * Shapes are taken in order of bound, in batches the caller's pool evaluates (the library has
@@ -25,10 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Shapes a pool evaluates at once: a batch costs 3-15 ms of searches (0.1-0.5 ms a shape,
+/* Shapes a pool evaluates at once: a batch costs 2-40 ms of searches (0.1-2.5 ms a shape,
    docs/size.md), enough for threads to share; its threshold is the one at its start, so a
-   larger batch would search more shapes that cannot rank. */
-#define BATCH 32
+   larger batch searches more shapes that cannot rank (32: 255 on 64 H100s, 16: 243). */
+#define BATCH 16
 
 double tp_size_tie_band(const struct tp_scaling_fit *f, double flops, double frac)
 {
