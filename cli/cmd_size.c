@@ -80,15 +80,6 @@ static void help(void)
     printf("\nexit status: 0 shapes listed; 1 no shape fits the cluster; 2 usage or input error.\n");
 }
 
-/* DeepSeek LLM 2024 eq. 1: B_opt = 0.2920 C^0.3271 tokens; in sequences, a power of two per
-   GPU (so every data-parallel size divides it), at least one per GPU. */
-static uint64_t default_gbs(double flops, uint64_t seq, uint32_t gpus)
-{
-    double per_gpu = 0.2920 * pow(flops, 0.3271) / (double)seq / gpus;
-    double k = per_gpu > 1 ? round(log2(per_gpu)) : 0;
-    return (uint64_t)gpus << (int)(k < 16 ? k : 16);
-}
-
 /* The grid's extreme shapes bound the budgets it can answer: a budget whose compute-optimal
    model (by the loss fit) lies outside them would only rank the grid's edge. */
 static int check_budget(const struct size_job *s)
@@ -98,34 +89,22 @@ static int check_budget(const struct size_job *s)
                   s->r.c.n_gpus);
         return EXIT_USAGE;
     }
-    struct tp_size_shape edge[2];
-    struct tp_size_grid g = s->g;
-    memset(edge, 0, sizeof edge);
-    edge[0].layers = 4;
-    edge[0].hidden = g.hidden_min;
-    edge[1].layers = g.layers_max;
-    edge[1].hidden = g.hidden_max;
     struct tp_scaling_opt o;
     struct tp_error err = {{0}, {0}};
-    if (tp_scaling_optimum(s->loss_fit, s->nominal, &o, &err) != TP_OK) {
+    double lo, hi;
+    if (tp_scaling_optimum(s->loss_fit, s->nominal, &o, &err) != TP_OK ||
+        tp_size_grid_span(&s->g, s->loss_fit, &lo, &hi, &err) != TP_OK) {
         cli_error_field(&err);
         return EXIT_USAGE;
     }
-    for (int i = 0; i < 2; i++) {
-        tp_size_enumerate_one(&g, &edge[i]);
-        if (tp_size_count(&g, s->loss_fit, 0, &edge[i], &err) != TP_OK) {
-            cli_error_field(&err);
-            return EXIT_USAGE;
-        }
-    }
-    if (o.n_opt < edge[0].fit_n || o.n_opt > edge[1].fit_n) {
-        char n[16], lo[16], hi[16];
+    if (o.n_opt < lo || o.n_opt > hi) {
+        char n[16], l[16], h[16];
         fmt_si(n, sizeof n, o.n_opt);
-        fmt_si(lo, sizeof lo, edge[0].fit_n);
-        fmt_si(hi, sizeof hi, edge[1].fit_n);
+        fmt_si(l, sizeof l, lo);
+        fmt_si(h, sizeof h, hi);
         cli_error("a budget of %.3g FLOPs wants a %s-parameter model (%s), outside the %s grid's "
-                  "%s..%s", s->nominal, n, s->loss_fit->key, tp_size_family_name(g.family), lo,
-                  hi);
+                  "%s..%s", s->nominal, n, s->loss_fit->key, tp_size_family_name(s->g.family),
+                  l, h);
         return EXIT_USAGE;
     }
     return EXIT_OK;
@@ -187,7 +166,7 @@ static int resolve(int argc, char **argv, struct size_job *s)
         return rc;
     tp_search_opts_init(&s->o);
     s->o.gbs = a->gbs != TP_UNSET ? (uint64_t)a->gbs
-                                  : default_gbs(s->nominal, s->g.seq, s->r.c.n_gpus);
+                                  : tp_size_default_gbs(s->nominal, s->g.seq, s->r.c.n_gpus);
     s->req = (struct tp_size_req){&s->g, s->loss_fit, s->cluster ? &s->r.c : NULL, &s->r.j,
                                   &s->o, &s->cal, a->flops, s->seconds,
                                   tp_size_tie_band(s->loss_fit, s->nominal, TIE_COMPUTE)};

@@ -449,6 +449,22 @@ static void test_size_bnb_exact(void **state)
     tp_size_free(&b);
 }
 
+/* [DSK24] eq. 1: B_opt = 0.2920 C^0.3271 tokens; at 1.36e21 FLOPs 2.39M tokens, 1,167 sequences
+   of 2048 on 8 GPUs: 146 per GPU, the power of two nearest, 128, so 1,024 sequences. */
+static void test_default_gbs(void **state)
+{
+    (void)state;
+    near_rel(0.2920 * pow(1.36e21, 0.3271), 2.39e6, 0.01, "B_opt tokens at 1.36e21");
+    assert_int_equal(tp_size_default_gbs(1.36e21, 2048, 8), 1024);
+    assert_int_equal(tp_size_default_gbs(1e15, 8192, 64), 64); /* at least one per GPU */
+    double lo, hi;
+    struct tp_size_grid g;
+    tp_size_grid_init(&g);
+    struct tp_error err = {{0}, {0}};
+    assert_int_equal(tp_size_grid_span(&g, fit("besiroglu"), &lo, &hi, &err), TP_OK);
+    assert_true(lo > 60e6 && lo < 80e6 && hi > 1e12 && hi < 1.5e12);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -480,6 +496,7 @@ int main(void)
         cmocka_unit_test(test_grid_conventions),
         cmocka_unit_test(test_size_default_1e23),
         cmocka_unit_test(test_size_bnb_exact),
+        cmocka_unit_test(test_default_gbs),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

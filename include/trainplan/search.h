@@ -329,6 +329,13 @@ struct tp_size_state {
     size_t searched;                       /* shapes searched for a layout */
 };
 
+/* The default global batch of a size run, in sequences: DeepSeek LLM's B_opt = 0.292 C^0.3271
+   tokens at `flops`, a power of two sequences per GPU, at least one per GPU. */
+TP_API uint64_t tp_size_default_gbs(double flops, uint64_t seq, uint32_t gpus);
+/* The fit's N of the grid's smallest (4 layers at hidden_min) and largest shape: the budgets
+   whose optimum lies outside cannot be answered by the grid. */
+TP_API enum tp_status tp_size_grid_span(const struct tp_size_grid *g, const struct tp_scaling_fit *f,
+                                        double *lo, double *hi, struct tp_error *err);
 /* The loss difference within which two shapes tie: what `frac` more compute buys at the fit's
    optimum, L*(C) - L*((1 + frac) C) (0 for a fit without a loss law). */
 TP_API double tp_size_tie_band(const struct tp_scaling_fit *f, double flops, double frac);

@@ -30,6 +30,35 @@
    larger batch searches more shapes that cannot rank (32: 255 on 64 H100s, 16: 243). */
 #define BATCH 16
 
+/* DeepSeek LLM 2024 (arXiv 2401.02954) eq. 1: B_opt = 0.2920 C^0.3271 tokens; in sequences, a
+   power of two per GPU (so every data-parallel size divides it), at least one per GPU. */
+uint64_t tp_size_default_gbs(double flops, uint64_t seq, uint32_t gpus)
+{
+    if (!(flops > 0) || seq == 0 || gpus == 0)
+        return gpus;
+    double per_gpu = 0.2920 * pow(flops, 0.3271) / (double)seq / gpus;
+    double k = per_gpu > 1 ? round(log2(per_gpu)) : 0;
+    return (uint64_t)gpus << (int)(k < 16 ? k : 16);
+}
+
+enum tp_status tp_size_grid_span(const struct tp_size_grid *g, const struct tp_scaling_fit *f,
+                                 double *lo, double *hi, struct tp_error *err)
+{
+    struct tp_size_shape edge[2];
+    memset(edge, 0, sizeof edge);
+    edge[0].layers = 4;
+    edge[0].hidden = g->hidden_min;
+    edge[1].layers = g->layers_max;
+    edge[1].hidden = g->hidden_max;
+    for (int i = 0; i < 2; i++) {
+        tp_size_enumerate_one(g, &edge[i]);
+        TRY(tp_size_count(g, f, 0, &edge[i], err));
+    }
+    *lo = edge[0].fit_n;
+    *hi = edge[1].fit_n;
+    return TP_OK;
+}
+
 double tp_size_tie_band(const struct tp_scaling_fit *f, double flops, double frac)
 {
     struct tp_scaling_opt a, b;
