@@ -188,8 +188,9 @@ static const struct opt OPTS[] = {
     {"gpu-hours", NULL, OPT_REAL, F(gpu_hours), 1e-3, 1e12, NULL, NULL, CMD_SIZE, "H",
      "with --gpu and --gpus: GPU-hours of training (days = H / 24 / GPUs)"},
     {"fit", NULL, OPT_STR, F(fit), 0, 0, NULL, NULL, CMD_SIZE, "NAME",
-     "scaling-law fit: hoffmann-3 (default), besiroglu, kaplan (loss laws), hoffmann-1, "
-     "hoffmann-2, deepseek, llama3 (optimum only; shapes' loss then from hoffmann-3)"},
+     "scaling-law fit: besiroglu (default; agrees with hoffmann-1 and -2), hoffmann-3 (as "
+     "printed; misses Hoffmann's own Table A3), kaplan (loss laws), hoffmann-1, hoffmann-2, "
+     "deepseek, llama3 (optimum only; shapes' loss then from besiroglu)"},
     {"family", NULL, OPT_STR, F(family), 0, 0, NULL, NULL, CMD_SIZE, "NAME",
      "architecture family of the grid: llama3 (default), qwen3, gpt"},
     /* search */
@@ -220,7 +221,7 @@ static const struct opt OPTS[] = {
      "distributed optimizer, 3 = FSDP / ZeRO-3)"},
     {"even-pp", NULL, OPT_CONST, F(even_pp), 1, 1, NULL, NULL, SEARCH_CMDS, NULL,
      "only even pipeline splits (no stages shortened for the embedding and the head)"},
-    {"quiet", "q", OPT_CONST, F(quiet), 1, 1, NULL, NULL, SEARCH_CMDS | CMD_CALIBRATE, NULL,
+    {"quiet", "q", OPT_CONST, F(quiet), 1, 1, NULL, NULL, SEARCH_CMDS | CMD_CALIBRATE | CMD_SIZE, NULL,
      "no progress line on stderr (it shows only on a terminal anyway)"},
     {"threads", NULL, OPT_INT, F(threads), 1, 256, NULL, NULL, SEARCH_CMDS | CMD_SIZE, "N",
      "worker threads (default: the online CPUs); the result does not depend on it"},

@@ -209,9 +209,55 @@ static void print_time(const struct run *r, const struct tp_time *t, const struc
     printf("\ncalibration  %s\n", calibration ? calibration : "built-in defaults");
 }
 
+/* The figures the table shows beyond the row's first ones, named as in estimate's JSON: the
+   80% range, the step's breakdown and the FLOP rates (issue 40: every figure a table shows is
+   in the CSV too).  Appended after the older columns, which keep their places. */
+static void row_extras(json_t *o, const struct tp_time *t, const struct tp_range *rg,
+                       const struct budget *b)
+{
+    const struct {
+        const char *key;
+        double v;
+    } f[] = {{"tokens_per_s_per_gpu_low", t->tokens_per_s_per_gpu * rg->lo},
+             {"tokens_per_s_per_gpu_high", t->tokens_per_s_per_gpu * rg->hi},
+             {"step_time_s_low", t->step_s / rg->hi},
+             {"step_time_s_high", t->step_s / rg->lo},
+             {"samples_per_s", t->samples_per_s},
+             {"forward_s", t->fwd_s},
+             {"backward_s", t->bwd_s},
+             {"recompute_s", t->recompute_s},
+             {"gemm_s", t->gemm_s},
+             {"attention_s", t->attn_s},
+             {"memory_bound_s", t->elementwise_s},
+             {"tp_comm_s", t->tp_comm_s},
+             {"cp_comm_s", t->cp_comm_s},
+             {"ep_comm_s", t->ep_comm_s},
+             {"pp_comm_s", t->pp_comm_s},
+             {"bubble_s", t->bubble_s},
+             {"dp_comm_s", t->dp_comm_s},
+             {"dp_comm_total_s", t->dp_comm_total_s},
+             {"optimizer_s", t->optimizer_s},
+             {"offload_s", t->offload_s},
+             {"overhead_s", t->overhead_s},
+             {"model_flops_per_token", t->model_flops_per_token},
+             {"hw_flops_per_token", t->hw_flops_per_token},
+             {"megatron_tflops_per_gpu", t->megatron_tflops_per_gpu},
+             {"deepspeed_tflops_per_gpu", t->deepspeed_tflops_per_gpu}};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        json_object_set_new(o, f[i].key, out_num(f[i].v));
+    bool budgeted = b && b->tokens > 0;
+    json_object_set_new(o, "train_time_s_low",
+                        budgeted ? out_num(b->w.train_s / rg->hi) : json_null());
+    json_object_set_new(o, "train_time_s_high",
+                        budgeted ? out_num(b->w.train_s / rg->lo) : json_null());
+    json_object_set_new(o, "range_class", json_string(rg->cls));
+    json_object_set_new(o, "range_widened", json_boolean(rg->widened));
+}
+
 /* One flat row: the figures of the table, for CSV and a sweep's rows. */
 static json_t *estimate_row(const struct run *r, const struct tp_memory *mem,
-                            const struct tp_time *t, const struct budget *b)
+                            const struct tp_time *t, const struct budget *b,
+                            const struct tp_range *rg)
 {
     char hint[160];
     report_fit_hint(r, mem, hint, sizeof hint);
@@ -236,6 +282,8 @@ static json_t *estimate_row(const struct run *r, const struct tp_memory *mem,
         json_object_set_new(o, "gpu_hours", b->tokens > 0 ? out_num(b->gpu_hours) : json_null());
         json_object_set_new(o, "cost", b->priced ? out_num(b->cost) : json_null());
     }
+    if (o)
+        row_extras(o, t, rg, b);
     return o;
 }
 
@@ -270,7 +318,7 @@ static int sweep_one(const struct cli_args *a, struct run *r, void *ctx, json_t 
     if (rc != EXIT_OK)
         return rc;
     *ok = ev.memory.fits;
-    return cli_sweep_merge(row, estimate_row(r, &ev.memory, &ev.time, &b));
+    return cli_sweep_merge(row, estimate_row(r, &ev.memory, &ev.time, &b, &ev.range));
 }
 
 static int sweep(const struct cli_args *a, const struct tp_calib *cal)
@@ -281,7 +329,11 @@ static int sweep(const struct cli_args *a, const struct tp_calib *cal)
         {"mbs", " mbs", 0, 1},     {"gas", " gas", 0, 1},    {"recompute", "recompute", 0, 1},
         {"memory_bytes", "mem GiB", 2, 1 / 1073741824.0},    {"fits", "fits", 0, 1},
         {"step_time_s", "  step s", 3, 1}, {"tokens_per_s_per_gpu", "tok/s/GPU", 0, 1},
-        {"mfu", "MFU %", 1, 100},  {"fits_with", "hint", 0, 1}};
+        {"tokens_per_s_per_gpu_low", "80% low", 0, 1},
+        {"tokens_per_s_per_gpu_high", "80% high", 0, 1},
+        {"mfu", "MFU %", 1, 100},  {"train_time_s", "wall h", 1, 1 / 3600.0},
+        {"train_time_s_low", "80% low", 1, 1 / 3600.0},
+        {"train_time_s_high", "80% high", 1, 1 / 3600.0}, {"fits_with", "hint", 0, 1}};
     return cli_sweep_print(a, sweep_one, (void *)(uintptr_t)cal, "estimate",
                            " (a row that does not fit: its time is what it would be)", COLS,
                            sizeof COLS / sizeof COLS[0], 8);
@@ -338,7 +390,7 @@ int cmd_estimate(int argc, char **argv)
         if (rc != EXIT_OK)
             return rc;
     } else if (a.format == FMT_CSV) {
-        if ((rc = out_csv_row(estimate_row(&r, &mem, &t, &b))) != EXIT_OK)
+        if ((rc = out_csv_row(estimate_row(&r, &mem, &t, &b, &rg))) != EXIT_OK)
             return rc;
     } else {
         report_header(&r, "estimate");

@@ -338,6 +338,7 @@ static double behind(const struct tp_calib *cal, double comm, double window)
 struct stage_eval {
     struct stage_time st;
     struct dp_comm d;
+    double fetch;                    /* DeepSpeed ZeRO-3's on-demand expert fetches */
     double exposed, opt, offload, stage_s;
 };
 
@@ -368,7 +369,10 @@ static void stage_eval(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
     double fwd_w = st->fwd, bwd_w = st->bwd + st->recompute;
     double exposed = gas * (behind(cal, d.mb_fwd, cal->fsdp_overlap * fwd_w) +
                             behind(cal, d.mb_bwd, cal->fsdp_overlap * bwd_w));
-    exposed += gas * z3_expert_fetch(x, st);
+    /* on-demand expert fetches: no prefetch hides them, so all of them is exposed, and all of
+       them is DP/ZeRO traffic too (the total below counts them: issue 40) */
+    double fetch = gas * z3_expert_fetch(x, st);
+    exposed += fetch;
     exposed += behind(cal, d.step_reduce, cal->dp_overlap * bwd_w) +
                behind(cal, d.step_gather, cal->dp_overlap * fwd_w);
     /* optimizer over this GPU's shard of the trainable parameters */
@@ -387,6 +391,7 @@ static void stage_eval(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
         opt = local * opt_bytes(j->optimizer) / (c->gpu.hbm_bw * cal->opt_eff);
     }
     e->d = d;
+    e->fetch = fetch;
     e->exposed = exposed;
     e->opt = opt;
     e->offload = offload;
@@ -534,7 +539,7 @@ static enum tp_status step(const struct ctx *x, const struct tp_time_plan *p,
     out->pp_comm_s = gas * worst.st.pp;
     out->dp_comm_s = worst.exposed > 0 ? worst.exposed : 0;
     out->dp_comm_total_s = worst.d.step_reduce + worst.d.step_gather +
-                           gas * (worst.d.mb_fwd + worst.d.mb_bwd);
+                           gas * (worst.d.mb_fwd + worst.d.mb_bwd) + worst.fetch;
     out->bubble_s = bubble;
     out->optimizer_s = worst.opt;
     out->offload_s = worst.offload;
