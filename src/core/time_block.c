@@ -384,11 +384,12 @@ static double moe_block(const struct ctx *x, struct cost *c)
         lin(x, c, up * m->shared_ffn / tp, H, 1, T, TP_LORA_GATE | TP_LORA_UP);
         lin(x, c, H, m->shared_ffn / tp, 1, T, TP_LORA_DOWN);
     }
-    /* dispatch and combine, forward and backward: T*k hidden states leave each rank */
-    double bytes = T * k * H * x->h.act_bytes * imb;
-    double a2a = tp_time_alltoall(x->c, x->cal, bytes, l->ep, x->g_ep);
-    c->ep_fwd = 2 * a2a;
-    c->ep_bwd = 2 * a2a;
+    /* dispatch and combine, forward and backward, as the job's dispatcher moves them */
+    struct tp_moe_comm mc;
+    tp_moe_comm(x, imb, &mc);
+    c->ep_fwd = mc.fwd;
+    c->ep_bwd = mc.bwd;
+    c->ep_sm_share = mc.sm_share;
     return etp > 1 || m->shared_ffn ? 2 : 0;
 }
 
