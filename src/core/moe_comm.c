@@ -131,3 +131,22 @@ double tp_dualpipe_paired(uint32_t pp, uint32_t gas)
     double pairs = gas - 1.5 * pp + 1;
     return gas > 0 && pairs > 0 ? pairs / gas : 0;
 }
+
+/* The share of an MLA block's forward GEMM work in its up-projections (q_b and kv_b, rebuilt
+   from the latents when mla_up_proj is recomputed: DeepSeek-V3 report §3.2.3, "we recompute
+   all RMSNorm operations and MLA up-projections during back-propagation"), the routed experts
+   counted at top-k.  Multiply-accumulates per token: */
+double tp_mla_up_share(const struct tp_model *m, bool moe)
+{
+    double H = m->hidden, nh = m->n_heads, qk = (double)m->qk_nope_dim + m->qk_rope_dim;
+    double q_up = m->q_lora_rank ? (double)m->q_lora_rank * nh * qk : 0;
+    double kv_up = (double)m->kv_lora_rank * nh * ((double)m->qk_nope_dim + m->v_head_dim);
+    double q_in = m->q_lora_rank ? H * m->q_lora_rank : H * nh * qk;
+    double attn = q_in + q_up + H * ((double)m->kv_lora_rank + m->qk_rope_dim) + kv_up +
+                  nh * (double)m->v_head_dim * H;
+    double glu = m->mlp == TP_MLP_GLU ? 3 : 2;
+    double ffn = moe ? glu * H * ((double)m->top_k * m->moe_ffn + m->shared_ffn) +
+                           H * m->n_experts
+                     : glu * H * m->ffn;
+    return (q_up + kv_up) / (attn + ffn);
+}

@@ -105,6 +105,9 @@ static void stage_time(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
             rc.fwd_attn += b->n[k] * c->fwd_attn;
         if (l->recompute == TP_RECOMPUTE_SELECTIVE && (mods & TP_RC_MOE) && k / 6 == 1)
             rc.ep_fwd += b->n[k] * c->ep_fwd; /* MoE blocks: dispatch and combine again */
+        if (l->recompute == TP_RECOMPUTE_SELECTIVE && (mods & TP_RC_MLA_UP) && k % 6 < 2 &&
+            m->attn == TP_ATTN_MLA) /* MLA's up-projections again (DeepSeek-V3 §3.2.3) */
+            rc.fwd_gemm += b->n[k] * c->fwd_gemm * tp_mla_up_share(m, k / 6 == 1);
         if (l->recompute == TP_RECOMPUTE_SELECTIVE && (mods & TP_RC_OP) && k <= 2 &&
             m->attn != TP_ATTN_MLA) {
             /* torchtitan's op policy (dense attention blocks: kinds 0-2 of tp_block_kind's
@@ -492,6 +495,44 @@ static enum tp_status step_rates(const struct ctx *x, double model, double hardw
     return sane ? TP_OK : TP_EINVAL;
 }
 
+/* One stage evaluated in full (its blocks and parameters from the plan, or worked out). */
+static void eval_stage(const struct ctx *x, const struct cost kinds[TP_TIME_KINDS],
+                       const struct tp_time_plan *p, uint32_t s, struct stage_eval *e)
+{
+    if (p) {
+        stage_eval(x, kinds, s, &p->stages[s].blocks, &p->stages[s].sp, e);
+        return;
+    }
+    struct tp_shard_params sp;
+    struct tp_stage_blocks b;
+    uint32_t first, count;
+    tp_stage_params(x->m, x->j, x->l, s, &sp, &first, &count);
+    stage_blocks(x->m, x->l, s, &b);
+    stage_eval(x, kinds, s, &b, &sp, e);
+}
+
+/* The mean of two stages' figures: a DualPipe rank's per-micro-batch pace. */
+static void mean_eval(const struct stage_eval *a, const struct stage_eval *b,
+                      struct stage_eval *out)
+{
+    *out = *a;
+    struct stage_time *o = &out->st;
+    const struct stage_time *p = &a->st, *q = &b->st;
+#define AVG(f) o->f = (p->f + q->f) / 2
+    AVG(fwd); AVG(bwd); AVG(recompute); AVG(gemm); AVG(attn); AVG(mem); AVG(wgrad);
+    AVG(tp); AVG(cp); AVG(ep); AVG(pp); AVG(overhead); AVG(total);
+#undef AVG
+    o->moe_blocks = p->moe_blocks > q->moe_blocks ? p->moe_blocks : q->moe_blocks;
+    out->d.mb_fwd = (a->d.mb_fwd + b->d.mb_fwd) / 2;
+    out->d.mb_bwd = (a->d.mb_bwd + b->d.mb_bwd) / 2;
+    out->d.step_reduce = (a->d.step_reduce + b->d.step_reduce) / 2;
+    out->d.step_gather = (a->d.step_gather + b->d.step_gather) / 2;
+    out->exposed = (a->exposed + b->exposed) / 2;
+    out->opt = (a->opt + b->opt) / 2;
+    out->offload = (a->offload + b->offload) / 2;
+    out->stage_s = (a->stage_s + b->stage_s) / 2;
+}
+
 /* The step of a checked run: with a plan (its stage parameters, repeated stages, FLOPs and
    block kinds), or without (p NULL: everything worked out here). */
 static enum tp_status step(const struct ctx *x, const struct tp_time_plan *p,
@@ -521,7 +562,22 @@ static enum tp_status step(const struct ctx *x, const struct tp_time_plan *p,
     memset(&worst, 0, sizeof worst);
     double sum_total = 0;
     uint32_t worst_stage = 0;
-    for (uint32_t s = 0; s < l->pp; s++) {
+    bool dualpipe = l->schedule == TP_SCHED_DUALPIPE && l->pp > 1;
+    for (uint32_t s = 0; dualpipe && s < l->pp / 2; s++) {
+        /* DualPipe: rank s runs half the micro-batches through stage s and half through stage
+           pp - 1 - s (DeepSeek-V3 report §3.2.1), so a rank's pace is the mean of its two
+           stages' (a light first stage balances the rank that holds the head) */
+        struct stage_eval a, b;
+        eval_stage(x, kinds, p, s, &a);
+        eval_stage(x, kinds, p, l->pp - 1 - s, &b);
+        mean_eval(&a, &b, &e);
+        sum_total += a.st.total + b.st.total;
+        if (s == 0 || e.stage_s > worst.stage_s) {
+            worst = e;
+            worst_stage = e.stage_s == a.stage_s ? s : l->pp - 1 - s;
+        }
+    }
+    for (uint32_t s = 0; !dualpipe && s < l->pp; s++) {
         /* a repeated stage keeps the one before's figures in e */
         bool repeat = p ? p->stages[s].same_as_prev : tp_stage_same_blocks(m, l, s);
         if (!repeat && p) {

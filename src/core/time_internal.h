@@ -83,6 +83,8 @@ void tp_moe_comm(const struct ctx *x, double imb, struct tp_moe_comm *out);
 double tp_moe_node_limit(const struct tp_model *m, double nodes);
 /* DualPipe's bubble from a chunk's forward, backward and weight-gradient seconds. */
 double tp_dualpipe_bubble(uint32_t pp, double f, double b, double w);
+/* Share of an MLA block's forward GEMMs in its up-projections (moe_comm.c). */
+double tp_mla_up_share(const struct tp_model *m, bool moe);
 /* Share of micro-batches whose chunks DualPipe overlaps with another's. */
 double tp_dualpipe_paired(uint32_t pp, uint32_t gas);
 
