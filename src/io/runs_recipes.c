@@ -20,6 +20,12 @@ void tp_row_recipe_job(const struct row *r, struct tp_job *j)
     if (strstr(fw, "Liger") || strstr(notes, "Liger") || strstr(notes, "chunked_nll") ||
         strstr(notes, "cut_cross_entropy"))
         j->fused_loss = true;
+    /* DeepEP (Megatron-Core's flex dispatcher, --moe-enable-deepep) named in a row's notes: the
+       hierarchical dispatch (src/core/moe_comm.c); a moe_dispatcher column decides instead */
+    if (strstr(notes, "deepep") || strstr(notes, "DeepEP")) {
+        j->moe_dispatcher = TP_MOE_DISPATCH_FLEX;
+        tp_row_assume(r->run, "DeepEP dispatch (flex dispatcher), as the notes name it");
+    }
     /* Transformer Engine's cross-entropy (--cross-entropy-fusion-impl te) writes the gradient
        into its 16-bit input in the forward (transformer_engine/pytorch/cross_entropy.py) */
     if (strstr(notes, "cross-entropy-fusion-impl te"))
