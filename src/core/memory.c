@@ -423,6 +423,10 @@ static struct act_terms block_activations(const struct tp_model *m, const struct
     bool mcore = j->framework == TP_FW_MEGATRON;
     double weights = mcore ? 4.0 : 2 * h / l->etp;
     a.moe = load * m->top_k * (gin * h + expert * m->moe_ffn / l->etp + weights);
+    /* under sequence parallelism a rank routes T/tp tokens and its expert-TP group gathers etp
+       ranks' worth (moe_comm.c tp_moe_routed_tokens): etp/tp of the micro-batch's copies */
+    if (l->sp && l->tp > 1)
+        a.moe *= (double)l->etp / l->tp;
     a.split += rc & TP_RC_SHARED ? 0 : glu * m->shared_ffn;
     return a;
 }

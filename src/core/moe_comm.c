@@ -47,36 +47,65 @@ double tp_moe_node_limit(const struct tp_model *m, double nodes)
 /* DeepEP's hierarchical dispatch (or combine) of `tokens` tokens of `bytes_el` bytes per
    element: each token crosses InfiniBand once per remote node it reaches and is forwarded over
    NVLink to the distinct ranks of each node that hold its experts ([DSV3] §3.2.2); the two
-   run pipelined, so the slower sets the time (DeepEP's "bottleneck bandwidth"). */
+   run pipelined, so the slower sets the time (DeepEP's "bottleneck bandwidth").  Megatron-Core's
+   flex dispatcher runs it over the TP x EP group with each expert's etp shards as destinations
+   of their own ("a single communication group over all TP and EP ranks", router top-k and
+   experts times tp_size): the shards of one expert sit on adjacent ranks of one node. */
 static double hierarchical(const struct ctx *x, double tokens, double bytes_el, double imb)
 {
     const struct tp_model *m = x->m;
     const struct tp_calib *cal = x->cal;
-    double n = x->l->ep, g = x->g_ep, k = m->top_k, H = m->hidden;
-    double nodes = tp_comm_nodes_of(x->l->ep, x->g_ep);
+    double etp = x->l->etp > 1 ? x->l->etp : 1;
+    uint32_t n_ranks = x->l->ep * (uint32_t)etp;
+    uint32_t g_ranks = etp > 1 ? tp_comm_per_node(n_ranks, 1, x->c->gpus_per_node) : x->g_ep;
+    double n = n_ranks, g = g_ranks, k = m->top_k, H = m->hidden;
+    double nodes = tp_comm_nodes_of(n_ranks, g_ranks);
     double reach = tp_moe_node_limit(m, nodes);
     double hit = distinct(reach, k);           /* nodes a token lands on */
     double remote = hit * (nodes - 1) / nodes; /* of them not the sender's */
-    double ranks = distinct(g, k / hit);       /* ranks per node it lands on */
+    /* ranks per node it lands on: the experts it picks there, each on its etp shards */
+    double ranks = etp * distinct(g / etp, k / hit);
     double row = H * bytes_el * imb;           /* bytes of one copy, busiest rank's load */
     double nvl = tokens * hit * ranks * row;
     if (nodes <= 1) /* one node: NVLink to the other ranks only */
-        nvl = tokens * distinct(n, k) * (n - 1) / n * row;
+        nvl = tokens * etp * distinct(n / etp, k) * (n - 1) / n * row;
     double ib = tokens * remote * row;
-    double t_nvl = nvl / tp_comm_intra_bw(x->c, cal, x->g_ep);
+    double t_nvl = nvl / tp_comm_intra_bw(x->c, cal, g_ranks);
     double t_ib = nodes > 1 ? ib / (cal->eff_inter * x->c->gpu.inter_bw) : 0;
     return tp_comm_latency(cal, 1, nodes > 1) + (t_ib > t_nvl ? t_ib : t_nvl);
+}
+
+/* Expert tensor parallelism: after the all-to-all each rank of an etp group gathers the
+   copies its etp peers received (all-gather), and the combine reduce-scatters the partial
+   outputs back (Megatron-Core token_dispatcher.py, MoEAlltoAllTokenDispatcher: "all-gather
+   over ETP" after the EP all-to-all).  `bytes` is what one rank received. */
+static double etp_exchange(const struct ctx *x, double bytes)
+{
+    uint32_t etp = x->l->etp;
+    if (etp <= 1)
+        return 0;
+    uint32_t g = tp_comm_per_node(etp, 1, x->c->gpus_per_node);
+    return tp_time_allgather(x->c, x->cal, bytes * etp, etp, g);
 }
 
 /* DeepEP's FP8 dispatch: 1 byte per element and an fp32 scale per 128 ([DSV3] §3.3: the
    activations before the up-projections quantized in 1 x 128 tiles, then dispatched) */
 #define FP8_TILE_BYTES (1.0 + 4.0 / 128)
 
+/* Tokens one rank routes: under Megatron sequence parallelism (which Megatron-Core requires
+   with tensor and expert parallelism together, arguments.py) each TP rank holds and dispatches
+   its T/tp share (MoEAlltoAllTokenDispatcher works on the [S/TP, B, H] hidden states). */
+double tp_moe_routed_tokens(const struct ctx *x)
+{
+    const struct tp_layout *l = x->l;
+    return l->sp && l->tp > 1 ? x->tokens / l->tp : x->tokens;
+}
+
 void tp_moe_comm(const struct ctx *x, double imb, struct tp_moe_comm *out)
 {
     const struct tp_model *m = x->m;
     const struct tp_layout *l = x->l;
-    double T = x->tokens, H = m->hidden, k = m->top_k, b = x->h.act_bytes;
+    double T = tp_moe_routed_tokens(x), H = m->hidden, k = m->top_k, b = x->h.act_bytes;
     out->fwd = out->bwd = out->sm_share = 0;
     if (l->ep <= 1)
         return;
@@ -104,8 +133,8 @@ void tp_moe_comm(const struct ctx *x, double imb, struct tp_moe_comm *out)
     }
     /* every routed copy sent on its own (the permutation makes k copies first), 16-bit */
     double a2a = tp_time_alltoall(x->c, x->cal, T * k * H * b * imb, l->ep, x->g_ep);
-    out->fwd = 2 * a2a;
-    out->bwd = 2 * a2a;
+    out->fwd = 2 * a2a + 2 * etp_exchange(x, T * k * H * b * imb);
+    out->bwd = out->fwd;
 }
 
 /* DualPipe's bubble per step ([DSV3] Table 2): (pp/2 - 1)(F&B + B - 3W) with F a forward

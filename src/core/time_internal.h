@@ -79,6 +79,8 @@ struct tp_moe_comm {
    bandwidths of IB and NVLink" (DeepSeek-V3 report §3.2.2, H800's 132 SMs). */
 #define TP_MOE_COMM_SMS 20.0
 void tp_moe_comm(const struct ctx *x, double imb, struct tp_moe_comm *out);
+/* Tokens one rank routes to the experts (T/tp under sequence parallelism). */
+double tp_moe_routed_tokens(const struct ctx *x);
 /* Nodes a token may reach in an EP group spanning `nodes` nodes (group-limited routing). */
 double tp_moe_node_limit(const struct tp_model *m, double nodes);
 /* DualPipe's bubble from a chunk's forward, backward and weight-gradient seconds. */
