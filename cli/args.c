@@ -284,8 +284,9 @@ static const struct opt OPTS[] = {
     {"offload-layers", NULL, OPT_INT, F(offload_layers), 1, 1024, NULL, NULL, RUN_CMDS, "N",
      "with --offload-activations: only the first N blocks of each stage (Megatron-Core "
      "--cpu-offloading-num-layers; implies --offload-activations)"},
-    {"schedule", NULL, OPT_ENUM, F(schedule), 0, 0, "1f1b|interleaved|gpipe", NULL, RUN_CMDS,
-     "S", "pipeline schedule (default 1f1b; interleaved with --vpp)"},
+    {"schedule", NULL, OPT_ENUM, F(schedule), 0, 0, "1f1b|interleaved|gpipe|dualpipe", NULL,
+     RUN_CMDS, "S", "pipeline schedule (default 1f1b; interleaved with --vpp; dualpipe: "
+     "DeepSeek-V3's bidirectional pipeline, two copies of the parameters, all-to-all hidden)"},
     /* job */
     {"task", NULL, OPT_ENUM, F(task), 0, 0, "pretrain|sft|dpo|lora|qlora", NULL, CK_JOB_CMDS, "T",
      "what is trained (default pretrain)"},
@@ -340,6 +341,9 @@ static const struct opt OPTS[] = {
      "activations and logits in fp32"},
     {"moe-capacity", NULL, OPT_REAL, F(moe_capacity), 0, 64, NULL, NULL, JOB_CMDS, "X",
      "token-dropping capacity factor (default: dropless)"},
+    {"moe-dispatcher", NULL, OPT_ENUM, F(moe_dispatcher), 0, 0, "alltoall|allgather|flex", NULL,
+     JOB_CMDS, "D", "how MoE tokens reach their experts (Megatron-Core --moe-token-dispatcher-type): "
+     "alltoall (default), allgather, flex (DeepEP: once per node, then NVLink)"},
     {"moe-imbalance", NULL, OPT_REAL, F(moe_imbalance), 1, 64, NULL, NULL, JOB_CMDS, "X",
      "dropless: busiest expert's load over the mean (default 1.2)"},
     {"trainable-frac", NULL, OPT_REAL, F(trainable_frac), 1e-6, 1, NULL, NULL, JOB_CMDS, "F",

@@ -101,6 +101,7 @@ struct cli_args {
     int fp8_recipe;          /* --fp8-recipe: enum tp_fp8_recipe */
     int moe_impl, z3_leaf;   /* moe_impl: 0 = the stack's (enum tp_moe_impl) */
     int moe_a2a_overlap;     /* --moe-a2a-overlap */
+    int moe_dispatcher;      /* --moe-dispatcher: enum tp_moe_dispatcher */
     int zero_quant_weights;  /* --zero-quantized-weights (ZeRO++ qwZ) */
     int zero_quant_grads;    /* --zero-quantized-gradients (ZeRO++ qgZ) */
     int64_t lora_rank;

@@ -352,6 +352,38 @@ static void print_no_fit(const struct run *r, const struct tp_memory *mem, const
            "breakdown)\n", t->tokens_per_s_per_gpu, 100 * t->mfu);
 }
 
+/* An MoE run in an expert loop (the Hugging Face loop, DeepSpeed-MoE) pays per micro-batch
+   and per expert (host syncs, launches, ZeRO-3 fetches), so its rate moves with the
+   micro-batch; when --mbs was not given, say what the largest micro-batch that fits (up to 16)
+   would give if that moves the answer past its 80% range (docs/moe.md). */
+static void mbs_warning(const struct cli_args *a, const struct run *r, const struct tp_calib *cal,
+                        const struct tp_time *t, const struct tp_range *rg)
+{
+    enum tp_moe_impl impl = tp_job_moe_impl(&r->m, &r->j, &r->l);
+    if (a->mbs != TP_UNSET || r->m.n_experts == 0 || impl == TP_MOE_GROUPED || r->l.mbs != 1)
+        return;
+    uint64_t samples = (uint64_t)r->l.mbs * r->l.gas;
+    for (uint32_t mbs = 16; mbs >= 2; mbs /= 2) {
+        struct tp_layout l = r->l;
+        struct tp_memory mem;
+        struct tp_time alt;
+        if (a->gbs != TP_UNSET && samples % mbs)
+            continue;
+        l.mbs = mbs;
+        l.gas = a->gbs != TP_UNSET ? (uint32_t)(samples / mbs) : r->l.gas;
+        if (tp_memory_worst(&r->m, &r->c, &r->j, &l, &mem) != TP_OK || !mem.fits ||
+            tp_time_step(&r->m, &r->c, &r->j, &l, cal, &alt) != TP_OK)
+            continue;
+        double ratio = alt.tokens_per_s_per_gpu / t->tokens_per_s_per_gpu;
+        if (ratio > rg->hi || ratio < rg->lo)
+            printf("warning      micro-batch 1 assumed (no --mbs): the %s experts pay per "
+                   "micro-batch, and at --mbs %u (fits) this run gives %.0f tokens/s per GPU, "
+                   "%.1fx, outside the range; give the micro-batch you run\n",
+                   tp_moe_impl_name(impl), mbs, alt.tokens_per_s_per_gpu, ratio);
+        return;
+    }
+}
+
 int cmd_estimate(int argc, char **argv)
 {
     struct cli_args a;
@@ -406,6 +438,7 @@ int cmd_estimate(int argc, char **argv)
             return cli_finish(EXIT_NO);
         }
         print_time(&r, &t, &b, a.calibration, &rg);
+        mbs_warning(&a, &r, &cal, &t, &rg);
         printf("\ncheckpoint   (DeepSpeed's files: ZeRO %u on %u GPUs; trainplan checkpoint "
                "checks a saved one)\n", r.l.zero, r.c.n_gpus);
         report_checkpoint_plan(&ck, a.storage_gbps);

@@ -47,7 +47,8 @@ static void help(void)
            "the memory and time models of `trainplan estimate`, and lists the fastest per token,\n"
            "with the number of layouts rejected by each named constraint.  Pipeline splits: the\n"
            "even one when pp divides the layers, and (vpp 1) the ones that count the embedding\n"
-           "and/or the head as a layer (split column: first+middle stages x blocks+last).\n"
+           "and/or the head as a layer (split column: first+middle stages x blocks+last; ',dual':\n"
+           "DeepSeek-V3's DualPipe schedule, tried for MoE models on megatron and torchtitan).\n"
            "recompute full(N): only N blocks per stage recomputed.  '=' marks the layouts within\n"
            "the estimate's uncertainty of the best (ties); 'differs most' names the step-time\n"
            "term that separates a layout from the best.\n\n"
@@ -83,14 +84,42 @@ static int print_json(const struct run *r, const struct tp_search_stats *st,
                                          near, n_near), 8);
 }
 
-/* The split column: "-" for the even split, else the blocks per stage. */
+/* The split column: "-" for the even split, else the blocks per stage; ",dual" (or "dual")
+   under DeepSeek-V3's DualPipe schedule. */
 static void split_text(const struct tp_model *m, const struct tp_layout *l, char *buf,
                        size_t len)
 {
-    if (l->pp_first || l->pp_last)
+    bool dual = l->schedule == TP_SCHED_DUALPIPE;
+    if (l->pp_first || l->pp_last) {
         report_split(m, l, buf, len);
-    else
-        snprintf(buf, len, "-");
+        if (dual && strlen(buf) + 6 < len)
+            strcat(buf, ",dual");
+    } else {
+        snprintf(buf, len, "%s", dual ? "dual" : "-");
+    }
+}
+
+/* An MoE search whose best layout puts the experts in parallel: why the best layout that
+   replicates them (ep 1) loses, term by term. */
+static void replicated_experts(const struct run *r, const struct tp_stack_hit *hits, size_t n)
+{
+    if (r->m.n_experts == 0 || n == 0 || hits[0].h.layout.ep <= 1)
+        return;
+    size_t k = 0;
+    while (k < n && hits[k].h.layout.ep > 1)
+        k++;
+    if (k == n) {
+        printf("experts replicated (ep 1): no such layout among the %zu shown\n", n);
+        return;
+    }
+    const struct tp_time *a = &hits[k].h.time, *b = &hits[0].h.time;
+    printf("experts replicated (ep 1): best at rank %zu, %+.0f%% per token: DP/ZeRO %+.3f s "
+           "(every expert's weights gathered or reduced over the data-parallel ranks), TP "
+           "%+.3f s, compute %+.3f s, bubble %+.3f s, against EP all-to-all %+.3f s\n", k + 1,
+           100 * (hits[k].h.time_per_token / hits[0].h.time_per_token - 1),
+           a->dp_comm_s - b->dp_comm_s, a->tp_comm_s - b->tp_comm_s,
+           a->fwd_s + a->bwd_s + a->recompute_s - (b->fwd_s + b->bwd_s + b->recompute_s),
+           a->bubble_s - b->bubble_s, a->ep_comm_s - b->ep_comm_s);
 }
 
 static void print_table(const struct run *r, const struct tp_search_stats *st,
@@ -144,6 +173,7 @@ static void print_table(const struct run *r, const struct tp_search_stats *st,
            "bubble %.3f, DP %.3f, optimizer %.3f, offload %.3f, overhead %.3f\n",
            b->fwd_s + b->bwd_s + b->recompute_s, b->tp_comm_s, b->cp_comm_s, b->ep_comm_s,
            b->pp_comm_s, b->bubble_s, b->dp_comm_s, b->optimizer_s, b->offload_s, b->overhead_s);
+    replicated_experts(r, hits, n);
 }
 
 #define EXPLAIN_KEYS "tp pp vpp pp_first pp_last cp ep zero mbs recompute recompute_layers offload"

@@ -157,6 +157,7 @@ static int to_request(const struct cli_args *a, struct tp_request *q)
         q->framework = 1 + (pipelined ? TP_FW_TORCHTITAN : TP_FW_FSDP);
     q->attn_impl = a->attn_impl;
     q->fp8_recipe = a->fp8_recipe;
+    q->moe_dispatcher = a->moe_dispatcher;
     q->moe_impl = a->moe_impl;
     q->z3_leaf = a->z3_leaf != 0;
     /* --fsdp under the Hugging Face / Axolotl stack: its FSDP2 backend, not DeepSpeed */

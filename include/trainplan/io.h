@@ -212,11 +212,12 @@ enum tp_names {
     TP_NAMES_ATTENTION, /* enum tp_attn_impl: flash, eager, flash2, flash3, flex */
     TP_NAMES_RECOMPUTE, /* enum tp_recompute: none, selective, full */
     TP_NAMES_OFFLOAD,   /* enum tp_offload: none, optimizer, params */
-    TP_NAMES_SCHEDULE,  /* enum tp_schedule: 1f1b, interleaved, gpipe */
+    TP_NAMES_SCHEDULE,  /* enum tp_schedule: 1f1b, interleaved, gpipe, dualpipe */
     TP_NAMES_LAYER_ATTN, /* enum tp_layer_attn: full, sliding, chunked */
     TP_NAMES_ATTN_CONVENTION, /* enum tp_attn_convention: causal, noncausal */
     TP_NAMES_MIXER,     /* enum tp_mixer: attention, mamba2, gated_deltanet, none */
     TP_NAMES_FP8_RECIPE, /* enum tp_fp8_recipe: tensorwise, rowwise */
+    TP_NAMES_MOE_DISPATCHER, /* enum tp_moe_dispatcher: alltoall, allgather, flex */
     TP_NAMES_COUNT
 };
 /* The name of `value` in table `t`; "?" when out of range. */
@@ -241,6 +242,7 @@ struct tp_request {
        the layout needs model parallelism) */
     int task, optimizer, precision, framework, attn_impl, moe_impl;
     int fp8_recipe;                 /* enum tp_fp8_recipe (precision fp8) */
+    int moe_dispatcher;             /* enum tp_moe_dispatcher */
     bool z3_leaf, dropout, fused_loss, tp_comm_overlap, kbit_fp32, fp8_param_gather;
     bool fsdp_backend;              /* framework axolotl on FSDP2, not DeepSpeed */
     bool moe_a2a_overlap;

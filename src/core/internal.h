@@ -78,6 +78,8 @@ uint32_t tp_comm_per_node(uint32_t n, uint64_t stride, uint32_t gpn);
 bool tp_comm_pcie_only(const struct tp_cluster *c);
 /* Whether the job's stack runs ZeRO stage `zero` with `mode` offloaded (stack.c). */
 bool tp_stack_offloads(const struct tp_job *j, uint32_t zero, enum tp_offload mode);
+/* DualPipe's micro-batch rule: an even count, at least 2 x pp (stack.c; true for the others). */
+bool tp_dualpipe_gas_ok(const struct tp_layout *l);
 /* Achieved scale-up bandwidth per rank for a group with g ranks in a node (mesh-aware). */
 double tp_comm_intra_bw(const struct tp_cluster *c, const struct tp_calib *cal, uint32_t g);
 /* Achieved per-rank bus bandwidth of a group over `nodes` nodes with g ranks in each. */

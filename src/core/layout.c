@@ -279,7 +279,7 @@ enum tp_status tp_layout_check(const struct tp_model *m, const struct tp_cluster
     TRY(check_world(c, l, err));
     TRY(check_model(m, j, l, err));
     TRY(check_sharding(m, j, l, err));
-    if (l->vpp > 1)
+    if (l->vpp > 1 && l->schedule != TP_SCHED_DUALPIPE) /* (DualPipe with vpp: tp_stack_check) */
         l->schedule = TP_SCHED_INTERLEAVED;
     else if (l->schedule == TP_SCHED_INTERLEAVED)
         l->schedule = TP_SCHED_1F1B;

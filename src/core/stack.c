@@ -211,12 +211,58 @@ static enum tp_status a2a_overlap_check(const struct tp_model *m, const struct t
     return TP_OK;
 }
 
+/* DualPipe (deepseek-ai/DualPipe dualpipe.py step(): "assert num_ranks % 2 == 0", "num_chunks
+   % 2 == 0 and num_chunks >= num_ranks * 2") runs its own two chunks per rank, so no
+   interleaving.  Who runs it: DeepSeek's own trainer; Megatron-LM carries the schedule
+   (megatron/core/pipeline_parallel/dualpipe, PR #5254) and Megatron forks wire it in
+   (FlagScale use_dualpipev); torchtitan through torch.distributed.pipelining's DualPipeV.
+   The MoE dispatchers: allgather and flex (DeepEP) are Megatron-Core's
+   (--moe-token-dispatcher-type); torchtitan runs DeepEP too
+   (parallelism.expert_parallel_comm_backend). */
+static enum tp_status moe_schedule_check(const struct tp_job *j, const struct tp_layout *l,
+                                         struct tp_error *err)
+{
+    const char *k = tp_stack_get(j->framework)->key;
+    bool mcore = j->framework == TP_FW_MEGATRON, titan = j->framework == TP_FW_TORCHTITAN;
+    if (j->moe_dispatcher == TP_MOE_DISPATCH_ALLGATHER && !mcore)
+        return tp_fail_field(err, TP_EINVAL, "moe_dispatcher",
+                             "moe_dispatcher allgather is Megatron-Core's: framework megatron, "
+                             "not %s", k);
+    if (j->moe_dispatcher == TP_MOE_DISPATCH_FLEX && !mcore && !titan)
+        return tp_fail_field(err, TP_EINVAL, "moe_dispatcher",
+                             "moe_dispatcher flex (DeepEP) runs under megatron or torchtitan, "
+                             "not %s", k);
+    if (l->schedule != TP_SCHED_DUALPIPE)
+        return TP_OK;
+    if (!mcore && !titan)
+        return tp_fail_field(err, TP_EINVAL, "schedule",
+                             "schedule dualpipe runs under megatron or torchtitan, not %s", k);
+    if (l->pp < 2 || l->pp % 2)
+        return tp_fail_field(err, TP_EINVAL, "schedule",
+                             "schedule dualpipe needs an even pipeline of 2 or more stages (pp %u)",
+                             l->pp);
+    if (l->vpp > 1)
+        return tp_fail_field(err, TP_EINVAL, "schedule",
+                             "schedule dualpipe runs two chunks per rank of its own: no vpp (%u)",
+                             l->vpp);
+    if (!tp_dualpipe_gas_ok(l))
+        return tp_fail_field(err, TP_EINVAL, "schedule",
+                             "schedule dualpipe needs an even number of micro-batches, at least "
+                             "2 x pp = %u (gas %u)", 2 * l->pp, l->gas);
+    return TP_OK;
+}
+
+bool tp_dualpipe_gas_ok(const struct tp_layout *l)
+{
+    return l->schedule != TP_SCHED_DUALPIPE || (l->gas % 2 == 0 && l->gas >= 2 * l->pp);
+}
+
 enum tp_status tp_stack_check(const struct tp_model *m, const struct tp_job *j,
                               const struct tp_layout *l, struct tp_error *err)
 {
     const struct tp_stack *s = tp_stack_get(j->framework);
     const char *k = s->key;
-    if (fsdp_backend_check(j, l, err) != TP_OK)
+    if (fsdp_backend_check(j, l, err) != TP_OK || moe_schedule_check(j, l, err) != TP_OK)
         return TP_EINVAL;
     if (j->precision == TP_PREC_FP8 && j->fp8_recipe == TP_FP8_ROWWISE && !s->fp8_rowwise)
         return tp_fail_field(err, TP_EINVAL, "fp8_recipe",

@@ -140,7 +140,18 @@ static void moe_lm(const struct tp_export_plan *p, struct args *a)
         arg(a, "--moe-layer-freq", "\"%s\"", pat);
     }
     sw(a, "--moe-grouped-gemm");
-    arg(a, "--moe-token-dispatcher-type", "alltoall");
+    /* the dispatcher the plan priced (docs/moe.md): DeepEP through the flex dispatcher */
+    if (p->j->moe_dispatcher == TP_MOE_DISPATCH_FLEX) {
+        arg(a, "--moe-token-dispatcher-type", "flex");
+        sw(a, "--moe-enable-deepep");
+    } else {
+        arg(a, "--moe-token-dispatcher-type", "%s",
+            p->j->moe_dispatcher == TP_MOE_DISPATCH_ALLGATHER ? "allgather" : "alltoall");
+    }
+    if (m->router_groups && m->router_group_topk) {
+        arg(a, "--moe-router-num-groups", "%u", m->router_groups);
+        arg(a, "--moe-router-group-topk", "%u", m->router_group_topk);
+    }
     if (p->j->moe_capacity > 0)
         arg(a, "--moe-expert-capacity-factor", "%g", p->j->moe_capacity);
     if (m->router_score_bias)
@@ -167,6 +178,12 @@ static enum tp_status layout_lm(const struct tp_export_plan *p, struct args *a,
     }
     if (l->sp)
         sw(a, "--sequence-parallel");
+    /* DualPipe is ported to Megatron-LM (megatron/core/pipeline_parallel/dualpipe, PR #5254)
+       but no training flag runs it: refuse rather than write a 1F1B run */
+    if (l->schedule == TP_SCHED_DUALPIPE)
+        return tp_fail(err, TP_EUNSUPPORTED, "Megatron-LM has no flag for DualPipe (schedule "
+                                             "dualpipe): its training loop runs 1F1B or "
+                                             "interleaved pipelines");
     if (l->zero == 1) {
         sw(a, "--use-distributed-optimizer");
     } else if (l->zero >= 2) { /* Megatron-FSDP: ZeRO-2 = optim_grads, ZeRO-3 = + params */

@@ -392,6 +392,11 @@ static enum tp_status fam_deepseek(const struct cfg *c, struct tp_model *m, bool
         TRY(hf_get_u32(c, "first_k_dense_replace", false, 0, &m->moe_first_dense));
         TRY(hf_get_u32(c, "moe_layer_freq", false, 1, &m->moe_step));
         m->moe_phase = 0;
+        /* group-limited routing (DeepseekV3TopkRouter: n_group, topk_group) */
+        TRY(hf_get_u32(c, "n_group", false, 0, &m->router_groups));
+        TRY(hf_get_u32(c, "topk_group", false, 0, &m->router_group_topk));
+        if (m->router_group_topk >= m->router_groups)
+            m->router_groups = m->router_group_topk = 0; /* no limit */
     }
     /* V3's noaux_tc routing keeps an E-float e_score_correction_bias buffer per MoE block. */
     const char *method = json_string_value(json_object_get(c->obj, "topk_method"));

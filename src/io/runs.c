@@ -452,6 +452,14 @@ static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
     run->mbs_unknown = l->mbs == 0;
     if (l->mbs == 0)
         l->mbs = 1; /* derived from global_batch once dp is known */
+    /* the pipeline schedule column (DualPipe rows, data/runs/public_moe_runs.csv) */
+    const char *sched = tp_row_cell(r, "schedule");
+    if (*sched) {
+        int v = tp_name_value(TP_NAMES_SCHEDULE, sched);
+        if (v < 0)
+            return tp_fail(r->err, TP_EINVAL, "schedule \"%s\" is not a known value", sched);
+        l->schedule = (enum tp_schedule)v;
+    }
     static const char *const modes[] = {"none", "selective", "full"};
     int ri;
     TRY(tp_row_enum(r, "recompute", modes, 3, &ri));

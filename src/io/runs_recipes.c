@@ -20,6 +20,12 @@ void tp_row_recipe_job(const struct row *r, struct tp_job *j)
     if (strstr(fw, "Liger") || strstr(notes, "Liger") || strstr(notes, "chunked_nll") ||
         strstr(notes, "cut_cross_entropy"))
         j->fused_loss = true;
+    /* DeepEP (Megatron-Core's flex dispatcher, --moe-enable-deepep) named in a row's notes: the
+       hierarchical dispatch (src/core/moe_comm.c); a moe_dispatcher column decides instead */
+    if (strstr(notes, "deepep") || strstr(notes, "DeepEP")) {
+        j->moe_dispatcher = TP_MOE_DISPATCH_FLEX;
+        tp_row_assume(r->run, "DeepEP dispatch (flex dispatcher), as the notes name it");
+    }
     /* Transformer Engine's cross-entropy (--cross-entropy-fusion-impl te) writes the gradient
        into its 16-bit input in the forward (transformer_engine/pytorch/cross_entropy.py) */
     if (strstr(notes, "cross-entropy-fusion-impl te"))
@@ -180,7 +186,9 @@ enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j)
       ATTN[] = {{"flash", TP_ATTN_FLASH},  {"flash2", TP_ATTN_FLASH2}, {"fa2", TP_ATTN_FLASH2},
                 {"flash3", TP_ATTN_FLASH3}, {"fa3", TP_ATTN_FLASH3},  {"cudnn", TP_ATTN_FLASH3},
                 {"eager", TP_ATTN_EAGER},  {"fused-softmax", TP_ATTN_EAGER},
-                {"math", TP_ATTN_EAGER},   {"flex", TP_ATTN_FLEX}, {"flex_attention", TP_ATTN_FLEX}};
+                {"math", TP_ATTN_EAGER},   {"flex", TP_ATTN_FLEX}, {"flex_attention", TP_ATTN_FLEX}},
+      DISPATCH[] = {{"alltoall", TP_MOE_DISPATCH_ALLTOALL}, {"allgather", TP_MOE_DISPATCH_ALLGATHER},
+                    {"flex", TP_MOE_DISPATCH_FLEX}, {"deepep", TP_MOE_DISPATCH_FLEX}};
     const struct {
         const char *col;
         const void *table;
@@ -188,7 +196,9 @@ enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j)
         int *dst;
     } cols[] = {{"optimizer", OPTS, sizeof OPTS / sizeof OPTS[0], (int *)&j->optimizer},
                 {"moe_impl", MOE, sizeof MOE / sizeof MOE[0], (int *)&j->moe_impl},
-                {"attention", ATTN, sizeof ATTN / sizeof ATTN[0], (int *)&j->attn_impl}};
+                {"attention", ATTN, sizeof ATTN / sizeof ATTN[0], (int *)&j->attn_impl},
+                {"moe_dispatcher", DISPATCH, sizeof DISPATCH / sizeof DISPATCH[0],
+                 (int *)&j->moe_dispatcher}};
     for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
         const char *v = tp_row_cell(r, cols[c].col);
         if (!*v)
