@@ -256,6 +256,10 @@ int cmd_export(int argc, char **argv)
         cli_error("--to %s", cli_lib_msg(&err));
         return EXIT_USAGE;
     }
+    if (a.tokens > 0 && a.steps > 0) {
+        cli_error("--tokens and --steps both give the stopping point: give one");
+        return EXIT_USAGE;
+    }
     if (a.best && (rc = check_best_flags(&a)) != EXIT_OK)
         return rc;
     static struct run r;
@@ -265,6 +269,9 @@ int cmd_export(int argc, char **argv)
     tp_export_opts_init(&o);
     o.base_model = a.base_model;
     o.job_name = a.job_name;
+    o.tokens = a.tokens;
+    o.steps = a.steps > 0 ? (uint64_t)a.steps : 0;
+    o.lr = a.lr;
     static struct tp_export x;
     if (tp_export_build(fmt, &r.m, &r.c, &r.j, &r.l, &o, &x, &err) != TP_OK) {
         cli_error("--to %s: %s", a.to, cli_lib_msg(&err));

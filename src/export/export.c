@@ -11,6 +11,7 @@
  * src/core/memory.c counts as communication buffers.
  */
 #include "export_internal.h"
+#include "stack_rules.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -348,6 +349,34 @@ static enum tp_status build(enum tp_export_format f, const struct tp_export_plan
     return tp_fail(err, TP_EINVAL, "unknown export format %d", (int)f);
 }
 
+/* The framework whose files format f writes for the plan (the rules it starts under). */
+static enum tp_framework target_framework(enum tp_export_format f, const struct tp_export_plan *p)
+{
+    enum tp_framework fw = p->j->framework;
+    switch (f) {
+    case TP_EXPORT_DEEPSPEED:
+        return fw == TP_FW_AXOLOTL ? TP_FW_AXOLOTL : TP_FW_DEEPSPEED;
+    case TP_EXPORT_AXOLOTL:
+        return TP_FW_AXOLOTL;
+    case TP_EXPORT_MEGATRON:
+        return fw == TP_FW_MEGATRON_DS ? TP_FW_MEGATRON_DS : TP_FW_MEGATRON;
+    case TP_EXPORT_MEGATRON_DS:
+        return TP_FW_MEGATRON_DS;
+    case TP_EXPORT_TORCHRUN:
+    case TP_EXPORT_SLURM:
+    case TP_EXPORT_FORMAT_COUNT:
+        break;
+    }
+    switch (tp_export_stack_of(p)) {
+    case TP_STACK_MEGATRON: return TP_FW_MEGATRON;
+    case TP_STACK_MEGATRON_DS: return TP_FW_MEGATRON_DS;
+    case TP_STACK_AXOLOTL: return TP_FW_AXOLOTL;
+    case TP_STACK_DEEPSPEED: return TP_FW_DEEPSPEED;
+    case TP_STACK_SCRIPT: break;
+    }
+    return fw;
+}
+
 enum tp_status tp_export_build(enum tp_export_format f, const struct tp_model *m,
                                const struct tp_cluster *c, const struct tp_job *j,
                                const struct tp_layout *l, const struct tp_export_opts *o,
@@ -370,6 +399,13 @@ enum tp_status tp_export_build(enum tp_export_format f, const struct tp_model *m
     if (l->dp * l->tp * l->pp * l->cp != c->n_gpus)
         return tp_fail(err, TP_EINVAL, "internal: dp*tp*pp*cp = %u, not the %u GPUs",
                        l->dp * l->tp * l->pp * l->cp, c->n_gpus);
+    if ((unsigned)f >= TP_EXPORT_FORMAT_COUNT)
+        return tp_fail(err, TP_EINVAL, "unknown export format %d", (int)f);
+    /* the target framework's own rules (stack_rules.c), whatever stack the plan was made for */
+    struct tp_job jt = *j;
+    jt.framework = target_framework(f, &p);
+    if (tp_stack_rules_check(m, &jt, l, err) != TP_OK)
+        return TP_EUNSUPPORTED;
     enum tp_status st = build(f, &p, err);
     if (st != TP_OK)
         tp_export_free(out);

@@ -312,8 +312,9 @@ enum tp_status tp_export_axolotl(const struct tp_export_plan *p, struct tp_error
     }
     if (!p->o->base_model && strcmp(base, p->m->name) == 0)
         tp_export_note(p->out, "base_model: set the model's Hugging Face id or path");
-    tp_export_note(p->out, "add datasets, learning_rate, num_epochs and output_dir to %s",
-                   TP_EXPORT_AXOLOTL_FILE);
+    tp_export_note(p->out, "add datasets (and output_dir) to %s: the launch script stops "
+                           "until it has them", TP_EXPORT_AXOLOTL_FILE);
+    tp_export_train_axolotl(p, d);
     char *text = yaml_text(d);
     json_decref(d);
     enum tp_status st = tp_export_add(p->out, TP_EXPORT_AXOLOTL_FILE, text, err);

@@ -45,12 +45,17 @@ static void environment(const struct tp_export_plan *p, enum tp_export_stack sta
                           "ordered before the GEMMs it overlaps\n");
     if (megatron)
         tp_sbuf_printf(b, "source ./%s\n", TP_EXPORT_MEGATRON_FILE);
+    /* Axolotl trains on the datasets its YAML lists: none there is a start-up failure */
+    if (stack == TP_STACK_AXOLOTL)
+        tp_sbuf_printf(b, "grep -q '^datasets:' %s || { echo \"add datasets to %s\" >&2; "
+                          "exit 2; }\n", TP_EXPORT_AXOLOTL_FILE, TP_EXPORT_AXOLOTL_FILE);
 }
 
-/* The program torchrun starts on every GPU, with its arguments. */
-static void entry(enum tp_export_stack stack, struct tp_sbuf *b, bool pass_args)
+/* The program torchrun starts on every GPU, with its arguments and then the script's own
+   ("$@": launch.sh ARGS, sbatch train.sbatch ARGS). */
+static void entry(enum tp_export_stack stack, struct tp_sbuf *b)
 {
-    const char *rest = pass_args ? " \"$@\"" : "";
+    const char *rest = " \"$@\"";
     switch (stack) {
     case TP_STACK_MEGATRON:
     case TP_STACK_MEGATRON_DS:
@@ -92,7 +97,7 @@ static void torchrun_script(const struct tp_export_plan *p, enum tp_export_stack
                           "    --rdzv-endpoint \"${MASTER_ADDR:?set MASTER_ADDR to the first "
                           "node}:${MASTER_PORT:-29500}\" \\\n"
                           "    --rdzv-id \"${RDZV_ID:-trainplan}\" \\\n");
-    entry(stack, b, true);
+    entry(stack, b);
 }
 
 static void slurm_script(const struct tp_export_plan *p, enum tp_export_stack stack,
@@ -117,7 +122,7 @@ static void slurm_script(const struct tp_export_plan *p, enum tp_export_stack st
     tp_sbuf_printf(b, "    --rdzv-backend c10d \\\n");
     tp_sbuf_printf(b, "    --rdzv-endpoint \"$MASTER_ADDR:29500\" \\\n");
     tp_sbuf_printf(b, "    --rdzv-id \"$SLURM_JOB_ID\" \\\n");
-    entry(stack, b, false);
+    entry(stack, b);
 }
 
 enum tp_status tp_export_add_launcher(const struct tp_export_plan *p, bool slurm,
