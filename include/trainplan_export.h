@@ -80,6 +80,14 @@ TP_API enum tp_status tp_export_build(enum tp_export_format f, const struct tp_m
                                struct tp_export *out, struct tp_error *err);
 TP_API void tp_export_free(struct tp_export *x);
 
+/* Narrows a search (export --best) to the layouts format f's files can run for the job's
+   stack: data parallel only (tp = pp = cp = ep = 1) for a DeepSpeed config or Axolotl
+   (DeepSpeed-MoE's ep_size lives in the model code, not the config), no uneven or interleaved
+   pipeline for Megatron-DeepSpeed.  The stack's own rules are the search's already
+   (tp_stack_check). */
+TP_API void tp_export_search_limits(enum tp_export_format f, const struct tp_job *j,
+                                    struct tp_search_opts *o);
+
 /* The peak learning rate an export writes when none is given, with its source: pre-training
    (Megatron) 3e-4 up to 20B parameters and 1.5e-4 above (Llama 2, Touvron et al. 2023, §2.2,
    Table 1: AdamW 0.9/0.95, cosine to 10%, 2000 warm-up steps, weight decay 0.1); full

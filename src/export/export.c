@@ -349,6 +349,29 @@ static enum tp_status build(enum tp_export_format f, const struct tp_export_plan
     return tp_fail(err, TP_EINVAL, "unknown export format %d", (int)f);
 }
 
+void tp_export_search_limits(enum tp_export_format f, const struct tp_job *j,
+                             struct tp_search_opts *o)
+{
+    enum tp_framework fw = j->framework;
+    bool data_parallel = f == TP_EXPORT_DEEPSPEED || f == TP_EXPORT_AXOLOTL ||
+                         ((f == TP_EXPORT_TORCHRUN || f == TP_EXPORT_SLURM) &&
+                          fw == TP_FW_AXOLOTL);
+    /* torchrun / slurm with the deepspeed stack: Megatron-DeepSpeed where tp > 1
+       (tp_export_stack_of), so not data parallel only */
+    if (data_parallel)
+        o->max_tp = o->max_pp = o->max_cp = o->max_ep = 1;
+    /* the Hugging Face Trainer checkpoints every block or none (gradient_checkpointing) */
+    if (f == TP_EXPORT_AXOLOTL || fw == TP_FW_AXOLOTL)
+        o->recompute_mask &= ~(unsigned)TP_SEARCH_RC_PARTIAL;
+    bool mds = f == TP_EXPORT_MEGATRON_DS || fw == TP_FW_MEGATRON_DS ||
+               ((f == TP_EXPORT_TORCHRUN || f == TP_EXPORT_SLURM) && fw == TP_FW_DEEPSPEED);
+    if (mds && !data_parallel) {
+        o->uneven_pp = false; /* no --decoder-first/last-pipeline-num-layers there */
+        o->max_vpp = 1;
+        o->max_cp = 1;
+    }
+}
+
 /* The framework whose files format f writes for the plan (the rules it starts under). */
 static enum tp_framework target_framework(enum tp_export_format f, const struct tp_export_plan *p)
 {

@@ -82,9 +82,18 @@ static int emit_node(yaml_emitter_t *e, json_t *v)
         tp_snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
         return emit_scalar(e, num, false);
     case JSON_REAL:
-        tp_snprintf(num, sizeof num, "%.17g", json_real_value(v));
-        if (!strpbrk(num, ".eEn")) /* keep it a float: 1 -> 1.0 */
-            strcat(num, ".0");
+        /* the shortest of %.15g / %.17g that reads back as the same double */
+        tp_snprintf(num, sizeof num, "%.15g", json_real_value(v));
+        if (tp_strtod(num, NULL) != json_real_value(v))
+            tp_snprintf(num, sizeof num, "%.17g", json_real_value(v));
+        /* keep it a float under YAML 1.1 (PyYAML's float needs a '.'): 1 -> 1.0,
+           2e-05 -> 2.0e-05 */
+        if (!strpbrk(num, ".n")) {
+            char *exp = strpbrk(num, "eE");
+            size_t at = exp ? (size_t)(exp - num) : strlen(num);
+            memmove(num + at + 2, num + at, strlen(num + at) + 1);
+            memcpy(num + at, ".0", 2);
+        }
         return emit_scalar(e, num, false);
     case JSON_TRUE:
         return emit_scalar(e, "true", false);
