@@ -72,11 +72,12 @@ enum tp_status tp_export_add_launcher(const struct tp_export_plan *p, bool slurm
                                       enum tp_export_stack stack, struct tp_error *err);
 
 /* Command-line arguments, in the order written (a bash array of flags). */
-enum { TP_MAX_ARGS = 128 };
+enum { TP_MAX_ARGS = 128, TP_ARG_LEN = 320 };
 struct tp_args {
     const char *flag[TP_MAX_ARGS];
-    char value[TP_MAX_ARGS][160]; /* "" = a switch */
+    char value[TP_MAX_ARGS][TP_ARG_LEN]; /* "" = a switch */
     size_t n;
+    bool overflow; /* a flag or value did not fit: the file is not written */
 };
 /* A flag with a printf-formatted value; a switch (no value) (export_megatron.c). */
 void tp_arg(struct tp_args *a, const char *flag, const char *fmt, ...) TP_PRINTF(3, 4);

@@ -18,36 +18,79 @@
 
 void tp_arg(struct tp_args *a, const char *flag, const char *fmt, ...)
 {
-    if (a->n == TP_MAX_ARGS)
-        return; /* TP_MAX_ARGS is above what any plan emits */
+    if (a->n == TP_MAX_ARGS) {
+        a->overflow = true;
+        return;
+    }
     a->flag[a->n] = flag;
     va_list ap;
     va_start(ap, fmt);
-    tp_vsnprintf(a->value[a->n], sizeof a->value[a->n], fmt, ap);
+    int k = tp_vsnprintf(a->value[a->n], sizeof a->value[a->n], fmt, ap);
     va_end(ap);
+    if (k < 0 || (size_t)k >= sizeof a->value[a->n])
+        a->overflow = true; /* never a silently cut value: render refuses */
     a->n++;
 }
 
 void tp_sw(struct tp_args *a, const char *flag)
 {
-    if (a->n == TP_MAX_ARGS)
+    if (a->n == TP_MAX_ARGS) {
+        a->overflow = true;
         return;
+    }
     a->flag[a->n] = flag;
     a->value[a->n][0] = '\0';
     a->n++;
 }
 
-/* --moe-layer-freq as Megatron's Python list pattern: "([0]*3+[1]*43)" (1 = MoE block). */
+/* Whether blocks [from, n) repeat a unit of `per` blocks holding both dense and MoE ones. */
+static bool periodic(const struct tp_model *m, uint32_t from, uint32_t per)
+{
+    uint32_t rest = m->n_layers - from;
+    if (rest < 2 * per || rest % per != 0)
+        return false;
+    bool dense = false, moe = false;
+    for (uint32_t i = from; i < from + per; i++) {
+        if (m->layer_moe[i])
+            moe = true;
+        else
+            dense = true;
+    }
+    for (uint32_t i = from + per; i < m->n_layers; i++)
+        if (m->layer_moe[i] != m->layer_moe[i - per])
+            return false;
+    return dense && moe;
+}
+
+/* --moe-layer-freq as Megatron's Python list pattern (arguments.py moe_freq_type: 1 = MoE
+   block): a repeated unit where the blocks have one, after the leading dense blocks or from
+   the first ("([0,1]*24)", "([0]*1+[0,1]*23)"), else run by run ("([0]*3+[1]*43)"). */
 static void moe_pattern(const struct tp_model *m, char *buf, size_t len)
 {
-    size_t o = 0;
-    o += (size_t)tp_snprintf(buf, len, "(");
-    for (uint32_t i = 0; i < m->n_layers && o < len;) {
+    uint32_t n = m->n_layers, lead = 0;
+    while (lead < n && !m->layer_moe[lead])
+        lead++;
+    size_t o = (size_t)tp_snprintf(buf, len, "(");
+    const uint32_t starts[] = {0, lead};
+    for (size_t s = 0; s < 2; s++)
+        for (uint32_t per = 2, f = starts[s]; per <= 8; per++) {
+            if (!periodic(m, f, per))
+                continue;
+            if (f)
+                o += (size_t)tp_snprintf(buf + o, o < len ? len - o : 0, "[0]*%u+", f);
+            o += (size_t)tp_snprintf(buf + o, o < len ? len - o : 0, "[");
+            for (uint32_t i = 0; i < per; i++)
+                o += (size_t)tp_snprintf(buf + o, o < len ? len - o : 0, "%s%u", i ? "," : "",
+                                         m->layer_moe[f + i] ? 1 : 0);
+            tp_snprintf(buf + o, o < len ? len - o : 0, "]*%u)", (n - f) / per);
+            return;
+        }
+    for (uint32_t i = 0; i < n && o < len;) {
         uint32_t k = i;
-        while (k < m->n_layers && m->layer_moe[k] == m->layer_moe[i])
+        while (k < n && m->layer_moe[k] == m->layer_moe[i])
             k++;
-        o += (size_t)tp_snprintf(buf + o, len - o, "%s[%u]*%u", i ? "+" : "", m->layer_moe[i] ? 1 : 0,
-                              k - i);
+        o += (size_t)tp_snprintf(buf + o, len - o, "%s[%u]*%u", i ? "+" : "",
+                                 m->layer_moe[i] ? 1 : 0, k - i);
         i = k;
     }
     if (o < len)
@@ -122,7 +165,7 @@ static void moe_lm(const struct tp_export_plan *p, struct tp_args *a)
     if (shared)
         tp_arg(a, "--moe-shared-expert-intermediate-size", "%u", shared);
     if (!all_moe(m)) {
-        char pat[160];
+        char pat[TP_ARG_LEN - 2];
         moe_pattern(m, pat, sizeof pat);
         tp_arg(a, "--moe-layer-freq", "\"%s\"", pat);
     }
@@ -345,6 +388,9 @@ static enum tp_status build_ds(const struct tp_export_plan *p, struct tp_args *a
 static enum tp_status render(const struct tp_export_plan *p, const struct tp_args *a,
                              bool deepspeed, struct tp_error *err)
 {
+    if (a->overflow)
+        return tp_fail(err, TP_EINVAL, "internal: an argument of %s does not fit its buffer",
+                       TP_EXPORT_MEGATRON_FILE);
     struct tp_sbuf b = {0};
     char summary[512];
     tp_export_summary(p, summary, sizeof summary);

@@ -111,7 +111,7 @@ void tp_export_train_lm(const struct tp_export_plan *p, struct tp_args *a, bool 
         tp_arg(a, "--tokenizer-model", "\"${TOKENIZER_MODEL:-%s}\"", id);
     else
         tp_arg(a, "--tokenizer-model", "\"${TOKENIZER_MODEL:?set TOKENIZER_MODEL to the "
-                                       "model's tokenizer (Hugging Face id or path)}\"");
+                                       "tokenizer of the model (Hugging Face id or path)}\"");
     tp_arg(a, "--data-path", "${DATA_PATH:?set DATA_PATH to the preprocessed data prefix}");
     tp_arg(a, "--split", "99,1,0");
 }
