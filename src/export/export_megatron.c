@@ -133,9 +133,6 @@ static void shape_lm(const struct tp_export_plan *p, struct tp_args *a)
     uint64_t maxpos = m->pos == TP_POS_LEARNED && m->max_positions > p->j->seq ? m->max_positions
                                                                                : p->j->seq;
     tp_arg(a, "--max-position-embeddings", "%llu", (unsigned long long)maxpos);
-    if (m->pos == TP_POS_ALIBI)
-        tp_export_note(p->out, "ALiBi is not in Megatron-LM's --position-embedding-type "
-                               "choices: the run gets no position embedding");
     tp_arg(a, "--position-embedding-type", "%s",
         m->pos == TP_POS_ROPE ? "rope" : m->pos == TP_POS_LEARNED ? "learned_absolute" : "none");
     tp_arg(a, "--normalization", "%s", m->norm == TP_NORM_RMS ? "RMSNorm" : "LayerNorm");

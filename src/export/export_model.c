@@ -65,7 +65,7 @@ static const struct tp_export_field FIELDS[] = {
     {"num_nextn_predict_layers", "--mtp-num-layers", NULL},
     {"attention_sinks", "--softmax-type learnable", "attention.sinks"},
     {"attention_chunk_size", NULL, NULL},
-    {"no_rope_layers", "--no-rope-freq", NULL},
+    {"no_rope_layers", NULL, NULL},
     {"attn_logit_softcapping", NULL, NULL},
     {"final_logit_softcapping", NULL, NULL},
     {"query_pre_attn_scalar", NULL, NULL},
@@ -224,6 +224,23 @@ static void from_config(json_t *root, const char *path, struct tp_hf_args *a)
     str(c, "hidden_activation", a->act, sizeof a->act);
 }
 
+/* The router score function of the families whose config.json leaves it to the modeling code
+   (transformers): Glm4MoeTopkRouter and Llama4Router score with a sigmoid
+   (modeling_glm4_moe.py, modeling_llama4.py); Mixtral, Qwen2/3-MoE and gpt-oss with a softmax
+   (modeling_mixtral.py, modeling_qwen3_moe.py, modeling_gpt_oss.py). */
+static const char *family_score(const char *family)
+{
+    static const struct {
+        const char *family, *score;
+    } map[] = {{"glm4_moe", "sigmoid"}, {"llama4", "sigmoid"},   {"mixtral", "softmax"},
+               {"qwen2_moe", "softmax"}, {"qwen3_moe", "softmax"}, {"qwen3_next", "softmax"},
+               {"gpt_oss", "softmax"}};
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(map[i].family, family) == 0)
+            return map[i].score;
+    return NULL;
+}
+
 void tp_export_hf_args(const struct tp_model *m, struct tp_hf_args *a)
 {
     memset(a, 0, sizeof *a);
@@ -239,8 +256,12 @@ void tp_export_hf_args(const struct tp_model *m, struct tp_hf_args *a)
         if (json_is_object(root))
             from_config(root, path, a);
         json_decref(root);
-        if (a->known)
+        if (a->known) {
+            const char *score = family_score(m->family);
+            if (!a->score_func[0] && score)
+                tp_snprintf(a->score_func, sizeof a->score_func, "%s", score);
             return;
+        }
     }
     /* a preset: its source starts with the Hugging Face id */
     size_t word = strcspn(m->source, " ");
@@ -298,8 +319,8 @@ static void rope_lm(const struct tp_export_plan *p, const struct tp_hf_args *h, 
                        h->rope_type, h->rope_factor);
     }
     if (h->no_rope_layers)
-        tp_export_note(p->out, "no_rope_layers (Llama 4: every 4th block without RoPE): set "
-                               "--no-rope-freq 4");
+        tp_export_note(p->out, "no_rope_layers (Llama 4: every 4th block without RoPE): not "
+                               "written; Megatron's --no-rope-freq takes such a pattern");
     if (h->rope_local_theta > 0)
         tp_export_note(p->out, "rope_local_base_freq %g (the sliding blocks' own RoPE base): not "
                                "expressible in Megatron-LM", h->rope_local_theta);
@@ -315,8 +336,8 @@ static void router_lm(const struct tp_export_plan *p, const struct tp_hf_args *h
     if (h->score_func[0])
         tp_arg(a, "--moe-router-score-function", "%s", sigmoid ? "sigmoid" : "softmax");
     else
-        tp_export_note(p->out, "the router's score function is not in the config: Megatron's "
-                               "softmax applies");
+        tp_export_note(p->out, "scoring_func: not in the config nor known for model_type %s: "
+                               "Megatron's softmax applies", m->family);
     /* softmax over all experts, then top-k unnormalized (norm_topk_prob false) is Megatron's
        --moe-router-pre-softmax; top-k then softmax (normalized) its default */
     if (!sigmoid && h->norm_topk == 0 && m->top_k > 1)
@@ -346,7 +367,7 @@ void tp_export_model_lm(const struct tp_export_plan *p, struct tp_args *a)
     if (h.norm_eps > 0)
         tp_arg(a, "--norm-epsilon", "%g", h.norm_eps);
     else
-        tp_export_note(p->out, "norm epsilon: %s; Megatron's default --norm-epsilon 1e-5 "
+        tp_export_note(p->out, "rms_norm_eps: %s; Megatron's default --norm-epsilon 1e-5 "
                                "applies", h.known ? "not in the config" : "the model's config is "
                                                                             "not known");
     router_lm(p, &h, a);
@@ -361,12 +382,17 @@ void tp_export_model_lm(const struct tp_export_plan *p, struct tp_args *a)
         tp_arg(a, "--mtp-num-layers", "%u", m->mtp_layers);
     if (m->attn_sinks)
         tp_arg(a, "--softmax-type", "learnable");
+    if (m->embed_norm)
+        tp_export_note(p->out, "embedding_layernorm (BLOOM): not in Megatron-LM's parser");
+    if (m->pos == TP_POS_ALIBI)
+        tp_export_note(p->out, "alibi: not in Megatron-LM's --position-embedding-type choices: "
+                               "the run gets no position embedding");
     if (m->chunk || h.chunk)
         tp_export_note(p->out, "attention_chunk_size %u (chunked local attention): not "
                                "expressible in Megatron-LM", m->chunk ? m->chunk : h.chunk);
     if (h.softcap_attn > 0 || h.softcap_final > 0)
-        tp_export_note(p->out, "attn/final logit soft-capping %g/%g: not expressible in "
-                               "Megatron-LM", h.softcap_attn, h.softcap_final);
+        tp_export_note(p->out, "attn_logit_softcapping %g, final_logit_softcapping %g: not "
+                               "expressible in Megatron-LM", h.softcap_attn, h.softcap_final);
     if (h.query_scale > 0 && h.query_scale != m->head_dim)
         tp_export_note(p->out, "query_pre_attn_scalar %g (softmax scale 1/sqrt of it, not of "
                                "head_dim %u): not expressible in Megatron-LM", h.query_scale,
