@@ -2,7 +2,8 @@
 """Checks that exported files would start: the framework's own argument parser and validity rules.
 
     python3 scripts/check-export-start.py DIR [DIR ...]
-    python3 scripts/check-export-start.py --regenerate MEGATRON_LM MEGATRON_DS DEEPSPEED AXOLOTL
+    python3 scripts/check-export-start.py --regenerate MEGATRON_LM MEGATRON_DS DEEPSPEED AXOLOTL \
+        TORCHTITAN
 
 Each DIR holds the files of one `trainplan export -o DIR`.  No framework can be installed here,
 so the check reimplements the part of each that reads the files:
@@ -24,10 +25,11 @@ so the check reimplements the part of each that reads the files:
   axolotl.yaml      Axolotl's schema: every key a field of src/axolotl/utils/schemas, of the
                     field's type; learning_rate present (required), deepspeed and fsdp not
                     together (validation.py check_fsdp_deepspeed).
-  *.sh, *.sbatch    bash -n.
+  *.sh, *.sbatch    bash -n, the script's own arguments passed on ("$@"), and torchtitan's
+                    --training.* / --parallelism.* options fields of torchtitan/config/configs.py.
 
 The definitions are a table generated from the frameworks' sources at the commits named in
-scripts/export-start-tables.json (--regenerate reads checkouts or bare mirrors of the four
+scripts/export-start-tables.json (--regenerate reads checkouts or bare mirrors of the five
 repositories).  Prints each problem; exits 1 when there is one.  make test runs it
 (tests/export/check.sh).
 """
@@ -44,7 +46,8 @@ TABLES = os.path.join(HERE, "export-start-tables.json")
 COMMITS = {"megatron_lm": "67f3515c8a0539d38c23f59dd8b85efdcbb3af3d",
            "megatron_ds": "4efb479d5317ce9b86096b9d8e3e8030b0b5263b",
            "deepspeed": "edaa7221267243c7be7fb49c5d5f5c4fb97b4641",
-           "axolotl": "067b021c8b87a9e5e380b9173c704cf7340e30f5"}
+           "axolotl": "067b021c8b87a9e5e380b9173c704cf7340e30f5",
+           "torchtitan": "b5bcd76c66d0acb1a08b176d9639425bc55e0b2a"}
 
 
 # ---- --regenerate: the tables from the frameworks' sources --------------------------------
@@ -197,7 +200,7 @@ def type_word(ann):
     return sorted(set(words))
 
 
-def regenerate(ml, md, ds, ax):
+def regenerate(ml, md, ds, ax, tt):
     c = COMMITS
     ml_src = git_show(ml, c["megatron_lm"], "megatron/training/arguments.py")
     tc_src = git_show(ml, c["megatron_lm"], "megatron/training/training_config.py")
@@ -222,8 +225,12 @@ def regenerate(ml, md, ds, ax):
             for st in node.body:
                 if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name):
                     ax_keys.setdefault(st.target.id, type_word(ast.unparse(st.annotation)))
+    tt_src = git_show(tt, c["torchtitan"], "torchtitan/config/configs.py")
+    titan = {sec: sorted(pydantic_fields(tt_src, {cls}))
+             for sec, cls in (("training", "TrainingConfig"), ("parallelism", "ParallelismConfig"))}
     tables = {
         "commits": {"NVIDIA/Megatron-LM": c["megatron_lm"],
+                    "pytorch/torchtitan": c["torchtitan"],
                     "deepspeedai/Megatron-DeepSpeed": c["megatron_ds"],
                     "deepspeedai/DeepSpeed": c["deepspeed"],
                     "axolotl-ai-cloud/axolotl": c["axolotl"]},
@@ -235,6 +242,7 @@ def regenerate(ml, md, ds, ax):
                                                        {"DeepSpeedZeroOffloadOptimizerConfig"}),
         "deepspeed_offload_param": pydantic_fields(off_src, {"DeepSpeedZeroOffloadParamConfig"}),
         "axolotl": dict(sorted(ax_keys.items())),
+        "torchtitan": titan,
     }
     with open(TABLES, "w") as f:
         json.dump(tables, f, indent=0, sort_keys=False)
@@ -532,8 +540,12 @@ def check_dir(d, tables):
             r = subprocess.run(["bash", "-n", p], capture_output=True, text=True)
             if r.returncode:
                 probs.add(p, f"bash -n: {r.stderr.strip()}")
-            if name != "megatron_args.sh" and '"$@"' not in open(p).read():
+            text = open(p).read()
+            if name != "megatron_args.sh" and '"$@"' not in text:
                 probs.add(p, 'does not pass the script\'s arguments ("$@")')
+            for sec, field in re.findall(r"--(training|parallelism)\.(\w+)", text):
+                if field not in tables["torchtitan"][sec]:
+                    probs.add(p, f"--{sec}.{field}: not a field of torchtitan's configs.py")
     if os.path.exists(os.path.join(d, "megatron_args.sh")):
         check_megatron(d, tables, probs)
     if os.path.exists(os.path.join(d, "ds_config.json")):
@@ -545,7 +557,7 @@ def check_dir(d, tables):
 
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--regenerate":
-        if len(sys.argv) != 6:
+        if len(sys.argv) != 7:
             sys.exit(__doc__)
         regenerate(*sys.argv[2:])
         return 0

@@ -395,6 +395,7 @@ static enum tp_framework target_framework(enum tp_export_format f, const struct 
     case TP_STACK_MEGATRON_DS: return TP_FW_MEGATRON_DS;
     case TP_STACK_AXOLOTL: return TP_FW_AXOLOTL;
     case TP_STACK_DEEPSPEED: return TP_FW_DEEPSPEED;
+    case TP_STACK_TORCHTITAN: return TP_FW_TORCHTITAN;
     case TP_STACK_SCRIPT: break;
     }
     return fw;

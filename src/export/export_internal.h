@@ -60,7 +60,9 @@ enum tp_export_stack {
     TP_STACK_MEGATRON_DS, /* the same, Megatron-DeepSpeed, + ds_config.json */
     TP_STACK_AXOLOTL,     /* python -m axolotl.cli.train axolotl.yaml */
     TP_STACK_DEEPSPEED,   /* the user's script with --deepspeed_config ds_config.json */
-    TP_STACK_SCRIPT       /* the user's script (FSDP, torchtitan) */
+    TP_STACK_TORCHTITAN,  /* torchtitan.train with the user's Trainer.Config and the plan's
+                             --training / --parallelism options */
+    TP_STACK_SCRIPT       /* the user's script (FSDP) */
 };
 /* The stack the plan's --framework names (export_launch.c). */
 enum tp_export_stack tp_export_stack_of(const struct tp_export_plan *p);

@@ -4,7 +4,7 @@
 # scenarios and the launch scripts go through scripts/check-export-start.py (Megatron's argument
 # parser and validity rules, DeepSpeed's config model, Axolotl's schema, bash -n, "$@").
 # Then the checker is shown to fail on broken files (a flag Megatron does not know, a value
-# outside a flag's choices, SP dropped with EP and TP, a ZeRO key DeepSpeed forbids).
+# outside a flag's choices, SP dropped with EP and TP, a ZeRO key DeepSpeed forbids, ...).
 #
 #   sh tests/export/check.sh ./build/trainplan        (from the repository root)
 set -u
@@ -64,6 +64,10 @@ exp ax-qlora-fsdp --to axolotl qwen3-30b-a3b --gpu h100-sxm --gpus 8 --task qlor
 exp ds-8b --to deepspeed llama-3.1-8b --gpu h100-sxm --gpus 8 --zero 2
 exp torchrun-ds-offload --to torchrun llama-3.1-8b --gpu h100-sxm --gpus 16 --zero 3 \
     --offload optimizer --framework deepspeed
+exp titan-qwen --to slurm qwen3-30b-a3b --gpu h100-sxm --gpus 16 --tp 2 --ep 4 --zero 3 \
+    --framework torchtitan --seq 4096 --tokens 1e10 --force
+exp titan-pp --to torchrun llama-3.1-70b --gpu h100-sxm --gpus 64 --tp 8 --pp 4 --vpp 5 --sp \
+    --zero 3 --framework torchtitan --gas 16 --force
 exp mds-bloom --to megatron-deepspeed bloom-176b --gpu a100-80gb --gpus 384 --tp 4 --pp 12 \
     --gbs 2048 --seq 2048 --zero 1 --recompute full --force --tokens 3.66e11
 python3 scripts/check-export-start.py "$out"/*/ || fail=1
@@ -100,7 +104,11 @@ if [ -d "$out/ax-70b" ]; then
     cp -r "$out/ax-70b" "$out/b8" && sed -i 's/"\$@"//' "$out/b8/launch.sh"
     broken "a launch script that drops its arguments" "$out/b8"
 fi
+if [ -d "$out/titan-qwen" ]; then
+    cp -r "$out/titan-qwen" "$out/b9" && sed -i 's/--training.steps/--training.step/' "$out/b9/train.sbatch"
+    broken "a torchtitan option that is not a config field" "$out/b9"
+fi
 if [ "$fail" = 0 ]; then
-    echo "export-test: $n exports start (parser, rules, schema, bash -n); 8 broken files refused"
+    echo "export-test: $n exports start (parser, rules, schema, bash -n); 9 broken files refused"
 fi
 exit $fail
