@@ -76,6 +76,9 @@ static void cp_ok(struct plan *p) { p->l.cp = 2; p->j.seq = 4096; }
 /* arguments.py:657: --fp8-param-gather needs the distributed optimizer or Megatron-FSDP */
 static void fp8g_bad(struct plan *p) { p->j.precision = TP_PREC_FP8; p->j.fp8_param_gather = true; p->l.zero = 0; }
 static void fp8g_ok(struct plan *p) { fp8g_bad(p); p->l.zero = 1; }
+/* arguments.py:1448: --fp4-recipe choices nvfp4, custom (no MXFP4) */
+static void fp4_bad(struct plan *p) { p->j.precision = TP_PREC_MXFP4; }
+static void fp4_ok(struct plan *p) { p->j.precision = TP_PREC_NVFP4; }
 /* transformer_config.py:1821: EP A2A overlap with pp > 1 needs a virtual pipeline */
 static void a2a_vpp_bad(struct plan *p) { p->j.moe_a2a_overlap = true; p->l.ep = 4; p->l.pp = 2; }
 static void a2a_vpp_ok(struct plan *p) { a2a_vpp_bad(p); p->l.vpp = 2; }
@@ -126,6 +129,8 @@ static const struct row ROWS[] = {
      cp_bad, cp_ok},
     {"megatron-fp8-gather-distopt", "megatron/training/arguments.py:657", TP_FW_MEGATRON,
      "llama-3.1-8b", fp8g_bad, fp8g_ok},
+    {"megatron-fp4-recipe", "megatron/training/arguments.py:1448", TP_FW_MEGATRON,
+     "llama-3.1-8b", fp4_bad, fp4_ok},
     {"megatron-a2a-vpp", "megatron/core/transformer/transformer_config.py:1821", TP_FW_MEGATRON,
      "qwen3-30b-a3b", a2a_vpp_bad, a2a_vpp_ok},
     {"megatron-a2a-ep", "megatron/core/transformer/transformer_config.py:1826", TP_FW_MEGATRON,

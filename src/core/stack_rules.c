@@ -116,6 +116,15 @@ static bool fp8_gather_distopt(const struct tp_model *m, const struct tp_job *j,
     return j->fp8_param_gather && l->zero == 0;
 }
 
+static bool fp4_recipe(const struct tp_model *m, const struct tp_job *j,
+                       const struct tp_layout *l, char *why, size_t len)
+{
+    (void)m;
+    (void)l;
+    WHY("Megatron-Core has no MXFP4 recipe (--fp4-recipe nvfp4 or custom): plan precision nvfp4");
+    return j->precision == TP_PREC_MXFP4;
+}
+
 static bool a2a_vpp(const struct tp_model *m, const struct tp_job *j, const struct tp_layout *l,
                     char *why, size_t len)
 {
@@ -231,6 +240,8 @@ static const struct tp_stack_rule RULES[] = {
      "fp8_param_gather (--fp8-param-gather) needs the distributed optimizer or Megatron-FSDP "
      "(zero >= 1)",
      MLM "megatron/training/arguments.py:657"},
+    {"megatron-fp4-recipe", MEGATRON, false, "precision", fp4_recipe,
+     "--fp4-recipe is nvfp4 or custom: no MXFP4", MLM "megatron/training/arguments.py:1448"},
     {"megatron-a2a-vpp", MEGATRON, false, "moe_a2a_overlap", a2a_vpp,
      "moe_a2a_overlap (--overlap-moe-expert-parallel-comm) with pp > 1 needs an interleaved "
      "pipeline (vpp 2 or more)",

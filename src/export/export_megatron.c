@@ -254,9 +254,7 @@ static enum tp_status job_lm(const struct tp_export_plan *p, struct tp_args *a,
         tp_arg(a, "--fp8-format", "e4m3");
         tp_arg(a, "--fp8-recipe", "mxfp8");
     }
-    if (j->precision == TP_PREC_MXFP4) /* transformer_config.py: fp4_recipe nvfp4 | custom */
-        return tp_fail(err, TP_EUNSUPPORTED, "Megatron-Core has no MXFP4 recipe (fp4_recipe "
-                                             "nvfp4 or custom): plan precision=nvfp4");
+    /* MXFP4: rule megatron-fp4-recipe (tp_export_build checks the target's rules) */
     if (j->precision == TP_PREC_NVFP4) {
         tp_arg(a, "--fp4-format", "e2m1");
         tp_arg(a, "--fp4-recipe", "nvfp4");
