@@ -437,6 +437,14 @@ def check_deepspeed(d, tables, probs):
         for f in ("--tensor-model-parallel-size", "--pipeline-model-parallel-size"):
             m = re.search(rf"{f} (\d+)", t)
             mp *= int(m.group(1)) if m else 1
+        # Megatron-DeepSpeed: its batch and ZeRO stage are the JSON's
+        for flag, key in (("--micro-batch-size", "train_micro_batch_size_per_gpu"),
+                          ("--global-batch-size", "train_batch_size"), ("--zero-stage", None)):
+            m = re.search(rf"{flag} (\d+)", t)
+            want = cfg.get(key) if key else cfg.get("zero_optimization", {}).get("stage")
+            if m and want is not None and int(m.group(1)) != want:
+                probs.add(path, f"{key or 'zero_optimization.stage'} {want} but {flag} "
+                                f"{m.group(1)} in megatron_args.sh")
     if world:
         dp = world // mp
         tb, mb, ga = (cfg.get("train_batch_size"), cfg.get("train_micro_batch_size_per_gpu"),

@@ -32,7 +32,7 @@ static const struct tp_export_field FIELDS[] = {
     {"num_key_value_heads", "--num-query-groups", "n_kv_heads"},
     {"head_dim", "--kv-channels", "head_dim"},
     {"vocab_size", NULL, "vocab_size"},
-    {"max_position_embeddings", "--max-position-embeddings", "max_seq_len"},
+    {"max_position_embeddings", "--max-position-embeddings", "rope.max_context_length"},
     {"hidden_act", "--swiglu", NULL},
     {"tie_word_embeddings", "--untie-embeddings-and-output-weights", "tie_word_embeddings"},
     {"attention_bias", "--add-qkv-bias", NULL},
