@@ -376,7 +376,8 @@ def validate_megatron(path, a, ds, world, probs):
         need(experts is not None and experts % moe_ep == 0, "arguments.py:1028 experts % ep")
     sp = bool(g("sequence_parallel")) and tp > 1  # arguments.py:905-914: off at tp 1
     if not ds:
-        need(not (ep > 1 and tp > 1 and not sp), "model_parallel_config.py:422 SP with EP+TP")
+        need(not (experts and tp > 1 and not sp),
+             "moe/moe_layer.py:379 MoE with TP needs --sequence-parallel")
         need(not g("tp_comm_overlap") or sp, "arguments.py:917 --tp-comm-overlap needs SP")
         need(not g("overlap_param_gather") or g("use_distributed_optimizer")
              or g("use_megatron_fsdp"), "arguments.py:599 --overlap-param-gather needs the "

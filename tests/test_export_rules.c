@@ -6,7 +6,7 @@
  *   NVIDIA/Megatron-LM @ 67f3515c, deepspeedai/DeepSpeed @ edaa7221,
  *   axolotl-ai-cloud/axolotl @ 067b021c, pytorch/torchtitan @ b5bcd76c.
  * Then: every rule of the table has a row here; the fix rule (Megatron's sequence parallelism
- * with EP and TP) is applied by tp_layout_check; and export refuses a layout the target's rules
+ * for MoE with TP) is applied by tp_layout_check; and export refuses a layout the target's rules
  * refuse even when the plan was made for another stack.
  */
 #include <setjmp.h>
@@ -58,8 +58,9 @@ static void groups_ok(struct plan *p) { p->m.n_heads = 48; p->l.tp = 4; }
 /* arguments.py:1028: num_experts % expert_model_parallel_size (Qwen3-30B-A3B: 128 experts) */
 static void experts_bad(struct plan *p) { p->l.ep = 3; }
 static void experts_ok(struct plan *p) { p->l.ep = 4; }
-/* model_parallel_config.py:422: with EP and TP, sequence parallelism must be used */
-static void ep_sp_bad(struct plan *p) { p->l.tp = 2; p->l.ep = 4; p->l.sp = false; }
+/* megatron/core/transformer/moe/moe_layer.py:379: MoELayer.forward raises in training with an
+   attention TP group > 1 and no sequence parallelism (ep 1 too) */
+static void ep_sp_bad(struct plan *p) { p->l.tp = 2; p->l.ep = 1; p->l.sp = false; }
 static void ep_sp_ok(struct plan *p) { p->l.tp = 2; p->l.ep = 4; p->l.sp = true; }
 /* arguments.py:917: --tp-comm-overlap needs sequence parallelism */
 static void overlap_bad(struct plan *p) { p->l.tp = 2; p->j.tp_comm_overlap = true; }
@@ -117,7 +118,7 @@ static const struct row ROWS[] = {
      TP_FW_MEGATRON, "llama-3.1-8b", groups_bad, groups_ok},
     {"megatron-experts-ep", "megatron/training/arguments.py:1028", TP_FW_MEGATRON,
      "qwen3-30b-a3b", experts_bad, experts_ok},
-    {"megatron-ep-tp-sp", "megatron/core/model_parallel_config.py:422", TP_FW_MEGATRON,
+    {"megatron-moe-tp-sp", "megatron/core/transformer/moe/moe_layer.py:379", TP_FW_MEGATRON,
      "qwen3-30b-a3b", ep_sp_bad, ep_sp_ok},
     {"megatron-tp-overlap-sp", "megatron/training/arguments.py:917", TP_FW_MEGATRON,
      "llama-3.1-8b", overlap_bad, overlap_ok},
@@ -203,8 +204,8 @@ static void test_every_rule_tested(void **state)
     assert_null(tp_stack_rule_find("no-such-rule"));
 }
 
-/* Megatron's SP with EP and TP: tp_layout_check turns it on, as the planned run must have it;
-   under FSDP (no such rule) it stays as given. */
+/* Megatron's SP for MoE with TP: tp_layout_check turns it on, as the planned run must have it;
+   under torchtitan (no such rule) it stays as given. */
 static void test_sp_fixed(void **state)
 {
     (void)state;
@@ -247,7 +248,7 @@ static void test_export_target_rules(void **state)
     assert_int_equal(tp_layout_check(&p.m, &c, &p.j, &p.l, &err), TP_OK);
     assert_int_equal(tp_export_build(TP_EXPORT_MEGATRON, &p.m, &c, &p.j, &p.l, NULL, &x, &err),
                      TP_EUNSUPPORTED);
-    assert_non_null(strstr(err.msg, "megatron-ep-tp-sp"));
+    assert_non_null(strstr(err.msg, "megatron-moe-tp-sp"));
     assert_int_equal(x.n_files, 0);
 }
 

@@ -64,13 +64,15 @@ static bool experts_ep(const struct tp_model *m, const struct tp_job *j, const s
     return l->ep > 1 && (m->n_experts == 0 || m->n_experts % l->ep != 0);
 }
 
-static bool ep_tp_sp(const struct tp_model *m, const struct tp_job *j, const struct tp_layout *l,
-                     char *why, size_t len)
+/* MoELayer.forward raises during training when the attention's TP group is larger than one
+   and sequence parallelism is off (moe_layer.py:379); ModelParallelConfig warns the same for
+   EP with TP (model_parallel_config.py:422). */
+static bool moe_tp_sp(const struct tp_model *m, const struct tp_job *j, const struct tp_layout *l,
+                      char *why, size_t len)
 {
-    (void)m;
     (void)j;
-    WHY("ep %u with tp %u needs sequence parallelism (sp)", l->ep, l->tp);
-    return l->ep > 1 && l->tp > 1 && !l->sp;
+    WHY("an MoE model with tp %u needs sequence parallelism (sp)", l->tp);
+    return m->n_experts > 0 && l->tp > 1 && !l->sp;
 }
 
 static bool tp_overlap_sp(const struct tp_model *m, const struct tp_job *j,
@@ -222,10 +224,10 @@ static const struct tp_stack_rule RULES[] = {
     {"megatron-experts-ep", MEGATRON, false, "ep", experts_ep,
      "the number of experts must be a multiple of ep",
      MLM "megatron/training/arguments.py:1028"},
-    {"megatron-ep-tp-sp", MEGATRON, true, "sp", ep_tp_sp,
-     "with expert and tensor parallelism, sequence parallelism must be used (--sp; "
-     "--sequence-parallel)",
-     MLM "megatron/core/model_parallel_config.py:422"},
+    {"megatron-moe-tp-sp", MEGATRON, true, "sp", moe_tp_sp,
+     "MoE with tensor parallelism needs sequence parallelism (--sequence-parallel): MoELayer "
+     "raises in training without it",
+     MLM "megatron/core/transformer/moe/moe_layer.py:379"},
     {"megatron-tp-overlap-sp", MEGATRON, false, "tp_comm_overlap", tp_overlap_sp,
      "tp_comm_overlap (--tp-comm-overlap) needs sequence parallelism, which runs only with tp > 1",
      MLM "megatron/training/arguments.py:917"},
@@ -319,7 +321,7 @@ unsigned tp_stack_rules_fix(const struct tp_model *m, const struct tp_job *j,
         const struct tp_stack_rule *r = &RULES[i];
         if (!r->fix || !(r->stacks & bit) || !r->broken(m, j, l, NULL, 0))
             continue;
-        if (r->broken == ep_tp_sp) {
+        if (r->broken == moe_tp_sp) {
             l->sp = true;
             n++;
         }

@@ -38,8 +38,8 @@ const struct tp_stack_rule *tp_stack_rule_find(const char *id);
    by the caller) refuses too. */
 enum tp_status tp_stack_rules_check(const struct tp_model *m, const struct tp_job *j,
                                     const struct tp_layout *l, struct tp_error *err);
-/* Applies the fix rules of j->framework to `l` (e.g. Megatron's sequence parallelism with
-   expert and tensor parallelism); returns how many settings it changed. */
+/* Applies the fix rules of j->framework to `l` (Megatron's sequence parallelism for an MoE
+   model with tensor parallelism); returns how many settings it changed. */
 unsigned tp_stack_rules_fix(const struct tp_model *m, const struct tp_job *j,
                             struct tp_layout *l);
 

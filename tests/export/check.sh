@@ -4,7 +4,7 @@
 # scenarios and the launch scripts go through scripts/check-export-start.py (Megatron's argument
 # parser and validity rules, DeepSpeed's config model, Axolotl's schema, bash -n, "$@").
 # Then the checker is shown to fail on broken files (a flag Megatron does not know, a value
-# outside a flag's choices, SP dropped with EP and TP, a ZeRO key DeepSpeed forbids, ...).
+# outside a flag's choices, SP dropped for MoE with TP, a ZeRO key DeepSpeed forbids, ...).
 #
 #   sh tests/export/check.sh ./build/trainplan        (from the repository root)
 set -u
@@ -83,7 +83,7 @@ if [ -d "$out/qwen-ep-tp" ]; then
     cp -r "$out/qwen-ep-tp" "$out/b1" && sed -i 's/--swiglu/--swiglu-typo/' "$out/b1/megatron_args.sh"
     broken "an unknown Megatron flag" "$out/b1"
     cp -r "$out/qwen-ep-tp" "$out/b2" && sed -i '/--sequence-parallel/d' "$out/b2/megatron_args.sh"
-    broken "EP with TP and no sequence parallelism" "$out/b2"
+    broken "MoE with TP and no sequence parallelism" "$out/b2"
     cp -r "$out/qwen-ep-tp" "$out/b3" && sed -i 's/--lr-decay-style cosine/--lr-decay-style cosin/' \
         "$out/b3/megatron_args.sh"
     broken "a value outside --lr-decay-style's choices" "$out/b3"
