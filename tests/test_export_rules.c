@@ -111,6 +111,10 @@ static void cpm_ok(struct plan *p) { p->l.cp = 2; p->l.mbs = 1; }
 static void titan_bad(struct plan *p) { p->l.ep = 2; p->l.zero = 0; }
 static void titan_ok(struct plan *p) { p->l.ep = 2; p->l.zero = 3; }
 
+/* torchtitan/trainer.py:303: tokens per micro-batch divisible by tp (with SP) x 2 cp */
+static void titan_seq_bad(struct plan *p) { p->l.tp = 2; p->l.sp = true; p->l.cp = 2; p->j.seq = 4100; p->l.zero = 3; }
+static void titan_seq_ok(struct plan *p) { titan_seq_bad(p); p->j.seq = 4096; }
+
 static const struct row ROWS[] = {
     {"megatron-heads-tp", "megatron/core/transformer/transformer_config.py:887", TP_FW_MEGATRON,
      "llama-3.1-8b", heads_bad, heads_ok},
@@ -148,6 +152,8 @@ static const struct row ROWS[] = {
      "llama-3.1-8b", cpf_bad, cpf_ok},
     {"axolotl-cp-mbs", "src/axolotl/utils/schemas/validation.py:1660", TP_FW_AXOLOTL,
      "llama-3.1-8b", cpm_bad, cpm_ok},
+    {"torchtitan-seq-divisor", "torchtitan/trainer.py:303", TP_FW_TORCHTITAN, "llama-3.1-8b",
+     titan_seq_bad, titan_seq_ok},
     {"torchtitan-ep-region", "torchtitan/distributed/parallel_dims.py:189", TP_FW_TORCHTITAN,
      "qwen3-30b-a3b", titan_bad, titan_ok},
 };

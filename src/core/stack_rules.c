@@ -10,7 +10,8 @@
  *                deepspeed/runtime/engine.py
  *   Axolotl      axolotl-ai-cloud/axolotl @ 067b021c (2026-07-24):
  *                src/axolotl/utils/schemas/validation.py
- *   torchtitan   pytorch/torchtitan @ b5bcd76c (2026-08-21): torchtitan/distributed/parallel_dims.py
+ *   torchtitan   pytorch/torchtitan @ b5bcd76c (2026-08-21): torchtitan/distributed/parallel_dims.py,
+ *                torchtitan/trainer.py
  * tp_stack_check (stack.c) refuses a layout that breaks a rule of its --framework, naming the
  * rule and the source; tp_layout_check applies the fix rules first (what the framework's
  * documentation says must be on, trainplan turns on, as the plan a user of that stack runs).
@@ -214,6 +215,18 @@ static bool titan_ep(const struct tp_model *m, const struct tp_job *j, const str
     return l->ep > 1 && region % l->ep != 0;
 }
 
+static bool titan_tokens(const struct tp_model *m, const struct tp_job *j,
+                         const struct tp_layout *l, char *why, size_t len)
+{
+    (void)m;
+    /* the tokens of a micro-batch over TP (with SP) and 2 * CP (load-balanced halves) */
+    uint64_t tokens = (uint64_t)l->mbs * j->seq;
+    uint64_t div = (uint64_t)(l->sp && l->tp > 1 ? l->tp : 1) * (l->cp > 1 ? 2u * l->cp : 1);
+    WHY("%llu tokens per micro-batch are not divisible by %llu (tp with sp x 2 cp)",
+        (unsigned long long)tokens, (unsigned long long)div);
+    return tokens % div != 0;
+}
+
 static const struct tp_stack_rule RULES[] = {
     {"megatron-heads-tp", MEGATRON | MEGATRON_DS, false, "tp", heads_tp,
      "num_attention_heads must be a multiple of tp",
@@ -273,6 +286,9 @@ static const struct tp_stack_rule RULES[] = {
      "with context_parallel_size > 1 and sample packing, micro_batch_size must be 1 "
      "(ring-flash-attn)",
      AX "src/axolotl/utils/schemas/validation.py:1660"},
+    {"torchtitan-seq-divisor", TORCHTITAN, false, "seq", titan_tokens,
+     "the tokens per pipeline micro-batch must be divisible by tp (with SP) x 2 cp",
+     TT "torchtitan/trainer.py:303"},
     {"torchtitan-ep-region", TORCHTITAN, false, "ep", titan_ep,
      "expert_parallel_degree must divide dp_shard * cp * tp",
      TT "torchtitan/distributed/parallel_dims.py:189"},
