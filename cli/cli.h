@@ -117,6 +117,8 @@ struct cli_args {
     const char *to;          /* --to FORMAT */
     const char *base_model;  /* --base-model: Axolotl base_model */
     const char *job_name;    /* --job-name: Slurm job name */
+    int64_t steps;           /* --steps: the stopping point in optimizer steps; 0 = none */
+    double lr;               /* --lr: peak learning rate; 0 = the task's default */
     int best, force;         /* --best: export the search's top layout; --force: even if it does
                                 not fit */
     /* size */

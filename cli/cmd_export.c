@@ -48,8 +48,32 @@ static void help(void)
            "2 usage, input or I/O error, or a plan the framework cannot express.\n");
 }
 
-/* --best: the search's fastest layout replaces r->l.  EXIT_NO when none fits. */
-static int best_layout(const struct cli_args *a, struct run *r, uint64_t gbs)
+enum { BEST_TRIES = 32 };
+
+/* Whether format `fmt` builds the layout; the reason in `err` when not. */
+static bool exportable(enum tp_export_format fmt, const struct run *r, const struct tp_layout *l,
+                       struct tp_error *err)
+{
+    static struct tp_export x;
+    struct tp_export_opts o;
+    tp_export_opts_init(&o);
+    bool ok = tp_export_build(fmt, &r->m, &r->c, &r->j, l, &o, &x, err) == TP_OK;
+    tp_export_free(&x);
+    return ok;
+}
+
+static void layout_words(const struct tp_layout *l, char *buf, size_t len)
+{
+    snprintf(buf, len, "dp %u tp %u pp %u vpp %u cp %u ep %u, ZeRO-%u, mbs %u x gas %u", l->dp,
+             l->tp, l->pp, l->vpp, l->cp, l->ep, l->zero, l->mbs, l->gas);
+}
+
+/* --best: the fastest layout the target's files run (the search narrowed to what the format
+   expresses, then the first of its ranking that builds) replaces r->l, and a note names the
+   unrestricted best when that one is faster and why it is not exportable.  EXIT_NO when none
+   fits; EXIT_USAGE when none of those that fit can be exported. */
+static int best_layout(const struct cli_args *a, enum tp_export_format fmt, struct run *r,
+                       uint64_t gbs)
 {
     static struct tp_calib cal;
     tp_calib_init(&cal);
@@ -59,25 +83,52 @@ static int best_layout(const struct cli_args *a, struct run *r, uint64_t gbs)
         cli_error_field(&err);
         return EXIT_USAGE;
     }
-    struct tp_search_opts o;
-    if ((rc = cli_search_opts(a, gbs, &o)) != EXIT_OK)
+    struct tp_search_opts all, o;
+    if ((rc = cli_search_opts(a, gbs, &all)) != EXIT_OK)
         return rc;
+    o = all;
+    tp_export_search_limits(fmt, &r->j, &o);
     unsigned threads = a->threads != TP_UNSET ? (unsigned)a->threads : par_cpus();
-    struct tp_search_hit hit[1];
-    size_t n = 0;
+    static struct tp_search_hit hit[BEST_TRIES], top[1];
+    size_t n = 0, n_top = 0;
     struct tp_search_stats st;
-    if (par_search(&r->m, &r->c, &r->j, &o, &cal, threads, false, hit, 1, &n, &st, &err) !=
-        TP_OK) {
+    if (par_search(&r->m, &r->c, &r->j, &o, &cal, threads, false, hit, BEST_TRIES, &n, &st,
+                   &err) != TP_OK ||
+        par_search(&r->m, &r->c, &r->j, &all, &cal, threads, false, top, 1, &n_top, &st,
+                   &err) != TP_OK) {
         cli_error_field(&err);
         return EXIT_USAGE;
     }
-    if (n == 0) {
-        fprintf(stderr, "trainplan: no layout of the %llu evaluated fits (see trainplan search "
-                        "for the constraints that reject them)\n",
-                (unsigned long long)st.evaluated);
-        return EXIT_NO;
+    size_t pick = n;
+    struct tp_error why = {{0}, {0}};
+    for (size_t i = 0; i < n && pick == n; i++)
+        if (exportable(fmt, r, &hit[i].layout, i ? &err : &why))
+            pick = i;
+    char words[160];
+    if (pick == n) {
+        if (n == 0 && n_top == 0) {
+            fprintf(stderr, "trainplan: no layout of the %llu evaluated fits (see trainplan "
+                            "search for the constraints that reject them)\n",
+                    (unsigned long long)st.evaluated);
+            return EXIT_NO;
+        }
+        if (n_top && !exportable(fmt, r, &top[0].layout, &why))
+            layout_words(&top[0].layout, words, sizeof words);
+        else
+            snprintf(words, sizeof words, "none");
+        cli_error("--to %s --best: no layout that fits can be exported to %s (the fastest, %s: "
+                  "%s)", a->to, a->to, words, why.msg[0] ? cli_lib_msg(&why) : "none fits");
+        return EXIT_USAGE;
     }
-    r->l = hit[0].layout;
+    r->l = hit[pick].layout;
+    if (n_top && top[0].time_per_token < hit[pick].time_per_token * (1 - 1e-9) &&
+        !exportable(fmt, r, &top[0].layout, &why)) {
+        layout_words(&top[0].layout, words, sizeof words);
+        fprintf(stderr, "trainplan: note: the fastest layout, %s, runs %.1f%% faster but %s "
+                        "cannot run it: %s\n", words,
+                100 * (hit[pick].time_per_token / top[0].time_per_token - 1), a->to,
+                cli_lib_msg(&why));
+    }
     return EXIT_OK;
 }
 
@@ -179,7 +230,7 @@ static int export_run(const struct cli_args *a, enum tp_export_format fmt, struc
     int rc = cli_resolve_run(&resolve, r);
     if (rc != EXIT_OK)
         return rc;
-    if (a->best && (rc = best_layout(a, r, (uint64_t)a->gbs)) != EXIT_OK)
+    if (a->best && (rc = best_layout(a, fmt, r, (uint64_t)a->gbs)) != EXIT_OK)
         return rc;
     return EXIT_OK;
 }
@@ -225,6 +276,10 @@ int cmd_export(int argc, char **argv)
         cli_error("--to %s", cli_lib_msg(&err));
         return EXIT_USAGE;
     }
+    if (a.tokens > 0 && a.steps > 0) {
+        cli_error("--tokens and --steps both give the stopping point: give one");
+        return EXIT_USAGE;
+    }
     if (a.best && (rc = check_best_flags(&a)) != EXIT_OK)
         return rc;
     static struct run r;
@@ -234,6 +289,9 @@ int cmd_export(int argc, char **argv)
     tp_export_opts_init(&o);
     o.base_model = a.base_model;
     o.job_name = a.job_name;
+    o.tokens = a.tokens;
+    o.steps = a.steps > 0 ? (uint64_t)a.steps : 0;
+    o.lr = a.lr;
     static struct tp_export x;
     if (tp_export_build(fmt, &r.m, &r.c, &r.j, &r.l, &o, &x, &err) != TP_OK) {
         cli_error("--to %s: %s", a.to, cli_lib_msg(&err));
