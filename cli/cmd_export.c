@@ -198,13 +198,14 @@ static int export_run(const struct cli_args *a, enum tp_export_format fmt, struc
 {
     memset(r, 0, sizeof *r);
     struct cli_args resolve = *a;
-    /* without --framework the stack is the target's (cli_args.framework is enum + 1) */
-    if (!resolve.framework && (fmt == TP_EXPORT_DEEPSPEED || fmt == TP_EXPORT_AXOLOTL ||
-                               fmt == TP_EXPORT_MEGATRON || fmt == TP_EXPORT_MEGATRON_DS))
-        resolve.framework = 1 + (fmt == TP_EXPORT_DEEPSPEED ? TP_FW_DEEPSPEED
-                                 : fmt == TP_EXPORT_AXOLOTL ? TP_FW_AXOLOTL
-                                 : fmt == TP_EXPORT_MEGATRON ? TP_FW_MEGATRON
-                                                             : TP_FW_MEGATRON_DS);
+    /* without --framework the stack is the target's */
+    if (resolve.framework == TP_UNSET &&
+        (fmt == TP_EXPORT_DEEPSPEED || fmt == TP_EXPORT_AXOLOTL || fmt == TP_EXPORT_MEGATRON ||
+         fmt == TP_EXPORT_MEGATRON_DS))
+        resolve.framework = fmt == TP_EXPORT_DEEPSPEED  ? TP_FW_DEEPSPEED
+                            : fmt == TP_EXPORT_AXOLOTL  ? TP_FW_AXOLOTL
+                            : fmt == TP_EXPORT_MEGATRON ? TP_FW_MEGATRON
+                                                        : TP_FW_MEGATRON_DS;
     if (a->best)
         resolve.gbs = TP_UNSET; /* the search keeps the global batch; the default layout may not */
     int rc = cli_resolve_run(&resolve, r);

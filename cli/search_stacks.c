@@ -13,24 +13,8 @@
 
 int cli_search_opts(const struct cli_args *a, uint64_t gbs, struct tp_search_opts *o)
 {
-    tp_search_opts_init(o);
-    o->gbs = gbs;
-    const struct {
-        int64_t v;
-        uint32_t *dst;
-    } lim[] = {{a->max_tp, &o->max_tp}, {a->max_pp, &o->max_pp}, {a->max_cp, &o->max_cp},
-               {a->max_ep, &o->max_ep}, {a->max_mbs, &o->max_mbs}};
-    for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++)
-        if (lim[i].v != TP_UNSET)
-            *lim[i].dst = (uint32_t)lim[i].v;
-    o->mem_headroom = a->mem_headroom;
-    o->offload = !a->no_offload;
-    o->uneven_pp = !a->even_pp;
     struct tp_error err = {{0}, {0}};
-    if ((a->recompute_modes &&
-         tp_search_parse_recompute_modes(a->recompute_modes, &o->recompute_mask, &err) != TP_OK) ||
-        (a->zero_stages && tp_search_parse_zero_stages(a->zero_stages, &o->zero_mask, &err) !=
-                               TP_OK)) {
+    if (tp_args_search_opts(a, gbs, o, &err) != TP_OK) {
         cli_error_field(&err);
         return EXIT_USAGE;
     }
