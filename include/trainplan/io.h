@@ -433,8 +433,8 @@ struct tp_args {
 /* Every field unset, for verb `cmd` (one enum tp_verb bit). */
 TP_API void tp_args_init(unsigned cmd, struct tp_args *a);
 /* Sets option `name` (any of its names, dashes or underscores) from text, as the CLI's flag
-   and a binding's keyword: numbers strict and in range, enums decoded, a flag from "true" /
-   "1" / "" (on) or "false" / "0" (off); memory and estimate take a list of whole numbers for
+   and a binding's keyword: numbers strict and in range, enums decoded, a flag on from NULL
+   (the CLI's bare flag), "true" or "1", off from "false" or "0", and nothing else; memory and estimate take a list of whole numbers for
    the sweepable options (1,2,4 or 8..512), search a list of GPU counts.  `value` NULL is an
    error for all but flags.  TP_EINVAL with err->field the option's name (underscored) and a
    message that starts with it; an option of another verb or none says so, with

@@ -349,7 +349,7 @@ enum tp_status tp_args_set(struct tp_args *a, const char *name, const char *valu
     char key[40];
     keyword(o, key, sizeof key);
     if (o->kind == TP_OPT_FLAG) {
-        if (!value || !*value || strcmp(value, "true") == 0 || strcmp(value, "1") == 0)
+        if (!value || strcmp(value, "true") == 0 || strcmp(value, "1") == 0)
             *(int *)(void *)((char *)a + o->offset) = (int)o->lo;
         else if (strcmp(value, "false") != 0 && strcmp(value, "0") != 0)
             return tp_fail_field(err, TP_EINVAL, key, "%s %s: expected true or false", key,
