@@ -80,7 +80,8 @@ CLI_OBJ  := $(filter-out $(BUILD)/cli/main.o,$(CLI_SRC:%.c=$(BUILD)/%.o))
 REPLAYS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
 FUZZERS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 
-.PHONY: all deps run test unit header-test cli-test formats-test svg-test web web-test bench-smoke bench clean \
+.PHONY: all deps run test unit header-test cli-test formats-test svg-test schema-test web web-test \
+        bench-smoke bench clean \
         calibration check-calibration fuzz-replay fuzz fuzzers valgrind install python-test
 .SECONDARY:
 all: $(BIN) $(SHLIB) $(PCFILE) $(TESTS) $(BENCHES) $(REPLAYS)
@@ -160,7 +161,7 @@ run: deps
 test: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory unit header-test bench-smoke fuzz-replay cli-test formats-test \
-	    svg-test python-test $(if $(filter 1,$(SAN)),,web-test)
+	    svg-test python-test schema-test $(if $(filter 1,$(SAN)),,web-test)
 
 # Each topical public header compiles on its own (it includes what it uses), as C11 and, with a
 # C++ compiler installed, as C++ (the extern "C" blocks).
@@ -179,6 +180,11 @@ unit: $(TESTS)
 cli-test: $(BIN)
 	@cat tests/cli/cases.txt $(sort $(wildcard tests/cli/cases.d/*.txt)) >$(BUILD)/cli-cases.txt
 	@sh tests/cli/run.sh ./$(BIN) $(BUILD)/cli-cases.txt
+
+# the options are declared once, in src/io/option_table.c: no CLI option, Python keyword or
+# page field anywhere else
+schema-test:
+	@sh tests/schema/check.sh
 
 # every command's --svg file is well-formed XML and shows the command's figures
 svg-test: $(BIN)
