@@ -134,25 +134,9 @@ static int write_files(const char *dir, const struct tp_export *x)
 }
 
 static int print_json(const struct cli_args *a, const struct run *r, const struct tp_export *x,
-                      const struct tp_memory *mem, uint32_t nodes)
+                      const struct tp_memory *mem)
 {
-    json_t *files = json_array();
-    for (size_t i = 0; i < x->n_files; i++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", a->output ? a->output : ".", x->files[i].name);
-        json_array_append_new(files, json_pack("{s:s, s:o, s:s}", "name", x->files[i].name,
-                                               "path", a->output ? json_string(path) : json_null(),
-                                               "content", x->files[i].text));
-    }
-    const struct tp_layout *l = &r->l;
-    json_t *doc = json_pack(
-        "{s:i, s:s, s:s, s:{s:s, s:s}, s:s, s:I, s:I, s:o, s:I, s:b, s:f, s:s, s:o}",
-        "schema_version", TP_SCHEMA_VERSION, "command", "export", "to", a->to, "model", "name",
-        r->m.name, "family", r->m.family, "gpu", r->c.gpu.key, "gpus", (json_int_t)r->c.n_gpus,
-        "nodes", (json_int_t)nodes, "layout", tp_json_layout(l), "global_batch",
-        (json_int_t)((uint64_t)l->mbs * l->gas * l->dp), "fits", (int)mem->fits,
-        "memory_bytes", mem->total_bytes, "notes", x->notes, "files", files);
-    return cli_print_json(doc, 12);
+    return cli_print_json(tp_json_export(&r->m, &r->c, &r->l, a->to, x, mem, a->output), 12);
 }
 
 static void print_csv(const struct cli_args *a, const struct run *r, const struct tp_export *x)
@@ -221,12 +205,10 @@ static int export_output(const struct cli_args *a, const struct run *r,
                          const struct tp_export *x, const struct tp_memory *mem)
 {
     int rc = EXIT_OK;
-    uint32_t nodes = r->c.n_gpus > r->c.gpus_per_node
-                         ? (r->c.n_gpus + r->c.gpus_per_node - 1) / r->c.gpus_per_node : 1;
     if (a->output && (rc = write_files(a->output, x)) != EXIT_OK)
         return rc;
     if (a->format == FMT_JSON) {
-        rc = print_json(a, r, x, mem, nodes);
+        rc = print_json(a, r, x, mem);
     } else if (a->format == FMT_CSV) {
         print_csv(a, r, x);
     } else if (a->output) {

@@ -556,6 +556,13 @@ TP_API struct json_t *tp_json_fit_params(const struct tp_fit_result *res);
    and `trainplan gpus`'s (the catalog); NULL when out of memory. */
 TP_API struct json_t *tp_json_models(struct tp_error *err);
 TP_API struct json_t *tp_json_gpus(void);
+/* `trainplan export`'s document: the run, whether it fits, the target's notes and its files
+   (name, path under `output` or null, content).  struct tp_export: trainplan_export.h. */
+struct tp_export;
+TP_API struct json_t *tp_json_export(const struct tp_model *m, const struct tp_cluster *c,
+                                     const struct tp_layout *l, const char *to,
+                                     const struct tp_export *x, const struct tp_memory *mem,
+                                     const char *output);
 /* `doc` (consumed; NULL gives NULL) as the CLI prints it: indented by 2, keys in order, reals
    with `digits` significant digits (0: the shortest round-trip form).  Free with tp_free. */
 TP_API char *tp_json_dumps(struct json_t *doc, int digits);
@@ -574,6 +581,9 @@ TP_API void tp_free(void *p);
 TP_API enum tp_status tp_call_json(const char *verb, const char *model, const char *const *keys,
                                    const char *const *values, size_t n, char **out,
                                    struct tp_error *err);
+/* tp_call_json's export: the options already set (to, best, force, base_model, job_name,
+   the run's and the search's); the document without writing a file. */
+TP_API enum tp_status tp_call_export(const struct tp_args *a, char **out, struct tp_error *err);
 /* The verbs over runs files, as tp_call_json: "validate" and "calibrate" with their options
    (calibration; base, output, no_cv, no_per_gpu, min_gpu_rows, prior_weight, max_evals,
    starts, fold_rows, max_folds, fit_rows). */

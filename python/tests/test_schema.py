@@ -17,7 +17,8 @@ import trainplan
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 CLI = os.environ.get("TRAINPLAN_CLI", os.path.join(ROOT, "build", "trainplan"))
-VERBS = ["params", "memory", "estimate", "search", "validate", "calibrate", "models", "gpus"]
+VERBS = ["params", "memory", "estimate", "search", "export", "validate", "calibrate", "models",
+         "gpus"]
 
 
 def cli(*args):
@@ -44,6 +45,33 @@ class EveryVerb(unittest.TestCase):
 
     def test_gpus_equals_the_cli(self):
         self.assertEqual(trainplan.gpus(), cli("gpus"))
+
+    def test_export_equals_the_cli(self):
+        for kw, flags in [
+                (dict(to="deepspeed", gpus=8, zero=3, recompute="full"),
+                 ["--to", "deepspeed", "--gpus", "8", "--zero", "3", "--recompute", "full"]),
+                (dict(to="megatron", gpus=16, tp=2, pp=2, gbs=64, zero=1, recompute="full"),
+                 ["--to", "megatron", "--gpus", "16", "--tp", "2", "--pp", "2", "--gbs", "64",
+                  "--zero", "1", "--recompute", "full"]),
+                (dict(to="slurm", gpus=16, best=True, gbs=128, job_name="pre"),
+                 ["--to", "slurm", "--gpus", "16", "--best", "--gbs", "128", "--job-name",
+                  "pre"])]:
+            with self.subTest(**kw):
+                got = trainplan.export("llama-3.1-8b", **kw)
+                self.assertEqual(got, cli("export", "llama-3.1-8b", *flags))
+                self.assertTrue(got["files"][0]["content"])
+        # the DeepSpeed file states the stage asked for (zero_optimization.stage)
+        ds = json.loads(trainplan.export("llama-3.1-8b", to="deepspeed", gpus=8, zero=3,
+                                         recompute="full")["files"][0]["content"])
+        self.assertEqual(ds["zero_optimization"]["stage"], 3)
+        for kw, field in [(dict(gpus=8), "to"), (dict(to="deepspeed", gpus=8, output="d"),
+                                                 "output"),
+                          (dict(to="deepspeed", best=True, tp=2, gbs=64), "tp"),
+                          (dict(to="deepspeed", gpus=8, zero=0), "force")]:
+            with self.subTest(**kw):
+                with self.assertRaises(trainplan.Error) as cm:
+                    trainplan.export("llama-3.1-8b", **kw)
+                self.assertEqual(cm.exception.field, field)
 
     def test_params_from_shape_keywords_equals_the_cli(self):
         # GPT-2 small from its shape alone: 124,439,808 parameters (tests/cli/cases.txt

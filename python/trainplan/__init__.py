@@ -15,8 +15,8 @@ import json as _json
 import os as _os
 
 __version__ = "0.1.0"
-__all__ = ["Error", "params", "memory", "estimate", "search", "validate", "calibrate", "models",
-           "gpus", "version", "library_path"]
+__all__ = ["Error", "params", "memory", "estimate", "search", "export", "validate", "calibrate",
+           "models", "gpus", "version", "library_path"]
 
 
 class Error(Exception):
@@ -188,6 +188,9 @@ _VERBS = [
     ("search", _MODEL, "the fastest layouts that fit for gbs= (required), every stack unless "
                        "framework= names one (one thread: the same results as the CLI's threaded "
                        "search)"),
+    ("export", _MODEL, "the planned run as the framework's files (to= deepspeed, axolotl, "
+                       "megatron, megatron-deepspeed, torchrun, slurm): their contents under "
+                       "\"files\", with best=True the search's fastest layout"),
     ("validate", _FILES, "every measured run of the runs files predicted and compared, the rows "
                          "that could not be mapped, and the error statistics"),
     ("calibrate", _FILES, "the efficiencies fitted to the runs' measured throughput, the error "

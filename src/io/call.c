@@ -135,7 +135,8 @@ static enum tp_status run_json(struct call *x, char **out, struct tp_error *err)
 }
 
 /* The verbs a call runs and what each needs. */
-#define MODEL_VERBS (TP_VERB_PARAMS | TP_VERB_MEMORY | TP_VERB_ESTIMATE | TP_VERB_SEARCH)
+#define MODEL_VERBS (TP_VERB_PARAMS | TP_VERB_MEMORY | TP_VERB_ESTIMATE | TP_VERB_SEARCH | \
+                     TP_VERB_EXPORT)
 #define LIST_VERBS (TP_VERB_MODELS | TP_VERB_GPUS)
 #define CALL_VERBS (MODEL_VERBS | LIST_VERBS)
 
@@ -147,7 +148,8 @@ enum tp_status tp_call_json(const char *verb, const char *model, const char *con
     unsigned v = tp_verb_find(verb);
     if (!(v & CALL_VERBS))
         return tp_fail(err, TP_EINVAL, "unknown verb %.40s: expected params, memory, estimate, "
-                       "search, models or gpus (validate and calibrate: tp_call_runs_json)",
+                       "search, export, models or gpus (validate and calibrate: "
+                       "tp_call_runs_json)",
                        verb ? verb : "(none)");
     if ((v & LIST_VERBS) && model)
         return tp_fail_field(err, TP_EINVAL, "model", "%s takes no model", verb);
@@ -164,6 +166,8 @@ enum tp_status tp_call_json(const char *verb, const char *model, const char *con
             st = dump(tp_json_models(err), 0, out, err);
         else if (v == TP_VERB_GPUS)
             st = dump(tp_json_gpus(), 0, out, err);
+        else if (v == TP_VERB_EXPORT)
+            st = tp_call_export(&x->a, out, err);
         else
             st = run_json(x, out, err);
     }
