@@ -584,9 +584,32 @@ TP_API enum tp_status tp_call_json(const char *verb, const char *model, const ch
 /* tp_call_json's export: the options already set (to, best, force, base_model, job_name,
    the run's and the search's); the document without writing a file. */
 TP_API enum tp_status tp_call_export(const struct tp_args *a, char **out, struct tp_error *err);
-/* The verbs over runs files, as tp_call_json: "validate" and "calibrate" with their options
-   (calibration; base, output, no_cv, no_per_gpu, min_gpu_rows, prior_weight, max_evals,
-   starts, fold_rows, max_folds, fit_rows). */
+/* `trainplan checkpoint PATH [MODEL]` as a report (src/io/call_checkpoint.c): the model
+   compared with (files[1], config, else the config.json beside PATH), the checkpoint read
+   (tp_ckpt_inspect), the saves' plan (gpus, zero, storage_gbps: else the ZeRO folder's, else
+   8 GPUs and ZeRO 0). */
+struct tp_ckpt_report {
+    const char *path;
+    struct tp_model m;
+    bool have_model;
+    char model_source[600];
+    char model_note[600];   /* why the config.json beside the checkpoint was not used */
+    struct tp_job j;
+    struct tp_ckpt *ck;
+    bool planned;
+    struct tp_ckpt_plan plan;
+    uint32_t plan_gpus, plan_zero;
+    double storage_gbps;
+};
+TP_API enum tp_status tp_checkpoint_report(const struct tp_args *a, struct tp_ckpt_report *r,
+                                           struct tp_error *err);
+TP_API void tp_checkpoint_report_free(struct tp_ckpt_report *r);
+/* Its document, as the CLI's --format json prints it. */
+TP_API struct json_t *tp_json_checkpoint(const struct tp_ckpt_report *r);
+/* The verbs over files, as tp_call_json: "validate" and "calibrate" (runs files) with their
+   options (calibration; base, output, no_cv, no_per_gpu, min_gpu_rows, prior_weight,
+   max_evals, starts, fold_rows, max_folds, fit_rows), "checkpoint" (files: PATH and at most
+   one MODEL; config, gpus, zero, task, optimizer, precision, lora_rank, storage_gbps). */
 TP_API enum tp_status tp_call_runs_json(const char *verb, const char *const *files, size_t n_files,
                                         const char *const *keys, const char *const *values,
                                         size_t n, char **out, struct tp_error *err);

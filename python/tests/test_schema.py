@@ -17,8 +17,8 @@ import trainplan
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 CLI = os.environ.get("TRAINPLAN_CLI", os.path.join(ROOT, "build", "trainplan"))
-VERBS = ["params", "memory", "estimate", "search", "export", "validate", "calibrate", "models",
-         "gpus"]
+VERBS = ["params", "memory", "estimate", "search", "export", "validate", "calibrate",
+         "checkpoint", "models", "gpus"]
 
 
 def cli(*args):
@@ -72,6 +72,16 @@ class EveryVerb(unittest.TestCase):
                 with self.assertRaises(trainplan.Error) as cm:
                     trainplan.export("llama-3.1-8b", **kw)
                 self.assertEqual(cm.exception.field, field)
+
+    def test_checkpoint_equals_the_cli(self):
+        clean = os.path.join(ROOT, "tests", "cli", "fixtures", "ckpt", "clean")
+        self.assertEqual(trainplan.checkpoint(clean), cli("checkpoint", clean))
+        self.assertEqual(trainplan.checkpoint(clean, gpus=16, zero=3, storage_gbps=10),
+                         cli("checkpoint", clean, "--gpus", "16", "--zero", "3",
+                             "--storage-gbps", "10"))
+        with self.assertRaises(trainplan.Error) as cm:
+            trainplan.checkpoint()
+        self.assertEqual(cm.exception.field, "files")
 
     def test_params_from_shape_keywords_equals_the_cli(self):
         # GPT-2 small from its shape alone: 124,439,808 parameters (tests/cli/cases.txt

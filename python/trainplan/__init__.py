@@ -16,7 +16,7 @@ import os as _os
 
 __version__ = "0.1.0"
 __all__ = ["Error", "params", "memory", "estimate", "search", "export", "validate", "calibrate",
-           "models", "gpus", "version", "library_path"]
+           "checkpoint", "models", "gpus", "version", "library_path"]
 
 
 class Error(Exception):
@@ -195,6 +195,10 @@ _VERBS = [
                          "that could not be mapped, and the error statistics"),
     ("calibrate", _FILES, "the efficiencies fitted to the runs' measured throughput, the error "
                           "before, after and leave-one-source-out, and the fitted calibration"),
+    ("checkpoint", _FILES, "what a checkpoint PATH holds (safetensors files, shard index, "
+                           "DeepSpeed ZeRO folder), its problems, whether it is the MODEL given "
+                           "after it (or config=, else the config.json beside it), and the "
+                           "saves' sizes"),
     ("models", _NONE, "the built-in presets with their counts and sources"),
     ("gpus", _NONE, "the accelerator catalog"),
 ]

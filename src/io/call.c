@@ -216,20 +216,36 @@ enum tp_status tp_call_runs_json(const char *verb, const char *const *files, siz
 {
     *out = NULL;
     unsigned v = tp_verb_find(verb);
-    if (!(v & (TP_VERB_VALIDATE | TP_VERB_CALIBRATE)))
-        return tp_fail(err, TP_EINVAL, "unknown verb %.40s: expected validate or calibrate",
-                       verb ? verb : "(none)");
+    if (!(v & (TP_VERB_VALIDATE | TP_VERB_CALIBRATE | TP_VERB_CHECKPOINT)))
+        return tp_fail(err, TP_EINVAL, "unknown verb %.40s: expected validate, calibrate or "
+                       "checkpoint", verb ? verb : "(none)");
     if (n_files == 0)
-        return tp_fail_field(err, TP_EINVAL, "files", "%s needs at least one runs file", verb);
+        return tp_fail_field(err, TP_EINVAL, "files", "%s needs at least one %s", verb,
+                             v == TP_VERB_CHECKPOINT ? "checkpoint" : "runs file");
+    if (n_files > TP_ARGS_MAX_FILES)
+        return tp_fail_field(err, TP_EINVAL, "files", "more than %d files", TP_ARGS_MAX_FILES);
     struct tp_args *a = malloc(sizeof *a);
     if (!a)
         return tp_fail(err, TP_ENOMEM, "out of memory");
     tp_args_init(v, a);
+    for (size_t i = 0; i < n_files; i++)
+        a->files[i] = files[i];
+    a->n_files = n_files;
     enum tp_status st = set_all(a, keys, values, n, err);
-    struct tp_runs runs;
-    if (st == TP_OK && (st = tp_runs_load(files, n_files, &runs, err)) == TP_OK) {
-        st = runs_verb(a, &runs, out, err);
-        tp_runs_free(&runs);
+    if (st == TP_OK && v == TP_VERB_CHECKPOINT) {
+        struct tp_ckpt_report *r = malloc(sizeof *r);
+        st = r ? tp_checkpoint_report(a, r, err) : tp_fail(err, TP_ENOMEM, "out of memory");
+        if (st == TP_OK) {
+            st = dump(tp_json_checkpoint(r), 0, out, err);
+            tp_checkpoint_report_free(r);
+        }
+        free(r);
+    } else if (st == TP_OK) {
+        struct tp_runs runs;
+        if ((st = tp_runs_load(files, n_files, &runs, err)) == TP_OK) {
+            st = runs_verb(a, &runs, out, err);
+            tp_runs_free(&runs);
+        }
     }
     free(a);
     return st;
