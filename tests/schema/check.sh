@@ -16,11 +16,11 @@ python3 - <<'PY'
 import ast, glob, re, sys
 
 table = open("src/io/option_table.c").read()
-rows = re.findall(r'^\s*\{"([a-z0-9-]+)", (NULL|"([^"]*)")', table, re.M)
+rows = re.findall(r'\{\.name = "([a-z0-9-]+)",(?:\s*\.aliases = ((?:"[^"]*"\s*)+))?', table)
 names = set()
-for name, _, aliases in rows:
+for name, aliases in rows:
     names.add(name)
-    for a in aliases.split("|") if aliases else []:
+    for a in "".join(re.findall(r'"([^"]*)"', aliases)).split("|") if aliases else []:
         names.add(a)
 if len(rows) < 100:
     print("schema: only %d option rows read from src/io/option_table.c" % len(rows))
