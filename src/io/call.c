@@ -134,7 +134,10 @@ static enum tp_status run_json(struct call *x, char **out, struct tp_error *err)
                                       x->a.per_stage != 0, x->fixes, n, x->notes), 12, out, err);
 }
 
-/* The verbs a call runs and what each needs. */
+/* The verbs a call runs and what each needs.  A verb the library composes joins with its bit
+   here and one line of the dispatch below: size, once its search is a library call
+   (TP_VERB_SIZE in LIST_VERBS, "else if (v == TP_VERB_SIZE) st = <its call>(&x->a, out, err);"),
+   and one row of python's _VERBS. */
 #define MODEL_VERBS (TP_VERB_PARAMS | TP_VERB_MEMORY | TP_VERB_ESTIMATE | TP_VERB_SEARCH | \
                      TP_VERB_EXPORT)
 #define LIST_VERBS (TP_VERB_MODELS | TP_VERB_GPUS)
