@@ -606,10 +606,39 @@ TP_API enum tp_status tp_checkpoint_report(const struct tp_args *a, struct tp_ck
 TP_API void tp_checkpoint_report_free(struct tp_ckpt_report *r);
 /* Its document, as the CLI's --format json prints it. */
 TP_API struct json_t *tp_json_checkpoint(const struct tp_ckpt_report *r);
+/* `trainplan logs FILE...` as results (src/io/call_logs.c).  tp_logs_check: the options
+   together (files given, row_out and model need the model and the GPU, gpu_hour_price needs
+   tokens).  tp_logs_result_eval: log `index` (r->path set, the rest zeroed) read, parsed and
+   evaluated; *steps (the parsed steps, free with free(); NULL on error) for a plot. */
+struct tp_logs_result {
+    const char *path;
+    struct tp_log_info info;
+    struct tp_log_steady st;
+    double steps, train_s, gpu_hours, cost; /* budget; NaN when not applicable */
+    bool modelled;                          /* the run described: the figures below */
+    struct tp_model m;
+    struct tp_cluster c;
+    struct tp_job j;
+    struct tp_layout l;
+    double flops_per_token, model_tflops, mfu, peak_tflops;
+    struct tp_time pred;
+    double pred_mem_gib;
+    char assumed[160];  /* run facts neither the log nor the options gave */
+    char row_id[160];
+};
+TP_API enum tp_status tp_logs_check(const struct tp_args *a, struct tp_error *err);
+TP_API enum tp_status tp_logs_result_eval(const struct tp_args *a, const struct tp_calib *cal,
+                                          struct tp_logs_result *r, size_t index,
+                                          struct tp_log_step **steps, size_t *n_steps,
+                                          struct tp_error *err);
+/* `trainplan logs`'s document over n results. */
+TP_API struct json_t *tp_json_logs(const struct tp_args *a, const struct tp_logs_result *res,
+                                   size_t n);
 /* The verbs over files, as tp_call_json: "validate" and "calibrate" (runs files) with their
    options (calibration; base, output, no_cv, no_per_gpu, min_gpu_rows, prior_weight,
    max_evals, starts, fold_rows, max_folds, fit_rows), "checkpoint" (files: PATH and at most
-   one MODEL; config, gpus, zero, task, optimizer, precision, lora_rank, storage_gbps). */
+   one MODEL; config, gpus, zero, task, optimizer, precision, lora_rank, storage_gbps), "logs"
+   (log files; model, gpu and the run's options, skip_warmup, log_format, tokens, ...). */
 TP_API enum tp_status tp_call_runs_json(const char *verb, const char *const *files, size_t n_files,
                                         const char *const *keys, const char *const *values,
                                         size_t n, char **out, struct tp_error *err);

@@ -18,7 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 CLI = os.environ.get("TRAINPLAN_CLI", os.path.join(ROOT, "build", "trainplan"))
 VERBS = ["params", "memory", "estimate", "search", "export", "validate", "calibrate",
-         "checkpoint", "models", "gpus"]
+         "checkpoint", "logs", "models", "gpus"]
 
 
 def cli(*args):
@@ -82,6 +82,30 @@ class EveryVerb(unittest.TestCase):
         with self.assertRaises(trainplan.Error) as cm:
             trainplan.checkpoint()
         self.assertEqual(cm.exception.field, "files")
+
+    def test_logs_equals_the_cli(self):
+        logs = os.path.join(ROOT, "tests", "fixtures", "logs")
+        meg = os.path.join(logs, "megatron-lm.log")
+        self.assertEqual(trainplan.logs(meg), cli("logs", meg))
+        self.assertEqual(trainplan.logs(meg, tokens=1e9),
+                         cli("logs", meg, "--tokens", "1e9"))
+        # the modelled run next to the log: Llama 3.1 8B's 51.47 GFLOP per token (cases.txt
+        # logs-model pins the table's MFU 40.6% from the same run)
+        kw = dict(model="llama-3.1-8b", gpu="h100-sxm", framework="megatron", sp=True,
+                  distributed_optimizer=True)
+        got = trainplan.logs(meg, **kw)
+        self.assertEqual(got, cli("logs", meg, "--model", "llama-3.1-8b", "--gpu", "h100-sxm",
+                                  "--framework", "megatron", "--sp", "--distributed-optimizer"))
+        self.assertAlmostEqual(got["logs"][0]["model"]["model_flops_per_token"] / 1e9, 51.47,
+                               places=2)
+        hf = os.path.join(logs, "hf-axolotl.log")
+        self.assertEqual(trainplan.logs(meg, hf), cli("logs", meg, hf))
+        with self.assertRaises(trainplan.Error) as cm:
+            trainplan.logs()
+        self.assertEqual(cm.exception.field, "files")
+        with self.assertRaises(trainplan.Error) as cm:
+            trainplan.logs(meg, row_out="rows.csv")
+        self.assertEqual(cm.exception.field, "row_out")
 
     def test_params_from_shape_keywords_equals_the_cli(self):
         # GPT-2 small from its shape alone: 124,439,808 parameters (tests/cli/cases.txt

@@ -16,7 +16,7 @@ import os as _os
 
 __version__ = "0.1.0"
 __all__ = ["Error", "params", "memory", "estimate", "search", "export", "validate", "calibrate",
-           "checkpoint", "models", "gpus", "version", "library_path"]
+           "checkpoint", "logs", "models", "gpus", "version", "library_path"]
 
 
 class Error(Exception):
@@ -199,6 +199,9 @@ _VERBS = [
                            "DeepSpeed ZeRO folder), its problems, whether it is the MODEL given "
                            "after it (or config=, else the config.json beside it), and the "
                            "saves' sizes"),
+    ("logs", _FILES, "training logs (Megatron, HF/Axolotl/TRL, torchtitan, nanoGPT, llm.c, JSON "
+                     "run logs): the steady state, the time a token budget takes and, with "
+                     "model= and gpu=, model FLOPs, MFU and the estimate next to the log"),
     ("models", _NONE, "the built-in presets with their counts and sources"),
     ("gpus", _NONE, "the accelerator catalog"),
 ]

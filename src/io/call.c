@@ -213,18 +213,46 @@ static enum tp_status runs_verb(const struct tp_args *a, const struct tp_runs *r
     return st;
 }
 
+/* logs over the files, as the CLI evaluates them (every file before the document). */
+static enum tp_status logs_verb(const struct tp_args *a, char **out, struct tp_error *err)
+{
+    TRY(tp_logs_check(a, err));
+    struct tp_calib *cal = malloc(sizeof *cal);
+    struct tp_logs_result *res = calloc(a->n_files, sizeof *res);
+    enum tp_status st = cal && res ? TP_OK : tp_fail(err, TP_ENOMEM, "out of memory");
+    if (st == TP_OK) {
+        tp_calib_init(cal);
+        if (a->calibration)
+            st = tp_calib_from_file(a->calibration, cal, err);
+    }
+    for (size_t i = 0; st == TP_OK && i < a->n_files; i++) {
+        struct tp_log_step *steps;
+        size_t n;
+        res[i].path = a->files[i];
+        st = tp_logs_result_eval(a, cal, &res[i], i, &steps, &n, err);
+        free(steps);
+    }
+    if (st == TP_OK)
+        st = dump(tp_json_logs(a, res, a->n_files), 10, out, err);
+    free(cal);
+    free(res);
+    return st;
+}
+
 enum tp_status tp_call_runs_json(const char *verb, const char *const *files, size_t n_files,
                                  const char *const *keys, const char *const *values, size_t n,
                                  char **out, struct tp_error *err)
 {
     *out = NULL;
     unsigned v = tp_verb_find(verb);
-    if (!(v & (TP_VERB_VALIDATE | TP_VERB_CALIBRATE | TP_VERB_CHECKPOINT)))
-        return tp_fail(err, TP_EINVAL, "unknown verb %.40s: expected validate, calibrate or "
-                       "checkpoint", verb ? verb : "(none)");
+    if (!(v & (TP_VERB_VALIDATE | TP_VERB_CALIBRATE | TP_VERB_CHECKPOINT | TP_VERB_LOGS)))
+        return tp_fail(err, TP_EINVAL, "unknown verb %.40s: expected validate, calibrate, "
+                       "checkpoint or logs", verb ? verb : "(none)");
     if (n_files == 0)
         return tp_fail_field(err, TP_EINVAL, "files", "%s needs at least one %s", verb,
-                             v == TP_VERB_CHECKPOINT ? "checkpoint" : "runs file");
+                             v == TP_VERB_CHECKPOINT ? "checkpoint"
+                             : v == TP_VERB_LOGS     ? "log file"
+                                                     : "runs file");
     if (n_files > TP_ARGS_MAX_FILES)
         return tp_fail_field(err, TP_EINVAL, "files", "more than %d files", TP_ARGS_MAX_FILES);
     struct tp_args *a = malloc(sizeof *a);
@@ -243,6 +271,8 @@ enum tp_status tp_call_runs_json(const char *verb, const char *const *files, siz
             tp_checkpoint_report_free(r);
         }
         free(r);
+    } else if (st == TP_OK && v == TP_VERB_LOGS) {
+        st = logs_verb(a, out, err);
     } else if (st == TP_OK) {
         struct tp_runs runs;
         if ((st = tp_runs_load(files, n_files, &runs, err)) == TP_OK) {
