@@ -572,9 +572,10 @@ TP_API void tp_free(void *p);
 
 /* One verb, its options named as the CLI's flags (underscores or dashes: tp_args_set, with
    binding true), its document as the CLI's --format json prints it: the entry point of
-   bindings (ctypes, WebAssembly).  verb "params", "memory", "estimate", "search" (the run is
-   MODEL, a preset or config.json, and/or the shape options; search needs gbs, runs one thread
-   and gives the same hits as the CLI's threaded search), "models" or "gpus" (model NULL).
+   bindings (ctypes, WebAssembly).  verb "params", "memory", "estimate", "search", "export"
+   (the run is MODEL, a preset or config.json, and/or the shape options; search needs gbs, runs
+   one thread and gives the same hits as the CLI's threaded search; export returns the files'
+   contents), "models" or "gpus" (model NULL).
    Every option the verb's CLI takes is a key (tp_options_json lists them) but the CLI's output
    options; one value each (no sweep lists).  *out (free with tp_free) on TP_OK; err names the
    field otherwise.  Thread-safe: nothing is shared between calls. */
