@@ -81,9 +81,9 @@ CLI_OBJ  := $(filter-out $(BUILD)/cli/main.o,$(CLI_SRC:%.c=$(BUILD)/%.o))
 REPLAYS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
 FUZZERS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 
-.PHONY: all deps run test unit header-test cli-test formats-test svg-test export-test web web-test \
-        bench-smoke bench clean calibration check-calibration fuzz-replay fuzz fuzzers valgrind \
-        install python-test python readme-test
+.PHONY: all deps run test unit header-test cli-test formats-test svg-test export-test schema-test \
+        web web-test bench-smoke bench clean calibration check-calibration fuzz-replay fuzz fuzzers \
+        valgrind install python-test python readme-test
 .SECONDARY:
 all: $(BIN) $(SHLIB) $(PCFILE) $(TESTS) $(BENCHES) $(REPLAYS)
 
@@ -162,7 +162,7 @@ run: deps
 test: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory unit header-test bench-smoke fuzz-replay cli-test formats-test \
-	    svg-test export-test python-test readme-test $(if $(filter 1,$(SAN)),,web-test)
+	    svg-test export-test python-test schema-test readme-test $(if $(filter 1,$(SAN)),,web-test)
 
 # Each topical public header compiles on its own (it includes what it uses), as C11 and, with a
 # C++ compiler installed, as C++ (the extern "C" blocks).
@@ -188,6 +188,11 @@ cli-test: $(BIN)
 # config model, Axolotl's schema, bash -n (scripts/check-export-start.py, docs/export.md)
 export-test: $(BIN)
 	@sh tests/export/check.sh ./$(BIN)
+
+# the options are declared once, in src/io/option_table.c: no CLI option, Python keyword or
+# page field anywhere else
+schema-test:
+	@sh tests/schema/check.sh
 
 # every command's --svg file is well-formed XML and shows the command's figures
 svg-test: $(BIN)

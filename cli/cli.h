@@ -17,123 +17,32 @@ enum { EXIT_OK = 0, EXIT_NO = 1, EXIT_USAGE = 2 };
 
 enum out_format { FMT_TABLE = 0, FMT_JSON, FMT_CSV };
 
-/* Which commands accept an option (bit mask). */
+/* Which commands accept an option (bit mask): the library's verbs (enum tp_verb). */
 enum {
-    CMD_PARAMS = 1u << 0,
-    CMD_MODELS = 1u << 1,
-    CMD_MEMORY = 1u << 2,
-    CMD_GPUS = 1u << 3,
-    CMD_ESTIMATE = 1u << 4,
-    CMD_SEARCH = 1u << 5,
-    CMD_VALIDATE = 1u << 6,
-    CMD_CALIBRATE = 1u << 7,
-    CMD_LOGS = 1u << 8,
-    CMD_EXPORT = 1u << 9,
-    CMD_SIZE = 1u << 10,
-    CMD_CHECKPOINT = 1u << 11,
+    CMD_PARAMS = TP_VERB_PARAMS,
+    CMD_MODELS = TP_VERB_MODELS,
+    CMD_MEMORY = TP_VERB_MEMORY,
+    CMD_GPUS = TP_VERB_GPUS,
+    CMD_ESTIMATE = TP_VERB_ESTIMATE,
+    CMD_SEARCH = TP_VERB_SEARCH,
+    CMD_VALIDATE = TP_VERB_VALIDATE,
+    CMD_CALIBRATE = TP_VERB_CALIBRATE,
+    CMD_LOGS = TP_VERB_LOGS,
+    CMD_EXPORT = TP_VERB_EXPORT,
+    CMD_SIZE = TP_VERB_SIZE,
+    CMD_CHECKPOINT = TP_VERB_CHECKPOINT,
 };
 /* Commands whose positional arguments are files (cli_args.files), not MODEL. */
 #define FILES_CMDS (CMD_VALIDATE | CMD_CALIBRATE | CMD_LOGS | CMD_CHECKPOINT)
-#define CLI_MAX_FILES 64
-#define CLI_MAX_SWEEPS 4
-#define CLI_MAX_SWEEP_VALUES 64
+#define CLI_MAX_FILES TP_ARGS_MAX_FILES
+#define CLI_MAX_SWEEPS TP_ARGS_MAX_SWEEPS
+#define CLI_MAX_SWEEP_VALUES TP_ARGS_MAX_SWEEP_VALUES
 
-/* An option given a list on memory or estimate: --mbs 1,2,4,8, --gpus 8..512 (sweep.c). */
-struct cli_sweep {
-    const char *name;        /* the option, without "--" */
-    size_t offset;           /* its int64_t field in struct cli_args */
-    int64_t values[CLI_MAX_SWEEP_VALUES];
-    size_t n;
-};
-
-struct cli_args {
-    unsigned cmd;            /* one CMD_* bit */
-    const char *model;       /* positional MODEL: preset name, config.json or directory */
-    const char *files[CLI_MAX_FILES]; /* positional files of FILES_CMDS */
-    size_t n_files;
-    int help;
-    int format;              /* enum out_format */
-    int64_t seq;             /* TP_UNSET = the model's */
-    int64_t doc_len;         /* --doc-len: packed documents' mean length; 0 = unpacked */
-    int recompute;           /* enum tp_recompute */
-    int attn_conv;           /* enum tp_attn_convention */
-    int64_t mtp;             /* MTP modules trained; TP_UNSET = 0 */
-    int per_layer;           /* print every block */
-    struct tp_shape shape;
-    /* cluster */
-    const char *gpu;
-    int64_t gpus, gpus_per_node;
-    double hbm_gb;           /* 0 = the catalog's (so are the next five) */
-    double peak_tflops, hbm_tbps, intra_gbps, inter_gbps, host_gbps;
-    /* time and cost (estimate) */
-    const char *calibration;
-    /* validate, calibrate */
-    const char *base, *output;
-    int no_cv, no_per_gpu, summary;
-    int64_t min_gpu_rows, max_evals, starts, fold_rows, max_folds, fit_rows;
-    double prior_weight;     /* -1 = default */
-    double tokens, epochs, dataset_tokens, price;
-    /* search */
-    int64_t top, max_tp, max_pp, max_cp, max_ep, max_mbs;
-    double mem_headroom;
-    int no_offload;
-    int even_pp;             /* --even-pp: no uneven pipeline splits */
-    int64_t threads;         /* TP_UNSET = the online CPUs */
-    const char *explain;     /* --explain "tp=8 pp=4 mbs=2" */
-    const char *recompute_modes; /* search --recompute-modes none,selective,full,partial */
-    const char *zero_stages;     /* search --zero-stages 0,1,2,3 */
-    const char *gpus_list;   /* search --gpus 8,16,32 or 8..512 */
-    int quiet;               /* --quiet: no progress line */
-    /* layout (TP_UNSET = default / derived) */
-    int64_t dp, tp, pp, vpp, ep, etp, cp, zero, shard_group, hpz, mbs, gas, gbs, recompute_layers;
-    int64_t pp_first, pp_last; /* uneven pipeline split */
-    const char *pp_layout;   /* --pp-layout: Megatron layout string or embedding,loss */
-    const char *recompute_modules; /* --recompute-modules core_attn,moe_act,... */
-    int sp, offload, schedule;
-    int offload_activations; /* --offload-activations */
-    int64_t offload_layers;  /* --offload-layers N */
-    int fsdp;                /* 0 not given, 1 no_shard, 2 shard_grad_op, 3 full_shard, 4 hybrid */
-    int distopt;             /* --distributed-optimizer */
-    /* job */
-    int task, optimizer, precision, framework, attn_impl, dropout, fused_loss, tp_comm_overlap;
-    int kbit_fp32;           /* --kbit-fp32 */
-    int fp8_param_gather;    /* --fp8-param-gather */
-    int fp8_recipe;          /* --fp8-recipe: enum tp_fp8_recipe */
-    int moe_impl, z3_leaf;   /* moe_impl: 0 = the stack's (enum tp_moe_impl) */
-    int moe_a2a_overlap;     /* --moe-a2a-overlap */
-    int moe_dispatcher;      /* --moe-dispatcher: enum tp_moe_dispatcher */
-    int zero_quant_weights;  /* --zero-quantized-weights (ZeRO++ qwZ) */
-    int zero_quant_grads;    /* --zero-quantized-gradients (ZeRO++ qgZ) */
-    int64_t lora_rank;
-    const char *lora_targets;
-    double moe_capacity, moe_imbalance, overhead_gb, nccl_gb, frag, trainable_frac;
-    int per_stage;
-    const char *svg;         /* --svg FILE: the command's plot (plot.c) */
-    /* logs */
-    int64_t skip_warmup;     /* TP_UNSET = the default warm-up rule */
-    int log_format;          /* enum tp_log_format; 0 = detect */
-    const char *row_out;     /* --row-out FILE: runs-file rows */
-    /* export */
-    const char *to;          /* --to FORMAT */
-    const char *base_model;  /* --base-model: Axolotl base_model */
-    const char *job_name;    /* --job-name: Slurm job name */
-    int64_t steps;           /* --steps: the stopping point in optimizer steps; 0 = none */
-    double lr;               /* --lr: peak learning rate; 0 = the task's default */
-    int best, force;         /* --best: export the search's top layout; --force: even if it does
-                                not fit */
-    /* size */
-    double flops, days, gpu_hours;
-    const char *fit, *family;
-    /* checkpoint */
-    const char *config;      /* --config config.json: the model to compare with */
-    double storage_gbps;     /* checkpoint write bandwidth, GB/s in total (0 = not given) */
-    /* estimate: the wall-clock beyond the steps */
-    int64_t ckpt_every, eval_every; /* TP_UNSET = none */
-    double eval_tokens, startup_min;  /* 0 = none */
-    /* memory, estimate: options given a list (the field holds the first value) */
-    struct cli_sweep sweeps[CLI_MAX_SWEEPS];
-    size_t n_sweeps;
-};
+/* The parsed arguments are the library's options (struct tp_args, include/trainplan/io.h),
+   filled through its one option table (src/io/option_table.c): the commands keep calling them
+   struct cli_args, a list option struct cli_sweep. */
+#define cli_args tp_args
+#define cli_sweep tp_sweep
 
 /* Everything a run needs, resolved and checked. */
 struct run {

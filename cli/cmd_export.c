@@ -48,30 +48,9 @@ static void help(void)
            "2 usage, input or I/O error, or a plan the framework cannot express.\n");
 }
 
-enum { BEST_TRIES = 32 };
-
-/* Whether format `fmt` builds the layout; the reason in `err` when not. */
-static bool exportable(enum tp_export_format fmt, const struct run *r, const struct tp_layout *l,
-                       struct tp_error *err)
-{
-    static struct tp_export x;
-    struct tp_export_opts o;
-    tp_export_opts_init(&o);
-    bool ok = tp_export_build(fmt, &r->m, &r->c, &r->j, l, &o, &x, err) == TP_OK;
-    tp_export_free(&x);
-    return ok;
-}
-
-static void layout_words(const struct tp_layout *l, char *buf, size_t len)
-{
-    snprintf(buf, len, "dp %u tp %u pp %u vpp %u cp %u ep %u, ZeRO-%u, mbs %u x gas %u", l->dp,
-             l->tp, l->pp, l->vpp, l->cp, l->ep, l->zero, l->mbs, l->gas);
-}
-
-/* --best: the fastest layout the target's files run (the search narrowed to what the format
-   expresses, then the first of its ranking that builds) replaces r->l, and a note names the
-   unrestricted best when that one is faster and why it is not exportable.  EXIT_NO when none
-   fits; EXIT_USAGE when none of those that fit can be exported. */
+/* --best: the fastest layout the target's files run (tp_export_best, over the CLI's thread
+   pool) replaces r->l, with a note naming a faster one the target cannot run.  EXIT_NO when
+   none fits; EXIT_USAGE when none of those that fit can be exported. */
 static int best_layout(const struct cli_args *a, enum tp_export_format fmt, struct run *r,
                        uint64_t gbs)
 {
@@ -83,52 +62,28 @@ static int best_layout(const struct cli_args *a, enum tp_export_format fmt, stru
         cli_error_field(&err);
         return EXIT_USAGE;
     }
-    struct tp_search_opts all, o;
+    struct tp_search_opts all;
     if ((rc = cli_search_opts(a, gbs, &all)) != EXIT_OK)
         return rc;
-    o = all;
-    tp_export_search_limits(fmt, &r->j, &o);
     unsigned threads = a->threads != TP_UNSET ? (unsigned)a->threads : par_cpus();
-    static struct tp_search_hit hit[BEST_TRIES], top[1];
-    size_t n = 0, n_top = 0;
-    struct tp_search_stats st;
-    if (par_search(&r->m, &r->c, &r->j, &o, &cal, threads, false, hit, BEST_TRIES, &n, &st,
-                   &err) != TP_OK ||
-        par_search(&r->m, &r->c, &r->j, &all, &cal, threads, false, top, 1, &n_top, &st,
-                   &err) != TP_OK) {
-        cli_error_field(&err);
+    struct par_pool *state = NULL;
+    struct tp_pool pool = par_pool(&state, threads, false);
+    static struct tp_export_best best;
+    enum tp_status s = tp_export_best(fmt, a->to, &r->m, &r->c, &r->j, &all, &cal, &pool,
+                                      &best, &err);
+    par_pool_free(state);
+    if (s != TP_OK) {
+        cli_error("%s", cli_lib_msg(&err));
         return EXIT_USAGE;
     }
-    size_t pick = n;
-    struct tp_error why = {{0}, {0}};
-    for (size_t i = 0; i < n && pick == n; i++)
-        if (exportable(fmt, r, &hit[i].layout, i ? &err : &why))
-            pick = i;
-    char words[160];
-    if (pick == n) {
-        if (n == 0 && n_top == 0) {
-            fprintf(stderr, "trainplan: no layout of the %llu evaluated fits (see trainplan "
-                            "search for the constraints that reject them)\n",
-                    (unsigned long long)st.evaluated);
-            return EXIT_NO;
-        }
-        if (n_top && !exportable(fmt, r, &top[0].layout, &why))
-            layout_words(&top[0].layout, words, sizeof words);
-        else
-            snprintf(words, sizeof words, "none");
-        cli_error("--to %s --best: no layout that fits can be exported to %s (the fastest, %s: "
-                  "%s)", a->to, a->to, words, why.msg[0] ? cli_lib_msg(&why) : "none fits");
-        return EXIT_USAGE;
+    if (!best.found) {
+        fprintf(stderr, "trainplan: no layout of the %llu evaluated fits (see trainplan "
+                        "search for the constraints that reject them)\n", best.evaluated);
+        return EXIT_NO;
     }
-    r->l = hit[pick].layout;
-    if (n_top && top[0].time_per_token < hit[pick].time_per_token * (1 - 1e-9) &&
-        !exportable(fmt, r, &top[0].layout, &why)) {
-        layout_words(&top[0].layout, words, sizeof words);
-        fprintf(stderr, "trainplan: note: the fastest layout, %s, runs %.1f%% faster but %s "
-                        "cannot run it: %s\n", words,
-                100 * (hit[pick].time_per_token / top[0].time_per_token - 1), a->to,
-                cli_lib_msg(&why));
-    }
+    r->l = best.layout;
+    if (best.note[0])
+        fprintf(stderr, "trainplan: note: %s\n", best.note);
     return EXIT_OK;
 }
 
@@ -154,25 +109,9 @@ static int write_files(const char *dir, const struct tp_export *x, bool force)
 }
 
 static int print_json(const struct cli_args *a, const struct run *r, const struct tp_export *x,
-                      const struct tp_memory *mem, uint32_t nodes)
+                      const struct tp_memory *mem)
 {
-    json_t *files = json_array();
-    for (size_t i = 0; i < x->n_files; i++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", a->output ? a->output : ".", x->files[i].name);
-        json_array_append_new(files, json_pack("{s:s, s:o, s:s}", "name", x->files[i].name,
-                                               "path", a->output ? json_string(path) : json_null(),
-                                               "content", x->files[i].text));
-    }
-    const struct tp_layout *l = &r->l;
-    json_t *doc = json_pack(
-        "{s:i, s:s, s:s, s:{s:s, s:s}, s:s, s:I, s:I, s:o, s:I, s:b, s:f, s:s, s:o}",
-        "schema_version", TP_SCHEMA_VERSION, "command", "export", "to", a->to, "model", "name",
-        r->m.name, "family", r->m.family, "gpu", r->c.gpu.key, "gpus", (json_int_t)r->c.n_gpus,
-        "nodes", (json_int_t)nodes, "layout", tp_json_layout(l), "global_batch",
-        (json_int_t)((uint64_t)l->mbs * l->gas * l->dp), "fits", (int)mem->fits,
-        "memory_bytes", mem->total_bytes, "notes", x->notes, "files", files);
-    return cli_print_json(doc, 12);
+    return cli_print_json(tp_json_export(&r->m, &r->c, &r->l, a->to, x, mem, a->output), 12);
 }
 
 static void print_csv(const struct cli_args *a, const struct run *r, const struct tp_export *x)
@@ -218,13 +157,14 @@ static int export_run(const struct cli_args *a, enum tp_export_format fmt, struc
 {
     memset(r, 0, sizeof *r);
     struct cli_args resolve = *a;
-    /* without --framework the stack is the target's (cli_args.framework is enum + 1) */
-    if (!resolve.framework && (fmt == TP_EXPORT_DEEPSPEED || fmt == TP_EXPORT_AXOLOTL ||
-                               fmt == TP_EXPORT_MEGATRON || fmt == TP_EXPORT_MEGATRON_DS))
-        resolve.framework = 1 + (fmt == TP_EXPORT_DEEPSPEED ? TP_FW_DEEPSPEED
-                                 : fmt == TP_EXPORT_AXOLOTL ? TP_FW_AXOLOTL
-                                 : fmt == TP_EXPORT_MEGATRON ? TP_FW_MEGATRON
-                                                             : TP_FW_MEGATRON_DS);
+    /* without --framework the stack is the target's */
+    if (resolve.framework == TP_UNSET &&
+        (fmt == TP_EXPORT_DEEPSPEED || fmt == TP_EXPORT_AXOLOTL || fmt == TP_EXPORT_MEGATRON ||
+         fmt == TP_EXPORT_MEGATRON_DS))
+        resolve.framework = fmt == TP_EXPORT_DEEPSPEED  ? TP_FW_DEEPSPEED
+                            : fmt == TP_EXPORT_AXOLOTL  ? TP_FW_AXOLOTL
+                            : fmt == TP_EXPORT_MEGATRON ? TP_FW_MEGATRON
+                                                        : TP_FW_MEGATRON_DS;
     if (a->best)
         resolve.gbs = TP_UNSET; /* the search keeps the global batch; the default layout may not */
     int rc = cli_resolve_run(&resolve, r);
@@ -240,12 +180,10 @@ static int export_output(const struct cli_args *a, const struct run *r,
                          const struct tp_export *x, const struct tp_memory *mem)
 {
     int rc = EXIT_OK;
-    uint32_t nodes = r->c.n_gpus > r->c.gpus_per_node
-                         ? (r->c.n_gpus + r->c.gpus_per_node - 1) / r->c.gpus_per_node : 1;
     if (a->output && (rc = write_files(a->output, x, a->force)) != EXIT_OK)
         return rc;
     if (a->format == FMT_JSON) {
-        rc = print_json(a, r, x, mem, nodes);
+        rc = print_json(a, r, x, mem);
     } else if (a->format == FMT_CSV) {
         print_csv(a, r, x);
     } else if (a->output) {

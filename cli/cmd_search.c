@@ -600,7 +600,7 @@ int cmd_search(int argc, char **argv)
     /* no --framework: every stack, each result labelled with its own */
     ctl.n_fw = 0;
     for (int f = 0; f < TP_FW_COUNT; f++)
-        if (!a.framework || f == a.framework - 1)
+        if (a.framework == TP_UNSET || f == a.framework)
             ctl.fw[ctl.n_fw++] = (enum tp_framework)f;
     if (a.gpus_list)
         return sweep(&a, &r, &o, &cal);
@@ -617,7 +617,7 @@ int cmd_search(int argc, char **argv)
     double band = n ? tp_search_tie_band(&r.m, &r.c, &r.j, &hits[0], domain, &rg) : 0;
     struct tp_fix near[3];
     size_t n_near = n || a.format == FMT_CSV
-                        ? 0 : search_nearest(&r, &o, &cal, &ctl, &st, a.framework != 0, near, 3);
+                        ? 0 : search_nearest(&r, &o, &cal, &ctl, &st, a.framework != TP_UNSET, near, 3);
     if (a.format != FMT_TABLE) {
         if ((rc = print_json(&r, &st, hits, n, o.gbs, outside, band, a.format == FMT_CSV, near,
                              n_near)) != EXIT_OK)

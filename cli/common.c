@@ -67,20 +67,7 @@ int cli_begin_listing(int argc, char **argv, unsigned cmd, struct cli_args *a,
 int cli_resolve_model(const struct cli_args *a, struct tp_model *m, char *notes, size_t len)
 {
     struct tp_error err = {{0}, {0}};
-    enum tp_status st = TP_OK;
-    notes[0] = '\0';
-    if (a->model) {
-        st = tp_model_from_name(a->model, m, &err);
-    } else if (tp_shape_any(&a->shape)) {
-        tp_model_init(m);
-    } else {
-        cli_error("no model: give a preset name, a config.json path, or shape flags "
-                  "(--layers --hidden --heads --vocab ...)");
-        return EXIT_USAGE;
-    }
-    if (st == TP_OK && tp_shape_any(&a->shape))
-        st = tp_model_apply_shape(m, &a->shape, notes, len, &err);
-    if (st != TP_OK) {
+    if (tp_args_model(a, m, notes, len, &err) != TP_OK) {
         cli_error_field(&err);
         return EXIT_USAGE;
     }
@@ -112,101 +99,6 @@ void fmt_si(char *buf, size_t len, double v)
     snprintf(buf, len, "%s%.*f%s", v < 0 ? "-" : "", i == 0 ? 0 : 2, x, suffix[i]);
 }
 
-/* --zero, --fsdp and --distributed-optimizer all say the ZeRO stage; one of them at most. */
-static int resolve_zero(const struct cli_args *a, struct tp_request *q)
-{
-    static const int64_t FSDP_ZERO[] = {0, 0, 2, 3, 3};
-    int given = (a->zero != TP_UNSET) + (a->fsdp != 0) + (a->distopt != 0);
-    if (given > 1) {
-        cli_error("give only one of --zero, --fsdp and --distributed-optimizer");
-        return EXIT_USAGE;
-    }
-    if (a->zero != TP_UNSET)
-        q->zero = a->zero;
-    else if (a->fsdp)
-        q->zero = FSDP_ZERO[a->fsdp];
-    else if (a->distopt)
-        q->zero = 1;
-    q->hybrid_shard = a->fsdp == 4;
-    return EXIT_OK;
-}
-
-/* The arguments as the library's request (src/io/request.c), which resolves them. */
-static int to_request(const struct cli_args *a, struct tp_request *q)
-{
-    tp_request_init(q);
-    q->gpu = a->gpu;
-    q->gpus = a->gpus;
-    q->gpus_per_node = a->gpus_per_node;
-    q->hbm_gb = a->hbm_gb;
-    q->peak_tflops = a->peak_tflops;
-    q->hbm_tbps = a->hbm_tbps;
-    q->intra_gbps = a->intra_gbps;
-    q->inter_gbps = a->inter_gbps;
-    q->host_gbps = a->host_gbps;
-    q->task = a->task;
-    q->optimizer = a->optimizer;
-    q->precision = a->precision;
-    q->framework = a->framework;
-    /* --fsdp names PyTorch FSDP: with no --framework it is the fsdp stack (torchtitan when the
-       layout pipelines, which plain FSDP2 does not), not DeepSpeed's ZeRO.  search with no
-       --framework still tries every stack. */
-    bool pipelined = (a->pp != TP_UNSET && a->pp > 1) || (a->vpp != TP_UNSET && a->vpp > 1) ||
-                     a->pp_layout;
-    if (a->fsdp && !a->framework && a->cmd != CMD_SEARCH)
-        q->framework = 1 + (pipelined ? TP_FW_TORCHTITAN : TP_FW_FSDP);
-    q->attn_impl = a->attn_impl;
-    q->fp8_recipe = a->fp8_recipe;
-    q->moe_dispatcher = a->moe_dispatcher;
-    q->moe_impl = a->moe_impl;
-    q->z3_leaf = a->z3_leaf != 0;
-    /* --fsdp under the Hugging Face / Axolotl stack: its FSDP2 backend, not DeepSpeed */
-    q->fsdp_backend = a->fsdp != 0 && a->framework == TP_FW_AXOLOTL + 1;
-    q->zero_quant_weights = a->zero_quant_weights != 0;
-    q->zero_quant_grads = a->zero_quant_grads != 0;
-    q->moe_a2a_overlap = a->moe_a2a_overlap != 0;
-    q->dropout = a->dropout != 0;
-    q->fused_loss = a->fused_loss != 0;
-    q->kbit_fp32 = a->kbit_fp32 != 0;
-    q->tp_comm_overlap = a->tp_comm_overlap != 0;
-    q->fp8_param_gather = a->fp8_param_gather != 0;
-    q->seq = a->seq;
-    q->doc_len = a->doc_len;
-    q->lora_rank = a->lora_rank;
-    if (a->lora_targets && !(q->lora_targets = tp_lora_targets_parse(a->lora_targets))) {
-        cli_error("--lora-targets %s: expected all, attention, mlp or a comma list of "
-                  "q,k,v,o,gate,up,down", a->lora_targets);
-        return EXIT_USAGE;
-    }
-    q->moe_capacity = a->moe_capacity;
-    q->moe_imbalance = a->moe_imbalance;
-    q->trainable_frac = a->trainable_frac;
-    q->overhead_gb = a->overhead_gb;
-    q->nccl_gb = a->nccl_gb;
-    q->frag = a->frag;
-    const int64_t src[] = {a->dp,  a->tp,  a->pp,  a->vpp, a->ep, a->etp, a->cp, a->shard_group,
-                           a->hpz, a->mbs, a->gas, a->gbs, a->recompute_layers, a->pp_first,
-                           a->pp_last};
-    int64_t *dst[] = {&q->dp,  &q->tp,  &q->pp,  &q->vpp, &q->ep,  &q->etp, &q->cp,
-                      &q->shard_group, &q->hpz, &q->mbs, &q->gas, &q->gbs,
-                      &q->recompute_layers, &q->pp_first, &q->pp_last};
-    for (size_t i = 0; i < sizeof src / sizeof src[0]; i++)
-        *dst[i] = src[i];
-    q->sp = a->sp != 0;
-    q->recompute = a->recompute;
-    q->offload = a->offload;
-    q->offload_activations = a->offload_activations != 0;
-    q->offload_layers = a->offload_layers;
-    q->schedule = a->schedule;
-    q->pp_layout = a->pp_layout;
-    q->recompute_modules = a->recompute_modules;
-    /* search with no --framework tries every stack on each layout (tp_stack_check there), so
-       the placeholder layout is not held to the default stack */
-    q->no_stack_check = a->cmd == CMD_LOGS || (a->cmd == CMD_SEARCH && !a->framework);
-    q->gbs_is_target = a->cmd == CMD_SEARCH || a->cmd == CMD_SIZE;
-    return resolve_zero(a, q);
-}
-
 int cli_resolve_run(const struct cli_args *a, struct run *r)
 {
     int rc = cli_resolve_model(a, &r->m, r->notes, sizeof r->notes);
@@ -218,11 +110,9 @@ int cli_resolve_run(const struct cli_args *a, struct run *r)
 int cli_resolve_cluster_job(const struct cli_args *a, struct run *r)
 {
     struct tp_request q;
-    int rc = to_request(a, &q);
-    if (rc != EXIT_OK)
-        return rc;
     struct tp_error err = {{0}, {0}};
-    if (tp_request_resolve(&q, &r->m, &r->c, &r->j, &r->l, &err) != TP_OK) {
+    if (tp_args_request(a, &q, &err) != TP_OK ||
+        tp_request_resolve(&q, &r->m, &r->c, &r->j, &r->l, &err) != TP_OK) {
         cli_error_field(&err);
         return EXIT_USAGE;
     }

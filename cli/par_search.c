@@ -1,12 +1,7 @@
 /*
- * par_search.c - tp_search on POSIX threads.
- *
- * The library stays thread-free: tp_search enumerates one shard of the outer (tp, cp, pp) loop
- * when asked (tp_search_opts.shard / n_shards).  Here PAR_SHARDS shards go to the workers
- * through an atomic counter; each worker merges its shards' hits into its own top list and adds
- * up its own stats, and the lists are merged at the end in the library's total order
- * (tp_search_hit_cmp: time per token, then the layout fields), so the result is the same for
- * any number of threads and any interleaving.
+ * par_search.c - the CLI's worker pool on POSIX threads, lent to the library's pooled search
+ * (tp_search_pool: the shards, their merge and the result's independence of the threads are
+ * the library's).  Here: starting the threads, waiting for them, and the progress line.
  */
 #include "par_search.h"
 
@@ -24,69 +19,46 @@ unsigned par_cpus(void)
     return n < 1 ? 1 : n > 4096 ? 4096 : (unsigned)n;
 }
 
-struct shared {
-    const struct tp_model *m;
-    const struct tp_cluster *c;
-    const struct tp_job *j;
-    const struct tp_search_opts *o;
-    const struct tp_calib *cal;
-    size_t cap;
-    atomic_uint next;         /* the next shard to take */
-    atomic_ullong layouts;    /* layouts evaluated so far, for the progress line */
-    atomic_bool failed;
-    pthread_mutex_t lock;     /* guards done, exited, err; `wake` signals a change */
+struct par_pool {
+    bool progress;
+    atomic_uint done, total;  /* the library's progress: pieces done of total */
+    atomic_ullong layouts;
+    pthread_mutex_t lock;     /* guards exited; `wake` signals a change */
     pthread_cond_t wake;
-    unsigned done, exited;
-    struct tp_error err;
+    unsigned exited;
 };
 
-struct worker {
-    struct shared *sh;
+/* One thread: one task of a run. */
+struct par_thread {
+    struct par_pool *p;
     pthread_t id;
-    struct tp_search_hit *top, *shard, *tmp; /* cap entries each */
-    size_t n;
-    struct tp_search_stats st;
+    void (*task)(void *arg, unsigned k);
+    void *arg;
+    unsigned k;
 };
 
-static void *work(void *arg)
+static void *thread_main(void *v)
 {
-    struct worker *w = arg;
-    struct shared *sh = w->sh;
-    struct tp_search_opts o = *sh->o;
-    o.n_shards = PAR_SHARDS;
-    for (;;) {
-        unsigned k = atomic_fetch_add(&sh->next, 1);
-        if (k >= PAR_SHARDS || atomic_load(&sh->failed))
-            break;
-        o.shard = k;
-        size_t n = 0;
-        struct tp_search_stats st;
-        struct tp_error err = {{0}, {0}};
-        if (tp_search(sh->m, sh->c, sh->j, &o, sh->cal, w->shard, sh->cap, &n, &st, &err) !=
-            TP_OK) {
-            pthread_mutex_lock(&sh->lock);
-            if (!atomic_load(&sh->failed))
-                sh->err = err;
-            atomic_store(&sh->failed, true);
-            pthread_mutex_unlock(&sh->lock);
-            break;
-        }
-        tp_search_stats_add(&w->st, &st);
-        w->n = tp_search_merge(w->top, w->n, w->shard, n, w->tmp, sh->cap);
-        struct tp_search_hit *swap = w->top;
-        w->top = w->tmp;
-        w->tmp = swap;
-        atomic_fetch_add(&sh->layouts, (unsigned long long)st.evaluated);
-        pthread_mutex_lock(&sh->lock);
-        sh->done++;
-        pthread_cond_signal(&sh->wake);
-        pthread_mutex_unlock(&sh->lock);
-    }
-    pthread_mutex_lock(&sh->lock);
-    sh->exited++;
-    pthread_cond_signal(&sh->wake);
-    pthread_mutex_unlock(&sh->lock);
+    struct par_thread *t = v;
+    t->task(t->arg, t->k);
+    pthread_mutex_lock(&t->p->lock);
+    t->p->exited++;
+    pthread_cond_signal(&t->p->wake);
+    pthread_mutex_unlock(&t->p->lock);
     return NULL;
+}
+
+static void on_progress(void *ctx, unsigned done, unsigned total, unsigned long long layouts)
+{
+    struct par_pool *p = ctx;
+    atomic_store(&p->total, total);
+    /* the largest seen: tasks report out of order */
+    unsigned d = atomic_load(&p->done);
+    while (d < done && !atomic_compare_exchange_weak(&p->done, &d, done))
+        ;
+    unsigned long long l = atomic_load(&p->layouts);
+    while (l < layouts && !atomic_compare_exchange_weak(&p->layouts, &l, layouts))
+        ;
 }
 
 static double mono(void)
@@ -96,14 +68,14 @@ static double mono(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Waits for the `started` workers to finish, printing the progress line to stderr when asked:
+/* Waits for the `started` threads to finish, printing the progress line to stderr when asked:
    after 1 s, at most four times a second.  Returns whether it printed one. */
-static bool wait_workers(struct shared *sh, unsigned started, bool progress)
+static bool wait_threads(struct par_pool *p, unsigned started)
 {
     double t0 = mono(), shown = 0;
     bool printed = false;
-    pthread_mutex_lock(&sh->lock);
-    while (sh->exited < started) {
+    pthread_mutex_lock(&p->lock);
+    while (p->exited < started) {
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
         until.tv_nsec += 250000000L;
@@ -111,45 +83,83 @@ static bool wait_workers(struct shared *sh, unsigned started, bool progress)
             until.tv_sec++;
             until.tv_nsec -= 1000000000L;
         }
-        pthread_cond_timedwait(&sh->wake, &sh->lock, &until);
+        pthread_cond_timedwait(&p->wake, &p->lock, &until);
         double now = mono();
-        if (progress && sh->exited < started && now - t0 >= 1.0 && now - shown >= 0.25) {
-            fprintf(stderr, "\rsearch: %u/%u shards, %llu layouts, %.1f s", sh->done,
-                    (unsigned)PAR_SHARDS, (unsigned long long)atomic_load(&sh->layouts),
+        if (p->progress && p->exited < started && now - t0 >= 1.0 && now - shown >= 0.25) {
+            fprintf(stderr, "\rsearch: %u/%u shards, %llu layouts, %.1f s", atomic_load(&p->done),
+                    atomic_load(&p->total), (unsigned long long)atomic_load(&p->layouts),
                     now - t0);
             fflush(stderr);
             shown = now;
             printed = true;
         }
     }
-    pthread_mutex_unlock(&sh->lock);
+    pthread_mutex_unlock(&p->lock);
     return printed;
 }
 
-/* The workers' results merged into the top `sh->cap` hits and summed statistics, or the
-   error that stopped them. */
-static enum tp_status collect(struct shared *sh, const struct worker *w, unsigned started,
-                              struct tp_search_hit *tmp, struct tp_search_hit *hits,
-                              size_t *n_hits, struct tp_search_stats *st, struct tp_error *err)
+static void run(void *ctx, unsigned n, void (*task)(void *arg, unsigned k), void *arg)
 {
-    if (atomic_load(&sh->failed)) {
-        *err = sh->err;
-        memset(st, 0, sizeof *st);
-        return TP_EINVAL;
+    struct par_pool *p = ctx;
+    atomic_store(&p->done, 0);
+    atomic_store(&p->layouts, 0);
+    p->exited = 0;
+    struct par_thread *t = calloc(n, sizeof *t);
+    unsigned started = 0;
+    for (unsigned k = 0; t && k < n; k++) {
+        t[k] = (struct par_thread){p, 0, task, arg, k};
+        if (pthread_create(&t[k].id, NULL, thread_main, &t[k]) != 0)
+            break;
+        started++;
     }
-    if (sh->done != PAR_SHARDS) {
-        snprintf(err->msg, sizeof err->msg, "the search threads stopped early");
-        memset(st, 0, sizeof *st);
-        return TP_ENOMEM;
+    /* the tasks no thread took (none could start: WebAssembly without threads, the page) run
+       here, with the same result */
+    for (unsigned k = started; k < n; k++)
+        task(arg, k);
+    bool printed = started > 0 && wait_threads(p, started);
+    for (unsigned k = 0; k < started; k++)
+        pthread_join(t[k].id, NULL);
+    if (printed)
+        fprintf(stderr, "\r%60s\r", "");
+    free(t);
+}
+
+struct tp_pool par_pool(struct par_pool **state, unsigned threads, bool progress)
+{
+    struct tp_pool pool = {1, NULL, NULL, NULL};
+    struct par_pool *p = calloc(1, sizeof *p);
+    *state = p;
+    if (!p)
+        return pool; /* the calling thread alone: the same result */
+    if (pthread_mutex_init(&p->lock, NULL) != 0) {
+        free(p);
+        *state = NULL;
+        return pool;
     }
-    size_t n = 0;
-    for (unsigned t = 0; t < started; t++) {
-        tp_search_stats_add(st, &w[t].st);
-        n = tp_search_merge(hits, n, w[t].top, w[t].n, tmp, sh->cap);
-        memcpy(hits, tmp, n * sizeof *hits);
+    if (pthread_cond_init(&p->wake, NULL) != 0) {
+        pthread_mutex_destroy(&p->lock);
+        free(p);
+        *state = NULL;
+        return pool;
     }
-    *n_hits = n;
-    return TP_OK;
+    p->progress = progress;
+    atomic_init(&p->done, 0);
+    atomic_init(&p->total, 0);
+    atomic_init(&p->layouts, 0);
+    pool.workers = threads ? threads : par_cpus();
+    pool.run = run;
+    pool.progress = on_progress;
+    pool.ctx = p;
+    return pool;
+}
+
+void par_pool_free(struct par_pool *p)
+{
+    if (!p)
+        return;
+    pthread_cond_destroy(&p->wake);
+    pthread_mutex_destroy(&p->lock);
+    free(p);
 }
 
 enum tp_status par_search(const struct tp_model *m, const struct tp_cluster *c,
@@ -158,72 +168,15 @@ enum tp_status par_search(const struct tp_model *m, const struct tp_cluster *c,
                           struct tp_search_hit *hits, size_t cap, size_t *n_hits,
                           struct tp_search_stats *st, struct tp_error *err)
 {
-    memset(st, 0, sizeof *st);
-    *n_hits = 0;
     if (cap == 0) {
+        memset(st, 0, sizeof *st);
+        *n_hits = 0;
         snprintf(err->msg, sizeof err->msg, "search needs room for results");
         return TP_EINVAL;
     }
-    if (threads == 0)
-        threads = par_cpus();
-    if (threads > PAR_SHARDS)
-        threads = PAR_SHARDS;
-    struct shared sh;
-    memset(&sh, 0, sizeof sh);
-    sh.m = m;
-    sh.c = c;
-    sh.j = j;
-    sh.o = o;
-    sh.cal = cal;
-    sh.cap = cap;
-    atomic_init(&sh.next, 0);
-    atomic_init(&sh.layouts, 0);
-    atomic_init(&sh.failed, false);
-    struct worker *w = calloc(threads, sizeof *w);
-    struct tp_search_hit *buf = calloc(3 * (size_t)threads * cap, sizeof *buf);
-    struct tp_search_hit *tmp = calloc(cap, sizeof *tmp);
-    if (!w || !buf || !tmp || pthread_mutex_init(&sh.lock, NULL) != 0) {
-        free(w);
-        free(buf);
-        free(tmp);
-        snprintf(err->msg, sizeof err->msg, "out of memory for the search buffers");
-        return TP_ENOMEM;
-    }
-    if (pthread_cond_init(&sh.wake, NULL) != 0) {
-        pthread_mutex_destroy(&sh.lock);
-        free(w);
-        free(buf);
-        free(tmp);
-        snprintf(err->msg, sizeof err->msg, "cannot set up the search threads");
-        return TP_ENOMEM;
-    }
-    unsigned started = 0;
-    for (unsigned t = 0; t < threads; t++) {
-        w[t].sh = &sh;
-        w[t].top = buf + 3 * (size_t)t * cap;
-        w[t].shard = w[t].top + cap;
-        w[t].tmp = w[t].shard + cap;
-        if (pthread_create(&w[t].id, NULL, work, &w[t]) != 0)
-            break;
-        started++;
-    }
-    /* no thread could start (WebAssembly without threads: the page): the calling thread takes
-       every shard itself, in the same order, with the same result */
-    bool here = started == 0;
-    if (here) {
-        work(&w[0]);
-        started = 1;
-    }
-    bool printed = !here && wait_workers(&sh, started, progress);
-    for (unsigned t = 0; t < started && !here; t++)
-        pthread_join(w[t].id, NULL);
-    if (printed)
-        fprintf(stderr, "\r%60s\r", "");
-    enum tp_status rc = collect(&sh, w, started, tmp, hits, n_hits, st, err);
-    pthread_cond_destroy(&sh.wake);
-    pthread_mutex_destroy(&sh.lock);
-    free(w);
-    free(buf);
-    free(tmp);
-    return rc;
+    struct par_pool *state;
+    struct tp_pool pool = par_pool(&state, threads, progress);
+    enum tp_status s = tp_search_pool(m, c, j, o, cal, &pool, hits, cap, n_hits, st, err);
+    par_pool_free(state);
+    return s;
 }

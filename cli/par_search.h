@@ -1,7 +1,7 @@
 /*
- * par_search.h - tp_search on POSIX threads: the outer (tp, cp, pp) loop cut into shards that
- * worker threads take from a shared counter, merged into the single-call result.  Used by
- * `trainplan search` and bench_search; depends on the library only.
+ * par_search.h - the CLI's worker pool on POSIX threads (struct tp_pool: the library starts
+ * no thread), and the search over it.  Used by `trainplan search`, `export --best`, `size`
+ * and bench_search; depends on the library only.
  */
 #ifndef TP_PAR_SEARCH_H
 #define TP_PAR_SEARCH_H
@@ -11,18 +11,24 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Shards the search is cut into (many more than threads, so that the few expensive (tp, cp,
-   pp) combinations spread over the workers). */
-enum { PAR_SHARDS = 64 };
+/* The shards the library cuts a pooled search into (bench_search prints it). */
+#define PAR_SHARDS TP_SEARCH_SHARDS
 
 /* The online CPUs (sysconf), at least 1. */
 unsigned par_cpus(void);
 
-/* tp_search over `threads` workers (0 = par_cpus()).  The hits and stats are exactly those of
-   one tp_search call, whatever the thread count.  With `progress`, prints
-   "\rsearch: k/n shards, X layouts, Y s" to stderr a few times per second once the search has
-   run 1 s, and clears the line at the end.  The hits and stats are compared against one
-   tp_search call by bench_search --smoke (make test).  TP_ENOMEM when a thread or buffer cannot be had. */
+/* The pool's state: the progress line's counters and the threads' exits. */
+struct par_pool;
+/* A pool of `threads` workers (0 = par_cpus()) for the library's pooled calls
+   (tp_search_pool, tp_search_stacks_pool).  With `progress`, its run prints
+   "\rsearch: k/n shards, X layouts, Y s" to stderr a few times per second once the work has
+   run 1 s, and clears the line at the end.  `state` must outlive the pool's use. */
+struct tp_pool par_pool(struct par_pool **state, unsigned threads, bool progress);
+void par_pool_free(struct par_pool *state);
+
+/* tp_search_pool over `threads` POSIX threads: the hits and stats of one tp_search call,
+   whatever the thread count (bench_search --smoke compares them in make test).  TP_ENOMEM
+   when a buffer cannot be had. */
 enum tp_status par_search(const struct tp_model *m, const struct tp_cluster *c,
                           const struct tp_job *j, const struct tp_search_opts *o,
                           const struct tp_calib *cal, unsigned threads, bool progress,

@@ -1,8 +1,8 @@
 /*
  * search_stacks.c - the search's options from the flags (search and export --best), the search
- * over every software stack the user could run (no --framework)
- * on the CLI's threads (the ties and differs_most: src/core/stack_search.c), and when
- * nothing is feasible, the constraint that binds and the nearest change that works.
+ * over every software stack the user could run (no --framework: the library's
+ * tp_search_stacks_pool on the CLI's threads), and when nothing is feasible, the constraint
+ * that binds and the nearest change that works, rendered.
  */
 #include "cli.h"
 #include "par_search.h"
@@ -13,24 +13,8 @@
 
 int cli_search_opts(const struct cli_args *a, uint64_t gbs, struct tp_search_opts *o)
 {
-    tp_search_opts_init(o);
-    o->gbs = gbs;
-    const struct {
-        int64_t v;
-        uint32_t *dst;
-    } lim[] = {{a->max_tp, &o->max_tp}, {a->max_pp, &o->max_pp}, {a->max_cp, &o->max_cp},
-               {a->max_ep, &o->max_ep}, {a->max_mbs, &o->max_mbs}};
-    for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++)
-        if (lim[i].v != TP_UNSET)
-            *lim[i].dst = (uint32_t)lim[i].v;
-    o->mem_headroom = a->mem_headroom;
-    o->offload = !a->no_offload;
-    o->uneven_pp = !a->even_pp;
     struct tp_error err = {{0}, {0}};
-    if ((a->recompute_modes &&
-         tp_search_parse_recompute_modes(a->recompute_modes, &o->recompute_mask, &err) != TP_OK) ||
-        (a->zero_stages && tp_search_parse_zero_stages(a->zero_stages, &o->zero_mask, &err) !=
-                               TP_OK)) {
+    if (tp_args_search_opts(a, gbs, o, &err) != TP_OK) {
         cli_error_field(&err);
         return EXIT_USAGE;
     }
@@ -41,32 +25,18 @@ int search_stacks(struct run *r, const struct tp_search_opts *o, const struct tp
                   const struct search_ctl *ctl, struct tp_stack_hit *out, size_t cap, size_t *n,
                   struct tp_search_stats *st)
 {
-    static struct tp_search_hit part[SEARCH_MAX_TOP];
-    static struct tp_stack_hit all[SEARCH_MAX_TOP * TP_FW_COUNT];
-    size_t total = 0;
-    memset(st, 0, sizeof *st);
-    if (cap > SEARCH_MAX_TOP)
-        cap = SEARCH_MAX_TOP;
-    for (size_t f = 0; f < ctl->n_fw; f++) {
-        struct tp_search_stats s;
-        size_t k;
-        struct tp_error err = {{0}, {0}};
-        r->j.framework = ctl->fw[f];
-        if (par_search(&r->m, &r->c, &r->j, o, cal, ctl->threads, ctl->progress, part, cap, &k,
-                       &s, &err) != TP_OK) {
-            cli_error_field(&err);
-            return EXIT_USAGE;
-        }
-        tp_search_stats_add(st, &s);
-        for (size_t i = 0; i < k; i++) {
-            all[total].h = part[i];
-            all[total++].fw = ctl->fw[f];
-        }
+    struct par_pool *state;
+    struct tp_pool pool = par_pool(&state, ctl->threads, ctl->progress);
+    struct tp_error err = {{0}, {0}};
+    enum tp_status s = tp_search_stacks_pool(&r->m, &r->c, &r->j, o, cal, ctl->fw, ctl->n_fw,
+                                             &pool, out, cap > SEARCH_MAX_TOP ? SEARCH_MAX_TOP
+                                                                              : cap,
+                                             n, st, &err);
+    par_pool_free(state);
+    if (s != TP_OK) {
+        cli_error_field(&err);
+        return EXIT_USAGE;
     }
-    qsort(all, total, sizeof all[0], tp_stack_hit_cmp);
-    *n = total < cap ? total : cap;
-    memcpy(out, all, *n * sizeof *out);
-    r->j.framework = *n ? out[0].fw : ctl->fw[0];
     return EXIT_OK;
 }
 

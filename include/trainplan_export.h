@@ -88,6 +88,23 @@ TP_API void tp_export_free(struct tp_export *x);
 TP_API void tp_export_search_limits(enum tp_export_format f, const struct tp_job *j,
                                     struct tp_search_opts *o);
 
+/* export --best's answer: the fastest layout format `f` runs, and a note naming the faster
+   layout of the unrestricted search when the target cannot run it (empty when none). */
+struct tp_export_best {
+    bool found;                  /* false: no layout of the `evaluated` fits */
+    struct tp_layout layout;
+    unsigned long long evaluated;
+    char note[512];
+};
+/* The search narrowed to what `f` expresses (tp_export_search_limits), on `pool` (NULL: the
+   calling thread), its first hits built in turn; the first that builds is the answer.
+   TP_EUNSUPPORTED (field "best") when layouts fit but none can be exported to `to`. */
+TP_API enum tp_status tp_export_best(enum tp_export_format f, const char *to,
+                                     const struct tp_model *m, const struct tp_cluster *c,
+                                     const struct tp_job *j, const struct tp_search_opts *all,
+                                     const struct tp_calib *cal, const struct tp_pool *pool,
+                                     struct tp_export_best *out, struct tp_error *err);
+
 /* The peak learning rate an export writes when none is given, with its source: pre-training
    (Megatron) 3e-4 up to 20B parameters and 1.5e-4 above (Llama 2, Touvron et al. 2023, §2.2,
    Table 1: AdamW 0.9/0.95, cosine to 10%, 2000 warm-up steps, weight decay 0.1); full

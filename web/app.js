@@ -23,21 +23,50 @@ function run(args) {
   return { code: code, out: stdout.length ? stdout.join('\n') + '\n' : '', err: stderr.join('\n') };
 }
 
-// The CLI's arguments for the page's inputs: verb, MODEL, then --NAME VALUE for every other
-// input (the URL's keys are the CLI's option names; a key with no value is a flag: `sp=` is
-// --sp), then --format json and --svg.
+// The page's verbs and each verb's options, from the WebAssembly build (web/main_web.c: the
+// library's one option table); filled once the core is loaded.
+let verbs = [];
+const schema = {};
+
+function verbInfo(verb) {
+  return verbs.find((v) => v.name === verb) || { name: verb, model: true };
+}
+
+// The verb's options by name (its aliases too), from `trainplan options VERB`.
+function optionsOf(verb) {
+  if (!schema[verb]) {
+    const r = run(['options', verb]);
+    const byName = {};
+    if (r.code === 0) {
+      for (const o of JSON.parse(r.out)) {
+        byName[o.name] = o;
+        for (const a of o.aliases ? o.aliases.split('|') : []) byName[a] = o;
+      }
+    }
+    schema[verb] = byName;
+  }
+  return schema[verb];
+}
+
+// The CLI's arguments for the page's inputs: verb, MODEL (for the verbs that take one), then
+// --NAME VALUE for every input the verb takes (an input of the form that the verb does not
+// take is left out; a key of the address is always passed on, so the CLI says what is wrong
+// with it, "did you mean" included), then --format json and --svg.
 function cliArgs(params) {
   const verb = params.get('verb') || 'estimate';
-  const args = [verb, params.get('model') || 'llama-3.1-8b'];
+  const opts = optionsOf(verb);
+  const args = [verb];
+  if (verbInfo(verb).model) args.push(params.get('model') || 'llama-3.1-8b');
   for (const [k, v] of params) {
     if (k === 'verb' || k === 'model') continue;
+    if (form.elements.namedItem(k) && !opts[k]) continue;
     if (v === '') args.push('--' + k);
     else args.push('--' + k, v);
   }
   args.push('--format', 'json');
   const gpus = params.get('gpus') || '';
   const sweep = gpus.includes('..') || gpus.includes(',');
-  if (verb !== 'search' || sweep) args.push('--svg', '/plot.svg');
+  if (opts.svg && (verb !== 'search' || sweep)) args.push('--svg', '/plot.svg');
   return args;
 }
 
@@ -162,19 +191,20 @@ function compute(params) {
 }
 
 // estimate's page also shows the memory plot and the changes that make the run fit: `trainplan
-// memory` with the same run (less estimate's budget options); the JSON shown stays estimate's.
-const ESTIMATE_ONLY = ['--tokens', '--gpu-hour-price', '--epochs', '--dataset-tokens',
-  '--storage-gbps', '--ckpt-every', '--eval-every', '--eval-tokens', '--startup-min',
-  '--calibration'];
+// memory` with the same run (the options memory takes, from its schema); the JSON shown stays
+// estimate's.
 function memoryToo(args, plot) {
+  const est = optionsOf('estimate');
+  const mem = optionsOf('memory');
   const m = ['memory', args[1]];
   for (let i = 2; i < args.length && args[i] !== '--format'; i++) {
-    const flag = i + 1 >= args.length || args[i + 1].startsWith('--');
-    const skip = ESTIMATE_ONLY.includes(args[i]);
-    if (!skip) m.push(args[i]);
-    if (!flag) {
+    const o = est[args[i].replace(/^--/, '')];
+    const takesValue = !o || o.kind !== 'flag';
+    const keep = o && mem[o.name];
+    if (keep) m.push(args[i]);
+    if (takesValue) {
       i++;
-      if (!skip) m.push(args[i]);
+      if (keep) m.push(args[i]);
     }
   }
   m.push('--format', 'json', '--svg', '/memory.svg');
@@ -184,6 +214,23 @@ function memoryToo(args, plot) {
   div.innerHTML = core.FS.readFile('/memory.svg', { encoding: 'utf8' });
   plot.appendChild(div);
   showFixes(document.getElementById('fixes'), JSON.parse(r.out));
+}
+
+// The form for a verb: the inputs it takes shown, the others hidden; the choices of a list
+// from the option's own.
+function showVerb(verb) {
+  const opts = optionsOf(verb);
+  for (const el of form.elements) {
+    if (!el.name || el.name === 'verb') continue;
+    const label = el.closest('label');
+    const shown = el.name === 'model' ? verbInfo(verb).model : Boolean(opts[el.name]);
+    if (label) label.hidden = !shown;
+    const o = opts[el.name];
+    if (o && o.kind === 'enum' && el.tagName === 'SELECT' && el.options.length <= 1)
+      fill(el, o.choices.split('|').map((c) => ({ key: c })), (x) => x.key);
+  }
+  for (const fs of form.querySelectorAll('fieldset'))
+    fs.hidden = ![...fs.querySelectorAll('label')].some((l) => !l.hidden);
 }
 
 form.addEventListener('submit', (ev) => {
@@ -203,10 +250,14 @@ createTrainplan({
   fill(document.getElementById('model'), models, (x) => x.key + ' - ' + x.label);
   const gpus = JSON.parse(run(['gpus', '--format', 'json']).out).gpus;
   fill(document.getElementById('gpu'), gpus, (x) => x.key + ' - ' + x.label);
-  document.getElementById('gpu').value = 'h100-sxm';
   document.getElementById('model').value = 'llama-3.1-8b';
+  verbs = JSON.parse(run(['verbs']).out).verbs;
+  fill(form.elements.namedItem('verb'), verbs.map((v) => ({ key: v.name })), (x) => x.key);
   const p = new URLSearchParams(location.search);
+  form.elements.namedItem('verb').value = p.get('verb') || 'estimate';
+  showVerb(form.elements.namedItem('verb').value);
   formFromParams(p);
+  form.elements.namedItem('verb').addEventListener('change', (ev) => showVerb(ev.target.value));
   statusLine.textContent = 'ready';
   if (p.has('verb')) compute(currentParams());
   document.body.dataset.ready = '1';

@@ -232,14 +232,14 @@ TP_API size_t tp_name_choices(enum tp_names t, char *buf, size_t len);
 /* A run as options (src/io/request.c): what the CLI's flags and a binding's keywords describe */
 /* ----------------------------------------------------------------------------------------- */
 
-/* Options named as the CLI's flags without dashes ("gpus_per_node" is --gpus-per-node and a
-   binding's gpus_per_node=).  TP_UNSET / 0 / negative leave the default, as each field says. */
+/* A run's settings, from the options (tp_args_request).  TP_UNSET / 0 / negative leave the
+   default, as each field says. */
 struct tp_request {
     const char *gpu;                /* catalog key or alias; NULL = h100-sxm */
     int64_t gpus, gpus_per_node;    /* TP_UNSET: dp*tp*pp*cp when dp is given, else a node */
     double hbm_gb, peak_tflops, hbm_tbps, intra_gbps, inter_gbps, host_gbps; /* 0 = catalog */
-    /* job: enums by value; framework is 1 + enum tp_framework (0 = deepspeed, or megatron when
-       the layout needs model parallelism) */
+    /* job: enums by value; framework an enum tp_framework, TP_UNSET: deepspeed, or megatron
+       when the layout needs model parallelism */
     int task, optimizer, precision, framework, attn_impl, moe_impl;
     int fp8_recipe;                 /* enum tp_fp8_recipe (precision fp8) */
     int moe_dispatcher;             /* enum tp_moe_dispatcher */
@@ -268,10 +268,6 @@ struct tp_request {
     bool gbs_is_target;             /* search, size: gbs is the search's, not the layout's */
 };
 TP_API void tp_request_init(struct tp_request *r);
-/* Sets one option from text by its name ("gpu", "gpus", "tp", "zero", "recompute" ...; dashes
-   or underscores).  TP_EINVAL with err->field set for an unknown name or a bad value. */
-TP_API enum tp_status tp_request_set(struct tp_request *r, const char *key, const char *value,
-                                     struct tp_error *err);
 /* The cluster, job and layout a request describes for model `m` (finalized), checked
    (tp_layout_check, tp_stack_check) and with gbs turned into gas. */
 TP_API enum tp_status tp_request_resolve(const struct tp_request *r, const struct tp_model *m,
@@ -283,6 +279,214 @@ TP_API enum tp_status tp_model_from_name(const char *name, struct tp_model *m,
                                          struct tp_error *err);
 /* "q,k,v" (or all, attention, mlp) as TP_LORA_* bits; 0 for an unknown name. */
 TP_API uint32_t tp_lora_targets_parse(const char *list);
+
+/* ----------------------------------------------------------------------------------------- */
+/* The option schema (src/io/option_table.c: the one table; src/io/options.c: parsing)        */
+/* ----------------------------------------------------------------------------------------- */
+
+/* The verbs, as bits: which verbs an option applies to. */
+enum tp_verb {
+    TP_VERB_PARAMS = 1u << 0,
+    TP_VERB_MODELS = 1u << 1,
+    TP_VERB_MEMORY = 1u << 2,
+    TP_VERB_GPUS = 1u << 3,
+    TP_VERB_ESTIMATE = 1u << 4,
+    TP_VERB_SEARCH = 1u << 5,
+    TP_VERB_VALIDATE = 1u << 6,
+    TP_VERB_CALIBRATE = 1u << 7,
+    TP_VERB_LOGS = 1u << 8,
+    TP_VERB_EXPORT = 1u << 9,
+    TP_VERB_SIZE = 1u << 10,
+    TP_VERB_CHECKPOINT = 1u << 11,
+};
+#define TP_VERB_ALL 0xfffu
+/* "estimate" for TP_VERB_ESTIMATE ("?" for anything else); the bit of a verb's name, 0 when
+   none has it. */
+TP_API const char *tp_verb_name(unsigned verb);
+TP_API unsigned tp_verb_find(const char *name);
+
+/* What an option's value is. */
+enum tp_opt_kind {
+    TP_OPT_INT,  /* int64_t field, a whole number in [lo, hi] ("7.86e8" is whole) */
+    TP_OPT_REAL, /* double field, in [lo, hi] */
+    TP_OPT_STR,  /* const char * field (the caller's text, not copied) */
+    TP_OPT_ENUM, /* int field: one of `choices`, stored as its `values` entry (or its index) */
+    TP_OPT_FLAG  /* int field set to `lo`; takes no value on the CLI, true/false in a binding */
+};
+
+/* One option: its names, its value and where it goes, the verbs that take it and its help. */
+struct tp_option {
+    const char *name;     /* the long name with dashes ("gpu-hour-price"); a binding's keyword
+                             is the same with underscores (gpu_hour_price) */
+    const char *aliases;  /* '|'-separated other names (the frameworks' own spellings), or NULL */
+    enum tp_opt_kind kind;
+    size_t offset;        /* its field in struct tp_args */
+    double lo, hi;        /* TP_OPT_INT, TP_OPT_REAL: the inclusive range; TP_OPT_FLAG: lo is
+                             the value set */
+    const char *choices;  /* TP_OPT_ENUM: '|'-separated names */
+    const int *values;    /* TP_OPT_ENUM: the value per choice (NULL: the index) */
+    unsigned verbs;       /* enum tp_verb bits */
+    const char *metavar;  /* the value's placeholder in help ("N", "FILE"), NULL for a flag */
+    const char *help;
+    bool cli_only;        /* the CLI's output and progress (format, svg, quiet, ...): no
+                             binding takes it */
+};
+
+/* The one option table, in the order --help lists it. */
+TP_API const struct tp_option *tp_options(size_t *n);
+/* The option `name` names: its name or an alias, with dashes or underscores; NULL if none. */
+TP_API const struct tp_option *tp_option_find(const char *name);
+/* The nearest option name of `verb` to an unknown `name` (edit distance <= 2, or a name that
+   starts with it), dashed; NULL when none is near.  The CLI, bindings and the page all say
+   "did you mean" with it. */
+TP_API const char *tp_option_suggest(const char *name, unsigned verb);
+
+#define TP_ARGS_MAX_FILES 64
+#define TP_ARGS_MAX_SWEEPS 4
+#define TP_ARGS_MAX_SWEEP_VALUES 64
+
+/* An option given a list on memory or estimate: mbs 1,2,4,8, gpus 8..512. */
+struct tp_sweep {
+    const char *name;        /* the option, dashed */
+    size_t offset;           /* its int64_t field in struct tp_args */
+    int64_t values[TP_ARGS_MAX_SWEEP_VALUES];
+    size_t n;
+};
+
+/* Every option's value, as the table fills it (unset fields hold TP_UNSET, 0 or -1 as each
+   says: tp_args_init).  The CLI parses argv into it, a binding sets it by keyword. */
+struct tp_args {
+    unsigned cmd;            /* one enum tp_verb bit */
+    const char *model;       /* positional MODEL: preset name, config.json or directory */
+    const char *files[TP_ARGS_MAX_FILES]; /* positional files of validate, calibrate, logs,
+                                             checkpoint */
+    size_t n_files;
+    int help;
+    int format;              /* 0 table, 1 json, 2 csv */
+    int64_t seq;             /* TP_UNSET = the model's */
+    int64_t doc_len;         /* packed documents' mean length; 0 = unpacked */
+    int recompute;           /* enum tp_recompute */
+    int attn_conv;           /* enum tp_attn_convention */
+    int64_t mtp;             /* MTP modules trained; TP_UNSET = 0 */
+    int per_layer;           /* print every block */
+    struct tp_shape shape;
+    /* cluster */
+    const char *gpu;
+    int64_t gpus, gpus_per_node;
+    double hbm_gb;           /* 0 = the catalog's (so are the next five) */
+    double peak_tflops, hbm_tbps, intra_gbps, inter_gbps, host_gbps;
+    /* time and cost */
+    const char *calibration;
+    /* validate, calibrate */
+    const char *base, *output;
+    int no_cv, no_per_gpu, summary;
+    int64_t min_gpu_rows, max_evals, starts, fold_rows, max_folds, fit_rows;
+    double prior_weight;     /* -1 = default */
+    double tokens, epochs, dataset_tokens, price; /* price -1 = not given */
+    /* search */
+    int64_t top, max_tp, max_pp, max_cp, max_ep, max_mbs;
+    double mem_headroom;
+    int no_offload;
+    int even_pp;             /* no uneven pipeline splits */
+    int64_t threads;         /* TP_UNSET = the online CPUs */
+    const char *explain;     /* "tp=8 pp=4 mbs=2" */
+    const char *recompute_modes; /* none,selective,full,partial */
+    const char *zero_stages;     /* 0,1,2,3 */
+    const char *gpus_list;   /* search's gpus as a list: 8,16,32 or 8..512 */
+    int quiet;               /* no progress line */
+    /* layout (TP_UNSET = default / derived) */
+    int64_t dp, tp, pp, vpp, ep, etp, cp, zero, shard_group, hpz, mbs, gas, gbs, recompute_layers;
+    int64_t pp_first, pp_last; /* uneven pipeline split */
+    const char *pp_layout;   /* Megatron layout string or embedding,loss */
+    const char *recompute_modules; /* core_attn,moe_act,... */
+    int sp, offload, schedule;
+    int offload_activations;
+    int64_t offload_layers;
+    int fsdp;                /* 0 not given, 1 no_shard, 2 shard_grad_op, 3 full_shard, 4 hybrid */
+    int distopt;             /* the Megatron distributed optimizer (= zero 1) */
+    int fsdp_backend;        /* the Hugging Face stack on FSDP2 instead of DeepSpeed */
+    /* job */
+    int task, optimizer, precision, attn_impl, dropout, fused_loss, tp_comm_overlap;
+    int framework;           /* enum tp_framework; TP_UNSET: the stack the layout needs */
+    int kbit_fp32;
+    int fp8_param_gather;
+    int fp8_recipe;          /* enum tp_fp8_recipe */
+    int moe_impl, z3_leaf;   /* moe_impl: 0 = the stack's (enum tp_moe_impl) */
+    int moe_a2a_overlap;
+    int moe_dispatcher;      /* enum tp_moe_dispatcher */
+    int zero_quant_weights;  /* ZeRO++ qwZ */
+    int zero_quant_grads;    /* ZeRO++ qgZ */
+    int64_t lora_rank;
+    const char *lora_targets;
+    double moe_capacity, moe_imbalance, overhead_gb, nccl_gb, frag, trainable_frac;
+    int per_stage;
+    const char *svg;         /* the command's plot */
+    /* logs */
+    int64_t skip_warmup;     /* TP_UNSET = the default warm-up rule */
+    int log_format;          /* enum tp_log_format; 0 = detect */
+    const char *row_out;     /* runs-file rows */
+    /* export */
+    const char *to;
+    const char *base_model;  /* Axolotl base_model */
+    const char *job_name;    /* Slurm job name */
+    int64_t steps;           /* the stopping point in optimizer steps; 0 = none */
+    double lr;               /* peak learning rate; 0 = the task's default */
+    int best, force;         /* force: export a layout that does not fit, replace files */
+    /* size */
+    double flops, days, gpu_hours;
+    const char *fit, *family;
+    /* checkpoint */
+    const char *config;      /* the model's config.json to compare with */
+    double storage_gbps;     /* checkpoint write bandwidth, GB/s in total (0 = not given) */
+    /* estimate: the wall-clock beyond the steps */
+    int64_t ckpt_every, eval_every; /* TP_UNSET = none */
+    double eval_tokens, startup_min;  /* 0 = none */
+    /* memory, estimate: options given a list (the field holds the first value) */
+    struct tp_sweep sweeps[TP_ARGS_MAX_SWEEPS];
+    size_t n_sweeps;
+};
+
+/* Every field unset, for verb `cmd` (one enum tp_verb bit). */
+TP_API void tp_args_init(unsigned cmd, struct tp_args *a);
+/* Sets option `name` (any of its names, dashes or underscores) from text, as the CLI's flag
+   and a binding's keyword: numbers strict and in range, enums decoded, a flag on from NULL
+   (the CLI's bare flag), "true" or "1", off from "false" or "0", and nothing else; memory and estimate take a list of whole numbers for
+   the sweepable options (1,2,4 or 8..512), search a list of GPU counts.  `value` NULL is an
+   error for all but flags.  TP_EINVAL with err->field the option's name (underscored) and a
+   message that starts with it; an option of another verb or none says so, with
+   tp_option_suggest's "did you mean"; `binding` refuses the CLI-only options. */
+TP_API enum tp_status tp_args_set(struct tp_args *a, const char *name, const char *value,
+                                  bool binding, struct tp_error *err);
+/* "8,16,32" or "8..512" (doubling from LOW, HIGH included) into at most `cap` values in
+   [lo, hi]; TP_EINVAL naming `key` when it is not one. */
+TP_API enum tp_status tp_parse_list(const char *key, const char *text, int64_t lo, int64_t hi,
+                                    int64_t *out, size_t cap, size_t *n, struct tp_error *err);
+/* The run the options describe, as a request (tp_request_resolve resolves it): --zero, --fsdp
+   and --distributed-optimizer at most one, --fsdp's stack, lora targets parsed. */
+TP_API enum tp_status tp_args_request(const struct tp_args *a, struct tp_request *q,
+                                      struct tp_error *err);
+/* The model the options name: MODEL (a preset, a config.json or a folder holding one) and the
+   shape options over it, or the shape options alone; `notes` gets the assumptions made. */
+TP_API enum tp_status tp_args_model(const struct tp_args *a, struct tp_model *m, char *notes,
+                                    size_t len, struct tp_error *err);
+/* The search's enumeration from the options (max_tp ... max_mbs, mem_headroom, no_offload,
+   even_pp, recompute_modes, zero_stages) for the global batch `gbs`; TP_EINVAL naming the
+   list that does not parse. */
+TP_API enum tp_status tp_args_search_opts(const struct tp_args *a, uint64_t gbs,
+                                          struct tp_search_opts *o, struct tp_error *err);
+/* estimate's budget and wall-clock from the options (tokens, or epochs with dataset_tokens;
+   gpu_hour_price; storage_gbps, ckpt_every, eval_every with eval_tokens, startup_min), each
+   needing what it needs. */
+TP_API enum tp_status tp_args_eval_opts(const struct tp_args *a, struct tp_eval_opts *o,
+                                        struct tp_error *err);
+/* calibrate's fit from the options (prior_weight, min_gpu_rows, max_evals, starts, fold_rows,
+   max_folds, fit_rows, no_per_gpu). */
+TP_API void tp_args_fit_opts(const struct tp_args *a, struct tp_fit_opts *o);
+/* The options of `verb` as JSON text (free with tp_free): [{"name", "keyword", "aliases",
+   "kind", "lo", "hi", "choices", "metavar", "help"}, ...] without the CLI-only ones unless
+   `cli`: what a binding builds its signatures and the page its form from.  NULL when out of
+   memory. */
+TP_API char *tp_options_json(unsigned verb, bool cli);
 
 /* ----------------------------------------------------------------------------------------- */
 /* JSON documents (src/io/report_json.c, src/io/report_run_json.c, src/io/call.c)              */
@@ -370,6 +574,17 @@ TP_API struct json_t *tp_json_validate_stream_summary(const struct tp_validate_s
 TP_API struct json_t *tp_json_calibrate(const struct tp_calibration *r, const char *base_name,
                                         const char *output);
 TP_API struct json_t *tp_json_fit_params(const struct tp_fit_result *res);
+/* `trainplan models`'s document (every preset: key, aliases, label, family, counts, source)
+   and `trainplan gpus`'s (the catalog); NULL when out of memory. */
+TP_API struct json_t *tp_json_models(struct tp_error *err);
+TP_API struct json_t *tp_json_gpus(void);
+/* `trainplan export`'s document: the run, whether it fits, the target's notes and its files
+   (name, path under `output` or null, content).  struct tp_export: trainplan_export.h. */
+struct tp_export;
+TP_API struct json_t *tp_json_export(const struct tp_model *m, const struct tp_cluster *c,
+                                     const struct tp_layout *l, const char *to,
+                                     const struct tp_export *x, const struct tp_memory *mem,
+                                     const char *output);
 /* `doc` (consumed; NULL gives NULL) as the CLI prints it: indented by 2, keys in order, reals
    with `digits` significant digits (0: the shortest round-trip form).  Free with tp_free. */
 TP_API char *tp_json_dumps(struct json_t *doc, int digits);
@@ -377,22 +592,76 @@ TP_API void tp_free(void *p);
 /* Fixes a memory report lists, as `trainplan memory` does. */
 #define TP_MAX_FIXES 6
 
-/* One verb, its options named as the CLI's flags, its document as the CLI's --format json
-   prints it: the entry point of bindings (ctypes, WebAssembly).  verb "estimate" or "memory":
-   keys as tp_request_set takes them, plus "tokens", "gpu_hour_price" and "calibration" (a file)
-   for estimate, "per_stage" for memory; verb "params": "seq", "recompute", "attention_flops",
-   "mtp", "per_layer"; verb "search": the run's keys with "gbs" (required), "top", "max_tp",
-   "max_pp", "max_cp", "max_ep", "max_mbs", "mem_headroom", "no_offload", "even_pp",
-   "calibration" (one thread: the same hits as the CLI's threaded search).  *out (free with tp_free) on TP_OK; err names the field
-   otherwise.  Thread-safe: nothing is shared between calls. */
+/* One verb, its options named as the CLI's flags (underscores or dashes: tp_args_set, with
+   binding true), its document as the CLI's --format json prints it: the entry point of
+   bindings (ctypes, WebAssembly).  verb "params", "memory", "estimate", "search", "export"
+   (the run is MODEL, a preset or config.json, and/or the shape options; search needs gbs, runs
+   one thread and gives the same hits as the CLI's threaded search; export returns the files'
+   contents), "models" or "gpus" (model NULL).
+   Every option the verb's CLI takes is a key (tp_options_json lists them) but the CLI's output
+   options; one value each (no sweep lists).  *out (free with tp_free) on TP_OK; err names the
+   field otherwise.  Thread-safe: nothing is shared between calls. */
 TP_API enum tp_status tp_call_json(const char *verb, const char *model, const char *const *keys,
                                    const char *const *values, size_t n, char **out,
                                    struct tp_error *err);
-/* The verbs over runs files (src/io/call_runs.c), as tp_call_json: verb "validate" with the
-   key "calibration" (a file); verb "calibrate" with "base" (a file or "prior"), "no_cv",
-   "no_per_gpu", "min_gpu_rows", "prior_weight", "max_evals", "starts", "fold_rows",
-   "max_folds", "fit_rows" and "output" (the calibration file to write); "quiet" is taken and ignored (the library prints no
-   progress).  Flags take "true"/"1" or "false"/"0". */
+/* tp_call_json's export: the options already set (to, best, force, base_model, job_name,
+   the run's and the search's); the document without writing a file. */
+TP_API enum tp_status tp_call_export(const struct tp_args *a, char **out, struct tp_error *err);
+/* `trainplan checkpoint PATH [MODEL]` as a report (src/io/call_checkpoint.c): the model
+   compared with (files[1], config, else the config.json beside PATH), the checkpoint read
+   (tp_ckpt_inspect), the saves' plan (gpus, zero, storage_gbps: else the ZeRO folder's, else
+   8 GPUs and ZeRO 0). */
+struct tp_ckpt_report {
+    const char *path;
+    struct tp_model m;
+    bool have_model;
+    char model_source[600];
+    char model_note[600];   /* why the config.json beside the checkpoint was not used */
+    struct tp_job j;
+    struct tp_ckpt *ck;
+    bool planned;
+    struct tp_ckpt_plan plan;
+    uint32_t plan_gpus, plan_zero;
+    double storage_gbps;
+};
+TP_API enum tp_status tp_checkpoint_report(const struct tp_args *a, struct tp_ckpt_report *r,
+                                           struct tp_error *err);
+TP_API void tp_checkpoint_report_free(struct tp_ckpt_report *r);
+/* Its document, as the CLI's --format json prints it. */
+TP_API struct json_t *tp_json_checkpoint(const struct tp_ckpt_report *r);
+/* `trainplan logs FILE...` as results (src/io/call_logs.c).  tp_logs_check: the options
+   together (files given, row_out and model need the model and the GPU, gpu_hour_price needs
+   tokens).  tp_logs_result_eval: log `index` (r->path set, the rest zeroed) read, parsed and
+   evaluated; *steps (the parsed steps, free with free(); NULL on error) for a plot. */
+struct tp_logs_result {
+    const char *path;
+    struct tp_log_info info;
+    struct tp_log_steady st;
+    double steps, train_s, gpu_hours, cost; /* budget; NaN when not applicable */
+    bool modelled;                          /* the run described: the figures below */
+    struct tp_model m;
+    struct tp_cluster c;
+    struct tp_job j;
+    struct tp_layout l;
+    double flops_per_token, model_tflops, mfu, peak_tflops;
+    struct tp_time pred;
+    double pred_mem_gib;
+    char assumed[160];  /* run facts neither the log nor the options gave */
+    char row_id[160];
+};
+TP_API enum tp_status tp_logs_check(const struct tp_args *a, struct tp_error *err);
+TP_API enum tp_status tp_logs_result_eval(const struct tp_args *a, const struct tp_calib *cal,
+                                          struct tp_logs_result *r, size_t index,
+                                          struct tp_log_step **steps, size_t *n_steps,
+                                          struct tp_error *err);
+/* `trainplan logs`'s document over n results. */
+TP_API struct json_t *tp_json_logs(const struct tp_args *a, const struct tp_logs_result *res,
+                                   size_t n);
+/* The verbs over files, as tp_call_json: "validate" and "calibrate" (runs files) with their
+   options (calibration; base, output, no_cv, no_per_gpu, min_gpu_rows, prior_weight,
+   max_evals, starts, fold_rows, max_folds, fit_rows), "checkpoint" (files: PATH and at most
+   one MODEL; config, gpus, zero, task, optimizer, precision, lora_rank, storage_gbps), "logs"
+   (log files; model, gpu and the run's options, skip_warmup, log_format, tokens, ...). */
 TP_API enum tp_status tp_call_runs_json(const char *verb, const char *const *files, size_t n_files,
                                         const char *const *keys, const char *const *values,
                                         size_t n, char **out, struct tp_error *err);

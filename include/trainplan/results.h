@@ -43,13 +43,13 @@ struct tp_memory {
    TP_EINVAL (NaN totals, fits false) when tp_run_check() rejects the inputs or stage >= pp. */
 TP_API enum tp_status tp_memory_stage(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
                      const struct tp_layout *l, uint32_t stage, struct tp_memory *out);
-/* One setting of a change, as data: the field a request names (tp_request_set's key, which the
+/* One setting of a change, as data: the field a request names (an option's keyword, tp_args_set, which the
    CLI renders as the flag "--recompute full" and python as the keyword recompute="full"), its
    value and the memory it saves.  A parallel size also gives the data-parallel size left. */
 struct tp_setting {
     char field[24];           /* "mbs", "gas", "recompute", "zero", "optimizer", "fused_loss",
                                  "tp", "pp", "cp", "ep", "offload" */
-    char value[24];           /* as tp_request_set takes it: "full", "3", "true" */
+    char value[24];           /* as tp_args_set takes it: "full", "3", "true" */
     uint32_t dp;              /* tp, pp, cp, ep: the data-parallel size with it; else 0 */
     const char *reason;       /* what it saves, e.g. "activations recomputed in the backward" */
 };

@@ -127,6 +127,30 @@ TP_API size_t tp_search_merge(const struct tp_search_hit *a, size_t na, const st
 /* Adds the counts of `part` (one shard) to `sum`. */
 TP_API void tp_search_stats_add(struct tp_search_stats *sum, const struct tp_search_stats *part);
 
+/* Workers the caller lends the library (which starts no thread of its own).  `run` calls
+   task(arg, k) once for every k in 0..n-1, on its threads in any order, and returns when every
+   call has returned; a task may run on the calling thread.  `progress`, when not NULL, is
+   called from the tasks after each piece of work: `done` of `total` pieces, `layouts`
+   evaluated so far.  The results never depend on the workers or their order. */
+struct tp_pool {
+    unsigned workers;   /* tasks worth running at once; 0 or 1: the calling thread alone */
+    void (*run)(void *ctx, unsigned n, void (*task)(void *arg, unsigned k), void *arg);
+    void (*progress)(void *ctx, unsigned done, unsigned total, unsigned long long layouts);
+    void *ctx;
+};
+/* The pieces a pooled search cuts the outer (tp, cp, pp) loop into: many more than workers,
+   so that the few expensive combinations spread over them. */
+#define TP_SEARCH_SHARDS 64
+/* tp_search over `pool` (NULL, or one worker: one tp_search call on the calling thread): the
+   TP_SEARCH_SHARDS shards taken by the workers in turn, each worker merging its own, the
+   workers' lists merged at the end in tp_search_hit_cmp's order, so the hits and stats are
+   exactly one tp_search call's.  Allocates 3 x cap hits per worker. */
+TP_API enum tp_status tp_search_pool(const struct tp_model *m, const struct tp_cluster *c,
+                                     const struct tp_job *j, const struct tp_search_opts *o,
+                                     const struct tp_calib *cal, const struct tp_pool *pool,
+                                     struct tp_search_hit *hits, size_t cap, size_t *n_hits,
+                                     struct tp_search_stats *st, struct tp_error *err);
+
 /* A search hit and the software stack it was found on (the search over every stack). */
 struct tp_stack_hit {
     struct tp_search_hit h;
@@ -136,13 +160,22 @@ struct tp_stack_hit {
 TP_API int tp_stack_hit_cmp(const void *a, const void *b);
 /* Searches each of the `n_fw` stacks in `fw` (j->framework is left at the best's, else fw[0]),
    keeping the `cap` fastest over all of them, sorted by tp_stack_hit_cmp; the stats add up
-   over the stacks.  Allocates a scratch list of cap hits per stack. */
+   over the stacks.  Allocates a scratch list of cap hits per stack.  On the calling thread;
+   tp_search_stacks_pool runs each stack's search over a pool (tp_search_pool), with the same
+   result. */
 TP_API enum tp_status tp_search_stacks(const struct tp_model *m, const struct tp_cluster *c,
                                        struct tp_job *j, const struct tp_search_opts *o,
                                        const struct tp_calib *cal,
                                        const enum tp_framework *fw, size_t n_fw,
                                        struct tp_stack_hit *out, size_t cap, size_t *n,
                                        struct tp_search_stats *st, struct tp_error *err);
+TP_API enum tp_status tp_search_stacks_pool(const struct tp_model *m, const struct tp_cluster *c,
+                                            struct tp_job *j, const struct tp_search_opts *o,
+                                            const struct tp_calib *cal,
+                                            const enum tp_framework *fw, size_t n_fw,
+                                            const struct tp_pool *pool,
+                                            struct tp_stack_hit *out, size_t cap, size_t *n,
+                                            struct tp_search_stats *st, struct tp_error *err);
 /* When no layout is feasible: the run searched and what bound (tp_search_nearest). */
 struct tp_nearest_in {
     const struct tp_model *m;

@@ -1,19 +1,22 @@
 """trainplan: plan LLM training runs from Python, over libtrainplan (ctypes, standard library only).
 
-Each function takes the model (a preset name or a config.json path) and keyword arguments named
-like the CLI's flags without dashes (gpu=, gpus=, tp=, zero=, recompute=, ...) and returns the
+Each verb takes the model (a preset name or a config.json path; params, memory, estimate and
+search also take the shape keywords alone) and keyword arguments named like the CLI's flags
+with underscores (gpu=, gpus=, tp=, zero=, recompute=, micro_batch_size=, ...) and returns the
 dict that ``trainplan VERB ... --format json`` prints: the same keys and the same numbers, since
-both come from the library's one evaluation and its JSON documents (tp_call_json).  Bad input
-raises trainplan.Error with the library's message; Error.field names the keyword.
+both come from the library's one evaluation and its JSON documents (tp_call_json).  The
+keywords come from the library's one option table: ``help(trainplan.estimate)`` lists them.
+Bad input raises trainplan.Error with the library's message; Error.field names the keyword.
 """
-import ctypes
-import ctypes.util
-import json
-import os
+import ctypes as _ctypes
+import ctypes.util as _ctypes_util
+import inspect as _inspect
+import json as _json
+import os as _os
 
 __version__ = "0.1.0"
-__all__ = ["Error", "params", "estimate", "memory", "search", "validate", "calibrate", "version",
-           "library_path"]
+__all__ = ["Error", "params", "memory", "estimate", "search", "export", "validate", "calibrate",
+           "checkpoint", "logs", "models", "gpus", "version", "library_path"]
 
 
 class Error(Exception):
@@ -24,19 +27,19 @@ class Error(Exception):
         self.field = field
 
 
-class _TpError(ctypes.Structure):
+class _TpError(_ctypes.Structure):
     # struct tp_error (include/trainplan/base.h); its size is checked against tp_struct_size
-    _fields_ = [("msg", ctypes.c_char * 512), ("field", ctypes.c_char * 32)]
+    _fields_ = [("msg", _ctypes.c_char * 512), ("field", _ctypes.c_char * 32)]
 
 
 def _candidates():
-    env = os.environ.get("TRAINPLAN_LIBRARY")
+    env = _os.environ.get("TRAINPLAN_LIBRARY")
     if env:
         yield env
-    here = os.path.dirname(os.path.abspath(__file__))
-    yield os.path.join(here, "libtrainplan.so")  # bundled by pip install (python/_build)
-    yield os.path.join(here, "..", "..", "build", "libtrainplan.so")  # a source checkout
-    found = ctypes.util.find_library("trainplan")  # make install
+    here = _os.path.dirname(_os.path.abspath(__file__))
+    yield _os.path.join(here, "libtrainplan.so")  # bundled by pip install (python/_build)
+    yield _os.path.join(here, "..", "..", "build", "libtrainplan.so")  # a source checkout
+    found = _ctypes_util.find_library("trainplan")  # make install
     if found:
         yield found
 
@@ -44,9 +47,9 @@ def _candidates():
 def _load():
     tried = []
     for path in _candidates():
-        if os.path.sep not in path or os.path.exists(path):
+        if _os.path.sep not in path or _os.path.exists(path):
             try:
-                return ctypes.CDLL(path), path
+                return _ctypes.CDLL(path), path
             except OSError as e:
                 tried.append("%s (%s)" % (path, e))
         else:
@@ -56,29 +59,32 @@ def _load():
 
 
 _lib, library_path = _load()
-_lib.tp_version.restype = ctypes.c_char_p
+_P = _ctypes.POINTER
+_lib.tp_version.restype = _ctypes.c_char_p
 _lib.tp_version.argtypes = []
-_lib.tp_struct_size.restype = ctypes.c_size_t
-_lib.tp_struct_size.argtypes = [ctypes.c_char_p]
+_lib.tp_struct_size.restype = _ctypes.c_size_t
+_lib.tp_struct_size.argtypes = [_ctypes.c_char_p]
 _lib.tp_free.restype = None
-_lib.tp_free.argtypes = [ctypes.c_void_p]
-_lib.tp_call_json.restype = ctypes.c_int
-_lib.tp_call_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p,
-                              ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_char_p),
-                              ctypes.c_size_t, ctypes.POINTER(ctypes.c_void_p),
-                              ctypes.POINTER(_TpError)]
-_lib.tp_call_runs_json.restype = ctypes.c_int
-_lib.tp_call_runs_json.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p),
-                                   ctypes.c_size_t, ctypes.POINTER(ctypes.c_char_p),
-                                   ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t,
-                                   ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(_TpError)]
+_lib.tp_free.argtypes = [_ctypes.c_void_p]
+_lib.tp_verb_find.restype = _ctypes.c_uint
+_lib.tp_verb_find.argtypes = [_ctypes.c_char_p]
+_lib.tp_options_json.restype = _ctypes.c_void_p
+_lib.tp_options_json.argtypes = [_ctypes.c_uint, _ctypes.c_bool]
+_lib.tp_call_json.restype = _ctypes.c_int
+_lib.tp_call_json.argtypes = [_ctypes.c_char_p, _ctypes.c_char_p, _P(_ctypes.c_char_p),
+                              _P(_ctypes.c_char_p), _ctypes.c_size_t, _P(_ctypes.c_void_p),
+                              _P(_TpError)]
+_lib.tp_call_runs_json.restype = _ctypes.c_int
+_lib.tp_call_runs_json.argtypes = [_ctypes.c_char_p, _P(_ctypes.c_char_p), _ctypes.c_size_t,
+                                   _P(_ctypes.c_char_p), _P(_ctypes.c_char_p), _ctypes.c_size_t,
+                                   _P(_ctypes.c_void_p), _P(_TpError)]
 
 if _lib.tp_version().decode() != __version__:
     raise ImportError("libtrainplan %s at %s, the package is %s" %
                       (_lib.tp_version().decode(), library_path, __version__))
-if _lib.tp_struct_size(b"tp_error") != ctypes.sizeof(_TpError):
+if _lib.tp_struct_size(b"tp_error") != _ctypes.sizeof(_TpError):
     raise ImportError("struct tp_error is %d bytes in %s, %d here" %
-                      (_lib.tp_struct_size(b"tp_error"), library_path, ctypes.sizeof(_TpError)))
+                      (_lib.tp_struct_size(b"tp_error"), library_path, _ctypes.sizeof(_TpError)))
 
 
 def version():
@@ -86,7 +92,17 @@ def version():
     return _lib.tp_version().decode()
 
 
-def _text(value):
+def _bytes(field, value):
+    """`value` as the library's text; an embedded NUL would cut it short there: refused."""
+    b = _os.fsencode(value) if isinstance(value, (str, bytes, _os.PathLike)) else value
+    if b"\0" in b:
+        raise Error("%s: an embedded NUL character" % field, field)
+    return b
+
+
+def _text(key, value):
+    # booleans as the library takes them; the library refuses every other text for a flag
+    # ("yes", "True", "2", "1.0"), so only a Python bool, 0/1 and "true"/"false"/"1"/"0" work
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
@@ -95,80 +111,132 @@ def _text(value):
 
 
 def _texts(strings):
-    return (ctypes.c_char_p * max(len(strings), 1))(*strings)
+    return (_ctypes.c_char_p * max(len(strings), 1))(*strings)
 
 
 def _answer(status, out, err):
     if status != 0:
         raise Error(err.msg.decode(errors="replace"), err.field.decode(errors="replace"))
     try:
-        return json.loads(ctypes.string_at(out.value).decode())
+        return _json.loads(_ctypes.string_at(out.value).decode())
     finally:
         _lib.tp_free(out)
 
 
 def _options(kwargs):
-    items = [(k, _text(v)) for k, v in kwargs.items() if v is not None]
-    return (_texts([k.encode() for k, _ in items]), _texts([v.encode() for _, v in items]),
-            len(items))
+    items = [(_bytes(k, k), _bytes(k, _text(k, v))) for k, v in kwargs.items() if v is not None]
+    return _texts([k for k, _ in items]), _texts([v for _, v in items]), len(items)
 
 
 def _call(verb, model, kwargs):
     keys, values, n = _options(kwargs)
-    out = ctypes.c_void_p()
+    out = _ctypes.c_void_p()
     err = _TpError()
-    status = _lib.tp_call_json(verb.encode(), os.fsencode(model), keys, values, n,
-                               ctypes.byref(out), ctypes.byref(err))
+    name = None if model is None else _bytes("model", model)
+    status = _lib.tp_call_json(verb.encode(), name, keys, values, n, _ctypes.byref(out),
+                               _ctypes.byref(err))
     return _answer(status, out, err)
 
 
 def _call_runs(verb, files, kwargs):
     keys, values, n = _options(kwargs)
-    names = _texts([os.fsencode(f) for f in files])
-    out = ctypes.c_void_p()
+    names = _texts([_bytes("files", f) for f in files])
+    out = _ctypes.c_void_p()
     err = _TpError()
     status = _lib.tp_call_runs_json(verb.encode(), names, len(files), keys, values, n,
-                                    ctypes.byref(out), ctypes.byref(err))
+                                    _ctypes.byref(out), _ctypes.byref(err))
     return _answer(status, out, err)
 
 
-def params(model, **kwargs):
-    """``trainplan params MODEL --format json``: exact parameter counts by component and block,
-    training FLOPs per token (seq=, recompute=, attention_flops=, mtp=, per_layer=)."""
-    return _call("params", model, kwargs)
+def _schema(verb):
+    """The verb's keywords from the library's option table (tp_options_json)."""
+    raw = _lib.tp_options_json(_lib.tp_verb_find(verb.encode()), False)
+    if not raw:
+        raise MemoryError("tp_options_json")
+    try:
+        return _json.loads(_ctypes.string_at(raw).decode())
+    finally:
+        _lib.tp_free(raw)
 
 
-def estimate(model, **kwargs):
-    """``trainplan estimate MODEL --format json``: memory, time per step, tokens/s, MFU, range;
-    with tokens= (and gpu_hour_price=) the wall-clock, GPU-hours and cost; calibration= a file."""
-    return _call("estimate", model, kwargs)
+def _describe(o):
+    if o["kind"] == "flag":
+        what = "bool"
+    elif o["kind"] == "enum":
+        what = o["choices"].replace("|", ", ")
+    elif o["kind"] in ("int", "real"):
+        what = "%s, %g..%g" % ("whole number" if o["kind"] == "int" else "number", o["lo"],
+                               o["hi"])
+    else:
+        what = "text (%s)" % o["metavar"]
+    line = "    %s (%s): %s" % (o["keyword"], what, o["help"])
+    if o["aliases"]:
+        line += " [also: %s]" % ", ".join(a.replace("-", "_") for a in o["aliases"].split("|")
+                                         if len(a) > 1)
+    return line
 
 
-def memory(model, **kwargs):
-    """``trainplan memory MODEL --format json``: the worst stage's bytes per GPU, every stage
-    with per_stage=True, and the changes that make it fit."""
-    return _call("memory", model, kwargs)
+# The verbs: (name, what the positional arguments are, what it returns).  Adding a verb the
+# library's tp_call_json runs is one row here (size: ("size", _NONE, "...")).
+_MODEL, _NONE, _FILES = "model", "none", "files"
+_VERBS = [
+    ("params", _MODEL, "exact parameter counts by component and block, training FLOPs per token"),
+    ("memory", _MODEL, "the worst stage's bytes per GPU, every stage with per_stage=True, and "
+                       "the changes that make it fit"),
+    ("estimate", _MODEL, "memory, time per step, tokens/s, MFU, range; with tokens= (and "
+                         "gpu_hour_price=) the wall-clock, GPU-hours and cost"),
+    ("search", _MODEL, "the fastest layouts that fit for gbs= (required), every stack unless "
+                       "framework= names one (one thread: the same results as the CLI's threaded "
+                       "search)"),
+    ("export", _MODEL, "the planned run as the framework's files (to= deepspeed, axolotl, "
+                       "megatron, megatron-deepspeed, torchrun, slurm): their contents under "
+                       "\"files\", with best=True the search's fastest layout"),
+    ("validate", _FILES, "every measured run of the runs files predicted and compared, the rows "
+                         "that could not be mapped, and the error statistics"),
+    ("calibrate", _FILES, "the efficiencies fitted to the runs' measured throughput, the error "
+                          "before, after and leave-one-source-out, and the fitted calibration"),
+    ("checkpoint", _FILES, "what a checkpoint PATH holds (safetensors files, shard index, "
+                           "DeepSpeed ZeRO folder), its problems, whether it is the MODEL given "
+                           "after it (or config=, else the config.json beside it), and the "
+                           "saves' sizes"),
+    ("logs", _FILES, "training logs (Megatron, HF/Axolotl/TRL, torchtitan, nanoGPT, llm.c, JSON "
+                     "run logs): the steady state, the time a token budget takes and, with "
+                     "model= and gpu=, model FLOPs, MFU and the estimate next to the log"),
+    ("models", _NONE, "the built-in presets with their counts and sources"),
+    ("gpus", _NONE, "the accelerator catalog"),
+]
 
 
-def search(model, **kwargs):
-    """``trainplan search MODEL --format json``: the fastest layouts that fit for gbs= (required),
-    with top=, max_tp=, max_pp=, max_cp=, max_ep=, max_mbs=, mem_headroom=, no_offload=,
-    even_pp=, recompute_modes= ("none,selective"), zero_stages= ("0,1"), calibration= (one thread: the same results as the CLI's threaded search).  Every
-    stack unless framework= names one; each result names its stack, tie and differs_most."""
-    return _call("search", model, kwargs)
+def _make(verb, args, summary):
+    schema = _schema(verb)
+    kw = _inspect.Parameter.KEYWORD_ONLY
+    if args == _MODEL:
+        def fn(model=None, **kwargs):
+            return _call(verb, model, kwargs)
+        lead = [_inspect.Parameter("model", _inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                   default=None)]
+        usage = "trainplan %s MODEL" % verb
+    elif args == _FILES:
+        def fn(*files, **kwargs):
+            return _call_runs(verb, files, kwargs)
+        lead = [_inspect.Parameter("files", _inspect.Parameter.VAR_POSITIONAL)]
+        usage = "trainplan %s FILES..." % verb
+    else:
+        def fn(**kwargs):
+            return _call(verb, None, kwargs)
+        lead = []
+        usage = "trainplan %s" % verb
+    fn.__name__ = fn.__qualname__ = verb
+    fn.__signature__ = _inspect.Signature(
+        lead + [_inspect.Parameter(o["keyword"], kw, default=None) for o in schema])
+    fn.__doc__ = "``%s ... --format json``: %s.\n" % (usage, summary)
+    if schema:
+        fn.__doc__ += ("\nKeywords (None: not given; the CLI's flags with underscores; a "
+                       "misspelt one is refused with the nearest):\n" +
+                       "\n".join(_describe(o) for o in schema) + "\n")
+    return fn
 
 
-def validate(*files, calibration=None, **kwargs):
-    """``trainplan validate FILES... --format json``: every measured run of the runs files
-    predicted (with calibration=, a file) and compared, the rows that could not be mapped, and
-    the error statistics overall and by source, GPU type and framework."""
-    return _call_runs("validate", files, dict(kwargs, calibration=calibration))
-
-
-def calibrate(*files, **kwargs):
-    """``trainplan calibrate FILES... --format json``: the efficiencies fitted to the runs'
-    measured throughput, the error before, after and leave-one-source-out, and the fitted
-    calibration (its "calibration" key); base= (a file or "prior"), no_cv=, no_per_gpu=,
-    min_gpu_rows=, prior_weight=, max_evals=, starts=, fold_rows=, max_folds=, fit_rows=,
-    output= (the calibration file to write)."""
-    return _call_runs("calibrate", files, kwargs)
+for _verb, _args, _summary in _VERBS:
+    globals()[_verb] = _make(_verb, _args, _summary)
+del _verb, _args, _summary

@@ -1,11 +1,13 @@
 /*
- * stack_search.c - the search over every software stack (the CLI's and tp_call_json's search
- * without a framework), ties within the estimate's uncertainty, the term that separates a
- * layout from the best, and the fit hint of memory and estimate.
+ * stack_search.c - the search on a pool of the caller's workers (the library starts no
+ * thread: tp_search_pool), the search over every software stack (the CLI's and tp_call_json's
+ * search without a framework), ties within the estimate's uncertainty, the term that separates
+ * a layout from the best, and the fit hint of memory and estimate.
  */
 #include "internal.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,11 +18,130 @@ int tp_stack_hit_cmp(const void *pa, const void *pb)
     return c ? c : (a->fw > b->fw) - (a->fw < b->fw);
 }
 
+/* A pooled search: the shards go to the tasks through a counter; each task merges its own
+   into its worker's list. */
+struct pool_worker {
+    struct tp_search_hit *top, *shard, *tmp; /* cap hits each */
+    size_t n;
+    struct tp_search_stats st;
+};
+struct pool_job {
+    const struct tp_model *m;
+    const struct tp_cluster *c;
+    const struct tp_job *j;
+    const struct tp_search_opts *o;
+    const struct tp_calib *cal;
+    const struct tp_pool *pool;
+    size_t cap;
+    struct pool_worker *w;
+    atomic_uint next, done;
+    atomic_ullong layouts;
+    atomic_bool failed;
+    struct tp_error err;     /* written by the one task that set `failed` first */
+};
+
+static void pool_task(void *arg, unsigned k)
+{
+    struct pool_job *x = arg;
+    struct pool_worker *w = &x->w[k];
+    struct tp_search_opts o = *x->o;
+    o.n_shards = TP_SEARCH_SHARDS;
+    for (;;) {
+        unsigned s = atomic_fetch_add(&x->next, 1);
+        if (s >= TP_SEARCH_SHARDS || atomic_load(&x->failed))
+            return;
+        o.shard = s;
+        size_t n = 0;
+        struct tp_search_stats st;
+        struct tp_error err = {{0}, {0}};
+        if (tp_search(x->m, x->c, x->j, &o, x->cal, w->shard, x->cap, &n, &st, &err) != TP_OK) {
+            if (!atomic_exchange(&x->failed, true))
+                x->err = err;
+            return;
+        }
+        tp_search_stats_add(&w->st, &st);
+        w->n = tp_search_merge(w->top, w->n, w->shard, n, w->tmp, x->cap);
+        struct tp_search_hit *swap = w->top;
+        w->top = w->tmp;
+        w->tmp = swap;
+        unsigned long long layouts =
+            atomic_fetch_add(&x->layouts, (unsigned long long)st.evaluated) + st.evaluated;
+        unsigned done = atomic_fetch_add(&x->done, 1) + 1;
+        if (x->pool->progress)
+            x->pool->progress(x->pool->ctx, done, TP_SEARCH_SHARDS, layouts);
+    }
+}
+
+enum tp_status tp_search_pool(const struct tp_model *m, const struct tp_cluster *c,
+                              const struct tp_job *j, const struct tp_search_opts *o,
+                              const struct tp_calib *cal, const struct tp_pool *pool,
+                              struct tp_search_hit *hits, size_t cap, size_t *n_hits,
+                              struct tp_search_stats *st, struct tp_error *err)
+{
+    unsigned workers = pool && pool->run ? pool->workers : 1;
+    if (workers <= 1 || cap == 0)
+        return tp_search(m, c, j, o, cal, hits, cap, n_hits, st, err);
+    if (workers > TP_SEARCH_SHARDS)
+        workers = TP_SEARCH_SHARDS;
+    memset(st, 0, sizeof *st);
+    *n_hits = 0;
+    struct pool_job x = {.m = m, .c = c, .j = j, .o = o, .cal = cal, .pool = pool, .cap = cap};
+    atomic_init(&x.next, 0);
+    atomic_init(&x.done, 0);
+    atomic_init(&x.layouts, 0);
+    atomic_init(&x.failed, false);
+    x.w = calloc(workers, sizeof *x.w);
+    struct tp_search_hit *buf = calloc(3 * (size_t)workers * cap + cap, sizeof *buf);
+    if (!x.w || !buf) {
+        free(x.w);
+        free(buf);
+        return tp_fail(err, TP_ENOMEM, "out of memory for the search buffers");
+    }
+    for (unsigned k = 0; k < workers; k++) {
+        x.w[k].top = buf + 3 * (size_t)k * cap;
+        x.w[k].shard = x.w[k].top + cap;
+        x.w[k].tmp = x.w[k].shard + cap;
+    }
+    pool->run(pool->ctx, workers, pool_task, &x);
+    enum tp_status s = TP_OK;
+    if (atomic_load(&x.failed)) {
+        *err = x.err;
+        s = TP_EINVAL;
+    } else if (atomic_load(&x.done) != TP_SEARCH_SHARDS) {
+        s = tp_fail(err, TP_ENOMEM, "the search's workers stopped early");
+    } else {
+        /* in the workers' order, by the total order: the same for any interleaving */
+        struct tp_search_hit *tmp = buf + 3 * (size_t)workers * cap;
+        size_t n = 0;
+        for (unsigned k = 0; k < workers; k++) {
+            tp_search_stats_add(st, &x.w[k].st);
+            n = tp_search_merge(hits, n, x.w[k].top, x.w[k].n, tmp, cap);
+            memcpy(hits, tmp, n * sizeof *hits);
+        }
+        *n_hits = n;
+    }
+    if (s != TP_OK)
+        memset(st, 0, sizeof *st);
+    free(x.w);
+    free(buf);
+    return s;
+}
+
 enum tp_status tp_search_stacks(const struct tp_model *m, const struct tp_cluster *c,
                                 struct tp_job *j, const struct tp_search_opts *o,
                                 const struct tp_calib *cal, const enum tp_framework *fw,
                                 size_t n_fw, struct tp_stack_hit *out, size_t cap, size_t *n,
                                 struct tp_search_stats *st, struct tp_error *err)
+{
+    return tp_search_stacks_pool(m, c, j, o, cal, fw, n_fw, NULL, out, cap, n, st, err);
+}
+
+enum tp_status tp_search_stacks_pool(const struct tp_model *m, const struct tp_cluster *c,
+                                     struct tp_job *j, const struct tp_search_opts *o,
+                                     const struct tp_calib *cal, const enum tp_framework *fw,
+                                     size_t n_fw, const struct tp_pool *pool,
+                                     struct tp_stack_hit *out, size_t cap, size_t *n,
+                                     struct tp_search_stats *st, struct tp_error *err)
 {
     *n = 0;
     memset(st, 0, sizeof *st);
@@ -39,7 +160,7 @@ enum tp_status tp_search_stacks(const struct tp_model *m, const struct tp_cluste
         struct tp_search_stats one;
         size_t k = 0;
         j->framework = fw[f];
-        s = tp_search(m, c, j, o, cal, part, cap, &k, &one, err);
+        s = tp_search_pool(m, c, j, o, cal, pool, part, cap, &k, &one, err);
         if (s != TP_OK)
             break;
         tp_search_stats_add(st, &one);

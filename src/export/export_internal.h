@@ -75,15 +75,15 @@ enum tp_status tp_export_add_launcher(const struct tp_export_plan *p, bool slurm
 
 /* Command-line arguments, in the order written (a bash array of flags). */
 enum { TP_MAX_ARGS = 128, TP_ARG_LEN = 320 };
-struct tp_args {
+struct tp_flags {
     const char *flag[TP_MAX_ARGS];
     char value[TP_MAX_ARGS][TP_ARG_LEN]; /* "" = a switch */
     size_t n;
     bool overflow; /* a flag or value did not fit: the file is not written */
 };
 /* A flag with a printf-formatted value; a switch (no value) (export_megatron.c). */
-void tp_arg(struct tp_args *a, const char *flag, const char *fmt, ...) TP_PRINTF(3, 4);
-void tp_sw(struct tp_args *a, const char *flag);
+void tp_arg(struct tp_flags *a, const char *flag, const char *fmt, ...) TP_PRINTF(3, 4);
+void tp_sw(struct tp_flags *a, const char *flag);
 
 /* The model-defining fields of the Hugging Face config that struct tp_model does not carry
    (export_model.c): from the config.json the model was read from, or from the table of the
@@ -112,11 +112,11 @@ struct tp_hf_args {
 void tp_export_hf_args(const struct tp_model *m, struct tp_hf_args *a);
 /* The Megatron-LM flags of the fields above, and a note for each one it cannot express
    (export_model.c). */
-void tp_export_model_lm(const struct tp_export_plan *p, struct tp_args *a);
+void tp_export_model_lm(const struct tp_export_plan *p, struct tp_flags *a);
 
 /* The stopping point, learning rate and schedule, data and tokenizer of a Megatron-LM or
    Megatron-DeepSpeed run; the Axolotl keys of the same (export_train.c). */
-void tp_export_train_lm(const struct tp_export_plan *p, struct tp_args *a, bool deepspeed);
+void tp_export_train_lm(const struct tp_export_plan *p, struct tp_flags *a, bool deepspeed);
 void tp_export_train_axolotl(const struct tp_export_plan *p, json_t *d);
 
 /* A header comment line: "trainplan VERSION: MODEL on N x GPU; dp .. tp .. pp ..". */

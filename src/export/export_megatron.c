@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void tp_arg(struct tp_args *a, const char *flag, const char *fmt, ...)
+void tp_arg(struct tp_flags *a, const char *flag, const char *fmt, ...)
 {
     if (a->n == TP_MAX_ARGS) {
         a->overflow = true;
@@ -32,7 +32,7 @@ void tp_arg(struct tp_args *a, const char *flag, const char *fmt, ...)
     a->n++;
 }
 
-void tp_sw(struct tp_args *a, const char *flag)
+void tp_sw(struct tp_flags *a, const char *flag)
 {
     if (a->n == TP_MAX_ARGS) {
         a->overflow = true;
@@ -105,7 +105,7 @@ static bool all_moe(const struct tp_model *m)
     return true;
 }
 
-static void shape_lm(const struct tp_export_plan *p, struct tp_args *a)
+static void shape_lm(const struct tp_export_plan *p, struct tp_flags *a)
 {
     const struct tp_model *m = p->m;
     tp_arg(a, "--num-layers", "%u", m->n_layers);
@@ -150,7 +150,7 @@ static void shape_lm(const struct tp_export_plan *p, struct tp_args *a)
         tp_sw(a, "--qk-layernorm");
 }
 
-static void moe_lm(const struct tp_export_plan *p, struct tp_args *a)
+static void moe_lm(const struct tp_export_plan *p, struct tp_flags *a)
 {
     const struct tp_model *m = p->m;
     if (!m->n_experts)
@@ -183,7 +183,7 @@ static void moe_lm(const struct tp_export_plan *p, struct tp_args *a)
         tp_sw(a, "--moe-router-enable-expert-bias");
 }
 
-static enum tp_status layout_lm(const struct tp_export_plan *p, struct tp_args *a,
+static enum tp_status layout_lm(const struct tp_export_plan *p, struct tp_flags *a,
                                 struct tp_error *err)
 {
     const struct tp_layout *l = p->l;
@@ -238,7 +238,7 @@ static enum tp_status layout_lm(const struct tp_export_plan *p, struct tp_args *
     return TP_OK;
 }
 
-static void recompute(const struct tp_export_plan *p, struct tp_args *a, bool ds)
+static void recompute(const struct tp_export_plan *p, struct tp_flags *a, bool ds)
 {
     const struct tp_layout *l = p->l;
     if (l->recompute == TP_RECOMPUTE_SELECTIVE) {
@@ -253,7 +253,7 @@ static void recompute(const struct tp_export_plan *p, struct tp_args *a, bool ds
     }
 }
 
-static enum tp_status job_lm(const struct tp_export_plan *p, struct tp_args *a,
+static enum tp_status job_lm(const struct tp_export_plan *p, struct tp_flags *a,
                              struct tp_error *err)
 {
     const struct tp_job *j = p->j;
@@ -301,7 +301,7 @@ static enum tp_status job_lm(const struct tp_export_plan *p, struct tp_args *a,
 }
 
 /* Megatron-DeepSpeed: the older parser (megatron/arguments.py) and DeepSpeed's engine. */
-static enum tp_status build_ds(const struct tp_export_plan *p, struct tp_args *a,
+static enum tp_status build_ds(const struct tp_export_plan *p, struct tp_flags *a,
                                struct tp_error *err)
 {
     const struct tp_model *m = p->m;
@@ -395,7 +395,7 @@ static enum tp_status build_ds(const struct tp_export_plan *p, struct tp_args *a
     return TP_OK;
 }
 
-static enum tp_status render(const struct tp_export_plan *p, const struct tp_args *a,
+static enum tp_status render(const struct tp_export_plan *p, const struct tp_flags *a,
                              bool deepspeed, struct tp_error *err)
 {
     if (a->overflow)
@@ -415,7 +415,7 @@ static enum tp_status render(const struct tp_export_plan *p, const struct tp_arg
     return tp_export_add_sbuf(p->out, TP_EXPORT_MEGATRON_FILE, &b, err);
 }
 
-static enum tp_status build_lm(const struct tp_export_plan *p, struct tp_args *a,
+static enum tp_status build_lm(const struct tp_export_plan *p, struct tp_flags *a,
                                struct tp_error *err)
 {
     if (p->j->precision == TP_PREC_FP32)
@@ -446,7 +446,7 @@ enum tp_status tp_export_megatron(const struct tp_export_plan *p, bool deepspeed
                        "Megatron-LM's hybrid runs (pretrain_mamba.py, --hybrid-override-pattern) "
                        "is not built",
                        p->m->name);
-    struct tp_args *a = calloc(1, sizeof *a); /* ~15 KiB: off the stack */
+    struct tp_flags *a = calloc(1, sizeof *a); /* ~15 KiB: off the stack */
     if (!a)
         return tp_fail(err, TP_ENOMEM, "out of memory");
     json_t *ds = NULL;

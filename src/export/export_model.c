@@ -275,7 +275,7 @@ void tp_export_hf_args(const struct tp_model *m, struct tp_hf_args *a)
 
 /* ---- Megatron-LM ------------------------------------------------------------------------- */
 
-static void rope_lm(const struct tp_export_plan *p, const struct tp_hf_args *h, struct tp_args *a)
+static void rope_lm(const struct tp_export_plan *p, const struct tp_hf_args *h, struct tp_flags *a)
 {
     const struct tp_model *m = p->m;
     if (m->pos != TP_POS_ROPE)
@@ -327,7 +327,7 @@ static void rope_lm(const struct tp_export_plan *p, const struct tp_hf_args *h, 
 }
 
 static void router_lm(const struct tp_export_plan *p, const struct tp_hf_args *h,
-                      struct tp_args *a)
+                      struct tp_flags *a)
 {
     const struct tp_model *m = p->m;
     if (!m->n_experts)
@@ -358,7 +358,7 @@ static void router_lm(const struct tp_export_plan *p, const struct tp_hf_args *h
                                "grouped experts have none");
 }
 
-void tp_export_model_lm(const struct tp_export_plan *p, struct tp_args *a)
+void tp_export_model_lm(const struct tp_export_plan *p, struct tp_flags *a)
 {
     const struct tp_model *m = p->m;
     struct tp_hf_args h;

@@ -62,7 +62,7 @@ static uint64_t warmup_steps(uint64_t steps)
     return w ? w : 1;
 }
 
-void tp_export_train_lm(const struct tp_export_plan *p, struct tp_args *a, bool deepspeed)
+void tp_export_train_lm(const struct tp_export_plan *p, struct tp_flags *a, bool deepspeed)
 {
     const char *src;
     double lr = p->o->lr > 0 ? p->o->lr : tp_export_default_lr(p->m, p->j, true, &src);

@@ -1,24 +1,23 @@
 /*
  * call.c - one verb by name with its options by name, answered with the CLI's JSON document:
- * the whole of what a binding needs (python/trainplan over ctypes, a WebAssembly page).
+ * the whole of what a binding needs (python/trainplan over ctypes, a WebAssembly page).  The
+ * options go through the one option table (tp_args_set), so a keyword is the CLI's flag with
+ * underscores, with the flag's range, aliases and "did you mean".
  *
  * Everything a call uses is allocated for the call and freed before it returns, so calls on
  * different threads share nothing.
  */
 #include "internal.h"
 
-#include <errno.h>
 #include <jansson.h>
 #include <math.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum verb { V_ESTIMATE, V_MEMORY, V_SEARCH };
-
-/* What a call holds: the run, its calibration and its evaluation (large: on the heap). */
+/* What a call holds: the options, the run, its calibration and its evaluation (large: on the
+   heap). */
 struct call {
-    enum verb verb;
+    struct tp_args a;
     struct tp_model m;
     struct tp_cluster c;
     struct tp_job j;
@@ -29,174 +28,61 @@ struct call {
     struct tp_request q;
     struct tp_eval_opts o;
     struct tp_search_opts so;
-    double top;
-    const char *calibration;
-    bool per_stage;
+    struct tp_params_report params;
+    char notes[512];
 };
 
-static enum tp_status real_option(const char *key, const char *value, double lo, double *out,
-                                  struct tp_error *err)
+/* The keywords through the table; a list (the CLI's sweeps) is one call per value here. */
+static enum tp_status set_all(struct tp_args *a, const char *const *keys,
+                              const char *const *values, size_t n, struct tp_error *err)
 {
-    char *end;
-    errno = 0;
-    double v = tp_strtod(value, &end);
-    if (end == value || *end || errno || !isfinite(v) || v < lo)
-        return tp_fail_field(err, TP_EINVAL, key, "%s %s: expected a number >= %g", key, value,
-                             lo);
-    *out = v;
+    for (size_t i = 0; i < n; i++) {
+        if (!keys[i])
+            return tp_fail_field(err, TP_EINVAL, "", "a keyword without a name");
+        TRY(tp_args_set(a, keys[i], values[i], true, err));
+    }
+    if (a->n_sweeps || a->gpus_list) {
+        const char *name = a->gpus_list ? "gpus" : a->sweeps[0].name;
+        return tp_fail_field(err, TP_EINVAL, name, "%s: one value per call (a list is the CLI's "
+                             "sweep)", name);
+    }
     return TP_OK;
 }
 
-static bool truthy(const char *value)
+static enum tp_status dump(json_t *doc, int digits, char **out, struct tp_error *err)
 {
-    return strcmp(value, "1") == 0 || strcmp(value, "true") == 0;
-}
-
-/* A whole number option from text, lo..hi. */
-static enum tp_status int_option(const char *key, const char *value, double lo, double hi,
-                                 double *out, struct tp_error *err)
-{
-    TRY(real_option(key, value, lo, out, err));
-    if (*out > hi || *out != floor(*out))
-        return tp_fail_field(err, TP_EINVAL, key, "%s %s: expected a whole number from %g to %g",
-                             key, value, lo, hi);
-    return TP_OK;
-}
-
-static enum tp_status name_option(const char *key, const char *value, enum tp_names t, int *out,
-                                  struct tp_error *err)
-{
-    if ((*out = tp_name_value(t, value)) >= 0)
-        return TP_OK;
-    char choices[128];
-    tp_name_choices(t, choices, sizeof choices);
-    return tp_fail_field(err, TP_EINVAL, key, "%s %s: expected one of %s", key, value, choices);
+    *out = tp_json_dumps(doc, digits);
+    return *out ? TP_OK : tp_fail(err, TP_ENOMEM, "out of memory");
 }
 
 /* `params`: the counts and FLOPs of a model (no cluster, no job). */
-static enum tp_status params_json(const char *model, const char *const *keys,
-                                  const char *const *values, size_t n, char **out,
-                                  struct tp_error *err)
+static enum tp_status params_json(struct call *x, char **out, struct tp_error *err)
 {
-    double seq = 0, mtp = 0;
-    int rc = 0, conv = 0;
-    bool per_layer = false;
-    enum tp_status st = TP_OK;
-    for (size_t i = 0; i < n && st == TP_OK; i++) {
-        const char *k = keys[i], *v = values[i];
-        if (!v)
-            st = tp_fail_field(err, TP_EINVAL, k, "%s needs a value", k);
-        else if (strcmp(k, "seq") == 0)
-            st = int_option(k, v, 1, 1 << 24, &seq, err);
-        else if (strcmp(k, "mtp") == 0)
-            st = int_option(k, v, 0, 16, &mtp, err);
-        else if (strcmp(k, "recompute") == 0)
-            st = name_option(k, v, TP_NAMES_RECOMPUTE, &rc, err);
-        else if (strcmp(k, "attention_flops") == 0)
-            st = name_option(k, v, TP_NAMES_ATTN_CONVENTION, &conv, err);
-        else if (strcmp(k, "per_layer") == 0)
-            per_layer = truthy(v);
-        else
-            st = tp_fail_field(err, TP_EINVAL, k, "unknown option %s", k);
-    }
-    if (st != TP_OK)
-        return st;
-    struct tp_params_report *r = calloc(1, sizeof *r);
-    if (!r)
-        return tp_fail(err, TP_ENOMEM, "out of memory");
-    st = tp_model_from_name(model, &r->m, err);
-    if (st == TP_OK)
-        st = tp_params_report(r, (uint64_t)seq, (enum tp_attn_convention)conv,
-                              (enum tp_recompute)rc, (uint32_t)mtp, per_layer, err);
-    if (st == TP_OK && !(*out = tp_json_dumps(tp_json_params(r), 10)))
-        st = tp_fail(err, TP_ENOMEM, "out of memory");
-    free(r);
-    return st;
-}
-
-/* search's own options: the limits of the enumeration. */
-static enum tp_status search_option(struct call *x, const char *key, const char *value,
-                                    bool *taken, struct tp_error *err)
-{
-    static const struct {
-        const char *key;
-        size_t off;
-    } LIMITS[] = {{"max_tp", offsetof(struct tp_search_opts, max_tp)},
-                  {"max_pp", offsetof(struct tp_search_opts, max_pp)},
-                  {"max_cp", offsetof(struct tp_search_opts, max_cp)},
-                  {"max_ep", offsetof(struct tp_search_opts, max_ep)},
-                  {"max_mbs", offsetof(struct tp_search_opts, max_mbs)}};
-    double v;
-    *taken = true;
-    for (size_t i = 0; i < sizeof LIMITS / sizeof LIMITS[0]; i++)
-        if (strcmp(key, LIMITS[i].key) == 0) {
-            TRY(int_option(key, value, 1, 4096, &v, err));
-            *(uint32_t *)(void *)((char *)&x->so + LIMITS[i].off) = (uint32_t)v;
-            return TP_OK;
-        }
-    if (strcmp(key, "top") == 0)
-        return int_option(key, value, 1, 1000, &x->top, err);
-    if (strcmp(key, "mem_headroom") == 0) {
-        TRY(real_option(key, value, 0, &x->so.mem_headroom, err));
-        return x->so.mem_headroom <= 0.9 ? TP_OK
-                                         : tp_fail_field(err, TP_EINVAL, key, "%s %s: expected "
-                                                         "0 to 0.9", key, value);
-    }
-    if (strcmp(key, "no_offload") == 0) {
-        x->so.offload = !truthy(value);
-        return TP_OK;
-    }
-    if (strcmp(key, "even_pp") == 0) {
-        x->so.uneven_pp = !truthy(value);
-        return TP_OK;
-    }
-    if (strcmp(key, "recompute_modes") == 0)
-        return tp_search_parse_recompute_modes(value, &x->so.recompute_mask, err);
-    if (strcmp(key, "zero_stages") == 0)
-        return tp_search_parse_zero_stages(value, &x->so.zero_mask, err);
-    *taken = false;
-    return TP_OK;
-}
-
-/* The verb's own options; the rest go to the request. */
-static enum tp_status set_option(struct call *x, const char *key, const char *value,
-                                 struct tp_error *err)
-{
-    if (!value)
-        return tp_fail_field(err, TP_EINVAL, key, "%s needs a value", key);
-    bool estimate = x->verb == V_ESTIMATE, taken;
-    if (estimate && strcmp(key, "tokens") == 0)
-        return real_option(key, value, 1, &x->o.tokens, err);
-    if (estimate && strcmp(key, "gpu_hour_price") == 0)
-        return real_option(key, value, 0, &x->o.gpu_hour_price, err);
-    if (x->verb != V_MEMORY && strcmp(key, "calibration") == 0) {
-        x->calibration = value;
-        return TP_OK;
-    }
-    if (x->verb == V_MEMORY && strcmp(key, "per_stage") == 0) {
-        x->per_stage = truthy(value);
-        return TP_OK;
-    }
-    if (x->verb == V_SEARCH) {
-        TRY(search_option(x, key, value, &taken, err));
-        if (taken)
-            return TP_OK;
-    }
-    return tp_request_set(&x->q, key, value, err);
+    struct tp_params_report *r = &x->params;
+    TRY(tp_args_model(&x->a, &r->m, r->notes, sizeof r->notes, err));
+    TRY(tp_params_report(r, x->a.seq != TP_UNSET ? (uint64_t)x->a.seq : 0,
+                         (enum tp_attn_convention)x->a.attn_conv,
+                         (enum tp_recompute)x->a.recompute,
+                         x->a.mtp == TP_UNSET ? 0 : (uint32_t)x->a.mtp, x->a.per_layer != 0, err));
+    return dump(tp_json_params(r), 10, out, err);
 }
 
 static enum tp_status search_json(struct call *x, char **out, struct tp_error *err)
 {
-    if (x->q.gbs == TP_UNSET)
+    if (x->a.gbs == TP_UNSET)
         return tp_fail_field(err, TP_EINVAL, "gbs", "search needs the global batch (gbs, in "
                              "sequences)");
-    x->so.gbs = (uint64_t)x->q.gbs;
-    size_t n = 0, cap = x->top > 0 ? (size_t)x->top : 5;
+    if (x->a.tokens > 0 || x->a.price >= 0)
+        return tp_fail_field(err, TP_EINVAL, x->a.tokens > 0 ? "tokens" : "gpu_hour_price",
+                             "%s: search's wall-clock per layout is the CLI's table alone",
+                             x->a.tokens > 0 ? "tokens" : "gpu_hour_price");
+    TRY(tp_args_search_opts(&x->a, (uint64_t)x->a.gbs, &x->so, err));
+    size_t n = 0, cap = x->a.top != TP_UNSET ? (size_t)x->a.top : 5;
     /* as the CLI: every stack unless framework names one, each result labelled */
     enum tp_framework fw[TP_FW_COUNT];
     size_t n_fw = 0;
     for (int f = 0; f < TP_FW_COUNT; f++)
-        if (!x->q.framework || f == x->q.framework - 1)
+        if (x->a.framework == TP_UNSET || f == x->a.framework)
             fw[n_fw++] = (enum tp_framework)f;
     struct tp_stack_hit *hits = calloc(cap, sizeof *hits);
     struct tp_search_stats *st = calloc(1, sizeof *st);
@@ -212,157 +98,144 @@ static enum tp_status search_json(struct call *x, char **out, struct tp_error *e
         struct tp_range rg;
         double band = n ? tp_search_tie_band(&x->m, &x->c, &x->j, &hits[0], domain, &rg) : 0;
         struct tp_nearest_in in = {&x->m, &x->c, &x->j, &x->so, &x->cal, fw, n_fw,
-                                   x->q.framework != 0, st->rejected[TP_REJECT_MEMORY] > 0};
+                                   x->a.framework != TP_UNSET,
+                                   st->rejected[TP_REJECT_MEMORY] > 0};
         size_t n_near = n ? 0 : tp_search_nearest(&in, NULL, NULL, x->fixes, TP_MAX_FIXES);
-        *out = tp_json_dumps(tp_json_search(&x->m, &x->c, &x->j, x->so.gbs, st, hits, n,
-                                            outside, band, x->fixes, n_near), 8);
-        s = *out ? TP_OK : tp_fail(err, TP_ENOMEM, "out of memory");
+        s = dump(tp_json_search(&x->m, &x->c, &x->j, x->so.gbs, st, hits, n, outside, band,
+                                x->fixes, n_near), 8, out, err);
     }
     free(hits);
     free(st);
     return s;
 }
 
-static enum tp_status run_verb(struct call *x, const char *model, char **out,
-                               struct tp_error *err)
+/* memory, estimate, search: the run the options describe. */
+static enum tp_status run_json(struct call *x, char **out, struct tp_error *err)
 {
-    TRY(tp_model_from_name(model, &x->m, err));
-    x->q.gbs_is_target = x->verb == V_SEARCH;
+    TRY(tp_args_model(&x->a, &x->m, x->notes, sizeof x->notes, err));
+    TRY(tp_args_request(&x->a, &x->q, err));
     TRY(tp_request_resolve(&x->q, &x->m, &x->c, &x->j, &x->l, err));
     tp_calib_init(&x->cal);
-    if (x->calibration)
-        TRY(tp_calib_from_file(x->calibration, &x->cal, err));
-    if (x->verb == V_SEARCH)
+    if (x->a.calibration)
+        TRY(tp_calib_from_file(x->a.calibration, &x->cal, err));
+    if (x->a.cmd == TP_VERB_SEARCH)
         return search_json(x, out, err);
-    if (x->o.gpu_hour_price >= 0 && !(x->o.tokens > 0))
-        return tp_fail_field(err, TP_EINVAL, "gpu_hour_price",
-                             "gpu_hour_price needs a token budget (tokens)");
+    if (x->a.cmd == TP_VERB_ESTIMATE)
+        TRY(tp_args_eval_opts(&x->a, &x->o, err));
+    else
+        tp_eval_opts_init(&x->o);
     TRY(tp_evaluate(&x->m, &x->c, &x->j, &x->l, &x->cal, &x->o, &x->ev, err));
-    json_t *doc;
-    if (x->verb == V_ESTIMATE) {
-        doc = tp_json_estimate(&x->m, &x->c, &x->j, &x->l, &x->o, &x->ev, x->calibration, "");
-    } else {
-        size_t n = x->ev.memory.fits ? 0 : tp_memory_suggest(&x->m, &x->c, &x->j, &x->l,
-                                                             x->fixes, TP_MAX_FIXES);
-        doc = tp_json_memory_report(&x->m, &x->c, &x->j, &x->l, &x->ev.memory, x->per_stage,
-                                    x->fixes, n, "");
-    }
-    *out = tp_json_dumps(doc, x->verb == V_ESTIMATE ? 8 : 12);
-    return *out ? TP_OK : tp_fail(err, TP_ENOMEM, "out of memory");
+    if (x->a.cmd == TP_VERB_ESTIMATE)
+        return dump(tp_json_estimate(&x->m, &x->c, &x->j, &x->l, &x->o, &x->ev,
+                                     x->a.calibration, x->notes), 8, out, err);
+    size_t n = x->ev.memory.fits ? 0 : tp_memory_suggest(&x->m, &x->c, &x->j, &x->l, x->fixes,
+                                                         TP_MAX_FIXES);
+    return dump(tp_json_memory_report(&x->m, &x->c, &x->j, &x->l, &x->ev.memory,
+                                      x->a.per_stage != 0, x->fixes, n, x->notes), 12, out, err);
 }
+
+/* The verbs a call runs and what each needs.  A verb the library composes joins with its bit
+   here and one line of the dispatch below: size, once its search is a library call
+   (TP_VERB_SIZE in LIST_VERBS, "else if (v == TP_VERB_SIZE) st = <its call>(&x->a, out, err);"),
+   and one row of python's _VERBS. */
+#define MODEL_VERBS (TP_VERB_PARAMS | TP_VERB_MEMORY | TP_VERB_ESTIMATE | TP_VERB_SEARCH | \
+                     TP_VERB_EXPORT)
+#define LIST_VERBS (TP_VERB_MODELS | TP_VERB_GPUS)
+#define CALL_VERBS (MODEL_VERBS | LIST_VERBS)
 
 enum tp_status tp_call_json(const char *verb, const char *model, const char *const *keys,
                             const char *const *values, size_t n, char **out,
                             struct tp_error *err)
 {
     *out = NULL;
-    if (!model)
-        return tp_fail_field(err, TP_EINVAL, "model", "no model: give a preset name or a "
-                             "config.json path");
-    if (verb && strcmp(verb, "params") == 0)
-        return params_json(model, keys, values, n, out, err);
-    static const char *const VERBS[] = {[V_ESTIMATE] = "estimate", [V_MEMORY] = "memory",
-                                        [V_SEARCH] = "search"};
-    int v = -1;
-    for (int i = 0; i < 3 && verb; i++)
-        if (strcmp(verb, VERBS[i]) == 0)
-            v = i;
-    if (v < 0)
-        return tp_fail(err, TP_EINVAL, "unknown verb %.40s: expected params, estimate, memory "
-                       "or search", verb ? verb : "(none)");
+    unsigned v = tp_verb_find(verb);
+    if (!(v & CALL_VERBS))
+        return tp_fail(err, TP_EINVAL, "unknown verb %.40s: expected params, memory, estimate, "
+                       "search, export, models or gpus (validate and calibrate: "
+                       "tp_call_runs_json)",
+                       verb ? verb : "(none)");
+    if ((v & LIST_VERBS) && model)
+        return tp_fail_field(err, TP_EINVAL, "model", "%s takes no model", verb);
     struct call *x = calloc(1, sizeof *x);
     if (!x)
         return tp_fail(err, TP_ENOMEM, "out of memory");
-    x->verb = (enum verb)v;
-    tp_request_init(&x->q);
-    tp_eval_opts_init(&x->o);
-    tp_search_opts_init(&x->so);
-    enum tp_status st = TP_OK;
-    for (size_t i = 0; i < n && st == TP_OK; i++)
-        st = set_option(x, keys[i], values[i], err);
-    if (st == TP_OK)
-        st = run_verb(x, model, out, err);
+    tp_args_init(v, &x->a);
+    x->a.model = model;
+    enum tp_status st = set_all(&x->a, keys, values, n, err);
+    if (st == TP_OK) {
+        if (v == TP_VERB_PARAMS)
+            st = params_json(x, out, err);
+        else if (v == TP_VERB_MODELS)
+            st = dump(tp_json_models(err), 0, out, err);
+        else if (v == TP_VERB_GPUS)
+            st = dump(tp_json_gpus(), 0, out, err);
+        else if (v == TP_VERB_EXPORT)
+            st = tp_call_export(&x->a, out, err);
+        else
+            st = run_json(x, out, err);
+    }
     free(x);
     return st;
 }
 
-/* The options of validate and calibrate (tp_call_runs_json). */
-struct runs_call {
-    bool calibrate;
-    const char *calibration, *base, *output;
-    bool cv;
-    struct tp_fit_opts o;
-};
-
-/* calibrate's own options, in the ranges of the CLI's flags (cli/args.c). */
-static enum tp_status fit_option(struct runs_call *x, const char *key, const char *value,
-                                 struct tp_error *err)
-{
-    double v;
-    if (strcmp(key, "base") == 0)
-        x->base = value;
-    else if (strcmp(key, "output") == 0)
-        x->output = value;
-    else if (strcmp(key, "no_cv") == 0)
-        x->cv = !truthy(value);
-    else if (strcmp(key, "no_per_gpu") == 0)
-        x->o.per_gpu = !truthy(value);
-    else if (strcmp(key, "prior_weight") == 0) {
-        TRY(real_option(key, value, 0, &x->o.prior_weight, err));
-        if (x->o.prior_weight > 100)
-            return tp_fail_field(err, TP_EINVAL, key, "%s %s: expected 0 to 100", key, value);
-    } else if (strcmp(key, "quiet") != 0) {
-        /* the fit's whole-number bounds, with the CLI's ranges (cli/args.c) */
-        static const struct {
-            const char *key;
-            double lo, hi;
-            size_t off;
-        } COUNTS[] = {{"min_gpu_rows", 1, 1e5, offsetof(struct tp_fit_opts, min_gpu_rows)},
-                      {"max_evals", 10, 1e6, offsetof(struct tp_fit_opts, max_evals)},
-                      {"starts", 1, 16, offsetof(struct tp_fit_opts, starts)},
-                      {"fold_rows", 0, 1e8, offsetof(struct tp_fit_opts, fold_rows)},
-                      {"fit_rows", 0, 1e8, offsetof(struct tp_fit_opts, fit_rows)},
-                      {"max_folds", 0, 1e8, offsetof(struct tp_fit_opts, max_folds)}};
-        for (size_t i = 0; i < sizeof COUNTS / sizeof COUNTS[0]; i++)
-            if (strcmp(key, COUNTS[i].key) == 0) {
-                TRY(int_option(key, value, COUNTS[i].lo, COUNTS[i].hi, &v, err));
-                *(uint32_t *)(void *)((char *)&x->o + COUNTS[i].off) = (uint32_t)v;
-                return TP_OK;
-            }
-        return tp_fail_field(err, TP_EINVAL, key, "unknown option %s", key);
-    }
-    return TP_OK;
-}
-
-static enum tp_status runs_verb(struct runs_call *x, const struct tp_runs *runs, char **out,
+/* validate and calibrate over the loaded runs. */
+static enum tp_status runs_verb(const struct tp_args *a, const struct tp_runs *runs, char **out,
                                 struct tp_error *err)
 {
     struct tp_calib *cal = malloc(sizeof *cal);
     const char *base_name;
     enum tp_status st = cal ? TP_OK : tp_fail(err, TP_ENOMEM, "out of memory");
     json_t *doc = NULL;
-    if (st == TP_OK && !x->calibrate) {
+    if (st == TP_OK && a->cmd == TP_VERB_VALIDATE) {
         struct tp_validation v;
         tp_calib_init(cal);
-        if (x->calibration)
-            st = tp_calib_from_file(x->calibration, cal, err);
+        if (a->calibration)
+            st = tp_calib_from_file(a->calibration, cal, err);
         if (st == TP_OK && (st = tp_validate_runs(runs, cal, &v, err)) == TP_OK) {
-            doc = tp_json_validate(&v, x->calibration);
+            doc = tp_json_validate(&v, a->calibration);
             tp_validation_free(&v);
         }
-    } else if (st == TP_OK && (st = tp_calib_base(x->base, cal, &base_name, err)) == TP_OK) {
+    } else if (st == TP_OK && (st = tp_calib_base(a->base, cal, &base_name, err)) == TP_OK) {
         struct tp_calibration r;
-        if ((st = tp_calibrate_runs(runs, cal, &x->o, x->cv, &r, err)) == TP_OK) {
-            if (x->output)
-                st = tp_calib_write(&r.fitted, x->output, err);
+        struct tp_fit_opts o;
+        tp_args_fit_opts(a, &o);
+        if ((st = tp_calibrate_runs(runs, cal, &o, !a->no_cv, &r, err)) == TP_OK) {
+            if (a->output)
+                st = tp_calib_write(&r.fitted, a->output, err);
             if (st == TP_OK)
-                doc = tp_json_calibrate(&r, base_name, x->output);
+                doc = tp_json_calibrate(&r, base_name, a->output);
             tp_calibration_free(&r);
         }
     }
     free(cal);
-    if (st == TP_OK && !(*out = tp_json_dumps(doc, 6)))
-        st = tp_fail(err, TP_ENOMEM, "out of memory");
+    if (st == TP_OK)
+        st = dump(doc, 6, out, err);
+    return st;
+}
+
+/* logs over the files, as the CLI evaluates them (every file before the document). */
+static enum tp_status logs_verb(const struct tp_args *a, char **out, struct tp_error *err)
+{
+    TRY(tp_logs_check(a, err));
+    struct tp_calib *cal = malloc(sizeof *cal);
+    struct tp_logs_result *res = calloc(a->n_files, sizeof *res);
+    enum tp_status st = cal && res ? TP_OK : tp_fail(err, TP_ENOMEM, "out of memory");
+    if (st == TP_OK) {
+        tp_calib_init(cal);
+        if (a->calibration)
+            st = tp_calib_from_file(a->calibration, cal, err);
+    }
+    for (size_t i = 0; st == TP_OK && i < a->n_files; i++) {
+        struct tp_log_step *steps;
+        size_t n;
+        res[i].path = a->files[i];
+        st = tp_logs_result_eval(a, cal, &res[i], i, &steps, &n, err);
+        free(steps);
+    }
+    if (st == TP_OK)
+        st = dump(tp_json_logs(a, res, a->n_files), 10, out, err);
+    free(cal);
+    free(res);
     return st;
 }
 
@@ -371,28 +244,42 @@ enum tp_status tp_call_runs_json(const char *verb, const char *const *files, siz
                                  char **out, struct tp_error *err)
 {
     *out = NULL;
-    struct runs_call x = {.cv = true};
-    if (!verb || (strcmp(verb, "validate") != 0 && strcmp(verb, "calibrate") != 0))
-        return tp_fail(err, TP_EINVAL, "unknown verb %.40s: expected validate or calibrate",
-                       verb ? verb : "(none)");
-    x.calibrate = strcmp(verb, "calibrate") == 0;
+    unsigned v = tp_verb_find(verb);
+    if (!(v & (TP_VERB_VALIDATE | TP_VERB_CALIBRATE | TP_VERB_CHECKPOINT | TP_VERB_LOGS)))
+        return tp_fail(err, TP_EINVAL, "unknown verb %.40s: expected validate, calibrate, "
+                       "checkpoint or logs", verb ? verb : "(none)");
     if (n_files == 0)
-        return tp_fail_field(err, TP_EINVAL, "files", "%s needs at least one runs file", verb);
-    tp_fit_opts_init(&x.o);
-    for (size_t i = 0; i < n; i++) {
-        const char *k = keys[i], *v = values[i];
-        if (!v)
-            return tp_fail_field(err, TP_EINVAL, k, "%s needs a value", k);
-        if (x.calibrate)
-            TRY(fit_option(&x, k, v, err));
-        else if (strcmp(k, "calibration") == 0)
-            x.calibration = v;
-        else
-            return tp_fail_field(err, TP_EINVAL, k, "unknown option %s", k);
+        return tp_fail_field(err, TP_EINVAL, "files", "%s needs at least one %s", verb,
+                             v == TP_VERB_CHECKPOINT ? "checkpoint"
+                             : v == TP_VERB_LOGS     ? "log file"
+                                                     : "runs file");
+    if (n_files > TP_ARGS_MAX_FILES)
+        return tp_fail_field(err, TP_EINVAL, "files", "more than %d files", TP_ARGS_MAX_FILES);
+    struct tp_args *a = malloc(sizeof *a);
+    if (!a)
+        return tp_fail(err, TP_ENOMEM, "out of memory");
+    tp_args_init(v, a);
+    for (size_t i = 0; i < n_files; i++)
+        a->files[i] = files[i];
+    a->n_files = n_files;
+    enum tp_status st = set_all(a, keys, values, n, err);
+    if (st == TP_OK && v == TP_VERB_CHECKPOINT) {
+        struct tp_ckpt_report *r = malloc(sizeof *r);
+        st = r ? tp_checkpoint_report(a, r, err) : tp_fail(err, TP_ENOMEM, "out of memory");
+        if (st == TP_OK) {
+            st = dump(tp_json_checkpoint(r), 0, out, err);
+            tp_checkpoint_report_free(r);
+        }
+        free(r);
+    } else if (st == TP_OK && v == TP_VERB_LOGS) {
+        st = logs_verb(a, out, err);
+    } else if (st == TP_OK) {
+        struct tp_runs runs;
+        if ((st = tp_runs_load(files, n_files, &runs, err)) == TP_OK) {
+            st = runs_verb(a, &runs, out, err);
+            tp_runs_free(&runs);
+        }
     }
-    struct tp_runs runs;
-    TRY(tp_runs_load(files, n_files, &runs, err));
-    enum tp_status st = runs_verb(&x, &runs, out, err);
-    tp_runs_free(&runs);
+    free(a);
     return st;
 }

@@ -26,12 +26,15 @@ n=0
 case_() {
     name=$1 query=$2
     n=$((n + 1))
-    # the CLI's arguments, as app.js builds them: verb, model, --key value..., --format json
+    # the CLI's arguments, as app.js builds them: verb, model (for the verbs that take one),
+    # --key value..., --format json
     args=$(python3 - "$query" <<'PY'
 import sys, shlex, urllib.parse
 q = urllib.parse.parse_qsl(sys.argv[1], keep_blank_values=True)
 d = dict(q)
-a = [d.get("verb", "estimate"), d.get("model", "llama-3.1-8b")]
+verb = d.get("verb", "estimate")
+# the verbs that take MODEL (web/main_web.c: `trainplan verbs` in the page)
+a = [verb] + ([d.get("model", "llama-3.1-8b")] if verb in ("params", "memory", "estimate", "search") else [])
 for k, v in q:
     if k not in ("verb", "model"):
         a += ["--" + k] + ([v] if v != "" else [])
@@ -76,4 +79,10 @@ case_ estimate "verb=estimate&model=llama-3.1-8b&gpu=h100-sxm&gpus=8&tp=2&gbs=64
 case_ memory-no-fit "verb=memory&model=llama-3.1-70b&gpu=a100-80gb&gpus=8&gbs=64&fused-loss=&per-stage="
 case_ search-sweep "verb=search&model=llama-3.1-8b&gpu=h100-sxm&gpus=8..32&gbs=256"
 case_ search-best "verb=search&model=qwen3-30b-a3b&gpu=h100-sxm&gpus=16&gbs=128&task=sft"
+# every verb the address can name, with only the inputs it takes (the form's others are not
+# sent: params with a GPU on the form failed with "unknown option --gpu")
+case_ params-address "verb=params&model=glm-4.5-air"
+case_ size-address "verb=size&flops=1e23"
+case_ models "verb=models"
+case_ gpus "verb=gpus"
 [ $fail = 0 ] && echo "web: $n pages equal the CLI" || exit 1
