@@ -160,6 +160,7 @@ run: deps
 	./$(BIN) params llama-3.1-8b
 
 test: deps
+	@sh scripts/check-citations.sh
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory unit header-test bench-smoke fuzz-replay cli-test formats-test \
 	    svg-test export-test python-test schema-test readme-test $(if $(filter 1,$(SAN)),,web-test)

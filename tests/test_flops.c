@@ -1,7 +1,7 @@
 /*
  * test_flops.c - known-answer tests for training FLOPs per token.
  *
- * Expected values: training-physics.md §2.2-2.5 worked examples (Megatron-LM
+ * Expected values: docs/physics.md §2.2-2.5 worked examples (Megatron-LM
  * num_floating_point_operations conventions), the Narayanan et al. 2021 closed forms, and the
  * convention table of §2.4.  Tolerances match the digits the sources print.
  */

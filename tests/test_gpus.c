@@ -2,7 +2,7 @@
  * test_gpus.c - the accelerator catalog: required keys, aliases, lookup errors, row sanity and
  * spot checks of published figures.
  *
- * Expected values are the datasheet figures of training-physics.md §5.5, each cited next to
+ * Expected values are the datasheet figures of docs/physics.md §5.5, each cited next to
  * the number.  Run from the repository root.
  */
 #include <setjmp.h>
@@ -139,7 +139,7 @@ static void test_published_values(void **state)
 {
     (void)state;
     const struct tp_gpu *g = find("h100-sxm");
-    /* training-physics.md §5.5: H100 SXM 989 TF BF16, 1979 FP8, 80 GB HBM3, 3.35 TB/s,
+    /* docs/physics.md §5.5: H100 SXM 989 TF BF16, 1979 FP8, 80 GB HBM3, 3.35 TB/s,
        NVLink4 450 GB/s per direction; §4.3: 400 Gb/s NDR = 50 GB/s per GPU */
     near("h100 bf16", g->peak_flops[TP_BF16], 989e12);
     near("h100 fp8", g->peak_flops[TP_FP8], 1979e12);

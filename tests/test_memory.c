@@ -3,7 +3,7 @@
  *
  * Expected values: the ZeRO paper's 7.5B-on-64-GPUs example ([ZeRO] Fig. 1), DeepSpeed's
  * memory estimators ([DS-MEM]), Korthikanti et al.'s per-layer activations ([KOR22] Table 2),
- * the QLoRA byte count ([BNB], QLoRA §3) and the worked figures of training-physics.md §3.
+ * the QLoRA byte count ([BNB], QLoRA §3) and the worked figures of docs/physics.md §3.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -70,7 +70,7 @@ static void test_zero_paper(void **state)
         struct tp_memory m = eval();
         near("zero paper", states(&m) / m.params * 7.5e9, want[z], 0.05e9);
     }
-    /* training-physics.md §3.2: Llama-3.1-8B on N_d = 8: 128.5 / 44.2 / 30.1 / 16.06 GB;
+    /* docs/physics.md §3.2: Llama-3.1-8B on N_d = 8: 128.5 / 44.2 / 30.1 / 16.06 GB;
        Megatron distributed optimizer 6*8.03 + 12*8.03/8 = 60.2 GB */
     static const double want8[4] = {128.5e9, 44.2e9, 30.1e9, 16.06e9};
     cluster.n_gpus = 8;
@@ -159,7 +159,7 @@ static void test_korthikanti(void **state)
 static void test_modern_decoder_worked_total(void **state)
 {
     (void)state;
-    /* training-physics.md §3.7-3.8: Llama-3.1-8B, 8 x H100 80 GB, FSDP FULL_SHARD, s 8192,
+    /* docs/physics.md §3.7-3.8: Llama-3.1-8B, 8 x H100 80 GB, FSDP FULL_SHARD, s 8192,
        b 1, no recompute: A_tok = 139,392 B/token/layer -> 36.5 GB; logits 2.10 + 4.20 GB;
        states 16.06 GB; overhead 1.0 + 0.5 + 8% of (states + activations); total ~ 66 GB.
        With full recompute ~ 31 GB.  The 8% applies to the logits too (fragmentation is "5-15% of
@@ -186,7 +186,7 @@ static void test_modern_decoder_worked_total(void **state)
 static void test_qlora_lora(void **state)
 {
     (void)state;
-    /* training-physics.md §3.6: Llama-3.1-8B QLoRA: 6,979,321,856 linear params x 0.5159 B
+    /* docs/physics.md §3.6: Llama-3.1-8B QLoRA: 6,979,321,856 linear params x 0.5159 B
        (NF4 + double-quantized absmax: 0.5 + 1/64 + 4/(64*256)) = 3.60 GB, plus embedding and
        head in bf16 2.10 GB -> 5.70 GB base; r = 16 on all 7 projections: 41,943,040 adapter
        params at 16 B = 0.67 GB. */
@@ -208,7 +208,7 @@ static void test_qlora_lora(void **state)
 static void test_moe_megatron(void **state)
 {
     (void)state;
-    /* training-physics.md §3.3: Qwen3-30B-A3B, Megatron bf16 + fp32 grads, distributed
+    /* docs/physics.md §3.3: Qwen3-30B-A3B, Megatron bf16 + fp32 grads, distributed
        optimizer: world 8, EP 8: 1.541*(6 + 1.5) + 3.624*(6 + 12) = 76.8 GB;
        world 32, EP 8 (EDP 4): 1.541*6.375 + 3.624*9 = 42.4 GB */
     setup_run("qwen3-30b-a3b", "h100-sxm", 8);

@@ -2,7 +2,7 @@
  * test_params.c - known-answer tests for parameter counts, every supported family.
  *
  * Expected totals are published figures (model cards, papers, transformers num_parameters())
- * or the worked checks of training-physics.md §1.5, each cited next to the number.  Configs are
+ * or the worked checks of docs/physics.md §1.5, each cited next to the number.  Configs are
  * the published config.json files in tests/fixtures/hf/ (SOURCES.md says where each came from).
  * Run from the repository root.
  */
@@ -44,7 +44,7 @@ static void test_llama31_8b_by_tensor(void **state)
     (void)state;
     struct tp_params p;
     load(FIX "llama-3.1-8b.json", &p);
-    /* training-physics.md §1.5: P_attn 41,943,040; P_glu 176,160,768; block 218,112,000;
+    /* docs/physics.md §1.5: P_attn 41,943,040; P_glu 176,160,768; block 218,112,000;
        P = 8,030,261,248 (published 8.03B) */
     assert_int_equal(p.by_comp[TP_COMP_ATTENTION], 32ull * 41943040);
     assert_int_equal(p.by_comp[TP_COMP_MLP], 32ull * 176160768);
@@ -99,7 +99,7 @@ struct dense_case {
 static void test_dense_families(void **state)
 {
     (void)state;
-    /* training-physics.md §1.5 table (each recomputed from the published config and matching
+    /* docs/physics.md §1.5 table (each recomputed from the published config and matching
        the published size label); Llama 3.2 3B: model card 3.21B = 3,212,749,824 (tied);
        Mistral 7B: 7,241,732,096 (transformers num_parameters()) */
     static const struct dense_case cases[] = {
@@ -128,7 +128,7 @@ struct moe_case {
 static void test_moe_families(void **state)
 {
     (void)state;
-    /* training-physics.md §1.5; totals are the checkpoint counts there (router correction
+    /* docs/physics.md §1.5; totals are the checkpoint counts there (router correction
        buffers included); active A / B / C per §1.6.  Ring-mini-2.0 = Ling-mini-2.0 card:
        16.26B total, 1.43B activated, 789M non-embedding activated. */
     static const struct moe_case cases[] = {

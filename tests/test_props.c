@@ -15,7 +15,7 @@
  *   - memory is non-decreasing in the micro-batch (activations scale with it, nothing shrinks);
  *   - at fixed per-GPU work (same mbs, gas, no ZeRO sharding) inside one node, doubling dp
  *     never shortens the step: each GPU computes the same, and a ring all-reduce over more
- *     ranks moves 2(n-1)/n of the gradients with more latency steps (NCCL, training-physics.md
+ *     ranks moves 2(n-1)/n of the gradients with more latency steps (NCCL, docs/physics.md
  *     §4.1);
  *   - determinism: the same inputs give byte-identical results;
  *   - locale independence: under a comma-decimal LC_NUMERIC (where one is installed) a log's

@@ -1,7 +1,7 @@
 /*
  * test_time.c - known-answer and property tests for the time model and the calibration file.
  *
- * Expected values: training-physics.md §4.1-4.3 (NCCL ring latency and the 8- and 64-GPU
+ * Expected values: docs/physics.md §4.1-4.3 (NCCL ring latency and the 8- and 64-GPU
  * all-reduce of Llama-3.1-8B's gradients), §5.2 (bubble fractions), §5.3 (optimizer step) and
  * §2.4 / [NAR21] / [KOR22] (GPT-3 175B FLOPs per token under the Megatron formulas).
  */

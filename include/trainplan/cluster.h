@@ -126,7 +126,7 @@ enum tp_framework {
     TP_FW_MEGATRON_DS, /* Megatron-DeepSpeed: Megatron-LM's TP/PP on DeepSpeed's engine */
     TP_FW_COUNT
 };
-/* How a stack runs the routed experts of an MoE block (training-physics.md §5.5, docs/stacks.md).
+/* How a stack runs the routed experts of an MoE block (docs/physics.md §5.5, docs/stacks.md).
    DEFAULT: the stack's own (tp_stack_moe_impl).  EAGER: Hugging Face modeling code's Python
    loop over the experts (one small GEMM chain per expert, a host sync to find its tokens,
    gather and index_add_); GROUPED: one grouped GEMM over all local experts with fused
@@ -240,7 +240,7 @@ struct tp_job {
                                   tokens_per_second_per_gpu over trainable tokens only (labels
                                   != -100: no prompt turns, no padding; axolotl PR #3072); the
                                   token budget counts the same tokens */
-    /* Framework overhead (explicit and overridable; training-physics.md §3.8 [heuristic]) */
+    /* Framework overhead (explicit and overridable; docs/physics.md §3.8 [heuristic]) */
     double overhead_base_bytes;   /* CUDA context, cuBLAS/flash workspaces */
     double overhead_comm_bytes;   /* per live NCCL communicator */
     double overhead_frag;         /* allocator fragmentation, fraction of states + activations
@@ -292,7 +292,7 @@ struct tp_layout {
 
 /* Fills a job with the defaults: pretrain, AdamW, bf16, DeepSpeed conventions, flash attention,
    seq 4096, LoRA rank 16 on all linear layers, dropless MoE with imbalance 1.2, overhead
-   1.0 GB + 0.5 GB per communicator + 8% (training-physics.md §3.8). */
+   1.0 GB + 0.5 GB per communicator + 8% (docs/physics.md §3.8). */
 TP_API void tp_job_init(struct tp_job *j);
 /* Whether the job's attention kernel is native to async-MMA GPUs (FLASH3, or FLASH under
    Megatron-Core/NeMo, whose Transformer Engine runs cuDNN fused attention); FlashAttention-2

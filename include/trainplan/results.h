@@ -264,7 +264,7 @@ TP_API void tp_time_range(const struct tp_model *m, const struct tp_cluster *c, 
                    const struct tp_layout *l, unsigned domain, struct tp_range *out);
 
 /* Collective times (seconds) for `bytes` over n ranks, `per_node` of them in each node, with the
-   cluster's links and the calibration's efficiencies (training-physics.md §4.1-4.3). */
+   cluster's links and the calibration's efficiencies (docs/physics.md §4.1-4.3). */
 TP_API double tp_time_allreduce(const struct tp_cluster *c, const struct tp_calib *cal, double bytes,
                          uint32_t n, uint32_t per_node);
 TP_API double tp_time_allgather(const struct tp_cluster *c, const struct tp_calib *cal, double bytes,

@@ -1,5 +1,5 @@
 /*
- * comm.c - collective and pipeline primitives on a two-level network (training-physics.md
+ * comm.c - collective and pipeline primitives on a two-level network (docs/physics.md
  * §4.1-4.3): NCCL's ring cost (latency + volume over the achieved bus bandwidth), switched or
  * point-to-point meshed scale-up links, and the 1F1B / interleaved bubble ([NAR21]).
  */
@@ -33,7 +33,7 @@ double tp_comm_intra_bw(const struct tp_cluster *c, const struct tp_calib *cal, 
 }
 
 /* Achieved per-rank bus bandwidth of a group spanning `nodes` nodes with g ranks in each
-   (training-physics.md §4.3). */
+   (docs/physics.md §4.3). */
 double tp_comm_bus_bw(const struct tp_cluster *c, const struct tp_calib *cal, uint32_t g,
                      uint32_t nodes)
 {

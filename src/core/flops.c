@@ -2,7 +2,7 @@
  * flops.c - training FLOPs per token by exact matmul counting.
  *
  * Convention (Megatron-LM training.py num_floating_point_operations [MEG-F], the 2025-03 form
- * with causal halving; training-physics.md §2.2): every GEMM runs three times (forward, data
+ * with causal halving; docs/physics.md §2.2): every GEMM runs three times (forward, data
  * gradient, weight gradient) at 2 FLOP per multiply-add, so a token costs 6 FLOP per weight
  * element it multiplies.  The LM head always costs 6*H*V, tied or not; the input embedding is a
  * gather and costs nothing; the router, norms, biases and element-wise work are left out (< 1%).

@@ -24,7 +24,7 @@ void tp_job_init(struct tp_job *j)
     j->lora_targets = TP_LORA_ALL;
     j->moe_capacity = 0;
     j->trainable_frac = 1;
-    j->moe_imbalance = 1.2;                /* training-physics.md §3.7 [heuristic] */
+    j->moe_imbalance = 1.2;                /* docs/physics.md §3.7 [heuristic] */
     j->overhead_base_bytes = 1.0e9;        /* §3.8: CUDA context ~0.3-0.5 GB + workspaces */
     j->overhead_comm_bytes = 0.5e9;        /* §3.8: NCCL, per live communicator */
     j->overhead_frag = 0.08;               /* §3.8: allocator fragmentation [heuristic] */

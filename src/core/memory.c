@@ -3,7 +3,7 @@
  * sharding, transient ZeRO-3 gathers, activations of the micro-batches in flight, logits,
  * communication buckets and framework overhead.  Pure and allocation-free.
  *
- * Sources (training-physics.md §3): bytes per parameter [ZeRO] §3.1, [MEG-DO]; sharding [ZeRO]
+ * Sources (docs/physics.md §3): bytes per parameter [ZeRO] §3.1, [MEG-DO]; sharding [ZeRO]
  * §5.1 and [FSDP]; MoE expert-data-parallel groups [MEG-DO], [DS-MOE]; activations [KOR22] §4
  * generalised to the modern decoder (§3.7) and its TP/SP/CP splits; pipeline in-flight
  * micro-batches [KOR22] and [MEG-M]; QLoRA NF4 bytes [BNB]; LoRA [LoRA]; offload and host RAM
@@ -289,7 +289,7 @@ static void add_states(const struct tp_job *j, double extra_o, uint32_t zero, do
 }
 
 /* Stored activation bytes per token of one block, with the splits of the layout
-   ([KOR22] Table 2 for GPT blocks; training-physics.md §3.7 for the modern decoder). */
+   ([KOR22] Table 2 for GPT blocks; docs/physics.md §3.7 for the modern decoder). */
 struct act_terms {
     double replicated; /* H-sized terms: divided by tp only with sequence parallelism */
     double split;      /* divided by tp */
@@ -580,7 +580,7 @@ static void stage_states(const struct tp_model *m, const struct tp_cluster *c,
                    sp.quantizable * (0.5 + 1.0 / 64 + 4.0 / (64 * 256));
         st.w = l->zero >= 3 ? base / n_dense : base;
         /* adapters: fp32 weights and gradients plus Adam m and v, 16 B/param ([LoRA];
-           training-physics.md §3.6) */
+           docs/physics.md §3.6) */
         struct tp_job aj = *j;
         aj.precision = TP_PREC_FP32;
         aj.framework = TP_FW_FSDP;

@@ -3,7 +3,7 @@
  *
  * Every count is a sum over a named list of tensors with their shapes, block by block, so the
  * breakdown by component and by block comes for free and each tensor can be checked alone.
- * Shapes follow the Hugging Face modeling code of each family (training-physics.md §1.2-1.4):
+ * Shapes follow the Hugging Face modeling code of each family (docs/physics.md §1.2-1.4):
  *   standard attention  q (q_dim x H), k and v (kv_dim x H), o (H x q_dim) [+ biases, q/k norm, sinks]
  *   MLA                 q_a (r_q x H), q_a_norm (r_q), q_b (n_q(d_nope+d_rope) x r_q),
  *                       kv_a (r_kv+d_rope x H), kv_a_norm (r_kv), kv_b (n_q(d_nope+d_v) x r_kv),

@@ -22,7 +22,7 @@ struct cand {
 
 enum { MAX_CANDS = 48 };
 
-/* What each change saves (docs/training-physics.md §3: the memory terms). */
+/* What each change saves (docs/physics.md §3: the memory terms). */
 static const char R_MBS[] = "fewer activations per micro-batch, the global batch kept";
 const char TP_REASON_RECOMPUTE[] = "activations recomputed in the backward pass, not stored";
 static const char R_ZERO[] = "optimizer states, gradients or weights sharded over data parallel";

@@ -1,5 +1,5 @@
 /*
- * time.c - seconds per optimizer step from first principles (training-physics.md §4-5).
+ * time.c - seconds per optimizer step from first principles (docs/physics.md §4-5).
  *
  * Per pipeline stage and micro-batch, every GEMM runs at its real shape (forward, data gradient,
  * weight gradient) with a shape-aware efficiency: the device's best GEMM fraction (MAMF, [MLE])

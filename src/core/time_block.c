@@ -1,6 +1,6 @@
 /*
  * time_block.c - the cost of one block, and of the embedding and the head, for one micro-batch
- * on one rank (training-physics.md §4): every GEMM at its real shape with tile and wave
+ * on one rank (docs/physics.md §4): every GEMM at its real shape with tile and wave
  * quantization ([NV-DL]) or its HBM traffic when that takes longer, the attention core
  * (FlashAttention or eager), the element-wise bytes, the TP / CP / EP collectives of the block;
  * and the hardware rates of a GPU, precision and calibration.  time.c composes them into a step.

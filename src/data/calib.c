@@ -3,7 +3,7 @@
  * (data/calibration.json, compiled in) and the calibration file (JSON, read and written with
  * jansson).
  *
- * Priors (tp_calib_prior), before any fit; training-physics.md section numbers:
+ * Priors (tp_calib_prior), before any fit; docs/physics.md section numbers:
  *   MAMF fractions per GPU live in the catalog; 0.80 for GPUs without a measurement (the
  *     H100/B200 range); fp8/bf16 MAMF ratio 0.90 (H100 0.709/0.803 = 0.88, H200 0.91,
  *     B200 0.98); GEMM tiles 128 x 128 (the CUTLASS/cuBLAS bf16 CTA shape on sm80/sm90);

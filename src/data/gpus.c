@@ -1,7 +1,7 @@
 /*
  * gpus.c - the accelerator catalog, one row per device, every row citing its datasheet.
  *
- * Figures follow training-physics.md §5.5 (vendor datasheet values as transcribed with links in
+ * Figures follow docs/physics.md §5.5 (vendor datasheet values as transcribed with links in
  * stas00/ml-engineering compute/accelerator/README.md [MLE] and network/README.md [MLE-net], the
  * torchtitan peak table [TT] and the ROCm architecture pages [ROCm]); rows the table lacks cite
  * their own source.  Conventions of every row:
@@ -16,7 +16,7 @@
  *     bandwidth per GPU (a per-cluster input; override it).  PCIe per direction: Gen3 x16 15.75,
  *     Gen4 31.5, Gen5 63, Gen6 121 GB/s ([MLE-net]).
  *   - mamf_bf16 / mamf_fp8 are the maximum achievable matmul FLOP/s over this row's peak, from
- *     the MAMF sweeps in [MLE] (training-physics.md §5.1), rescaled where [MLE] used another
+ *     the MAMF sweeps in [MLE] (docs/physics.md §5.1), rescaled where [MLE] used another
  *     peak (MI300X 668/1307.4, MI325X 0.604 x 1300/1307.4, MI355X 1565/2500, Gaudi 3
  *     1243/1835).  H100 96GB takes the H100 SXM figures and H200 the H100 SXM bf16 one (same
  *     GH100 die; [MLE] lists only H200 fp8).  0 = not measured: struct tp_calib's default.
@@ -57,16 +57,16 @@ static const struct tp_gpu GPUS[] = {
        (16 GPUs on NVSwitch, 8 x 100 Gb/s EDR = 6.25 GB/s per GPU; unverified), the layout of
        the Megatron-LM 2019/2020 runs; host PCIe Gen3 x16; 80 SMs. */
     {"v100-32gb", "NVIDIA V100 SXM2 32GB",
-     "NVIDIA V100 datasheet via [MLE]; training-physics.md §5.5",
+     "NVIDIA V100 datasheet via [MLE]; docs/physics.md §5.5",
      PEAK(15.7, 0, 125, 0, 0), 32 * GIB, 0.9 * TB, 150 * GB, 16, 6.25 * GB, PCIE3, 80, 0, 0, false, 0},
     /* ---- NVIDIA Ampere.  A100 SXM datasheet: 19.5 TF FP32, 156 TF TF32, 312 TF BF16, no FP8;
        40 GB HBM2 1.555 TB/s or 80 GB HBM2e 2.039 TB/s; NVLink3 600 GB/s total = 300 uni; PCIe
        Gen4; 108 SMs.  NIC: A100 pods are typically 8 x 200 Gb/s HDR = 25 GB/s per GPU. */
     {"a100-40gb", "NVIDIA A100 SXM4 40GB",
-     "NVIDIA A100 datasheet via [MLE]; training-physics.md §5.5 and §4.3",
+     "NVIDIA A100 datasheet via [MLE]; docs/physics.md §5.5 and §4.3",
      PEAK(19.5, 156, 312, 0, 0), 40 * GIB, 1.555 * TB, 300 * GB, 8, 25 * GB, PCIE4, 108, 0.869, 0, false, 0},
     {"a100-80gb", "NVIDIA A100 SXM4 80GB",
-     "NVIDIA A100 datasheet via [MLE]; training-physics.md §5.5 (PCIe card: 1.935 TB/s)",
+     "NVIDIA A100 datasheet via [MLE]; docs/physics.md §5.5 (PCIe card: 1.935 TB/s)",
      PEAK(19.5, 156, 312, 0, 0), 80 * GIB, 2.039 * TB, 300 * GB, 8, 25 * GB, PCIE4, 108, 0.869, 0, false, 0},
     /* A800: the export variant of the A100 80GB with NVLink cut to 400 GB/s total (200 uni);
        compute and memory as A100 80GB.  NVLink figure from the NVIDIA A800 datasheet,
@@ -79,19 +79,19 @@ static const struct tp_gpu GPUS[] = {
        768 GB/s, 84 SMs.  The NVLink bridge (112.5 GB/s bidirectional) joins only pairs, so the
        node-wide link is PCIe Gen4.  NIC: [heuristic] 100 Gb/s per GPU, no reference platform. */
     {"a6000", "NVIDIA RTX A6000 48GB",
-     "NVIDIA RTX A6000 datasheet / Ampere GA102 whitepaper; training-physics.md §5.5",
+     "NVIDIA RTX A6000 datasheet / Ampere GA102 whitepaper; docs/physics.md §5.5",
      PEAK(38.7, 77.4, 154.8, 0, 0), 48 * GIB, 0.768 * TB, PCIE4, 8, 12.5 * GB, PCIE4, 84, 0, 0, false, 0},
     /* ---- NVIDIA Ada.  L40S datasheet: 91.6 TF FP32, 183 TF TF32, 362 TF BF16, 733 TF FP8,
        48 GB GDDR6 864 GB/s, PCIe Gen4 x16, no NVLink; 142 SMs.  NIC: [heuristic] 200 Gb/s
        per GPU. */
     {"l40s", "NVIDIA L40S 48GB",
-     "NVIDIA L40S datasheet via [MLE] and [TT]; training-physics.md §5.5",
+     "NVIDIA L40S datasheet via [MLE] and [TT]; docs/physics.md §5.5",
      PEAK(91.6, 183, 362, 733, 0), 48 * GIB, 0.864 * TB, PCIE4, 8, 25 * GB, PCIE4, 142, 0, 0, false, 0},
     /* RTX 4090 (Ada whitepaper): 82.6 TF FP32 and TF32, 165.2 TF FP16/BF16 with FP32
        accumulate (330.3 with FP16 accumulate), FP8 330.3 with FP32 accumulate (unverified),
        24 GB GDDR6X 1.008 TB/s, 128 SMs, PCIe Gen4 x16, no NVLink.  NIC: [heuristic]. */
     {"rtx4090", "NVIDIA GeForce RTX 4090 24GB",
-     "NVIDIA Ada (AD102) whitepaper; training-physics.md §5.5 (FP8 unverified)",
+     "NVIDIA Ada (AD102) whitepaper; docs/physics.md §5.5 (FP8 unverified)",
      PEAK(82.6, 82.6, 165.2, 330.3, 0), 24 * GIB, 1.008 * TB, PCIE4, 8, 12.5 * GB, PCIE4, 128, 0, 0, false, 0},
     /* ---- NVIDIA Blackwell (GeForce).  RTX 5090: 104.8 TF FP32, 209.5 TF BF16/FP16 with FP32
        accumulate (838.4 = FP16-accumulate sparse), 32 GB GDDR7 1.792 TB/s, 170 SMs, PCIe Gen5
@@ -99,14 +99,14 @@ static const struct tp_gpu GPUS[] = {
        rate, FP8 419 (FP32 accumulate: half of the 838 dense FP16-accumulate rate, by analogy
        with the 4090) and FP4 1676 (3352 / 2 sparsity) are unverified. */
     {"rtx5090", "NVIDIA GeForce RTX 5090 32GB",
-     "NVIDIA RTX 5090 specifications; training-physics.md §5.5 (TF32/FP8/FP4 unverified)",
+     "NVIDIA RTX 5090 specifications; docs/physics.md §5.5 (TF32/FP8/FP4 unverified)",
      PEAK(104.8, 104.8, 209.5, 419, 1676), 32 * GIB, 1.792 * TB, PCIE5, 8, 12.5 * GB, PCIE5, 170, 0, 0, false, 0},
     /* ---- NVIDIA Hopper.  H100 SXM datasheet: 67 TF FP32, 494.5 TF TF32, 989 TF BF16 (989.4 at
        the boost clock; the datasheet and [TT] use 989), 1979 TF FP8; 80 GB HBM3 3.35 TB/s;
        NVLink4 900 GB/s total = 450 uni; PCIe Gen5; 132 SMs.  DGX/HGX H100: 8 x 400 Gb/s NDR
        = 50 GB/s per GPU ([MLE-net]). */
     {"h100-sxm", "NVIDIA H100 SXM5 80GB",
-     "NVIDIA H100 datasheet via [MLE] and [TT]; training-physics.md §5.5 and §4.3",
+     "NVIDIA H100 datasheet via [MLE] and [TT]; docs/physics.md §5.5 and §4.3",
      PEAK(67, 494.5, 989, 1979, 0), 80 * GIB, 3.35 * TB, 450 * GB, 8, 50 * GB, PCIE5, 132, 0.803, 0.709, true, 0},
     /* H800 SXM5: the export variant of the H100 SXM5 with NVLink cut to 400 GB/s total (200
        uni); compute, memory and SM count as H100 SXM5 (same GH100 die, so the H100 MAMF
@@ -120,7 +120,7 @@ static const struct tp_gpu GPUS[] = {
        2.0 TB/s; 114 SMs.  Its NVLink bridge (600 GB/s bidirectional, unverified) joins only
        pairs, so the node-wide link is PCIe Gen5.  NIC: [heuristic] 200 Gb/s per GPU. */
     {"h100-pcie", "NVIDIA H100 PCIe 80GB",
-     "NVIDIA H100 datasheet via [MLE] and [TT]; training-physics.md §5.5",
+     "NVIDIA H100 datasheet via [MLE] and [TT]; docs/physics.md §5.5",
      PEAK(51, 378, 756, 1513, 0), 80 * GIB, 2.0 * TB, PCIE5, 8, 25 * GB, PCIE5, 114, 0, 0, true, 0},
     /* H100 HBM2e 94-96 GB variant (Meta Grand Teton, torchtitan's benchmark fleet): 96 GB
        HBM2e at 2.4 TB/s, 8 GPUs fully connected with NVLink, 400 Gb/s per GPU, 500 W default
@@ -133,7 +133,7 @@ static const struct tp_gpu GPUS[] = {
     /* H200 SXM datasheet: H100 compute (989 TF BF16) with 141 GB HBM3e 4.8 TB/s; NVLink4 450 uni;
        8 x 400 Gb/s NDR per HGX node; 132 SMs. */
     {"h200", "NVIDIA H200 SXM 141GB",
-     "NVIDIA H200 datasheet via [MLE] and [TT]; training-physics.md §5.5",
+     "NVIDIA H200 datasheet via [MLE] and [TT]; docs/physics.md §5.5",
      PEAK(67, 494.5, 989, 1979, 0), 141 * GIB, 4.8 * TB, 450 * GB, 8, 50 * GB, PCIE5, 132, 0.803, 0.734, true, 0},
     /* H20: the export-compliant Hopper (GH100) for China.  NVIDIA H20 datasheet figures: 44 TF
        FP32, 74 TF TF32, 148 TF BF16/FP16 and 296 TF FP8 dense; 96 GB HBM3 at 4.0 TB/s; NVLink4
@@ -150,7 +150,7 @@ static const struct tp_gpu GPUS[] = {
        B200 carry 8 x ConnectX-7 at 400 Gb/s = 50 GB/s per GPU (HGX B200 "networking 0.8 TB/s");
        host PCIe Gen5. */
     {"b200", "NVIDIA B200 (HGX) 180GB",
-     "NVIDIA HGX B200 datasheet via [MLE]/[TT]; training-physics.md §5.5 (alt. 192 GB, 8 TB/s)",
+     "NVIDIA HGX B200 datasheet via [MLE]/[TT]; docs/physics.md §5.5 (alt. 192 GB, 8 TB/s)",
      PEAK(80, 1125, 2250, 4500, 9000), 180 * GIB, 7.7 * TB, 900 * GB, 8, 50 * GB, PCIE5, 148, 0.776, 0.763, true, 0},
     /* B300 / Blackwell Ultra (HGX B300): per GPU = HGX figures / 8: FP32 600/8 = 75 TF, TF32
        18 PF sparse -> 1125, BF16 36 PF sparse -> 2250, FP8 72 PF sparse -> 4500, FP4 108 PF
@@ -169,7 +169,7 @@ static const struct tp_gpu GPUS[] = {
        (225 GB/s per direction) is unverified.  148 SMs assumed as B200 (unverified).  MAMF
        ([MLE] table, commit 744d01e, 2026-08): BF16 1822.0 of 2500, FP8 3615.6 of 5000. */
     {"gb200", "NVIDIA GB200 NVL72 (per GPU) 186GB",
-     "NVIDIA GB200 NVL72 specifications via [MLE]; training-physics.md §5.5; NVIDIA MNNVL guide",
+     "NVIDIA GB200 NVL72 specifications via [MLE]; docs/physics.md §5.5; NVIDIA MNNVL guide",
      PEAK(80, 1250, 2500, 5000, 10000), 186 * GIB, 8.0 * TB, 900 * GB, 72, 50 * GB, 225 * GB, 148, 0.729, 0.723, true, 0},
     /* GB300 NVL72, per GPU = rack / 72: FP32 6 PF -> 83.3 TF, TF32 180 PF sparse -> 1250, BF16
        360 PF sparse -> 2500, FP8 720 PF sparse -> 5000, FP4 1080 PF dense -> 15000; 288 GB
@@ -197,11 +197,11 @@ static const struct tp_gpu GPUS[] = {
        192 GB HBM3 5.3 TB/s; xGMI 7 peers x 64 GB/s = 448 uni; 304 CUs; PCIe Gen5 x16 host
        ([ROCm] mi300.md).  NIC: 400 Gb/s per GPU = 50 GB/s. */
     {"mi300x", "AMD Instinct MI300X 192GB",
-     "AMD MI300X datasheet; ROCm mi300.md; [MLE]; training-physics.md §5.5",
+     "AMD MI300X datasheet; ROCm mi300.md; [MLE]; docs/physics.md §5.5",
      PEAK(163.4, 653.7, 1307.4, 2614.9, 0), 192 * GIB, 5.3 * TB, 448 * GB, 8, 50 * GB, PCIE5, 304, 0.511, 0, false, 7},
     /* MI325X: MI300X compute with 256 GB HBM3e 6.0 TB/s; same xGMI, CUs and host link. */
     {"mi325x", "AMD Instinct MI325X 256GB",
-     "AMD MI325X datasheet via [MLE]/[TT]; training-physics.md §5.5",
+     "AMD MI325X datasheet via [MLE]/[TT]; docs/physics.md §5.5",
      PEAK(163.4, 653.7, 1307.4, 2614.9, 0), 256 * GIB, 6.0 * TB, 448 * GB, 8, 50 * GB, PCIE5, 304, 0.601, 0, false, 7},
     /* ---- AMD CDNA 4.  MI355X: 2500 TF BF16, 5000 TF FP8, 10000 TF FP4 (MXFP4) per AMD's spec
        ([MLE] lists 2300 / 4600 / 9200 as theoretical); 288 GB HBM3e 8.0 TB/s; xGMI 7 x 76.5 =
@@ -209,7 +209,7 @@ static const struct tp_gpu GPUS[] = {
        MI355X cluster guide).  FP32 157.3 TF unverified; no TF32 (CDNA 4 lists none;
        unverified). */
     {"mi355x", "AMD Instinct MI355X 288GB",
-     "AMD MI355X spec; training-physics.md §5.5 (alt. [MLE] 2300 TF); ROCm MI355X guides",
+     "AMD MI355X spec; docs/physics.md §5.5 (alt. [MLE] 2300 TF); ROCm MI355X guides",
      PEAK(157.3, 0, 2500, 5000, 10000), 288 * GIB, 8.0 * TB, 535.5 * GB, 8, 50 * GB, PCIE5, 256, 0.626, 0, false, 7},
     /* ---- Intel Data Center GPU Max 1550 (Ponte Vecchio): 2 stacks (tiles) per card, each 64 GB
        HBM2e at 1.6384 TB/s; 512 BF16 and 256 TF32 FLOP/clk/EU.  max1550-tile is one stack as
@@ -220,7 +220,7 @@ static const struct tp_gpu GPUS[] = {
        (ALCF Aurora guide).  Xe Link bandwidth is unverified: intra_bw is a placeholder lower
        bound equal to a half share of the card's PCIe Gen5 x16, as is host_bw. */
     {"max1550-tile", "Intel Data Center GPU Max 1550, one tile/stack (Aurora: 448 EU, 1.3 GHz)",
-     "torchtitan get_peak_flops (PVC); ALCF Aurora machine overview; training-physics.md §5.5",
+     "torchtitan get_peak_flops (PVC); ALCF Aurora machine overview; docs/physics.md §5.5",
      PEAK(18.6, 149.1, 298.2, 0, 0), 64 * GIB, 1.6384 * TB, 31.5 * GB, 12, 200 * GB / 12,
      31.5 * GB, 56, 0, 0, false, 0},
     /* max1550 is the whole card at the datasheet clock: 1024 EUs (128 Xe cores) at 1.6 GHz ->
@@ -228,7 +228,7 @@ static const struct tp_gpu GPUS[] = {
        x16.  Aurora: 6 cards per node, 33.3 GB/s NIC per card.  Xe Link placeholder as above
        (unverified). */
     {"max1550", "Intel Data Center GPU Max 1550, full card (2 tiles, 1.6 GHz)",
-     "Intel Max 1550 product spec (1024 EU, 1.6 GHz) via training-physics.md §5.5; ALCF Aurora",
+     "Intel Max 1550 product spec (1024 EU, 1.6 GHz) via docs/physics.md §5.5; ALCF Aurora",
      PEAK(52.4, 419.4, 838.9, 0, 0), 128 * GIB, 3.2768 * TB, PCIE5, 6, 200 * GB / 6, PCIE5, 128, 0, 0, false, 0},
     /* ---- Intel Gaudi.  Gaudi 2: 432 TF BF16, 865 TF FP8 (MME; [MLE]); FP32/TF32 MME rates are
        not published (0 here means "no figure", not "no mode"); 96 GB HBM2e 2.46 TB/s; 24 x
@@ -236,7 +236,7 @@ static const struct tp_gpu GPUS[] = {
        3 scale-out ports = 37.5 GB/s, by analogy with Gaudi 3's documented 21/3 split
        (unverified for Gaudi 2); PCIe Gen4 x16 host; no SMs (24 TPCs + 2 MMEs). */
     {"gaudi2", "Intel Gaudi 2 96GB",
-     "Intel Gaudi 2 spec via [MLE]; training-physics.md §5.5 (port split unverified)",
+     "Intel Gaudi 2 spec via [MLE]; docs/physics.md §5.5 (port split unverified)",
      PEAK(0, 0, 432, 865, 0), 96 * GIB, 2.46 * TB, 262.5 * GB, 8, 37.5 * GB, PCIE4, 0, 0.969, 0, false, 7},
     /* Gaudi 3: 1835 TF BF16 and FP8 per the Intel white paper (1750 MHz MME clock; [MLE] gives
        1677 at the shipping 1600 MHz); FP32 229 and TF32 459 TF ([MLE]; clock basis

@@ -2,7 +2,7 @@
  * hf_config.c - Hugging Face config.json -> struct tp_model, one reader per model_type.
  *
  * Field names and defaults follow each family's configuration_*.py in huggingface/transformers
- * ([HF-x] in training-physics.md §1.1-1.4).  Multimodal checkpoints (llama4, gemma3) keep the
+ * ([HF-x] in docs/physics.md §1.1-1.4).  Multimodal checkpoints (llama4, gemma3) keep the
  * language model under "text_config".  Every missing, null or wrongly typed field a family
  * needs is reported with the file and the field name; fields a family does not use are ignored.
  * This file does not count anything; it only fills the shapes and the per-block layout.
