@@ -164,18 +164,18 @@ static const struct preset PRESETS[] = {
       .n_shared_experts = 1, .shared_ffn = 3712, .router_score_bias = true, .ssm_heads = 64,
       .ssm_head_dim = 64, .ssm_state = 128, .ssm_groups = 8, .ssm_conv = 4, .ssm_chunk = 128,
       .ssm_conv_bias = true, .default_seq = 8192}},
-    /* ---- From-scratch designs in the users' notes (user-notes/002): untied heads. */
+    /* ---- From-scratch designs in the users' notes (users' notes 002): untied heads. */
     {{"llama2-1.36b", "llama-2-1.36b", "LLaMA-2 18L-2304D (users' \"1.36B\")",
-      "user-notes/002 (config/full_llama_1.36b.py: 18L-18H-2304D-6144ff, LLaMA-2 vocab 32000)"},
+      "users' notes 002 (config/full_llama_1.36b.py: 18L-18H-2304D-6144ff, LLaMA-2 vocab 32000)"},
      LLAMA(18, 2304, 18, 18, 6144, 32000, false, 2048)},
     {{"llama3-1.5b", "llama-3-1.5b", "LLaMA-3 1.5B 18L-2048D GQA 8",
-      "user-notes/002 (LLaMA 3 Optimal: 18L-16H-2048D-7168ff, 8 KV heads, vocab 128256)"},
+      "users' notes 002 (LLaMA 3 Optimal: 18L-16H-2048D-7168ff, 8 KV heads, vocab 128256)"},
      LLAMA(18, 2048, 16, 8, 7168, 128256, false, 2048)},
     {{"llama3-2.2b", "llama-3-2.2b", "LLaMA-3 2.2B 30L-2048D GQA 8",
-      "user-notes/002 (LLaMA 3 Chinchilla: 30L-16H-2048D-7168ff, 8 KV heads, vocab 128256)"},
+      "users' notes 002 (LLaMA 3 Chinchilla: 30L-16H-2048D-7168ff, 8 KV heads, vocab 128256)"},
      LLAMA(30, 2048, 16, 8, 7168, 128256, false, 2048)},
     {{"qwen3-1.8b", "qwen3-1.8b-scratch", "Qwen3 1.8B 24L-2048D GQA 8",
-      "user-notes/002 (Qwen3 Optimal: 24L-16H-2048D-6144ff, 8 KV heads, q/k norm, vocab 151643)"},
+      "users' notes 002 (Qwen3 Optimal: 24L-16H-2048D-6144ff, 8 KV heads, q/k norm, vocab 151643)"},
      {.family = "qwen3", .n_layers = 24, .hidden = 2048, .n_heads = 16, .n_kv_heads = 8,
       .ffn = 6144, .vocab = 151643, .qk_norm = true, .default_seq = 2048}},
 };
