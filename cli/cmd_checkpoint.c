@@ -169,7 +169,7 @@ static int cmp_name(const void *a, const void *b)
     return strcmp(a, b);
 }
 
-/* user-notes 001: the stub sits in the output folder; the real weights are in its
+/* users' notes 001: the stub sits in the output folder; the real weights are in its
    checkpoint-N/ folders.  Names up to four of them. */
 static void print_step_folders(const char *path)
 {

@@ -307,7 +307,7 @@ static void test_clean(void **state)
     rmtree(fx.dir);
 }
 
-/* user-notes 001: a model.safetensors whose tensors are all torch.Size([0]) beside the shards */
+/* users' notes 001: a model.safetensors whose tensors are all torch.Size([0]) beside the shards */
 static void test_stub(void **state)
 {
     (void)state;

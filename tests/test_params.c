@@ -264,7 +264,7 @@ static void test_user_designs(void **state)
 {
     (void)state;
     struct tp_params p;
-    /* user-notes/002: "Parameters: ~1.545B" (LLaMA 3 1.5B), "~2.224B" (2.2B), "~1.830B" (Qwen3
+    /* users' notes 002: "Parameters: ~1.545B" (LLaMA 3 1.5B), "~2.224B" (2.2B), "~1.830B" (Qwen3
        1.8B).  Exact: blocks L*(2*2048^2 + 2*2048*1024 + 3*2048*I + 2*2048) + 2*V*2048 + 2048. */
     preset("llama3-1.5b", &p);
     assert_int_equal(p.total, 18ull * (2 * 2048 * 2048 + 2 * 2048 * 1024 + 3ull * 2048 * 7168 +

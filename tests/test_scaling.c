@@ -6,7 +6,7 @@
  * Sources: [HOF22] Hoffmann et al. 2022 (arXiv 2203.15556) Tables 2, 3, A3 and eq. 10;
  * [BES24] Besiroglu et al. 2024 (arXiv 2404.10102); [KAP20] Kaplan et al. 2020 (arXiv
  * 2001.08361) eq. 1.5, Table 2, Fig. 14; [DSK24] DeepSeek LLM 2024 (arXiv 2401.02954) eqs. 2
- * and 4; [LLA24] Llama 3 2024 (arXiv 2407.21783) §3.2.1; user-notes/002 (the users' 1.36e21
+ * and 4; [LLA24] Llama 3 2024 (arXiv 2407.21783) §3.2.1; users' notes 002 (the users' 1.36e21
  * FLOP plan: 18L-16H-2048D-7168ff, 101.909B tokens, loss 2.335; 30L, 61.545B, 2.351).
  */
 #include <setjmp.h>
@@ -76,7 +76,7 @@ static struct tp_size_shape grid_shape(enum tp_size_family fam, uint32_t layers,
     return s;
 }
 
-/* user-notes/002's expected losses come from [HOF22] eq. 10 with its rounded constants,
+/* users' notes 002's expected losses come from [HOF22] eq. 10 with its rounded constants,
    N = all parameters (embedding and the untied head included) and the notes' token counts. */
 static void test_hoffmann3_reproduces_notes_002(void **state)
 {
