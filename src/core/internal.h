@@ -12,10 +12,6 @@
 #define TP_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
 #define TP_PRINTF(a, b)
-/* Optimizer-state bytes per parameter beside the fp32 master copy: fp32 m and v for AdamW,
-   ... (memory.c; the checkpoint plan uses it too). */
-double tp_optimizer_state_bytes(const struct tp_model *m, enum tp_optimizer o);
-
 #endif
 
 /* Writes a formatted one-line message into err (if not NULL) and returns st. */
@@ -218,6 +214,10 @@ enum tp_status tp_calib_check(const struct tp_calib *cal, struct tp_error *err);
 /* Optimizer-state bytes per parameter beside the fp32 master copy: fp32 m and v for AdamW,
    ... (memory.c; the checkpoint plan uses it too). */
 double tp_optimizer_state_bytes(const struct tp_model *m, enum tp_optimizer o);
+/* The checkpoint plan for `world` ranks, `mp` model-parallel ranks (tp x pp) and ZeRO stage
+   `zero`: tp_ckpt_plan's arithmetic, also what a ZeRO folder's files should hold (ckpt_plan.c). */
+void tp_ckpt_plan_core(const struct tp_model *m, const struct tp_job *j, uint32_t world,
+                       uint32_t mp, uint32_t zero, double storage_bps, struct tp_ckpt_plan *o);
 /* torchtitan's op-level selective checkpointing (TP_RC_OP): the share of a dense attention
    block's GEMM FLOPs that backward recomputes (the matmuls whose outputs it does not keep). */
 double tp_per_op_recomputed_share(const struct tp_model *m);
