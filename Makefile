@@ -24,7 +24,11 @@ WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wmissing-prototypes -Wstrict-prot
 # TP_LDFLAGS) instead of replacing them.
 # (sanitizer builds default to -O1: faster to build, still useful stack traces)
 CFLAGS   ?= $(if $(filter 1 fuzz,$(SAN)),-O1,-O2) -g
-TP_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -Iinclude -Isrc/core -MMD -MP
+# every floor's private header by its name (docs/design.md "Floors": a file includes its own
+# floor's header, which includes the floors below; scripts/check-layers.py checks that);
+# src/core/ holds only the transitional umbrella internal.h
+TP_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -Iinclude \
+              $(addprefix -I,$(sort $(dir $(wildcard src/*/*.h)))) -MMD -MP
 # the CLI runs the search on POSIX threads (cli/par_search.c); the library has none
 TP_CFLAGS  += -pthread
 TP_LDFLAGS := -pthread

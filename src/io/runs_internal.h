@@ -49,11 +49,6 @@ enum tp_status tp_row_check_batch(const struct row *r, const struct tp_run *run,
    *assumed when the row does not state it. */
 bool tp_row_tp_overlap(const struct row *r, uint32_t tp, bool *assumed);
 
-/* src/logs/plausible.c: every measured figure of a mapped run within what its GPU can do (MFU
-   and HFU in (0, 1], TFLOP/s up to the dense peak, rates up to peak / 2N per token, memory up
-   to twice the HBM); an error naming the column otherwise. */
-enum tp_status tp_run_plausible(const struct tp_run *run, struct tp_error *err);
-
 /* runs_search.c: the layout of a row that gives no tp/pp and no dp, searched. */
 enum tp_status tp_row_search_layout(const struct row *r, struct tp_run *run);
 
