@@ -7,7 +7,7 @@
  * thread alone to the C locale for the call (POSIX uselocale: no process-wide state changes, so
  * other threads keep theirs).
  */
-#include "internal.h"
+#include "base_internal.h"
 
 #include <locale.h>
 #include <stdarg.h>

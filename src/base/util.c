@@ -1,7 +1,7 @@
 /*
  * util.c - error reporting and small string helpers used across the library.
  */
-#include "internal.h"
+#include "base_internal.h"
 
 #include <ctype.h>
 #include <stdarg.h>

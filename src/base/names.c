@@ -1,7 +1,7 @@
 /*
  * names.c - one name table per job and layout enum, in the enum's order.
  */
-#include "internal.h"
+#include "base_internal.h"
 
 #include <string.h>
 

@@ -2,7 +2,7 @@
  * abi.c - what a binding checks before it trusts the library: the version it was built as and
  * the sizes of the public structs (a ctypes mirror, or a C caller built against another header).
  */
-#include "internal.h"
+#include "base_internal.h"
 
 #include <string.h>
 
