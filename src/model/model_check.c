@@ -2,7 +2,7 @@
  * model_check.c - a model's shape is finalized (moved here from check.c, the plan's checks, so
  * that flops.c on the model floor does not call up into it).
  */
-#include "internal.h"
+#include "model_internal.h"
 
 enum tp_status tp_model_shape_check(const struct tp_model *m, struct tp_error *err)
 {

@@ -17,7 +17,7 @@
  * Fused layouts (GPT-2 c_attn, Phi-3 qkv_proj/gate_up_proj, BLOOM query_key_value) hold the
  * same elements as the separate tensors listed here.
  */
-#include "internal.h"
+#include "model_internal.h"
 
 #include <string.h>
 

@@ -18,7 +18,7 @@
  * Hybrid blocks: a Mamba-2 / gated-DeltaNet mixer counts its projections as GEMMs and its
  * chunked scan in fwd_scan (formulas and citations in ssm.c); blocks without an FFN count none.
  */
-#include "internal.h"
+#include "model_internal.h"
 
 #include <string.h>
 

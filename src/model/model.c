@@ -5,7 +5,7 @@
  * a window).  This file derives the defaulted fields and checks that the shapes make sense; it
  * does not count anything (params.c) and reads no files (hf_config.c).
  */
-#include "internal.h"
+#include "model_internal.h"
 
 #include <string.h>
 

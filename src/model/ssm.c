@@ -28,7 +28,7 @@
  *   output Q S; the triangular solve (C^2/3 per token) is left out.  Key heads are shared by
  *   v_heads / k_heads value heads (repeat_interleave in the modeling code).
  */
-#include "internal.h"
+#include "model_internal.h"
 
 #include <string.h>
 
