@@ -28,7 +28,7 @@
  *   - "unverified" marks a figure not confirmed against a primary or transcribed datasheet;
  *     "[heuristic]" marks a default with no datasheet behind it.
  */
-#include "internal.h"
+#include "plan_internal.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * recompute.c - Megatron-Core's --recompute-modules names (megatron/core/transformer/
  * transformer_config.py: recompute_modules, default ["core_attn"]).
  */
-#include "internal.h"
+#include "plan_internal.h"
 
 #include <string.h>
 

@@ -5,7 +5,7 @@
  * + one E4M3 scale per 16 elements (and an fp32 per-tensor scale), OCP MXFP4: E2M1 + one
  * E8M0 scale per 32).
  */
-#include "internal.h"
+#include "plan_internal.h"
 
 enum tp_dtype tp_prec_gemm_dtype(enum tp_precision p)
 {

@@ -6,7 +6,7 @@
  * interleaving (transformer_block.py get_num_layers_to_build), all as blocks per virtual stage.
  * Virtual stage v is chunk v / pp of pipeline rank v % pp; the stages run in layer order.
  */
-#include "internal.h"
+#include "plan_internal.h"
 
 #include <string.h>
 

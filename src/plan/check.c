@@ -5,7 +5,7 @@
  * caller's zeroed or hand-edited struct gets TP_EINVAL, never a division by zero, an infinite
  * time or a figure above the hardware's peak.
  */
-#include "internal.h"
+#include "plan_internal.h"
 
 #include <math.h>
 #include <stddef.h>

@@ -30,7 +30,7 @@
  * Float8 TP gathers in FP8 (torchao float8_tensor_parallel.py); row-wise communicates in 16 bits
  * (torchtitan docs/float8.md).
  */
-#include "internal.h"
+#include "plan_internal.h"
 #include "stack_rules.h"
 
 #include <string.h>

@@ -6,7 +6,7 @@
  * DeepSpeed engine.py, PyTorch FSDP): every message says what does not divide what and
  * suggests values that would.
  */
-#include "internal.h"
+#include "plan_internal.h"
 #include "stack_rules.h"
 
 #include <string.h>

@@ -3,7 +3,7 @@
  * from memory.c so that layout.c and pp_layout.c do not call up into the evaluation floor;
  * memory.c and time.c read it).  Megatron-Core's stage split: [MEG-M] (docs/references.md).
  */
-#include "internal.h"
+#include "plan_internal.h"
 
 /* The blocks [lo, hi) of stage `stage` without interleaving.  With pp_first/pp_last
    (Megatron-Core --decoder-first/last-pipeline-num-layers) the stages not given share the

@@ -17,7 +17,7 @@
  * documentation says must be on, trainplan turns on, as the plan a user of that stack runs).
  * The capabilities of each stack (which parallelisms it runs at all) stay in stack.c.
  */
-#include "internal.h"
+#include "plan_internal.h"
 #include "stack_rules.h"
 
 #include <string.h>
