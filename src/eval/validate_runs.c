@@ -3,7 +3,7 @@
  * that `trainplan validate` and python's trainplan.validate report: overall and by source, GPU
  * type and framework, memory, OOM verdicts, fit verdicts, the 80% range and the domain.
  */
-#include "internal.h"
+#include "eval_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

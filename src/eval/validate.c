@@ -7,7 +7,7 @@
  * own unit so a user can check it against the source's table.  Memory is compared as the worst
  * pipeline stage's total against the row's peak (GiB).
  */
-#include "internal.h"
+#include "eval_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 #ifndef TP_TIME_INTERNAL_H
 #define TP_TIME_INTERNAL_H
 
-#include "internal.h"
+#include "eval_internal.h"
 
 /* The GEMM shapes of a run replayed (struct tp_time_plan): gemm() reads the next record instead
    of working out the tile and wave quantization again, or writes it when recording. */

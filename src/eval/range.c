@@ -9,7 +9,7 @@
  * the range of the class they are closest to, widened, and say so; an input outside the
  * calibrated domain widens it again (x1.5 in log space per reason).
  */
-#include "internal.h"
+#include "eval_internal.h"
 
 #include <math.h>
 #include <string.h>

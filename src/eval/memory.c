@@ -9,7 +9,7 @@
  * micro-batches [KOR22] and [MEG-M]; QLoRA NF4 bytes [BNB]; LoRA [LoRA]; offload and host RAM
  * [DS-MEM]; overhead §3.8 [heuristic, explicit in struct tp_job].
  */
-#include "internal.h"
+#include "eval_internal.h"
 
 #include <math.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * figure the row gives (docs/runs-file.md, "Throughput, converted consistently"), and the FLOP
  * conventions its TFLOP/s and MFU figures count.
  */
-#include "internal.h"
+#include "eval_internal.h"
 
 #include <math.h>
 #include <string.h>

@@ -7,7 +7,7 @@
  * are the rules that used to live in several places: MFU against one peak, whole steps for a
  * token budget, GPU-hours, the global batch's accumulation and the Pareto front.
  */
-#include "internal.h"
+#include "eval_internal.h"
 
 #include <math.h>
 #include <string.h>

@@ -10,7 +10,7 @@
  * exactly tp_validation_stats' (the shipped runs files: a few hundred rows).  Groups (source,
  * GPU, framework) are found through a hash table, in order of first appearance.
  */
-#include "internal.h"
+#include "eval_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

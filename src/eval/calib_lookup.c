@@ -4,7 +4,7 @@
  * data/calib.c, which reads and writes calibration files, so that the evaluation does not call
  * up into the data floor).
  */
-#include "internal.h"
+#include "eval_internal.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * here from io/ckpt_zero.c, which reads DeepSpeed ZeRO checkpoint folders and describes their
  * layout; its comment cites DeepSpeed's engine for the files counted below).
  */
-#include "internal.h"
+#include "eval_internal.h"
 
 #include <string.h>
 

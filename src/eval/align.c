@@ -13,7 +13,7 @@
  * factor that makes the time model reproduce that ratio (tests/test_time.c pins it); a width
  * off the 16-byte grid pays it twice [derived].
  */
-#include "internal.h"
+#include "eval_internal.h"
 
 #include <math.h>
 #include <stdio.h>

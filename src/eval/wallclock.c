@@ -6,7 +6,7 @@
  * (written synchronously, as DeepSpeed's and the HF Trainer's default saves are); an evaluation
  * token costs what a training token's forward costs (no backward, no recompute).
  */
-#include "internal.h"
+#include "eval_internal.h"
 
 #include <math.h>
 #include <string.h>

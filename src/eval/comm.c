@@ -3,7 +3,7 @@
  * §4.1-4.3): NCCL's ring cost (latency + volume over the achieved bus bandwidth), switched or
  * point-to-point meshed scale-up links, and the 1F1B / interleaved bubble ([NAR21]).
  */
-#include "internal.h"
+#include "eval_internal.h"
 
 #include <math.h>
 
