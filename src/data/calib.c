@@ -49,7 +49,7 @@
  * fitted over data/runs (data/calibration.json; `make calibration` regenerates
  * it, `make check-calibration` fails when it is stale).
  */
-#include "internal.h"
+#include "data_internal.h"
 
 #include <jansson.h>
 #include <math.h>
