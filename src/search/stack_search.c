@@ -4,7 +4,7 @@
  * search without a framework), ties within the estimate's uncertainty, the term that separates
  * a layout from the best, and the fit hint of memory and estimate.
  */
-#include "internal.h"
+#include "search_internal.h"
 
 #include <math.h>
 #include <stdatomic.h>

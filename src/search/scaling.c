@@ -28,7 +28,7 @@
  *           N*(C) = A C^alpha with (alpha, A) = (0.53, 0.29), extrapolated to 3.8e25 FLOPs as
  *           "a 402B parameter model on 16.55T tokens".
  */
-#include "internal.h"
+#include "search_internal.h"
 
 #include <math.h>
 #include <string.h>

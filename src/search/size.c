@@ -10,7 +10,7 @@
  * it: Llama 3 8B 128, 70B 102, 405B 130, Qwen3-0.6B 37, GPT-3 175B 128).  Pure: no allocation,
  * no I/O, no threads; the CLI drives the grid.
  */
-#include "internal.h"
+#include "search_internal.h"
 
 #include <math.h>
 #include <string.h>

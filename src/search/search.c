@@ -23,7 +23,7 @@
  * smallest N that fits wins, and a binary search over N finds it (once on the GPU, once with
  * the optimizer offloaded below that N); every N it probes is counted.
  */
-#include "internal.h"
+#include "search_internal.h"
 
 #include <math.h>
 #include <string.h>

@@ -7,7 +7,7 @@
  * single change fits, tries pairs.  Every candidate goes through the same checks and memory
  * model as the original layout.
  */
-#include "internal.h"
+#include "search_internal.h"
 
 #include <stddef.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  * Kinds, in order: another stack (only when the caller named one), the nearest global batch
  * that a layout divides (within 64 sequences), more GPUs (2x, 4x, 8x).
  */
-#include "internal.h"
+#include "search_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
