@@ -4,7 +4,7 @@
 #ifndef TP_RUNS_INTERNAL_H
 #define TP_RUNS_INTERNAL_H
 
-#include "internal.h"
+#include "logs_internal.h"
 
 struct row {
     const char *const *cols;

@@ -15,7 +15,7 @@
  * problem with the tensor it concerns instead of an error.  No I/O: the caller reads the
  * first 8 + N bytes (checkpoint.c) or hands a fuzzer's input.
  */
-#include "internal.h"
+#include "logs_internal.h"
 
 #include <jansson.h>
 #include <stdarg.h>

@@ -4,7 +4,7 @@
 #ifndef TP_HF_INTERNAL_H
 #define TP_HF_INTERNAL_H
 
-#include "internal.h"
+#include "logs_internal.h"
 
 #include <jansson.h>
 

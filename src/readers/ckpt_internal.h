@@ -5,7 +5,7 @@
 #ifndef TP_CKPT_INTERNAL_H
 #define TP_CKPT_INTERNAL_H
 
-#include "internal.h"
+#include "logs_internal.h"
 
 /* Appends a problem to c; false when out of memory. */
 bool tp_ck_problem(struct tp_ckpt *c, enum tp_ckpt_kind kind, const char *file,

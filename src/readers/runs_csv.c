@@ -13,7 +13,7 @@
  * the reader keeps, more cells than the header names, a cell that is not UTF-8 or holds a
  * control character is reported with its line and column and skipped; the rest is read.
  */
-#include "internal.h"
+#include "logs_internal.h"
 
 #include <csv.h>
 #include <errno.h>

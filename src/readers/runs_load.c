@@ -3,7 +3,7 @@
  * (the CLI and python/trainplan load them the same way): mapped rows with something measured,
  * unmappable rows with the reason, and counts of duplicates and of rows with nothing measured.
  */
-#include "internal.h"
+#include "logs_internal.h"
 
 #include <math.h>
 #include <stdio.h>

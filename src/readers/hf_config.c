@@ -7,7 +7,7 @@
  * needs is reported with the file and the field name; fields a family does not use are ignored.
  * This file does not count anything; it only fills the shapes and the per-block layout.
  */
-#include "internal.h"
+#include "logs_internal.h"
 #include "hf_internal.h"
 
 #include <errno.h>
