@@ -2,7 +2,7 @@
  * report_catalog.c - the documents of `trainplan models` and `trainplan gpus`: the built-in
  * presets with their counts and sources, the accelerator catalog.
  */
-#include "internal.h"
+#include "reports_internal.h"
 
 #include <jansson.h>
 #include <stdlib.h>

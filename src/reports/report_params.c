@@ -3,7 +3,7 @@
  * of equal counts, and its JSON document (the CLI prints the table and CSV from the same
  * report; bindings get the document from tp_call_json).
  */
-#include "internal.h"
+#include "reports_internal.h"
 
 #include <jansson.h>
 #include <string.h>

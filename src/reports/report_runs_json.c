@@ -3,7 +3,7 @@
  * `calibrate`, built in the library so that the CLI (--format json) and python/trainplan print
  * the same keys and the same numbers; and the calibration file calibrate writes.
  */
-#include "internal.h"
+#include "reports_internal.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -2,7 +2,7 @@
  * report_run_json.c - the `estimate`, `memory` and `search` documents (report_json.c has the
  * parts).
  */
-#include "internal.h"
+#include "reports_internal.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -3,7 +3,7 @@
  * (--format json), a binding (python/trainplan) and a WebAssembly page print the same keys and
  * the same numbers.  jansson objects for C callers, text for the rest (tp_json_dumps).
  */
-#include "internal.h"
+#include "reports_internal.h"
 
 #include <jansson.h>
 #include <stdlib.h>
