@@ -13,7 +13,7 @@
  * of the same setting (Megatron-LM arguments.py, DeepSpeed's config keys, Hugging Face
  * TrainingArguments, Axolotl's config), listed only where the meaning is the same.
  */
-#include "internal.h"
+#include "api_internal.h"
 
 #include <stddef.h>
 

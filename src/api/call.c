@@ -7,7 +7,7 @@
  * Everything a call uses is allocated for the call and freed before it returns, so calls on
  * different threads share nothing.
  */
-#include "internal.h"
+#include "api_internal.h"
 
 #include <jansson.h>
 #include <math.h>

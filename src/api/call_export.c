@@ -4,7 +4,7 @@
  * `trainplan export --format json` prints (tp_json_export: the CLI prints the same).  The
  * binding returns the files' contents; writing them is the caller's (the CLI's -o).
  */
-#include "internal.h"
+#include "api_internal.h"
 #include "trainplan_export.h"
 
 #include <jansson.h>

@@ -2,7 +2,7 @@
  * request.c - a run's settings (tp_args_request makes them from the options: options.c) to a
  * checked cluster, job and layout: the one path the CLI and the bindings resolve a run by.
  */
-#include "internal.h"
+#include "api_internal.h"
 
 #include <stddef.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  * `trainplan logs --format json` prints.  The CLI renders its table, CSV, plot and runs-file
  * rows from the same results; bindings get the document (tp_call_runs_json).
  */
-#include "internal.h"
+#include "api_internal.h"
 
 #include <errno.h>
 #include <jansson.h>

@@ -7,7 +7,7 @@
  * range, and zero only where zero means something; enums are decoded here, once, into the
  * library's own values.
  */
-#include "internal.h"
+#include "api_internal.h"
 
 #include <errno.h>
 #include <jansson.h>

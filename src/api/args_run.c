@@ -4,7 +4,7 @@
  * estimate, the fit's options.  The CLI and tp_call_json (python, the page) both use these, so
  * a keyword means what its flag means.
  */
-#include "internal.h"
+#include "api_internal.h"
 
 #include <string.h>
 

@@ -4,7 +4,7 @@
  * plan (tp_ckpt_plan), and the document `trainplan checkpoint --format json` prints.  The CLI
  * renders its table and CSV from the same report; bindings get the document (tp_call_json).
  */
-#include "internal.h"
+#include "api_internal.h"
 
 #include <jansson.h>
 #include <stdlib.h>
