@@ -194,7 +194,7 @@ cli-test: $(BIN)
 export-test: $(BIN)
 	@sh tests/export/check.sh ./$(BIN)
 
-# the options are declared once, in src/io/option_table.c: no CLI option, Python keyword or
+# the options are declared once, in src/api/option_table.c: no CLI option, Python keyword or
 # page field anywhere else
 schema-test:
 	@sh tests/schema/check.sh

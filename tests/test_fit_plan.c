@@ -12,8 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "internal.h"
-#include "../fit/fit_internal.h"
+#include "fit_internal.h"
 
 #include <math.h>
 #include <stdio.h>
