@@ -85,7 +85,7 @@ CLI_OBJ  := $(filter-out $(BUILD)/cli/main.o,$(CLI_SRC:%.c=$(BUILD)/%.o))
 REPLAYS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
 FUZZERS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 
-.PHONY: all deps run test unit header-test cli-test formats-test svg-test export-test schema-test \
+.PHONY: all deps run test unit header-test layers-test cli-test formats-test svg-test export-test schema-test \
         web web-test bench-smoke bench clean calibration check-calibration fuzz-replay fuzz fuzzers \
         valgrind install python-test python readme-test
 .SECONDARY:
@@ -166,8 +166,13 @@ run: deps
 test: deps
 	@sh scripts/check-citations.sh
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory unit header-test bench-smoke fuzz-replay cli-test formats-test \
+	@$(MAKE) --no-print-directory unit header-test layers-test bench-smoke fuzz-replay cli-test formats-test \
 	    svg-test export-test python-test schema-test readme-test $(if $(filter 1,$(SAN)),,web-test)
+
+# The floors of src/ depend only downward: the #include lines and the symbols each object
+# defines and uses (nm), in the order docs/design.md gives ("Floors")
+layers-test: $(LIB)
+	@python3 scripts/check-layers.py $(BUILD)
 
 # Each topical public header compiles on its own (it includes what it uses), as C11 and, with a
 # C++ compiler installed, as C++ (the extern "C" blocks).
