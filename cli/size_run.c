@@ -1,6 +1,6 @@
 /*
  * size_run.c - the worker pool of `trainplan size`: the library's branch and bound
- * (src/core/size_search.c) hands it batches of shapes to search; here they run on POSIX threads
+ * (src/search/size_search.c) hands it batches of shapes to search; here they run on POSIX threads
  * (the calling thread takes part, taking tasks from an atomic counter), and a progress line on
  * stderr says how many shapes were searched once the work passes a second.
  */

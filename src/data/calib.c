@@ -28,11 +28,11 @@
  *     unless a fit finds otherwise; a DP/ZeRO collective hidden behind compute slows that
  *     compute by 0.189 of its own duration (overlap_slowdown: Lee et al. 2025,
  *     arXiv:2507.03114, mean compute slowdown while overlapped on A100/H100/MI250/MI210;
- *     src/core/time.c behind); optimizer kernels at
+ *     src/eval/time.c behind); optimizer kernels at
  *     0.80 of HBM bandwidth (§5.3);
  *     CPU Adam 20 GB/s of host memory per GPU [heuristic]; 0.05 s per step of host overhead
  *     (logging, scheduler, data, synchronisation) [heuristic].
- *   eager stacks (src/core/time.c expert_loop, z3_expert_fetch): 12 us of host time per eager
+ *   eager stacks (src/eval/time.c expert_loop, z3_expert_fetch): 12 us of host time per eager
  *     PyTorch op (Python, dispatcher and launch; the per-op overhead CUDA graphs exist to remove)
  *     [heuristic]; 50 us per device-to-host sync with the queue drained (torch.where in Hugging
  *     Face's expert loop) [heuristic]; 12 ops per expert forward (modeling_qwen3_moe.py: where,

@@ -1,6 +1,6 @@
 /*
  * ckpt_plan.c - the size of the checkpoints a run saves (the evaluation's arithmetic, moved
- * here from io/ckpt_zero.c, which reads DeepSpeed ZeRO checkpoint folders and describes their
+ * here from readers/ckpt_zero.c, which reads DeepSpeed ZeRO checkpoint folders and describes their
  * layout; its comment cites DeepSpeed's engine for the files counted below).
  */
 #include "eval_internal.h"

@@ -1,6 +1,6 @@
 /*
  * time_internal.h - what the step (time.c) and the cost of one block (time_block.c) share:
- * the resolved hardware rates, a block's cost, the evaluation context.  Private to src/core.
+ * the resolved hardware rates, a block's cost, the evaluation context.  Private to src/eval.
  */
 #ifndef TP_TIME_INTERNAL_H
 #define TP_TIME_INTERNAL_H

@@ -88,7 +88,7 @@ enum tp_status tp_cluster_check(const struct tp_cluster *c, const struct tp_job 
                              "precision mxfp8: %s has no block-scaled (MX) tensor cores; use "
                              "precision=fp8 (per-tensor or blockwise scaling) or a Blackwell / "
                              "MI355X GPU", key);
-    /* the catalog's 0 means the part has no such unit (datasheets, src/data/gpus.c): a job in that
+    /* the catalog's 0 means the part has no such unit (datasheets, src/plan/gpus.c): a job in that
        precision has no rate to run at, and bf16 pricing would be a silent wrong answer */
     if (j->precision == TP_PREC_FP8 && g->peak_flops[TP_FP8] <= 0)
         return tp_fail_field(err, TP_EINVAL, "precision",

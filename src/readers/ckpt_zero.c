@@ -1,6 +1,6 @@
 /*
  * ckpt_zero.c - DeepSpeed ZeRO checkpoint folders (the size of the checkpoints a run saves is
- * eval's tp_ckpt_plan, core/ckpt_plan.c).
+ * eval's tp_ckpt_plan, eval/ckpt_plan.c).
  *
  * DeepSpeed's engine (deepspeed/runtime/engine.py: save_checkpoint, _get_ckpt_name,
  * _get_zero_ckpt_name; checkpoint/constants.py) writes, per save, a folder named by the tag

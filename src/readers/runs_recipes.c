@@ -21,7 +21,7 @@ void tp_row_recipe_job(const struct row *r, struct tp_job *j)
         strstr(notes, "cut_cross_entropy"))
         j->fused_loss = true;
     /* DeepEP (Megatron-Core's flex dispatcher, --moe-enable-deepep) named in a row's notes: the
-       hierarchical dispatch (src/core/moe_comm.c); a moe_dispatcher column decides instead */
+       hierarchical dispatch (src/eval/moe_comm.c); a moe_dispatcher column decides instead */
     if (strstr(notes, "deepep") || strstr(notes, "DeepEP")) {
         j->moe_dispatcher = TP_MOE_DISPATCH_FLEX;
         tp_row_assume(r->run, "DeepEP dispatch (flex dispatcher), as the notes name it");

@@ -188,7 +188,7 @@ double tp_search_tie_band(const struct tp_model *m, const struct tp_cluster *c,
     jb.framework = best->fw;
     tp_time_range(m, c, &jb, &best->h.layout, domain, rg);
     /* half the 80% range, in log space: two predictions closer than that are not told apart
-       by what the model got right on held-out runs of the class (src/core/range.c) */
+       by what the model got right on held-out runs of the class (src/eval/range.c) */
     return exp(0.5 * (log(rg->hi) - log(rg->lo))) - 1;
 }
 
