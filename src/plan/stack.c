@@ -33,39 +33,96 @@
 #include "plan_internal.h"
 #include "stack_rules.h"
 
+#include <assert.h>
 #include <string.h>
 #include <strings.h>
 
 #define Z(a) (1u << (a))
 static const struct tp_stack STACKS[] = {
-    {TP_FW_DEEPSPEED, "deepspeed", "zero", "DeepSpeed",
-     "DeepSpeed runtime/engine.py, pipe/engine.py, moe/layer.py",
-     false, true, false, false, true, false, false, true, Z(0) | Z(1) | Z(2) | Z(3), false,
-     false, TP_MOE_EAGER, false, true, false, false},
-    {TP_FW_FSDP, "fsdp", "fsdp2", "PyTorch FSDP / FSDP2",
-     "torch.distributed.fsdp (ShardingStrategy), torch.distributed.tensor.parallel",
-     true, false, false, true, true, false, false, true, Z(0) | Z(2) | Z(3), true,
-     false, TP_MOE_GROUPED, false, false, true, false},
-    {TP_FW_MEGATRON, "megatron", "megatron-core,megatron-lm,mcore,nemo,megatron-bridge",
-     "Megatron-Core / NeMo / Megatron-Bridge", "Megatron-LM megatron/training/arguments.py",
-     true, true, true, true, true, true, true, true, Z(0) | Z(1) | Z(3), true,
-     false, TP_MOE_GROUPED, true, false, false, false},
-    {TP_FW_AXOLOTL, "axolotl", "hf,huggingface,trl,transformers,llama-factory,llamafactory,"
-     "ms-swift,swift", "Hugging Face Trainer / Axolotl (DeepSpeed or FSDP)",
-     "Axolotl src/axolotl/utils/schemas/config.py; transformers Trainer",
-     false, false, false, true, true, false, false, true, Z(0) | Z(1) | Z(2) | Z(3), false,
-     true, TP_MOE_EAGER, false, true, false, false},
-    {TP_FW_TORCHTITAN, "torchtitan", "titan", "torchtitan",
-     "torchtitan torchtitan/config/job_config.py (Parallelism)",
-     true, true, true, true, true, true, true, false, Z(0) | Z(2) | Z(3), true,
-     false, TP_MOE_GROUPED, true, false, true, true},
-    {TP_FW_MEGATRON_DS, "megatron-deepspeed", "megatron_deepspeed,mds,bigscience", 
-     "Megatron-DeepSpeed", "Megatron-DeepSpeed megatron/arguments.py; DeepSpeed pipe/engine.py",
-     true, true, false, false, true, true, true, true, Z(0) | Z(1), false,
-     false, TP_MOE_DEEPSPEED, true, true, false, false},
+    [TP_FW_DEEPSPEED] = {
+        .fw = TP_FW_DEEPSPEED, .key = "deepspeed",
+        .aliases = "zero",
+        .label = "DeepSpeed",
+        .source = "DeepSpeed runtime/engine.py, pipe/engine.py, moe/layer.py",
+        /* the layouts it runs */
+        .tp = false, .pp = true, .vpp = false, .cp = false, .ep = true, .sp = false,
+        .uneven_pp = false, .offload = true,
+        .zero_mask = Z(0) | Z(1) | Z(2) | Z(3), .ep_zero3 = false,
+        /* the kernels and conventions it runs */
+        .eager_modules = false, .moe_impl = TP_MOE_EAGER, .fp32_grad_reduce = false,
+        .ds_zero = true, .fp8_rowwise = false, .fp8_tp_gather = false,
+    },
+    [TP_FW_FSDP] = {
+        .fw = TP_FW_FSDP, .key = "fsdp",
+        .aliases = "fsdp2",
+        .label = "PyTorch FSDP / FSDP2",
+        .source = "torch.distributed.fsdp (ShardingStrategy), torch.distributed.tensor.parallel",
+        /* the layouts it runs */
+        .tp = true, .pp = false, .vpp = false, .cp = true, .ep = true, .sp = false,
+        .uneven_pp = false, .offload = true,
+        .zero_mask = Z(0) | Z(2) | Z(3), .ep_zero3 = true,
+        /* the kernels and conventions it runs */
+        .eager_modules = false, .moe_impl = TP_MOE_GROUPED, .fp32_grad_reduce = false,
+        .ds_zero = false, .fp8_rowwise = true, .fp8_tp_gather = false,
+    },
+    [TP_FW_MEGATRON] = {
+        .fw = TP_FW_MEGATRON, .key = "megatron",
+        .aliases = "megatron-core,megatron-lm,mcore,nemo,megatron-bridge",
+        .label = "Megatron-Core / NeMo / Megatron-Bridge",
+        .source = "Megatron-LM megatron/training/arguments.py",
+        /* the layouts it runs */
+        .tp = true, .pp = true, .vpp = true, .cp = true, .ep = true, .sp = true,
+        .uneven_pp = true, .offload = true,
+        .zero_mask = Z(0) | Z(1) | Z(3), .ep_zero3 = true,
+        /* the kernels and conventions it runs */
+        .eager_modules = false, .moe_impl = TP_MOE_GROUPED, .fp32_grad_reduce = true,
+        .ds_zero = false, .fp8_rowwise = false, .fp8_tp_gather = false,
+    },
+    [TP_FW_AXOLOTL] = {
+        .fw = TP_FW_AXOLOTL, .key = "axolotl",
+        .aliases = "hf,huggingface,trl,transformers,llama-factory,llamafactory,"
+                   "ms-swift,swift",
+        .label = "Hugging Face Trainer / Axolotl (DeepSpeed or FSDP)",
+        .source = "Axolotl src/axolotl/utils/schemas/config.py; transformers Trainer",
+        /* the layouts it runs */
+        .tp = false, .pp = false, .vpp = false, .cp = true, .ep = true, .sp = false,
+        .uneven_pp = false, .offload = true,
+        .zero_mask = Z(0) | Z(1) | Z(2) | Z(3), .ep_zero3 = false,
+        /* the kernels and conventions it runs */
+        .eager_modules = true, .moe_impl = TP_MOE_EAGER, .fp32_grad_reduce = false,
+        .ds_zero = true, .fp8_rowwise = false, .fp8_tp_gather = false,
+    },
+    [TP_FW_TORCHTITAN] = {
+        .fw = TP_FW_TORCHTITAN, .key = "torchtitan",
+        .aliases = "titan",
+        .label = "torchtitan",
+        .source = "torchtitan torchtitan/config/job_config.py (Parallelism)",
+        /* the layouts it runs */
+        .tp = true, .pp = true, .vpp = true, .cp = true, .ep = true, .sp = true,
+        .uneven_pp = true, .offload = false,
+        .zero_mask = Z(0) | Z(2) | Z(3), .ep_zero3 = true,
+        /* the kernels and conventions it runs */
+        .eager_modules = false, .moe_impl = TP_MOE_GROUPED, .fp32_grad_reduce = true,
+        .ds_zero = false, .fp8_rowwise = true, .fp8_tp_gather = true,
+    },
+    [TP_FW_MEGATRON_DS] = {
+        .fw = TP_FW_MEGATRON_DS, .key = "megatron-deepspeed",
+        .aliases = "megatron_deepspeed,mds,bigscience",
+        .label = "Megatron-DeepSpeed",
+        .source = "Megatron-DeepSpeed megatron/arguments.py; DeepSpeed pipe/engine.py",
+        /* the layouts it runs */
+        .tp = true, .pp = true, .vpp = false, .cp = false, .ep = true, .sp = true,
+        .uneven_pp = true, .offload = true,
+        .zero_mask = Z(0) | Z(1), .ep_zero3 = false,
+        /* the kernels and conventions it runs */
+        .eager_modules = false, .moe_impl = TP_MOE_DEEPSPEED, .fp32_grad_reduce = true,
+        .ds_zero = true, .fp8_rowwise = false, .fp8_tp_gather = false,
+    },
 };
 #undef Z
 #define N_STACKS (sizeof STACKS / sizeof STACKS[0])
+/* one row per framework, at its enum value (tp_stack_get) */
+static_assert(N_STACKS == TP_FW_COUNT, "STACKS: one row per enum tp_framework value");
 
 size_t tp_stack_count(void)
 {
