@@ -103,16 +103,20 @@ static void stage_time(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
             add_cost(&rc, c, b->full[k]); /* the forward again, with its collectives */
         if (l->recompute == TP_RECOMPUTE_SELECTIVE && (mods & TP_RC_CORE_ATTN))
             rc.fwd_attn += b->n[k] * c->fwd_attn;
-        if (l->recompute == TP_RECOMPUTE_SELECTIVE && (mods & TP_RC_MOE) && k / 6 == 1)
+        if (l->recompute == TP_RECOMPUTE_SELECTIVE && (mods & TP_RC_MOE) &&
+            tp_block_ffn(k) == TP_BLOCK_FFN_MOE)
             rc.ep_fwd += b->n[k] * c->ep_fwd; /* MoE blocks: dispatch and combine again */
-        if (l->recompute == TP_RECOMPUTE_SELECTIVE && (mods & TP_RC_MLA_UP) && k % 6 < 2 &&
+        if (l->recompute == TP_RECOMPUTE_SELECTIVE && (mods & TP_RC_MLA_UP) &&
+            tp_block_mixer(k) < TP_BLOCK_ATTN_CHUNKED &&
             m->attn == TP_ATTN_MLA) /* MLA's up-projections again (DeepSeek-V3 §3.2.3) */
-            rc.fwd_gemm += b->n[k] * c->fwd_gemm * tp_mla_up_share(m, k / 6 == 1);
-        if (l->recompute == TP_RECOMPUTE_SELECTIVE && (mods & TP_RC_OP) && k <= 2 &&
-            m->attn != TP_ATTN_MLA) {
-            /* torchtitan's op policy (dense attention blocks: kinds 0-2 of tp_block_kind's
-               ffn * 6 + mixer): every other matmul and all the memory-bound ops again; the
-               attention kernel and the collectives' outputs are kept */
+            rc.fwd_gemm += b->n[k] * c->fwd_gemm *
+                           tp_mla_up_share(m, tp_block_ffn(k) == TP_BLOCK_FFN_MOE);
+        if (l->recompute == TP_RECOMPUTE_SELECTIVE && (mods & TP_RC_OP) &&
+            tp_block_ffn(k) == TP_BLOCK_FFN_DENSE &&
+            tp_block_mixer(k) <= TP_BLOCK_ATTN_CHUNKED && m->attn != TP_ATTN_MLA) {
+            /* torchtitan's op policy (dense attention blocks): every other matmul and all the
+               memory-bound ops again; the attention kernel and the collectives' outputs are
+               kept */
             rc.fwd_gemm += b->n[k] * c->fwd_gemm * tp_per_op_recomputed_share(m);
             rc.fwd_mem += b->n[k] * c->fwd_mem;
         }

@@ -21,8 +21,27 @@ enum tp_status tp_flops_model(const struct tp_model *m, uint64_t seq, enum tp_re
 double tp_head_widths(const struct tp_model *m);
 
 /* Block kinds that cost the same: FFN (dense, MoE, none) x mixer (attention full / sliding /
-   chunked, Mamba-2, gated DeltaNet, none); tp_block_kind (ssm.c) numbers them. */
-#define TP_BLOCK_KINDS 18
+   chunked, Mamba-2, gated DeltaNet, none); tp_block_kind (ssm.c) numbers them
+   ffn * TP_BLOCK_MIXERS + mixer, and tp_block_ffn / tp_block_mixer read them back. */
+enum tp_block_ffn { TP_BLOCK_FFN_DENSE, TP_BLOCK_FFN_MOE, TP_BLOCK_FFN_NONE, TP_BLOCK_FFNS };
+enum tp_block_mixer {
+    TP_BLOCK_ATTN_FULL = TP_LAYER_FULL,       /* the attention kinds: enum tp_layer_attn */
+    TP_BLOCK_ATTN_SLIDING = TP_LAYER_SLIDING,
+    TP_BLOCK_ATTN_CHUNKED = TP_LAYER_CHUNKED,
+    TP_BLOCK_MAMBA2 = 2 + TP_MIXER_MAMBA2,    /* the other mixers: 2 + enum tp_mixer */
+    TP_BLOCK_GDN = 2 + TP_MIXER_GDN,
+    TP_BLOCK_NO_MIXER = 2 + TP_MIXER_NONE,
+    TP_BLOCK_MIXERS
+};
+#define TP_BLOCK_KINDS (TP_BLOCK_FFNS * TP_BLOCK_MIXERS)
+static inline enum tp_block_ffn tp_block_ffn(unsigned kind)
+{
+    return (enum tp_block_ffn)(kind / TP_BLOCK_MIXERS);
+}
+static inline enum tp_block_mixer tp_block_mixer(unsigned kind)
+{
+    return (enum tp_block_mixer)(kind % TP_BLOCK_MIXERS);
+}
 
 /* The block an MTP module copies (params.c). */
 uint32_t tp_mtp_template_layer(const struct tp_model *m);

@@ -232,10 +232,11 @@ bool tp_model_hybrid(const struct tp_model *m)
 
 unsigned tp_block_kind(const struct tp_model *m, uint32_t layer)
 {
-    unsigned ffn = m->layer_no_ffn[layer] ? 2 : m->layer_moe[layer] ? 1 : 0;
+    unsigned ffn = m->layer_no_ffn[layer] ? TP_BLOCK_FFN_NONE
+                   : m->layer_moe[layer] ? TP_BLOCK_FFN_MOE : TP_BLOCK_FFN_DENSE;
     unsigned mixer = m->layer_mixer[layer] == TP_MIXER_ATTN ? m->layer_attn[layer]
                                                             : 2u + m->layer_mixer[layer];
-    return ffn * 6 + mixer;
+    return ffn * TP_BLOCK_MIXERS + mixer;
 }
 
 static enum tp_status check_positive(const char *field, uint32_t v, uint32_t hi,
