@@ -98,6 +98,10 @@ enum tp_status tp_time_planned(const struct tp_time_plan *p, const struct tp_cal
 /* Optimizer-state bytes per parameter beside the fp32 master copy: fp32 m and v for AdamW,
    ... (memory.c; the checkpoint plan uses it too). */
 double tp_optimizer_state_bytes(const struct tp_model *m, enum tp_optimizer o);
+/* The optimizer table (optimizer.c): state bytes per parameter beside the fp32 master copy
+   (Adafactor's factored moments excluded), and bytes one step moves per parameter. */
+double tp_optimizer_states(enum tp_optimizer o);
+double tp_optimizer_step_bytes(enum tp_optimizer o);
 /* The checkpoint plan for `world` ranks, `mp` model-parallel ranks (tp x pp) and ZeRO stage
    `zero`: tp_ckpt_plan's arithmetic, also what a ZeRO folder's files should hold (ckpt_plan.c). */
 void tp_ckpt_plan_core(const struct tp_model *m, const struct tp_job *j, uint32_t world,

@@ -109,23 +109,10 @@ void tp_stage_params(const struct tp_model *m, const struct tp_job *j,
          PR #5099, 2024-06); stage 3 shards 18 B = 2 + 16
      Megatron ([MEG-DO]): fp32 main gradients, 2 + 4 + K; the distributed optimizer (stage 1)
          shards K; with fp16 the fp32 main gradients move into the sharded part (2 + 2 + 16). */
-static double optimizer_state_bytes(enum tp_optimizer o)
-{
-    switch (o) {
-    case TP_OPT_ADAMW: return 8;                          /* fp32 m and v */
-    case TP_OPT_ADAMW_8BIT: return 2 * (1 + 4.0 / 256);   /* [BNB] block 256, fp32 absmax */
-    case TP_OPT_ADAMW_4BIT: return 2 * (0.5 + 4.0 / 128); /* [TAO] block 128, fp32 scale */
-    case TP_OPT_ADAFACTOR: return 0; /* factored: added per matrix by the caller */
-    case TP_OPT_SGD: return 0;
-    case TP_OPT_SGD_MOMENTUM: return 4;
-    case TP_OPT_ADAMW_BF16: return 4;                     /* bf16 m and v */
-    }
-    return 8;
-}
 
 double tp_optimizer_state_bytes(const struct tp_model *m, enum tp_optimizer o)
 {
-    return optimizer_state_bytes(o) + (o == TP_OPT_ADAFACTOR ? 8.0 / (double)m->hidden : 0);
+    return tp_optimizer_states(o) + (o == TP_OPT_ADAFACTOR ? 8.0 / (double)m->hidden : 0);
 }
 
 struct states {
@@ -158,7 +145,7 @@ static void add_states(const struct tp_job *j, double extra_o, uint32_t zero, do
     double half = j->precision == TP_PREC_FP32 ? 4 : 2;      /* weights / 16-bit grads */
     double master = j->precision == TP_PREC_FP32 || j->optimizer == TP_OPT_ADAMW_BF16
                         ? 0 : 4;                             /* fp32 master copy */
-    double k = master + optimizer_state_bytes(j->optimizer) + extra_o;
+    double k = master + tp_optimizer_states(j->optimizer) + extra_o;
     double w = half, g = half, wn = 0, gn = 0, on = k;       /* unsharded / sharded parts */
     double o = 0;
     if (j->framework == TP_FW_MEGATRON || j->framework == TP_FW_MEGATRON_DS) {

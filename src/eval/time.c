@@ -179,23 +179,6 @@ static void stage_time(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
                 st->overhead;
 }
 
-/* Optimizer-state bytes touched per parameter by one step: read the gradient (4), read and
-   write the fp32 master (8) and the states, write the 16-bit weight (2); plus 4 for the
-   global-norm clipping read ([derived] §5.3). */
-static double opt_bytes(enum tp_optimizer o)
-{
-    switch (o) {
-    case TP_OPT_ADAMW: return 4 + 8 + 16 + 2 + 4;
-    case TP_OPT_ADAMW_8BIT: return 4 + 8 + 4 + 2 + 4;
-    case TP_OPT_ADAMW_4BIT: return 4 + 8 + 2 + 2 + 4;
-    case TP_OPT_ADAFACTOR: return 4 + 8 + 1 + 2 + 4;
-    case TP_OPT_SGD: return 4 + 8 + 2 + 4;
-    case TP_OPT_SGD_MOMENTUM: return 4 + 8 + 8 + 2 + 4;
-    case TP_OPT_ADAMW_BF16: return 2 + 4 + 8 + 2 + 2; /* 16-bit gradient, weight and states */
-    }
-    return 34;
-}
-
 /* DP / ZeRO communication of one stage: `per_step` after the last backward (reduction) or
    before the first forward (parameter gather), `per_mb_fwd`/`per_mb_bwd` every micro-batch. */
 struct dp_comm {
@@ -415,13 +398,13 @@ static void stage_eval(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
     double opt, offload = 0;
     if (l->offload != TP_OFFLOAD_NONE) {
         /* CPU Adam over host memory; gradients down and 16-bit weights up over PCIe */
-        opt = local * (opt_bytes(j->optimizer) - 2) / cal->host_adam_bw;
+        opt = local * (tp_optimizer_step_bytes(j->optimizer) - 2) / cal->host_adam_bw;
         offload = local * (2 + x->h.act_bytes) / (c->gpu.host_bw * cal->eff_pcie);
         if (l->offload == TP_OFFLOAD_PARAMS) /* parameters stream in per micro-batch */
             offload += gas * 2 * (sp->dense + sp->expert) / n_opt_d * x->h.act_bytes /
                        (c->gpu.host_bw * cal->eff_pcie);
     } else {
-        opt = local * opt_bytes(j->optimizer) / (c->gpu.hbm_bw * cal->opt_eff);
+        opt = local * tp_optimizer_step_bytes(j->optimizer) / (c->gpu.hbm_bw * cal->opt_eff);
     }
     e->d = d;
     e->fetch = fetch;
