@@ -475,9 +475,8 @@ static enum tp_status step_rates(const struct ctx *x, double model, double hardw
     out->mfu = tp_mfu(model, tps, out->peak_flops);
     out->hfu = tp_mfu(out->hw_flops_per_token, tps, out->peak_flops);
     out->megatron_tflops_per_gpu = megatron * tps / 1e12;
-    double L = m->n_layers, h = m->hidden, s = (double)j->seq, V = m->vocab;
     double ckpt = l->recompute == TP_RECOMPUTE_FULL ? 4 : 3;
-    double ds = 24 * ckpt * L * h * h * (1 + s / (6 * h) + V / (16 * L * h));
+    double ds = tp_flops_nar21(m, (double)j->seq, 24 * ckpt, 16);
     out->deepspeed_tflops_per_gpu = ds * tps / 1e12;
     /* physically possible: a finite positive time and no more FLOPs than the peak the GEMMs
        run at (fp8: the fp8 peak; MFU itself stays against the 16-bit one) */

@@ -153,8 +153,7 @@ static enum tp_status flops(const struct tp_model *m, uint64_t seq, enum tp_attn
     f->torchtitan = 6.0 * (double)(p.active - p.embedding) + full_square;
     f->megatron_2023 = 3 * (f->fwd_dense + fwd_attention(m, s, mtp, TP_ATTN_NONCAUSAL) +
                             fwd_scans(m, s, TP_ATTN_NONCAUSAL));
-    double L = m->n_layers;
-    f->narayanan_2021 = 72 * L * h * h * (1 + s / (6 * h) + v / (12 * L * h));
+    f->narayanan_2021 = tp_flops_nar21(m, s, 72, 12);
     return TP_OK;
 }
 

@@ -19,6 +19,15 @@ enum tp_status tp_flops_model(const struct tp_model *m, uint64_t seq, enum tp_re
                               struct tp_flops *f);
 /* n_q * (d_qk + d_v): the attention core's width summed over query heads (flops.c). */
 double tp_head_widths(const struct tp_model *m);
+/* The published closed form of a GPT's FLOPs per token, Narayanan et al. 2021 ([NAR21] eq. 3),
+   written once: k L h^2 (1 + s / (6h) + V / (d L h)).  k is 24 per pass over the blocks (72:
+   forward and backward; 96: with full recompute's second forward) and d puts the LM head's
+   6 V h in (12 at k = 72, 16 at k = 96); DeepSpeed's flops profiler keeps d = 16 whatever k. */
+static inline double tp_flops_nar21(const struct tp_model *m, double s, double k, double d)
+{
+    double L = m->n_layers, h = m->hidden, V = m->vocab;
+    return k * L * h * h * (1 + s / (6 * h) + V / (d * L * h));
+}
 
 /* Block kinds that cost the same: FFN (dense, MoE, none) x mixer (attention full / sliding /
    chunked, Mamba-2, gated DeltaNet, none); tp_block_kind (ssm.c) numbers them
