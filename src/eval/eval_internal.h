@@ -102,6 +102,13 @@ double tp_optimizer_state_bytes(const struct tp_model *m, enum tp_optimizer o);
    (Adafactor's factored moments excluded), and bytes one step moves per parameter. */
 double tp_optimizer_states(enum tp_optimizer o);
 double tp_optimizer_step_bytes(enum tp_optimizer o);
+/* The FLOP conventions of a runs file's tflops_convention column, in its order
+   (runs_measured.c: their names; tp_convention_flops_per_token what each counts). */
+enum tp_flop_convention {
+    TP_CONV_MEGATRON_HFU_2021, TP_CONV_KORTHIKANTI_MFU, TP_CONV_MEGATRON_CORE, TP_CONV_NEMO_MODEL,
+    TP_CONV_LLM_FOUNDRY, TP_CONV_TORCHTITAN, TP_CONV_DGXC_FORMULA, TP_CONV_OTHER, TP_CONV_COUNT
+};
+extern const char *const TP_FLOP_CONVENTIONS[TP_CONV_COUNT];
 /* The checkpoint plan for `world` ranks, `mp` model-parallel ranks (tp x pp) and ZeRO stage
    `zero`: tp_ckpt_plan's arithmetic, also what a ZeRO folder's files should hold (ckpt_plan.c). */
 void tp_ckpt_plan_core(const struct tp_model *m, const struct tp_job *j, uint32_t world,

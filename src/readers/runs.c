@@ -622,13 +622,10 @@ static enum tp_status map_measured(const struct row *r, struct tp_run *out)
     TRY(tp_row_real(r, "wall_clock_h", &out->wall_clock_h));
     TRY(tp_row_real(r, "total_tokens", &out->total_tokens));
     TRY(tp_row_bool(r, "oom", false, &out->oom));
-    static const char *const convs[] = {"megatron-hfu-2021", "korthikanti-mfu", "megatron-core",
-                                        "nemo-model", "llm-foundry", "torchtitan",
-                                        "dgxc-formula", "other"};
     int i;
-    TRY(tp_row_enum(r, "tflops_convention", convs, sizeof convs / sizeof convs[0], &i));
+    TRY(tp_row_enum(r, "tflops_convention", TP_FLOP_CONVENTIONS, TP_CONV_COUNT, &i));
     tp_snprintf(out->tflops_convention, sizeof out->tflops_convention, "%s",
-                i >= 0 ? convs[i] : "");
+                i >= 0 ? TP_FLOP_CONVENTIONS[i] : "");
     return TP_OK;
 }
 
