@@ -216,7 +216,12 @@ static enum tp_status fsdp_backend_check(const struct tp_job *j, const struct tp
 
 const char *tp_moe_impl_name(enum tp_moe_impl impl)
 {
-    static const char *const NAMES[] = {"default", "eager", "grouped", "deepspeed", "dense"};
+    static const char *const NAMES[] = {
+        [TP_MOE_DEFAULT] = "default", [TP_MOE_EAGER] = "eager", [TP_MOE_GROUPED] = "grouped",
+        [TP_MOE_DEEPSPEED] = "deepspeed", [TP_MOE_DENSE] = "dense",
+    };
+    static_assert(sizeof NAMES / sizeof NAMES[0] == TP_MOE_DENSE + 1,
+                  "NAMES: one per enum tp_moe_impl value");
     return (unsigned)impl < sizeof NAMES / sizeof NAMES[0] ? NAMES[impl] : "?";
 }
 
