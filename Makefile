@@ -24,8 +24,9 @@ WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wmissing-prototypes -Wstrict-prot
 # TP_LDFLAGS) instead of replacing them.
 # (sanitizer builds default to -O1: faster to build, still useful stack traces)
 CFLAGS   ?= $(if $(filter 1 fuzz,$(SAN)),-O1,-O2) -g
-# every floor's private header by its name (docs/design.md "Floors": a file includes its own
-# floor's header, which includes the floors below; scripts/check-layers.py checks that);
+# every floor's private header by its name (docs/design.md "Source layout: floors": a file
+# includes its own floor's header, which includes the floors below; scripts/check-layers.py
+# checks that);
 # src/core/ holds only the transitional umbrella internal.h
 TP_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -Iinclude \
               $(addprefix -I,$(sort $(dir $(wildcard src/*/*.h)))) -MMD -MP
@@ -166,11 +167,12 @@ run: deps
 test: deps
 	@sh scripts/check-citations.sh
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory unit header-test layers-test bench-smoke fuzz-replay cli-test formats-test \
-	    svg-test export-test python-test schema-test readme-test $(if $(filter 1,$(SAN)),,web-test)
+	@$(MAKE) --no-print-directory unit header-test layers-test bench-smoke fuzz-replay cli-test \
+	    formats-test svg-test export-test python-test schema-test readme-test \
+	    $(if $(filter 1,$(SAN)),,web-test)
 
 # The floors of src/ depend only downward: the #include lines and the symbols each object
-# defines and uses (nm), in the order docs/design.md gives ("Floors")
+# defines and uses (nm), in the order docs/design.md gives ("Source layout: floors")
 layers-test: $(LIB)
 	@python3 scripts/check-layers.py $(BUILD)
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""check-layers.py - the library's floors depend only downward (make layers-test, part of make test).
+"""check-layers.py - the library's floors depend only downward (make layers-test, in make test).
 
-    python3 scripts/check-layers.py [BUILD]
+    python3 scripts/check-layers.py               (objects under build/)
+    python3 scripts/check-layers.py build-san     (another build folder)
 
-docs/design.md ("Floors") gives the order below, lowest first.  Two views of the same rule:
+docs/design.md ("Source layout: floors") gives the order below, lowest first.  Two views of
+the same rule:
   includes  every `#include "x.h"` of src/*/*.[ch] names a header of its own floor or of a
             lower one (the public include/ headers and generated files are below everything);
   symbols   every symbol an object of BUILD/src/*/*.o uses (nm: U) that another library object
@@ -18,7 +20,7 @@ import re
 import subprocess
 import sys
 
-# Lowest first (docs/design.md "Floors").
+# Lowest first (docs/design.md "Source layout: floors").
 FLOORS = ["base", "model", "plan", "eval", "data", "search", "fit", "logs", "readers",
           "reports", "export", "api", "plot"]
 RANK = {f: i for i, f in enumerate(FLOORS)}

@@ -56,7 +56,8 @@ done
 compile "$csv/libcsv.c" "$obj/csv/libcsv.o" -w
 # the library, less the calibration fit (GSL) and the Axolotl export (libyaml): no page verb
 # reaches them
-# every floor's private header by its name, as the Makefile does (docs/design.md "Floors")
+# every floor's private header by its name, as the Makefile does (docs/design.md, "Source
+# layout: floors")
 floors=$(for d in src/*/; do printf -- '-I%s ' "${d%/}"; done)
 for f in src/*/*.c; do
     case $f in src/fit/*.c | src/export/export_axolotl.c) continue ;; esac
