@@ -445,6 +445,7 @@ void tp_block_cost(const struct ctx *x, uint32_t layer, struct cost *c)
     c->tp_bwd = tp_colls / 2 * coll;
     if (l->cp > 1 && mixer == TP_MIXER_ATTN)
         ring_attention(x, c);
+    tp_host_block(x, layer, c); /* launches the GPU work does not cover (host.c) */
 }
 
 /* Embedding (first stage) and LM head with the loss (last stage) for one micro-batch. */
