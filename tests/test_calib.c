@@ -249,6 +249,27 @@ static void test_synthetic_round_trip(void **state)
     assert_float_equal(fitted.mem_eff, 0.42, 0.42 * 0.10);
     assert_float_equal(fitted.attn_eff, 0.31, 0.31 * 0.10);
     assert_float_equal(fitted.step_overhead_s, 0.12, 0.12 * 0.10);
+    /* what pins each parameter (calibrate --explain): gemm_scale moves every row, so all 3
+       sources pin it; its standard error is finite and the truth lies within 3 of them; no
+       fitted parameter sits at a bound; an unpinned one keeps its prior with no error */
+    for (size_t i = 0; i < res.n_params; i++) {
+        const struct tp_fit_param *fp = &res.params[i];
+        assert_false(fp->at_bound);
+        assert_non_null(fp->cite);
+        if (strcmp(fp->name, "gemm_scale") == 0) {
+            assert_int_equal(fp->rows, N_SYN);
+            assert_int_equal(fp->sources, 3);
+            assert_true(isfinite(fp->se) && fp->se > 0);
+            assert_true(fabs(fp->after - 0.72) < 3 * fp->se);
+            assert_float_equal(fp->prior, 1.0, 0);
+        }
+        if (!fp->identified) {
+            assert_int_equal(fp->rows, 0);
+            assert_true(isnan(fp->se));
+        }
+        if (strcmp(fp->name, "eager_op_s") == 0) /* the host's per-launch time: a measurement */
+            assert_true(fp->measured_prior && strstr(fp->cite, "pytorch/pytorch#41383"));
+    }
     /* the domain is the rows' */
     assert_int_equal(fitted.domain.rows, N_SYN);
     assert_int_equal(fitted.domain.n_gpus, 1);

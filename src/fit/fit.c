@@ -62,34 +62,58 @@ struct global {
     size_t off;
     enum xform x;
     double sigma; /* prior width in the fitting coordinate */
+    const char *cite; /* NULL: a weak pull toward the base; else the published measurement the
+                         prior is, and sigma its uncertainty: a Bayesian prior (M_LAMBDA) */
 };
 
-#define G(f, x, s) {#f, offsetof(struct tp_calib, f), x, s}
+/* A measured prior weighs as a Gaussian prior against the data term read as a likelihood:
+   the data term is the mean over S sources of each source's mean pseudo-Huber loss, about
+   r^2 / (2 DELTA) per row, and the rows of one source share one source effect of spread TAU
+   (the spread between sources' median errors held out, ~0.1 in log), so the data term times
+   S DELTA / TAU^2 is the negative log-likelihood and a prior (u - u0)^2 / (2 sigma^2) enters
+   the objective with weight TAU^2 / (2 S DELTA) (M_LAMBDA, per source count).  The same
+   factor turns the objective's curvature into the parameters' covariance (standard_errors). */
+#define TAU 0.10
+#define M_LAMBDA(sources) (TAU * TAU / (2.0 * (sources) * DELTA))
+
+#define G(f, x, s) {#f, offsetof(struct tp_calib, f), x, s, NULL}
+#define M(f, x, s, why) {#f, offsetof(struct tp_calib, f), x, s, why}
 static const struct global GLOBALS[] = {
     /* attn_bwd_ratio is not fitted: training runs see attention as (1 + ratio) / attn_eff, so
        the two cannot be told apart; the ratio stays at FlashAttention's 2.5 */
     /* attn_block_keys is the attention's sequence-length curve: runs of 0.5k to 1M tokens
        tell it apart from attn_eff */
     G(gemm_scale, LOG, 1),      G(attn_eff, LOGIT, 1),          G(attn_block_keys, LOG, 1),
-    G(fa2_ratio, LOGIT, 1),     G(mem_eff, LOGIT, 1),           G(fused_elementwise, LOGIT, 1),
-    /* torchao's row-wise FP8 GEMM: only its rows identify it (prior: pytorch/pytorch#147971) */
-    G(fp8_rowwise_ratio, LOGIT, 1),
+    /* FlashAttention-3 (arXiv:2407.08608) Fig. 5: FA2 335-370 against FA3 610-660 TFLOP/s on
+       H100, 0.51-0.61: logit sd 0.25 */
+    M(fa2_ratio, LOGIT, 0.25, "FlashAttention-3 paper Fig. 5: FA2/FA3 0.51-0.61 on H100"),
+    G(mem_eff, LOGIT, 1),       G(fused_elementwise, LOGIT, 1),
+    /* torchao's row-wise FP8 GEMM: only its rows identify it */
+    M(fp8_rowwise_ratio, LOGIT, 0.5, "pytorch/pytorch#147971: row-wise vs tensor-wise FP8 GEMM"),
     G(tp_overlap, LOGIT, 2),    G(dp_overlap, LOGIT, 1),        G(ep_overlap, LOGIT, 2),
     /* runs with ZeRO-3/FSDP gathers and large DP groups tell it from dp_overlap: one caps
-       what hides, the other charges for what does */
-    G(overlap_slowdown, LOGIT, 1),
+       what hides, the other charges for what does.  Lee et al. 2025: 18.9% mean, up to 40%
+       (two sd in logit: 0.5) */
+    M(overlap_slowdown, LOGIT, 0.5,
+      "Lee et al. 2025 (arXiv:2507.03114): compute 18.9% slower overlapped, up to 40%"),
     G(step_overhead_s, LOG, 1.5),
-    /* achieved bus bandwidth is measured (nccl-tests): a tighter prior */
-    G(eff_intra, LOGIT, 0.5),   G(eff_inter, LOGIT, 0.5),
+    /* achieved bus bandwidth over line rate: nccl-tests all-reduce busbw (training-physics.md
+       4.2), logit sd 0.5 */
+    M(eff_intra, LOGIT, 0.5, "nccl-tests all-reduce busbw over NVLink line rate (0.75-0.85)"),
+    M(eff_inter, LOGIT, 0.5, "nccl-tests all-reduce busbw over NIC line rate (0.85-0.95)"),
+    /* host time per eager launch (src/core/host.c): 5-25 us measured, prior 12, log sd 0.4 */
+    M(eager_op_s, LOG, 0.4,
+      "pytorch/pytorch#41383: 6.8 us/op CPU side + 1-3 us launch; 5-25 us per op in all"),
 };
 #undef G
+#undef M
 #define N_GLOBALS (sizeof GLOBALS / sizeof GLOBALS[0])
 #define GPU_SIGMA 1.0
 
 static double to_u(enum xform x, double v)
 {
-    if (x == LOG)
-        return log(v > 1e-4 ? v : 1e-4);
+    if (x == LOG) /* host times per op are ~1e-5 s: the floor sits far below */
+        return log(v > 1e-12 ? v : 1e-12);
     double f = v < 0.005 ? 0.005 : v > 0.995 ? 0.995 : v;
     return log(f / (1 - f));
 }
@@ -120,6 +144,8 @@ struct gpu_slot {
     uint32_t rows;
     uint32_t sources;   /* distinct sources measuring this die */
     bool fitted;
+    double se_u;        /* standard error of u (NAN: none) */
+    bool at_edge;       /* the factor sits at an end of the 0.76..1.25 grid */
 };
 
 struct problem {
@@ -266,6 +292,12 @@ static double loss(double v)
     return isfinite(v) ? v : 1e300;
 }
 
+/* The prior's weight for global k: a measured prior's (M_LAMBDA), else the weak pull. */
+static double lambda_of(const struct problem *p, size_t k)
+{
+    return GLOBALS[k].cite ? M_LAMBDA(p->n_sources ? p->n_sources : 1) : p->lambda;
+}
+
 static double global_f(const gsl_vector *v, void *arg)
 {
     struct problem *p = arg;
@@ -275,9 +307,9 @@ static double global_f(const gsl_vector *v, void *arg)
         double u = gsl_vector_get(v, i);
         set_global(p, k, u);
         double d = (u - p->u0[k]) / GLOBALS[k].sigma;
-        prior += d * d;
+        prior += lambda_of(p, k) * d * d;
     }
-    return loss(data_term(p) + p->lambda * prior);
+    return loss(data_term(p) + prior);
 }
 
 static void fit_globals(struct problem *p, unsigned max_evals);
@@ -374,9 +406,9 @@ static int global_resid(const gsl_vector *x, void *arg, gsl_vector *f)
         double e = sqrt(2 * p->h[i] / ((double)used * (double)p->src_rows[p->source[i]]));
         gsl_vector_set(f, i, p->lr[i] < 0 ? -e : e);
     }
-    double pull = sqrt(2 * p->lambda);
     for (size_t i = 0; i < p->n_free; i++) {
         size_t k = p->free_k[i];
+        double pull = sqrt(2 * lambda_of(p, k));
         double d = pull * (gsl_vector_get(x, i) - p->u0[k]) / GLOBALS[k].sigma;
         gsl_vector_set(f, p->n + i, isfinite(d) ? d : 1e150);
     }
@@ -528,6 +560,12 @@ static void fit_gpu(struct problem *p, uint32_t g)
         }
         gsl_min_fminimizer_free(m);
     }
+    /* its standard error from the objective's curvature (scaled as in standard_errors) */
+    double e = 0.02, fm = gpu_f(u - e, p), f0 = gpu_f(u, p), fp = gpu_f(u + e, p);
+    double curv = (fm - 2 * f0 + fp) / (e * e);
+    double scale = TAU * TAU / (DELTA * (p->n_sources ? p->n_sources : 1));
+    p->gpu[g].se_u = curv > 0 ? sqrt(scale / curv) : NAN;
+    p->gpu[g].at_edge = best == 0 || best + 1 == STEPS;
     p->gpu[g].u = u;
     set_gpu(p, g, u);
     p->only = UINT32_MAX;
@@ -608,6 +646,13 @@ static void setup_slots(struct problem *p, const struct tp_calib *base)
     for (size_t i = 0; i < p->n; i++) {
         const struct tp_gpu *g = &runs[i]->cluster.gpu;
         const char *die = tp_gpu_die(g->key);
+        /* a GPU's dense GEMM rate comes from dense rows: an MoE row's grouped expert GEMMs run
+           at their own rate (the Blackwell factors once came from MoE rows alone and put dense
+           B200 runs 18-21% too fast) */
+        if (runs[i]->model.n_experts > 0) {
+            p->slot[i] = UINT32_MAX;
+            continue;
+        }
         uint32_t s = 0;
         while (s < p->n_gpu && strcmp(p->gpu[s].key, die) != 0)
             s++;
@@ -624,26 +669,159 @@ static void setup_slots(struct problem *p, const struct tp_calib *base)
     }
 }
 
-/* Which global parameters the rows identify (those that move the loss at all): free_k. */
+/* The rows that pin a parameter: those whose log prediction moves by over 0.5% while it
+   moves by 0.2 in its fitting coordinate (lr0: each row's log ratio at the base), counted with
+   their sources and the source holding most of them. */
+static void pinning_rows(const struct problem *p, const double *lr0, const double *lr1,
+                         uint32_t *per_src, struct tp_fit_param *fp)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (fabs(lr1[i] - lr0[i]) > 0.005) {
+            fp->rows++;
+            fp->sources += per_src[p->source[i]]++ == 0;
+        }
+    uint32_t best = 0;
+    for (size_t i = 0; i < p->n; i++)
+        if (per_src[p->source[i]] > best) {
+            best = per_src[p->source[i]];
+            tp_snprintf(fp->top_source, sizeof fp->top_source, "%s", p->runs[i]->source);
+        }
+}
+
+/* Which global parameters the rows identify (those that move the loss at all): free_k; and
+   for each the rows that pin it and its prior. */
 static void find_free(struct problem *p, struct tp_fit_result *res)
 {
     double f0 = data_term(p);
+    double *lr0 = malloc((p->n ? p->n : 1) * sizeof *lr0);
+    double *lr1 = malloc((p->n ? p->n : 1) * sizeof *lr1);
+    uint32_t *per_src = malloc((p->n_sources ? p->n_sources : 1) * sizeof *per_src);
+    if (lr0)
+        memcpy(lr0, p->lr, p->n * sizeof *lr0);
     for (size_t k = 0; k < N_GLOBALS; k++) {
         double v = *field(&p->cal, GLOBALS[k].off);
         p->u0[k] = to_u(GLOBALS[k].x, v);
         double moved = 0;
+        struct tp_fit_param *fp = &res->params[res->n_params++];
+        memset(fp, 0, sizeof *fp);
         for (int sgn = -1; sgn <= 1; sgn += 2) {
             set_global(p, k, p->u0[k] + 0.2 * sgn);
             moved = fmax(moved, fabs(data_term(p) - f0));
+            if (sgn < 0 && lr1)
+                memcpy(lr1, p->lr, p->n * sizeof *lr1);
         }
         *field(&p->cal, GLOBALS[k].off) = v;
-        struct tp_fit_param *fp = &res->params[res->n_params++];
         tp_snprintf(fp->name, sizeof fp->name, "%s", GLOBALS[k].name);
         fp->before = v;
         fp->identified = moved > 1e-7;
+        fp->prior = v;
+        fp->prior_sd = GLOBALS[k].sigma;
+        fp->measured_prior = GLOBALS[k].cite != NULL;
+        fp->cite = GLOBALS[k].cite ? GLOBALS[k].cite : "";
+        fp->se = NAN;
+        if (lr0 && lr1 && per_src) {
+            memset(per_src, 0, p->n_sources * sizeof *per_src);
+            pinning_rows(p, lr0, lr1, per_src, fp);
+        }
         if (fp->identified)
             p->free_k[p->n_free++] = k;
     }
+    data_term(p); /* the rows' figures at the base again */
+    free(lr0);
+    free(lr1);
+    free(per_src);
+}
+
+/* Whether a fitted value sits at a bound of its coordinate (the logit's clamp, the log's
+   floor) or at the physical one (gemm_scale at the MAMF sweep's rate). */
+static bool bounded(size_t k, double v)
+{
+    if (GLOBALS[k].x == LOGIT)
+        return v <= 0.01 || v >= 0.99;
+    if (physical(k, 2.0) != 2.0 && v >= physical(k, 2.0) * 0.999)
+        return true;
+    return v <= 1e-11;
+}
+
+/* A parameter without a measured prior that the fit drives to a bound is not pinned by the
+   rows (the bound is): it is held at its prior and the others are fitted again without it. */
+static void hold_bounded(struct problem *p, struct tp_fit_result *res, unsigned max_evals)
+{
+    size_t kept = 0;
+    bool held = false;
+    for (size_t i = 0; i < p->n_free; i++) {
+        size_t k = p->free_k[i];
+        double v = *field(&p->cal, GLOBALS[k].off);
+        if (!GLOBALS[k].cite && bounded(k, v)) {
+            set_global(p, k, p->u0[k]);
+            res->params[k].at_bound = true;
+            held = true;
+        } else {
+            p->free_k[kept++] = k;
+        }
+    }
+    p->n_free = kept;
+    if (held)
+        fit_globals(p, max_evals);
+}
+
+/* Standard errors of the fitted globals from the curvature of the objective at the optimum:
+   its Jacobian J (the residuals of global_resid), the covariance inv(J'J) in the fitting
+   coordinates scaled as M_LAMBDA explains (the spread between sources: the larger of TAU and
+   the sources' median log errors' root mean square), mapped to each parameter's units. */
+static void standard_errors(struct problem *p, struct tp_fit_result *res)
+{
+    size_t d = p->n_free, n = p->n + d;
+    if (d == 0)
+        return;
+    gsl_matrix *J = gsl_matrix_alloc(n, d), *cov = gsl_matrix_alloc(d, d);
+    gsl_vector *x = gsl_vector_alloc(d), *f0 = gsl_vector_alloc(n), *f1 = gsl_vector_alloc(n);
+    if (J && cov && x && f0 && f1) {
+        for (size_t i = 0; i < d; i++)
+            gsl_vector_set(x, i, to_u(GLOBALS[p->free_k[i]].x,
+                                      *field(&p->cal, GLOBALS[p->free_k[i]].off)));
+        global_resid(x, p, f0);
+        /* the spread between sources: each source's median signed log error */
+        double ss = 0;
+        uint32_t used = 0;
+        for (uint32_t s = 0; s < p->n_sources; s++) {
+            size_t k = 0;
+            for (size_t i = 0; i < p->n; i++)
+                if (p->source[i] == s)
+                    p->scratch[k++] = p->lr[i];
+            if (k == 0)
+                continue;
+            qsort(p->scratch, k, sizeof p->scratch[0], by_value);
+            double med = k % 2 ? p->scratch[k / 2]
+                               : (p->scratch[k / 2 - 1] + p->scratch[k / 2]) / 2;
+            ss += med * med;
+            used++;
+        }
+        double tau = used ? fmax(TAU, sqrt(ss / used)) : TAU;
+        for (size_t j = 0; j < d; j++) {
+            double u = gsl_vector_get(x, j), h = 1e-3 * fmax(fabs(u), 1);
+            gsl_vector_set(x, j, u + h);
+            global_resid(x, p, f1);
+            for (size_t i = 0; i < n; i++)
+                gsl_matrix_set(J, i, j, (gsl_vector_get(f1, i) - gsl_vector_get(f0, i)) / h);
+            gsl_vector_set(x, j, u);
+        }
+        global_resid(x, p, f0); /* leave the calibration at the optimum */
+        gsl_multifit_nlinear_covar(J, 1e-10, cov);
+        double scale = tau * tau / (DELTA * (p->n_sources ? p->n_sources : 1));
+        for (size_t j = 0; j < d; j++) {
+            size_t k = p->free_k[j];
+            double var = gsl_matrix_get(cov, j, j) * scale;
+            double se_u = var > 0 && isfinite(var) ? sqrt(var) : NAN;
+            double v = *field(&p->cal, GLOBALS[k].off);
+            res->params[k].se = GLOBALS[k].x == LOG ? v * (exp(se_u) - 1) : v * (1 - v) * se_u;
+        }
+    }
+    gsl_matrix_free(J);
+    gsl_matrix_free(cov);
+    gsl_vector_free(x);
+    gsl_vector_free(f0);
+    gsl_vector_free(f1);
 }
 
 /* Fitted values to 3 significant digits, and the report of each. */
@@ -669,6 +847,13 @@ static void round_and_report(struct problem *p, struct tp_fit_result *res)
             fp->before = p->gpu[g].gpu[k].mamf;
             fp->after = e->mamf_bf16;
             fp->identified = true;
+            fp->rows = p->gpu[g].rows;
+            fp->sources = p->gpu[g].sources;
+            fp->prior = fp->before;
+            fp->prior_sd = GPU_SIGMA;
+            fp->se = fp->after * (exp(p->gpu[g].se_u) - 1);
+            fp->at_bound = p->gpu[g].at_edge;
+            fp->cite = "";
         }
     }
 }
@@ -744,7 +929,9 @@ enum tp_status tp_fit_planned(const struct tp_run *const *runs,
             if (p.gpu[g].fitted)
                 fit_gpu(&p, g);
     }
+    hold_bounded(&p, res, o->max_evals);
     round_and_report(&p, res);
+    standard_errors(&p, res);
     p.loss = LOSS_MEDIAN;
     res->objective_after = data_term(&p);
     res->evaluations = p.evals;
