@@ -151,6 +151,95 @@ static void range_table(const struct state *s, const double *held)
     }
 }
 
+/* Leave-one-group-out, as a user meets a run the calibration never saw: the rows grouped by
+   source, GPU family, stack or model-size decade; each group predicted by a calibration fitted
+   (from the priors, the built-in fit options) on the other groups' rows, with that
+   calibration's domain flags and 80% range (tp_run_evaluate), so the range widens where the
+   group lies outside what the fold was fitted on.  Per group: the median |error| and the share
+   of its rows inside their range; then the median of the group medians and the coverage over
+   the rows and group-balanced. */
+enum regime { BY_SOURCE, BY_GPU, BY_STACK, BY_SIZE };
+
+static void regime_key(const struct tp_run *r, enum regime k, char *out, size_t len)
+{
+    if (k == BY_SOURCE) {
+        snprintf(out, len, "%s", r->source);
+    } else if (k == BY_GPU) {
+        size_t n = strcspn(r->cluster.gpu.key, "-");
+        snprintf(out, len, "gpu:%.*s", (int)n, r->cluster.gpu.key);
+    } else if (k == BY_STACK) {
+        snprintf(out, len, "stack:%s", tp_stack_get(r->job.framework)->key);
+    } else {
+        struct tp_params p;
+        tp_count_params(&r->model, &p);
+        snprintf(out, len, "size:1e%d", (int)floor(log10((double)(p.total ? p.total : 1))));
+    }
+}
+
+static void regime_out(const struct state *s, const struct tp_calib *prior,
+                       const struct tp_fit_opts *o, enum regime k)
+{
+    static char key[MAX_ROWS][48];
+    static const struct tp_run *train[MAX_ROWS];
+    static double tm[MAX_ROWS], pick[MAX_ROWS], scratch[MAX_ROWS];
+    static double medians[MAX_ROWS], cover[MAX_ROWS];
+    static const char *const NAMES[] = {"source", "GPU family", "stack", "model-size decade"};
+    for (size_t i = 0; i < s->n; i++)
+        regime_key(&s->runs[i], k, key[i], sizeof key[i]);
+    printf("\n  leave-one-%s-out (each group predicted by a fit to the others, with that fit's "
+           "domain and 80%% range):\n", k == BY_SOURCE ? "source" : "regime");
+    printf("  %-46s %5s %8s %8s %9s\n", NAMES[k], "rows", "median", "p90", "in range");
+    size_t n_groups = 0, in_all = 0, n_all = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        bool first = true;
+        for (size_t j = 0; j < i && first; j++)
+            first = strcmp(key[j], key[i]) != 0;
+        if (!first)
+            continue;
+        size_t n_train = 0;
+        for (size_t j = 0; j < s->n; j++)
+            if (strcmp(key[j], key[i]) != 0) {
+                train[n_train] = &s->runs[j];
+                tm[n_train++] = s->measured[j];
+            }
+        static struct tp_calib fold;
+        struct tp_fit_result res;
+        struct tp_error err;
+        if (n_train == 0 ||
+            tp_calib_fit(train, tm, n_train, prior, o, &fold, &res, &err) != TP_OK)
+            continue;
+        size_t n = 0, in = 0;
+        for (size_t j = 0; j < s->n; j++) {
+            if (strcmp(key[j], key[i]) != 0)
+                continue;
+            static struct tp_run_eval e;
+            if (tp_run_evaluate(&s->runs[j], &fold, &e) != TP_OK || !isfinite(e.err))
+                continue;
+            pick[n++] = e.err;
+            in += e.in_range;
+        }
+        if (n == 0)
+            continue;
+        struct tp_err_stats st;
+        tp_err_stats(pick, n, scratch, &st);
+        medians[n_groups] = st.median_abs;
+        cover[n_groups++] = (double)in / (double)n;
+        in_all += in;
+        n_all += n;
+        printf("  %-46s %5zu %7.1f%% %7.1f%% %8.0f%%\n", key[i], n, 100 * st.median_abs,
+               100 * st.p90_abs, 100.0 * (double)in / (double)n);
+    }
+    struct tp_err_stats bal;
+    tp_err_stats(medians, n_groups, scratch, &bal);
+    double mean_cover = 0;
+    for (size_t g = 0; g < n_groups; g++)
+        mean_cover += cover[g] / (double)n_groups;
+    if (n_groups && n_all)
+        printf("  by %s: median of the %zu group medians %.1f%%; inside the 80%% range %.0f%% of "
+               "the rows, %.0f%% group-balanced\n", NAMES[k], n_groups, 100 * bal.median_abs,
+               100.0 * (double)in_all / (double)n_all, 100 * mean_cover);
+}
+
 int main(int argc, char **argv)
 {
     static struct state s;
@@ -258,5 +347,7 @@ int main(int argc, char **argv)
            "%u evaluations, fit %.1f s, cross-validation %.1f s\n",
            res.objective_before, res.objective_after, res.evaluations, fit_s, cv_s);
     range_table(&s, held);
+    for (int k = BY_SOURCE; k <= BY_SIZE; k++)
+        regime_out(&s, &prior, &o, (enum regime)k);
     return 0;
 }
