@@ -125,8 +125,8 @@ static void range_table(const struct state *s, const double *held)
     char seen[16][32];
     size_t n_seen = 0;
     printf("\n  80%% ranges by class (measured / held-out prediction):\n");
-    printf("  %-22s %5s %8s %8s   %-17s %8s\n", "class", "rows", "p10", "p90", "built-in range",
-           "coverage");
+    printf("  %-22s %5s %8s %8s   %-17s %8s   %s\n", "class", "rows", "p10", "p90",
+           "built-in range", "coverage", "source-balanced  random-effect 10-90%");
     for (size_t i = 0; i < s->n; i++) {
         bool done = false;
         for (size_t k = 0; k < n_seen; k++)
@@ -145,9 +145,74 @@ static void range_table(const struct state *s, const double *held)
         if (n == 0)
             continue;
         qsort(ratio, n, sizeof ratio[0], cmp_double);
-        printf("  %-22s %5zu %8.3f %8.3f   %6.2f - %-8.2f %7.0f%%\n", rg[i].cls, n,
-               quantile(ratio, n, 0.1), quantile(ratio, n, 0.9), rg[i].lo, rg[i].hi,
-               100.0 * (double)inside / (double)n);
+        /* the predictive distribution with a per-source random effect: log(measured/predicted)
+           = mu + b_source + e_row, b of variance tau^2 between the sources' means (each source
+           weighs one), e of the pooled variance within sources; its 10th-90th percentiles */
+        double src_mean[64], src_n[64], within = 0, mu = 0;
+        size_t n_src = 0, n_w = 0;
+        const char *names[64];
+        for (size_t j = 0; j < s->n; j++) {
+            if (strcmp(rg[j].cls, rg[i].cls) != 0 || !isfinite(held[j]))
+                continue;
+            size_t q = 0;
+            while (q < n_src && strcmp(names[q], s->runs[j].source) != 0)
+                q++;
+            if (q == n_src && n_src < 64) {
+                names[n_src] = s->runs[j].source;
+                src_mean[n_src] = src_n[n_src] = 0;
+                n_src++;
+            }
+            if (q < n_src) {
+                src_mean[q] += -log1p(held[j]);
+                src_n[q]++;
+            }
+        }
+        for (size_t q = 0; q < n_src; q++) {
+            src_mean[q] /= src_n[q];
+            mu += src_mean[q] / (double)n_src;
+        }
+        for (size_t j = 0; j < s->n; j++) {
+            if (strcmp(rg[j].cls, rg[i].cls) != 0 || !isfinite(held[j]))
+                continue;
+            for (size_t q = 0; q < n_src; q++)
+                if (strcmp(names[q], s->runs[j].source) == 0) {
+                    double d = -log1p(held[j]) - src_mean[q];
+                    within += d * d;
+                    n_w++;
+                }
+        }
+        double tau2 = 0;
+        for (size_t q = 0; q < n_src; q++)
+            tau2 += (src_mean[q] - mu) * (src_mean[q] - mu) / (n_src > 1 ? n_src - 1.0 : 1.0);
+        double sd = sqrt(tau2 + (n_w > n_src ? within / (double)(n_w - n_src) : 0));
+        /* and the source-balanced percentiles: each source's rows weigh 1 / (sources x its
+           rows), so a new source is predicted as any source, not as the largest */
+        static struct wr {
+            double r, w;
+        } wr[MAX_ROWS];
+        size_t m = 0;
+        for (size_t j = 0; j < s->n; j++) {
+            if (strcmp(rg[j].cls, rg[i].cls) != 0 || !isfinite(held[j]))
+                continue;
+            for (size_t q = 0; q < n_src; q++)
+                if (strcmp(names[q], s->runs[j].source) == 0) {
+                    wr[m].r = 1 / (1 + held[j]);
+                    wr[m++].w = 1 / ((double)n_src * src_n[q]);
+                }
+        }
+        qsort(wr, m, sizeof wr[0], cmp_double); /* by r: the struct's first member */
+        double cum = 0, b10 = NAN, b90 = NAN;
+        for (size_t q = 0; q < m; q++) {
+            cum += wr[q].w;
+            if (isnan(b10) && cum >= 0.1)
+                b10 = wr[q].r;
+            if (isnan(b90) && cum >= 0.9)
+                b90 = wr[q].r;
+        }
+        printf("  %-22s %5zu %8.3f %8.3f   %6.2f - %-8.2f %7.0f%%   %5.3f - %5.3f   %5.3f - %5.3f "
+               "(%zu sources, tau %.3f)\n", rg[i].cls, n, quantile(ratio, n, 0.1),
+               quantile(ratio, n, 0.9), rg[i].lo, rg[i].hi, 100.0 * (double)inside / (double)n,
+               b10, b90, exp(mu - 1.2816 * sd), exp(mu + 1.2816 * sd), n_src, sqrt(tau2));
     }
 }
 
