@@ -141,6 +141,9 @@ struct tp_calib {
     double fp8_rowwise_ratio; /* PyTorch's CUTLASS row-wise FP8 GEMM over cuBLAS's tensor-wise
                                  one (torchao's row-wise recipe, tp_fp8_recipe) */
     double gemm_scale;     /* real training GEMMs relative to the MAMF sweep's best shapes */
+    double grouped_gemm_scale; /* MoE grouped expert GEMMs (Megatron-Core/TE TEGroupedMLP,
+                                  torchtitan's grouped_mm) relative to dense GEMMs of the same
+                                  shape: their own kernels, their own rate */
     uint32_t tile_m, tile_n; /* output tile of one thread block (wave and tile quantization) */
     /* attention core (FlashAttention): forward at attn_eff of the 16-bit peak */
     double attn_eff;

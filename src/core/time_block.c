@@ -368,8 +368,12 @@ static double moe_block(const struct ctx *x, struct cost *c)
     double per_expert = T * k * ep / E * imb;
     lin(x, c, E, H, 1, T, 0); /* router */
     if (x->moe_impl == TP_MOE_GROUPED) {
-        lin(x, c, up * m->moe_ffn / etp, H, E / ep, per_expert, TP_LORA_GATE | TP_LORA_UP);
-        lin(x, c, H, m->moe_ffn / etp, E / ep, per_expert, TP_LORA_DOWN);
+        /* grouped expert GEMMs at their own rate (calibration grouped_gemm_scale) */
+        struct ctx xg = *x;
+        xg.h.gemm_flops *= x->cal->grouped_gemm_scale;
+        xg.h.gemm16_flops *= x->cal->grouped_gemm_scale;
+        lin(&xg, c, up * m->moe_ffn / etp, H, E / ep, per_expert, TP_LORA_GATE | TP_LORA_UP);
+        lin(&xg, c, H, m->moe_ffn / etp, E / ep, per_expert, TP_LORA_DOWN);
     } else if (x->moe_impl == TP_MOE_DENSE) {
         /* every expert over all T tokens (zero-scaled where not routed), plus the E copies of
            the hidden states: repeat, scale, and the sum over experts of the outputs */

@@ -7,7 +7,12 @@
  *   MAMF fractions per GPU live in the catalog; 0.80 for GPUs without a measurement (the
  *     H100/B200 range); fp8/bf16 MAMF ratio 0.90 (H100 0.709/0.803 = 0.88, H200 0.91,
  *     B200 0.98); GEMM tiles 128 x 128 (the CUTLASS/cuBLAS bf16 CTA shape on sm80/sm90);
- *     gemm_scale 1: training GEMMs at the MAMF sweep's rate.
+ *     gemm_scale 1: training GEMMs at the MAMF sweep's rate.  grouped_gemm_scale 1: a grouped
+ *     GEMM runs the dense kernel's tiles over a list of problems (CUTLASS grouped GEMM,
+ *     cuBLAS grouped batched GEMM), whose per-group tile and wave quantization gemm() already
+ *     prices [derived]; the MoE rows pin what the grouped kernels lose beyond that (scheduling,
+ *     the routing metadata), apart from the dense rate (issue 36: a GPU's dense rate fitted on
+ *     MoE rows alone put dense B200 runs 18-21% too fast).
  *   attention: FlashAttention forward at 0.50 of the 16-bit peak (§5.1: 0.5-0.7 on H100 for
  *     d_h 128), backward 2.5x the forward (5 of its 7 matmuls: 2.5x the forward's 2); that is the
  *     architecture-native kernel (FlashAttention-3, cuDNN/TE).  FlashAttention-2 on Hopper and
@@ -65,6 +70,7 @@ void tp_calib_prior(struct tp_calib *c)
     c->fp8_mamf_ratio = 0.90;
     c->fp8_rowwise_ratio = 0.90;
     c->gemm_scale = 1.0;
+    c->grouped_gemm_scale = 1.0;
     c->tile_m = 128;
     c->tile_n = 128;
     c->attn_eff = 0.50;
@@ -121,7 +127,7 @@ struct field {
 #define I(f, lo, hi) {#f, offsetof(struct tp_calib, f), true, lo, hi}
 static const struct field FIELDS[] = {
     R(mamf_default, 0.01, 1),    R(fp8_mamf_ratio, 0.1, 2),  R(fp8_rowwise_ratio, 0.05, 1),
-    R(gemm_scale, 0.01, 2),
+    R(gemm_scale, 0.01, 2),      R(grouped_gemm_scale, 0.01, 2),
     I(tile_m, 8, 1024),          I(tile_n, 8, 1024),         R(attn_eff, 0.01, 1),
     R(attn_bwd_ratio, 1, 10),    R(attn_block_keys, 0, 65536), R(fa2_ratio, 0.05, 1),
     R(mem_eff, 0.01, 1),         R(fused_elementwise, 0, 1),

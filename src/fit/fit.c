@@ -84,6 +84,12 @@ static const struct global GLOBALS[] = {
     /* attn_block_keys is the attention's sequence-length curve: runs of 0.5k to 1M tokens
        tell it apart from attn_eff */
     G(gemm_scale, LOG, 1),      G(attn_eff, LOGIT, 1),          G(attn_block_keys, LOG, 1),
+    /* the MoE rows' grouped expert GEMMs: their own rate, not the GPU's dense one.  One
+       source's MoE rows cannot tell its stack from the kernels, so the prior is the kernels'
+       measurement: MegaBlocks' block-sparse expert GEMMs run within a few percent of cuBLAS
+       batched GEMMs (Gale et al. 2022, arXiv:2211.15841, 98.6%); log sd 0.3 */
+    M(grouped_gemm_scale, LOG, 0.3,
+      "MegaBlocks (arXiv:2211.15841): grouped expert GEMMs at ~98.6% of cuBLAS batched"),
     /* FlashAttention-3 (arXiv:2407.08608) Fig. 5: FA2 335-370 against FA3 610-660 TFLOP/s on
        H100, 0.51-0.61: logit sd 0.25 */
     M(fa2_ratio, LOGIT, 0.25, "FlashAttention-3 paper Fig. 5: FA2/FA3 0.51-0.61 on H100"),
