@@ -36,10 +36,13 @@
  *     src/core/time.c behind); optimizer kernels at
  *     0.80 of HBM bandwidth (§5.3);
  *     CPU Adam 20 GB/s of host memory per GPU [heuristic]; 0.05 s per step of host overhead
- *     (logging, scheduler, data, synchronisation) [heuristic].
- *   eager stacks (src/core/time.c expert_loop, z3_expert_fetch): 12 us of host time per eager
- *     PyTorch op (Python, dispatcher and launch; the per-op overhead CUDA graphs exist to remove)
- *     [heuristic]; 50 us per device-to-host sync with the queue drained (torch.where in Hugging
+ *     (logging, scheduler, data, synchronisation) [heuristic; the rows pin it: 106 rows of 7
+ *     sources in the built-in fit, calibrate --explain].
+ *   eager stacks (src/core/time.c expert_loop, z3_expert_fetch) and every block's launches
+ *     (src/core/host.c): 12 us of host time per eager PyTorch op (Python, dispatcher and launch;
+ *     the per-op overhead CUDA graphs exist to remove): pytorch/pytorch#41383 measures 6.8 us
+ *     of CPU per op with autograd before the CUDA launch's 1-3 us, 5-25 us per op in all (the
+ *     fit holds it to that band: src/fit/fit.c); 50 us per device-to-host sync with the queue drained (torch.where in Hugging
  *     Face's expert loop) [heuristic]; 12 ops per expert forward (modeling_qwen3_moe.py: where,
  *     index, gate, up, act, mul, down, weight index and mul, index_add_, casts) [derived];
  *     500 us per on-demand ZeRO-3 fetch of one Linear's weight: the pre- and post-forward
@@ -79,7 +82,7 @@ void tp_calib_prior(struct tp_calib *c)
     c->fa2_ratio = 0.55;
     c->mem_eff = 0.60;
     c->fused_elementwise = 0.80;
-    c->layer_overhead_s = 0.0;
+    c->layer_overhead_s = 0.0; /* superseded by the launches of src/core/host.c; not fitted */
     c->eager_op_s = 12e-6;
     c->host_sync_s = 50e-6;
     c->moe_eager_ops = 12;
