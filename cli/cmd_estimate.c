@@ -211,7 +211,8 @@ static void print_time(const struct run *r, const struct tp_time *t, const struc
 
 /* One flat row: the figures of the table, for CSV and a sweep's rows. */
 static json_t *estimate_row(const struct run *r, const struct tp_memory *mem,
-                            const struct tp_time *t, const struct budget *b)
+                            const struct tp_time *t, const struct tp_range *rg,
+                            const struct budget *b)
 {
     char hint[160];
     report_fit_hint(r, mem, hint, sizeof hint);
@@ -231,6 +232,12 @@ static json_t *estimate_row(const struct run *r, const struct tp_memory *mem,
                           "hw_tflops_per_gpu", out_num(t->hw_tflops_per_gpu), "hfu",
                           out_num(t->hfu), "memory_bytes", out_num(mem->total_bytes), "fits",
                           (int)mem->fits, "fits_with", hint);
+    if (o && rg) { /* the 80% range, as in the JSON document */
+        json_object_set_new(o, "tokens_per_s_per_gpu_low", out_num(t->tokens_per_s_per_gpu * rg->lo));
+        json_object_set_new(o, "tokens_per_s_per_gpu_high", out_num(t->tokens_per_s_per_gpu * rg->hi));
+        json_object_set_new(o, "step_time_s_low", out_num(t->step_s / rg->hi));
+        json_object_set_new(o, "step_time_s_high", out_num(t->step_s / rg->lo));
+    }
     if (o && b) {
         json_object_set_new(o, "train_time_s", b->tokens > 0 ? out_num(b->w.train_s) : json_null());
         json_object_set_new(o, "gpu_hours", b->tokens > 0 ? out_num(b->gpu_hours) : json_null());
@@ -270,7 +277,7 @@ static int sweep_one(const struct cli_args *a, struct run *r, void *ctx, json_t 
     if (rc != EXIT_OK)
         return rc;
     *ok = ev.memory.fits;
-    return cli_sweep_merge(row, estimate_row(r, &ev.memory, &ev.time, &b));
+    return cli_sweep_merge(row, estimate_row(r, &ev.memory, &ev.time, &ev.range, &b));
 }
 
 static int sweep(const struct cli_args *a, const struct tp_calib *cal)
@@ -338,7 +345,7 @@ int cmd_estimate(int argc, char **argv)
         if (rc != EXIT_OK)
             return rc;
     } else if (a.format == FMT_CSV) {
-        if ((rc = out_csv_row(estimate_row(&r, &mem, &t, &b))) != EXIT_OK)
+        if ((rc = out_csv_row(estimate_row(&r, &mem, &t, &rg, &b))) != EXIT_OK)
             return rc;
     } else {
         report_header(&r, "estimate");

@@ -177,6 +177,13 @@ static int print_csv(const struct tp_validation *v)
         json_object_set_new(row, "layout_searched", json_string(lay));
         json_object_set_new(row, "n_heads_assumed",
                             run->heads_assumed ? json_integer(run->model.n_heads) : json_null());
+        /* the prediction's 80% range, as in the JSON rows */
+        json_object_set_new(row, "predicted_tokens_per_s_per_gpu_low",
+                            out_num(e->predicted_tokens_per_s_per_gpu * e->range.lo));
+        json_object_set_new(row, "predicted_tokens_per_s_per_gpu_high",
+                            out_num(e->predicted_tokens_per_s_per_gpu * e->range.hi));
+        json_object_set_new(row, "in_range", isfinite(e->err) ? json_integer(e->in_range)
+                                                              : json_null());
     }
     for (size_t i = 0; i < runs->n_skipped; i++)
         json_array_append_new(rows, json_pack("{s:s, s:s}", "row_id", runs->skipped[i].row_id,
