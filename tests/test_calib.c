@@ -303,6 +303,45 @@ static void test_synthetic_round_trip(void **state)
                        fitted.step_overhead_s * 0.011);
 }
 
+/* A parameter the rows would drive to a bound is not pinned by them but by the bound: the fit
+   holds it at its prior and fits the others again (calibrate --explain's "at a bound").  The
+   synthetic rows measured with no per-step overhead at all push step_overhead_s toward zero
+   (the bound of a time: under 1/1000 of its prior); it stays at the prior's 0.05 s and is
+   reported at_bound (issue 36: the fit had taken layer_overhead_s to 0). */
+static void test_bound_held_at_prior(void **state)
+{
+    (void)state;
+#ifdef TP_NO_GSL
+    print_message("skipped: built without GSL (make NO_GSL=1): no fit\n");
+    skip();
+#endif
+    static struct tp_calib truth, prior, fitted;
+    tp_calib_prior(&prior);
+    truth = prior;
+    truth.step_overhead_s = 0;
+    const struct tp_run *ptr[N_SYN];
+    double meas[N_SYN];
+    measure_synthetic(&truth, 0, ptr, meas);
+    struct tp_fit_opts o;
+    tp_fit_opts_init(&o);
+    o.per_gpu = false;
+    o.prior_weight = 1e-6;
+    struct tp_fit_result res;
+    struct tp_error err;
+    assert_int_equal(tp_calib_fit(ptr, meas, N_SYN, &prior, &o, &fitted, &res, &err), TP_OK);
+    bool seen = false;
+    for (size_t i = 0; i < res.n_params; i++)
+        if (strcmp(res.params[i].name, "step_overhead_s") == 0) {
+            seen = true;
+            assert_true(res.params[i].identified);
+            assert_true(res.params[i].at_bound);
+            assert_float_equal(res.params[i].after, 0.05, 1e-12);
+            assert_true(isnan(res.params[i].se));
+        }
+    assert_true(seen);
+    assert_float_equal(fitted.step_overhead_s, 0.05, 1e-12);
+}
+
 /* Leave-one-source-out with fold_rows: each fold fits on at most that many of the other
    sources' rows, evenly spaced (of 8, 4 keep ranks 1, 3, 5, 7); the held-out source is
    predicted on all its rows, and a cap at or above a fold's rows is no cap.  With max_folds
@@ -484,6 +523,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_err_stats),     cmocka_unit_test(test_builtin_is_the_data_file),
         cmocka_unit_test(test_domain),        cmocka_unit_test(test_synthetic_round_trip),
+        cmocka_unit_test(test_bound_held_at_prior),
         cmocka_unit_test(test_two_runs),      cmocka_unit_test(test_evaluate_converts),
         cmocka_unit_test(test_fit_backend),   cmocka_unit_test(test_fold_rows),
     };

@@ -738,15 +738,27 @@ static void find_free(struct problem *p, struct tp_fit_result *res)
     free(per_src);
 }
 
-/* Whether a fitted value sits at a bound of its coordinate (the logit's clamp, the log's
-   floor) or at the physical one (gemm_scale at the MAMF sweep's rate). */
-static bool bounded(size_t k, double v)
+/* Whether a fitted value sits at a bound: a fraction at the logit's clamp, gemm_scale at the
+   MAMF sweep's rate (the physical bound), or a rate or time driven under half its prior `v0`
+   toward zero where the rows no longer tell it from zero (zero within one standard deviation: the fit
+   only stopped crawling there). */
+static bool bounded(struct problem *p, size_t k, double v, double v0)
 {
     if (GLOBALS[k].x == LOGIT)
         return v <= 0.01 || v >= 0.99;
     if (physical(k, 2.0) != 2.0 && v >= physical(k, 2.0) * 0.999)
         return true;
-    return v <= 1e-11;
+    if (v >= 0.5 * v0) /* not driven toward zero */
+        return false;
+    double *f = field(&p->cal, GLOBALS[k].off);
+    double at = data_term(p);
+    *f = 0;
+    double zero = data_term(p);
+    *f = v;
+    data_term(p);
+    /* zero within one standard deviation: the log-likelihood (the loss scaled as M_LAMBDA
+       explains) gains under 1/2 from the value over zero */
+    return (zero - at) * (p->n_sources ? p->n_sources : 1) * DELTA / (TAU * TAU) < 0.5;
 }
 
 /* A parameter without a measured prior that the fit drives to a bound is not pinned by the
@@ -758,7 +770,7 @@ static void hold_bounded(struct problem *p, struct tp_fit_result *res, unsigned 
     for (size_t i = 0; i < p->n_free; i++) {
         size_t k = p->free_k[i];
         double v = *field(&p->cal, GLOBALS[k].off);
-        if (!GLOBALS[k].cite && bounded(k, v)) {
+        if (!GLOBALS[k].cite && bounded(p, k, v, from_u(GLOBALS[k].x, p->u0[k]))) {
             set_global(p, k, p->u0[k]);
             res->params[k].at_bound = true;
             held = true;
