@@ -58,15 +58,15 @@
 
 enum kstyle { K_TE_FUSED, K_LEGACY_FUSED, K_EAGER_TORCH, K_HF_EAGER, K_HF_LIGER };
 
-static enum kstyle kernel_style(const struct ctx *x)
+unsigned tp_kernel_style_of(enum tp_framework fw)
 {
-    switch (x->j->framework) {
+    switch (fw) {
     case TP_FW_MEGATRON:
         return K_TE_FUSED;
     case TP_FW_MEGATRON_DS:
         return K_LEGACY_FUSED;
     case TP_FW_AXOLOTL:
-        return x->eager ? K_HF_EAGER : K_HF_LIGER;
+        return K_HF_EAGER;
     case TP_FW_DEEPSPEED:
     case TP_FW_FSDP:
     case TP_FW_TORCHTITAN:
@@ -74,6 +74,12 @@ static enum kstyle kernel_style(const struct ctx *x)
         break;
     }
     return K_EAGER_TORCH;
+}
+
+static enum kstyle kernel_style(const struct ctx *x)
+{
+    enum kstyle s = (enum kstyle)tp_kernel_style_of(x->j->framework);
+    return s == K_HF_EAGER && !x->eager ? K_HF_LIGER : s;
 }
 
 /* Forward and backward launches of one block per micro-batch (see the header's counts). */

@@ -57,7 +57,7 @@
  * fitted over data/runs (data/calibration.json; `make calibration` regenerates
  * it, `make check-calibration` fails when it is stale).
  */
-#include "internal.h"
+#include "time_internal.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -263,6 +263,18 @@ static enum tp_status read_domain(json_t *fit, struct tp_calib_domain *d, struct
     TRY(count(fit, "max_params", "fit", 1e16, &d->max_params, err));
     TRY(count(fit, "max_seq", "fit", 1e9, &x, err));
     d->max_seq = (uint64_t)x;
+    json_t *stacks = json_object_get(fit, "stacks");
+    if (stacks && !json_is_array(stacks))
+        return tp_fail(err, TP_EINVAL, "calibration: fit.stacks must be an array of stack keys");
+    size_t si;
+    json_t *sv;
+    json_array_foreach(stacks, si, sv) {
+        const struct tp_stack *s;
+        if (!json_is_string(sv) || tp_stack_find(json_string_value(sv), &s, NULL) != TP_OK)
+            return tp_fail(err, TP_EINVAL, "calibration: fit.stacks[%zu] is not a known stack",
+                           si);
+        d->stacks |= 1u << s->fw;
+    }
     json_t *gpus = json_object_get(fit, "gpus");
     if (!gpus)
         return TP_OK;
@@ -406,6 +418,13 @@ size_t tp_calib_to_json(const struct tp_calib *c, char *buf, size_t len)
         json_object_set_new(fit, "min_params", json_real(d->min_params));
         json_object_set_new(fit, "max_params", json_real(d->max_params));
         json_object_set_new(fit, "max_seq", json_integer((json_int_t)d->max_seq));
+        if (d->stacks) { /* the stacks measured, by key */
+            json_t *st = json_array();
+            for (unsigned f = 0; f < TP_FW_COUNT; f++)
+                if (d->stacks & (1u << f))
+                    json_array_append_new(st, json_string(tp_stack_get((enum tp_framework)f)->key));
+            json_object_set_new(fit, "stacks", st);
+        }
         for (uint32_t i = 0; i < d->n_gpus && i < TP_CALIB_MAX_GPUS; i++) {
             json_t *e = json_pack("{s:i, s:i}", "rows", (json_int_t)d->gpu[i].rows, "max_gpus",
                                   (json_int_t)d->gpu[i].max_gpus);
@@ -482,6 +501,17 @@ unsigned tp_calib_domain_check(const struct tp_calib *c, const struct tp_model *
         flags |= TP_DOMAIN_SEQ;
         SAY("sequence %llu is over 4x the longest calibrated (%llu)",
             (unsigned long long)j->seq, (unsigned long long)d->max_seq);
+    }
+    /* a stack counts as measured when a stack of its kernel style was (src/core/host.c:
+       DeepSpeed's engine, FSDP and torchtitan run the same eager PyTorch blocks) */
+    bool style_seen = d->stacks == 0;
+    for (unsigned f = 0; f < TP_FW_COUNT && !style_seen; f++)
+        style_seen = (d->stacks & (1u << f)) &&
+                     tp_kernel_style_of((enum tp_framework)f) == tp_kernel_style_of(j->framework);
+    if (!style_seen) {
+        flags |= TP_DOMAIN_STACK;
+        SAY("no stack with %s's kernels was measured by this calibration",
+            tp_stack_get(j->framework)->key);
     }
     const struct tp_calib_gpu *own = tp_calib_gpu_find(c, cl->gpu.key);
     if (!(own && own->mamf_bf16 > 0) && tp_gpu_mamf(&cl->gpu, false) <= 0) {
