@@ -25,6 +25,9 @@
  * in 5x the evaluations.)  Fitted values are rounded to 3 significant digits (far finer than
  * what the runs determine) so the output is stable across compilers.
  *
+ * What pins each parameter (its rows, prior, bound and standard error: calibrate --explain) is
+ * explain.c's; the problem and the objective's pieces they share are in fit_problem.h.
+ *
  * The fitter allocates (GSL's workspace and per-row arrays); the evaluation it calls is the
  * pure tp_time_step (through the rows' plans, crossval.c).
  *
@@ -40,7 +43,7 @@
  * a few hundred bytes, where its handler decides (a host that wants no abort sets its own
  * once, at start-up).
  */
-#include "fit_internal.h"
+#include "fit_problem.h"
 
 #include <float.h>
 #include <gsl/gsl_errno.h>
@@ -54,31 +57,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum xform { LOG, LOGIT };
-#define DELTA 0.05 /* pseudo-Huber scale of the fit's loss, in log-ratio */
-
-struct global {
-    const char *name;
-    size_t off;
-    enum xform x;
-    double sigma; /* prior width in the fitting coordinate */
-    const char *cite; /* NULL: a weak pull toward the base; else the published measurement the
-                         prior is, and sigma its uncertainty: a Bayesian prior (M_LAMBDA) */
-};
-
-/* A measured prior weighs as a Gaussian prior against the data term read as a likelihood:
-   the data term is the mean over S sources of each source's mean pseudo-Huber loss, about
-   r^2 / (2 DELTA) per row, and the rows of one source share one source effect of spread TAU
-   (the spread between sources' median errors held out, ~0.1 in log), so the data term times
-   S DELTA / TAU^2 is the negative log-likelihood and a prior (u - u0)^2 / (2 sigma^2) enters
-   the objective with weight TAU^2 / (2 S DELTA) (M_LAMBDA, per source count).  The same
-   factor turns the objective's curvature into the parameters' covariance (standard_errors). */
-#define TAU 0.10
-#define M_LAMBDA(sources) (TAU * TAU / (2.0 * (sources) * DELTA))
-
 #define G(f, x, s) {#f, offsetof(struct tp_calib, f), x, s, NULL}
 #define M(f, x, s, why) {#f, offsetof(struct tp_calib, f), x, s, why}
-static const struct global GLOBALS[] = {
+const struct global tp_fit_global_params[] = {
     /* attn_bwd_ratio is not fitted: training runs see attention as (1 + ratio) / attn_eff, so
        the two cannot be told apart; the ratio stays at FlashAttention's 2.5 */
     /* attn_block_keys is the attention's sequence-length curve: runs of 0.5k to 1M tokens
@@ -113,10 +94,8 @@ static const struct global GLOBALS[] = {
 };
 #undef G
 #undef M
-#define N_GLOBALS (sizeof GLOBALS / sizeof GLOBALS[0])
-#define GPU_SIGMA 1.0
 
-static double to_u(enum xform x, double v)
+double tp_fit_to_u(enum xform x, double v)
 {
     if (x == LOG) /* host times per op are ~1e-5 s: the floor sits far below */
         return log(v > 1e-12 ? v : 1e-12);
@@ -124,7 +103,7 @@ static double to_u(enum xform x, double v)
     return log(f / (1 - f));
 }
 
-static double from_u(enum xform x, double u)
+double tp_fit_from_u(enum xform x, double u)
 {
     return x == LOG ? exp(u) : 1 / (1 + exp(-u));
 }
@@ -137,65 +116,19 @@ static double round3(double v)
     return round(v * scale) / scale;
 }
 
-/* One die's GEMM factor (tp_gpu_die: GB200 shares B200's) and the catalog entries on it. */
-enum { MAX_DIE_GPUS = 4 };
-struct gpu_slot {
-    char key[24];       /* the die's catalog key */
-    struct {
-        char key[24];
-        double mamf, mamf8; /* the base's effective rates for this GPU */
-    } gpu[MAX_DIE_GPUS];
-    uint32_t n_gpus;
-    double u;           /* log of the fitted factor */
-    uint32_t rows;
-    uint32_t sources;   /* distinct sources measuring this die */
-    bool fitted;
-    double se_u;        /* standard error of u (NAN: none) */
-    bool at_edge;       /* the factor sits at an end of the 0.76..1.25 grid */
-};
-
-struct problem {
-    const struct tp_run *const *runs;
-    const struct tp_time_plan *const *plans; /* per row: its calibration-independent work */
-    const double *measured;
-    size_t n;
-    uint32_t *source, n_sources;
-    uint32_t *slot;     /* per row: index into gpu[], or UINT32_MAX */
-    double *r, *lr, *scratch; /* per row: |log(pred/meas)|, its signed value; sort space */
-    size_t *first;      /* per row: the first row sharing its plan (itself when none) */
-    size_t *same;       /* per row: the first row sharing its plan and measurement */
-    double *tps, *h;    /* per row: the prediction and the pseudo-Huber loss of this evaluation */
-    double *src_sum;    /* per source: the sum of its rows' losses */
-    size_t *src_rows;   /* per source: its rows in play */
-    struct tp_calib cal;
-    double lambda;
-    size_t free_k[N_GLOBALS], n_free;
-    double u0[N_GLOBALS];
-    struct gpu_slot gpu[TP_CALIB_MAX_GPUS];
-    uint32_t n_gpu;
-    uint32_t only;      /* restrict the data term to this slot (UINT32_MAX: all rows) */
-    enum { LOSS_HUBER, LOSS_MEDIAN } loss;
-    unsigned evals;
-    const struct tp_fit_opts *o; /* its progress callback */
-    /* Levenberg-Marquardt: the residuals of the last evaluation and the point they are at (the
-       Jacobian's base point), and a trial point and its residuals */
-    gsl_vector *lm_x, *lm_f, *lm_xt, *lm_ft;
-    bool lm_valid;
-};
-
-static double *field(struct tp_calib *c, size_t off)
+double *tp_fit_field(struct tp_calib *c, size_t off)
 {
     return (double *)(void *)((char *)c + off);
 }
 
-static int by_value(const void *a, const void *b)
+int tp_fit_by_value(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
 /* Mean over sources of the median |log(pred/meas)| of the rows in play. */
-static double data_term(struct problem *p)
+double tp_fit_data_term(struct problem *p)
 {
     p->evals++;
     if (p->o->progress && p->evals % 256 == 0)
@@ -248,7 +181,7 @@ static double data_term(struct problem *p)
                 p->scratch[k++] = p->r[i];
         if (k == 0)
             continue;
-        qsort(p->scratch, k, sizeof p->scratch[0], by_value);
+        qsort(p->scratch, k, sizeof p->scratch[0], tp_fit_by_value);
         sum += k % 2 ? p->scratch[k / 2] : (p->scratch[k / 2 - 1] + p->scratch[k / 2]) / 2;
         used++;
     }
@@ -257,16 +190,16 @@ static double data_term(struct problem *p)
 
 /* Physical bounds a fit may not cross: a training GEMM never beats the MAMF sweep's best shape
    (gemm_scale <= 1), and nothing exceeds the peak (per-GPU MAMF <= 1, set_gpu). */
-static double physical(size_t k, double v)
+double tp_fit_physical(size_t k, double v)
 {
     if (strcmp(GLOBALS[k].name, "gemm_scale") == 0 && v > 1.0)
         return 1.0;
     return v;
 }
 
-static void set_global(struct problem *p, size_t k, double u)
+void tp_fit_set_global(struct problem *p, size_t k, double u)
 {
-    *field(&p->cal, GLOBALS[k].off) = physical(k, from_u(GLOBALS[k].x, u));
+    *tp_fit_field(&p->cal, GLOBALS[k].off) = tp_fit_physical(k, tp_fit_from_u(GLOBALS[k].x, u));
 }
 
 static struct tp_calib_gpu *calib_entry(struct tp_calib *c, const char *key)
@@ -311,14 +244,12 @@ static double global_f(const gsl_vector *v, void *arg)
     for (size_t i = 0; i < p->n_free; i++) {
         size_t k = p->free_k[i];
         double u = gsl_vector_get(v, i);
-        set_global(p, k, u);
+        tp_fit_set_global(p, k, u);
         double d = (u - p->u0[k]) / GLOBALS[k].sigma;
         prior += lambda_of(p, k) * d * d;
     }
-    return loss(data_term(p) + prior);
+    return loss(tp_fit_data_term(p) + prior);
 }
-
-static void fit_globals(struct problem *p, unsigned max_evals);
 
 /* Multi-start: the objective at quasi-random points (GSL's Sobol sequence) of a box around
    the current values (+-2 in log, +-6 in logit), then Levenberg-Marquardt from the current
@@ -334,7 +265,7 @@ static void fit_globals_multistart(struct problem *p, const struct tp_fit_opts *
     uint32_t n_cand = 0;
     for (size_t i = 0; i < d; i++) {
         size_t k = p->free_k[i];
-        center[i] = to_u(GLOBALS[k].x, *field(&p->cal, GLOBALS[k].off));
+        center[i] = tp_fit_to_u(GLOBALS[k].x, *tp_fit_field(&p->cal, GLOBALS[k].off));
     }
     gsl_qrng *q = d <= 40 && starts > 1 ? gsl_qrng_alloc(gsl_qrng_sobol, (unsigned)d) : NULL;
     gsl_vector *v = gsl_vector_alloc(d);
@@ -377,11 +308,11 @@ static void fit_globals_multistart(struct problem *p, const struct tp_fit_opts *
         if (taken)
             continue;
         for (size_t i = 0; i < d; i++)
-            set_global(p, p->free_k[i], c == 0 ? center[i] : cand[c - 1][i]);
-        fit_globals(p, o->max_evals);
+            tp_fit_set_global(p, p->free_k[i], c == 0 ? center[i] : cand[c - 1][i]);
+        tp_fit_globals_lm(p, o->max_evals);
         for (size_t i = 0; i < d; i++)
-            gsl_vector_set(v, i, to_u(GLOBALS[p->free_k[i]].x,
-                                      *field(&p->cal, GLOBALS[p->free_k[i]].off)));
+            gsl_vector_set(v, i, tp_fit_to_u(GLOBALS[p->free_k[i]].x,
+                                      *tp_fit_field(&p->cal, GLOBALS[p->free_k[i]].off)));
         double f = global_f(v, p);
         if (f < best_f) {
             best_f = f;
@@ -390,7 +321,7 @@ static void fit_globals_multistart(struct problem *p, const struct tp_fit_opts *
         }
     }
     for (size_t i = 0; i < d; i++)
-        set_global(p, p->free_k[i], best_u[i]);
+        tp_fit_set_global(p, p->free_k[i], best_u[i]);
     gsl_vector_free(v);
 }
 
@@ -399,12 +330,12 @@ static void fit_globals_multistart(struct problem *p, const struct tp_fit_opts *
    in play x the rows of its source), so the rows add up to data_term's mean of source means;
    per free parameter f = sqrt(2 lambda) (u - u0) / sigma, the ridge.  sign(r) sqrt(h) is smooth
    through r = 0 (it is r / sqrt(2 DELTA) there), which Levenberg-Marquardt needs. */
-static int global_resid(const gsl_vector *x, void *arg, gsl_vector *f)
+int tp_fit_global_resid(const gsl_vector *x, void *arg, gsl_vector *f)
 {
     struct problem *p = arg;
     for (size_t i = 0; i < p->n_free; i++)
-        set_global(p, p->free_k[i], gsl_vector_get(x, i));
-    data_term(p);
+        tp_fit_set_global(p, p->free_k[i], gsl_vector_get(x, i));
+    tp_fit_data_term(p);
     uint32_t used = 0;
     for (uint32_t s = 0; s < p->n_sources; s++)
         used += p->src_rows[s] > 0;
@@ -426,7 +357,7 @@ static int global_resid(const gsl_vector *x, void *arg, gsl_vector *f)
 static int lm_f(const gsl_vector *x, void *arg, gsl_vector *f)
 {
     struct problem *p = arg;
-    global_resid(x, p, f);
+    tp_fit_global_resid(x, p, f);
     gsl_vector_memcpy(p->lm_x, x);
     gsl_vector_memcpy(p->lm_f, f);
     p->lm_valid = true;
@@ -448,12 +379,12 @@ static int lm_df(const gsl_vector *x, void *arg, gsl_matrix *J)
     for (size_t j = 0; j < p->n_free; j++) {
         size_t k = p->free_k[j];
         double u = gsl_vector_get(x, j), h = sqrt(DBL_EPSILON) * fmax(fabs(u), 1);
-        if (physical(k, from_u(GLOBALS[k].x, u + h)) != from_u(GLOBALS[k].x, u + h))
+        if (tp_fit_physical(k, tp_fit_from_u(GLOBALS[k].x, u + h)) != tp_fit_from_u(GLOBALS[k].x, u + h))
             h = -h;
         double uh = u + h; /* the step as represented */
         h = uh - u;
         gsl_vector_set(p->lm_xt, j, uh);
-        global_resid(p->lm_xt, p, p->lm_ft);
+        tp_fit_global_resid(p->lm_xt, p, p->lm_ft);
         for (size_t i = 0; i < J->size1; i++)
             gsl_matrix_set(J, i, j, (gsl_vector_get(p->lm_ft, i) - gsl_vector_get(p->lm_f, i)) / h);
         gsl_vector_set(p->lm_xt, j, u);
@@ -467,7 +398,7 @@ static int lm_df(const gsl_vector *x, void *arg, gsl_matrix *J)
    lower it by under 1e-5 of it (a crawl along a valley: on a file whose every row is its own
    source the trust region gained 1e-7 of the loss a step for 2,500 evaluations), or
    max_evals. */
-static void fit_globals(struct problem *p, unsigned max_evals)
+void tp_fit_globals_lm(struct problem *p, unsigned max_evals)
 {
     if (p->n_free == 0)
         return;
@@ -492,7 +423,7 @@ static void fit_globals(struct problem *p, unsigned max_evals)
         goto done;
     for (size_t i = 0; i < p->n_free; i++) {
         size_t k = p->free_k[i];
-        gsl_vector_set(x, i, to_u(GLOBALS[k].x, *field(&p->cal, GLOBALS[k].off)));
+        gsl_vector_set(x, i, tp_fit_to_u(GLOBALS[k].x, *tp_fit_field(&p->cal, GLOBALS[k].off)));
     }
     if (gsl_multifit_nlinear_init(x, &fdf, w) != GSL_SUCCESS)
         goto done;
@@ -515,7 +446,7 @@ static void fit_globals(struct problem *p, unsigned max_evals)
     gsl_vector_memcpy(x, gsl_multifit_nlinear_position(w));
 done:
     for (size_t i = 0; x && i < p->n_free; i++)
-        set_global(p, p->free_k[i], gsl_vector_get(x, i));
+        tp_fit_set_global(p, p->free_k[i], gsl_vector_get(x, i));
     gsl_vector_free(x);
     gsl_vector_free(p->lm_x);
     gsl_vector_free(p->lm_xt);
@@ -531,7 +462,7 @@ static double gpu_f(double u, void *arg)
     struct problem *p = arg;
     set_gpu(p, p->only, u);
     double d = u / GPU_SIGMA;
-    return loss(data_term(p) + p->lambda * d * d);
+    return loss(tp_fit_data_term(p) + p->lambda * d * d);
 }
 
 /* One GPU's GEMM factor: the best point of a grid over 0.76x..1.25x (a GPU's measured MAMF
@@ -675,182 +606,15 @@ static void setup_slots(struct problem *p, const struct tp_calib *base)
     }
 }
 
-/* The rows that pin a parameter: those whose log prediction moves by over 0.5% while it
-   moves by 0.2 in its fitting coordinate (lr0: each row's log ratio at the base), counted with
-   their sources and the source holding most of them. */
-static void pinning_rows(const struct problem *p, const double *lr0, const double *lr1,
-                         uint32_t *per_src, struct tp_fit_param *fp)
-{
-    for (size_t i = 0; i < p->n; i++)
-        if (fabs(lr1[i] - lr0[i]) > 0.005) {
-            fp->rows++;
-            fp->sources += per_src[p->source[i]]++ == 0;
-        }
-    uint32_t best = 0;
-    for (size_t i = 0; i < p->n; i++)
-        if (per_src[p->source[i]] > best) {
-            best = per_src[p->source[i]];
-            tp_snprintf(fp->top_source, sizeof fp->top_source, "%s", p->runs[i]->source);
-        }
-}
-
-/* Which global parameters the rows identify (those that move the loss at all): free_k; and
-   for each the rows that pin it and its prior. */
-static void find_free(struct problem *p, struct tp_fit_result *res)
-{
-    double f0 = data_term(p);
-    double *lr0 = malloc((p->n ? p->n : 1) * sizeof *lr0);
-    double *lr1 = malloc((p->n ? p->n : 1) * sizeof *lr1);
-    uint32_t *per_src = malloc((p->n_sources ? p->n_sources : 1) * sizeof *per_src);
-    if (lr0)
-        memcpy(lr0, p->lr, p->n * sizeof *lr0);
-    for (size_t k = 0; k < N_GLOBALS; k++) {
-        double v = *field(&p->cal, GLOBALS[k].off);
-        p->u0[k] = to_u(GLOBALS[k].x, v);
-        double moved = 0;
-        struct tp_fit_param *fp = &res->params[res->n_params++];
-        memset(fp, 0, sizeof *fp);
-        for (int sgn = -1; sgn <= 1; sgn += 2) {
-            set_global(p, k, p->u0[k] + 0.2 * sgn);
-            moved = fmax(moved, fabs(data_term(p) - f0));
-            if (sgn < 0 && lr1)
-                memcpy(lr1, p->lr, p->n * sizeof *lr1);
-        }
-        *field(&p->cal, GLOBALS[k].off) = v;
-        tp_snprintf(fp->name, sizeof fp->name, "%s", GLOBALS[k].name);
-        fp->before = v;
-        fp->identified = moved > 1e-7;
-        fp->prior = v;
-        fp->prior_sd = GLOBALS[k].sigma;
-        fp->measured_prior = GLOBALS[k].cite != NULL;
-        fp->cite = GLOBALS[k].cite ? GLOBALS[k].cite : "";
-        fp->se = NAN;
-        if (lr0 && lr1 && per_src) {
-            memset(per_src, 0, p->n_sources * sizeof *per_src);
-            pinning_rows(p, lr0, lr1, per_src, fp);
-        }
-        if (fp->identified)
-            p->free_k[p->n_free++] = k;
-    }
-    data_term(p); /* the rows' figures at the base again */
-    free(lr0);
-    free(lr1);
-    free(per_src);
-}
-
-/* Whether a fitted value sits at a bound: a fraction at the logit's clamp, gemm_scale at the
-   MAMF sweep's rate (the physical bound), or a rate or time driven under half its prior `v0`
-   toward zero where the rows no longer tell it from zero (zero within one standard deviation: the fit
-   only stopped crawling there). */
-static bool bounded(struct problem *p, size_t k, double v, double v0)
-{
-    if (GLOBALS[k].x == LOGIT)
-        return v <= 0.01 || v >= 0.99;
-    if (physical(k, 2.0) != 2.0 && v >= physical(k, 2.0) * 0.999)
-        return true;
-    if (v >= 0.5 * v0) /* not driven toward zero */
-        return false;
-    double *f = field(&p->cal, GLOBALS[k].off);
-    double at = data_term(p);
-    *f = 0;
-    double zero = data_term(p);
-    *f = v;
-    data_term(p);
-    /* zero within one standard deviation: the log-likelihood (the loss scaled as M_LAMBDA
-       explains) gains under 1/2 from the value over zero */
-    return (zero - at) * (p->n_sources ? p->n_sources : 1) * DELTA / (TAU * TAU) < 0.5;
-}
-
-/* A parameter without a measured prior that the fit drives to a bound is not pinned by the
-   rows (the bound is): it is held at its prior and the others are fitted again without it. */
-static void hold_bounded(struct problem *p, struct tp_fit_result *res, unsigned max_evals)
-{
-    size_t kept = 0;
-    bool held = false;
-    for (size_t i = 0; i < p->n_free; i++) {
-        size_t k = p->free_k[i];
-        double v = *field(&p->cal, GLOBALS[k].off);
-        if (!GLOBALS[k].cite && bounded(p, k, v, from_u(GLOBALS[k].x, p->u0[k]))) {
-            set_global(p, k, p->u0[k]);
-            res->params[k].at_bound = true;
-            held = true;
-        } else {
-            p->free_k[kept++] = k;
-        }
-    }
-    p->n_free = kept;
-    if (held)
-        fit_globals(p, max_evals);
-}
-
-/* Standard errors of the fitted globals from the curvature of the objective at the optimum:
-   its Jacobian J (the residuals of global_resid), the covariance inv(J'J) in the fitting
-   coordinates scaled as M_LAMBDA explains (the spread between sources: the larger of TAU and
-   the sources' median log errors' root mean square), mapped to each parameter's units. */
-static void standard_errors(struct problem *p, struct tp_fit_result *res)
-{
-    size_t d = p->n_free, n = p->n + d;
-    if (d == 0)
-        return;
-    gsl_matrix *J = gsl_matrix_alloc(n, d), *cov = gsl_matrix_alloc(d, d);
-    gsl_vector *x = gsl_vector_alloc(d), *f0 = gsl_vector_alloc(n), *f1 = gsl_vector_alloc(n);
-    if (J && cov && x && f0 && f1) {
-        for (size_t i = 0; i < d; i++)
-            gsl_vector_set(x, i, to_u(GLOBALS[p->free_k[i]].x,
-                                      *field(&p->cal, GLOBALS[p->free_k[i]].off)));
-        global_resid(x, p, f0);
-        /* the spread between sources: each source's median signed log error */
-        double ss = 0;
-        uint32_t used = 0;
-        for (uint32_t s = 0; s < p->n_sources; s++) {
-            size_t k = 0;
-            for (size_t i = 0; i < p->n; i++)
-                if (p->source[i] == s)
-                    p->scratch[k++] = p->lr[i];
-            if (k == 0)
-                continue;
-            qsort(p->scratch, k, sizeof p->scratch[0], by_value);
-            double med = k % 2 ? p->scratch[k / 2]
-                               : (p->scratch[k / 2 - 1] + p->scratch[k / 2]) / 2;
-            ss += med * med;
-            used++;
-        }
-        double tau = used ? fmax(TAU, sqrt(ss / used)) : TAU;
-        for (size_t j = 0; j < d; j++) {
-            double u = gsl_vector_get(x, j), h = 1e-3 * fmax(fabs(u), 1);
-            gsl_vector_set(x, j, u + h);
-            global_resid(x, p, f1);
-            for (size_t i = 0; i < n; i++)
-                gsl_matrix_set(J, i, j, (gsl_vector_get(f1, i) - gsl_vector_get(f0, i)) / h);
-            gsl_vector_set(x, j, u);
-        }
-        global_resid(x, p, f0); /* leave the calibration at the optimum */
-        gsl_multifit_nlinear_covar(J, 1e-10, cov);
-        double scale = tau * tau / (DELTA * (p->n_sources ? p->n_sources : 1));
-        for (size_t j = 0; j < d; j++) {
-            size_t k = p->free_k[j];
-            double var = gsl_matrix_get(cov, j, j) * scale;
-            double se_u = var > 0 && isfinite(var) ? sqrt(var) : NAN;
-            double v = *field(&p->cal, GLOBALS[k].off);
-            res->params[k].se = GLOBALS[k].x == LOG ? v * (exp(se_u) - 1) : v * (1 - v) * se_u;
-        }
-    }
-    gsl_matrix_free(J);
-    gsl_matrix_free(cov);
-    gsl_vector_free(x);
-    gsl_vector_free(f0);
-    gsl_vector_free(f1);
-}
-
 /* Fitted values to 3 significant digits, and the report of each. */
 static void round_and_report(struct problem *p, struct tp_fit_result *res)
 {
     for (size_t i = 0; i < p->n_free; i++) {
-        double *v = field(&p->cal, GLOBALS[p->free_k[i]].off);
+        double *v = tp_fit_field(&p->cal, GLOBALS[p->free_k[i]].off);
         *v = round3(*v);
     }
     for (size_t k = 0; k < N_GLOBALS; k++)
-        res->params[k].after = *field(&p->cal, GLOBALS[k].off);
+        res->params[k].after = *tp_fit_field(&p->cal, GLOBALS[k].off);
     for (uint32_t g = 0; g < p->n_gpu; g++) {
         if (!p->gpu[g].fitted)
             continue;
@@ -927,9 +691,9 @@ enum tp_status tp_fit_planned(const struct tp_run *const *runs,
     res->rows = n;
     res->sources = p.n_sources;
     p.loss = LOSS_MEDIAN;
-    res->objective_before = data_term(&p);
+    res->objective_before = tp_fit_data_term(&p);
     p.loss = LOSS_HUBER;
-    find_free(&p, res);
+    tp_fit_find_free(&p, res);
     /* A GPU's own GEMM rate needs enough rows, and rows from two sources when the fit has
        two: one source alone cannot tell its GPU from its software stack. */
     uint32_t need_sources = p.n_sources >= 2 ? 2 : 1;
@@ -947,11 +711,11 @@ enum tp_status tp_fit_planned(const struct tp_run *const *runs,
             if (p.gpu[g].fitted)
                 fit_gpu(&p, g);
     }
-    hold_bounded(&p, res, o->max_evals);
+    tp_fit_hold_bounded(&p, res, o->max_evals);
     round_and_report(&p, res);
-    standard_errors(&p, res);
+    tp_fit_standard_errors(&p, res);
     p.loss = LOSS_MEDIAN;
-    res->objective_after = data_term(&p);
+    res->objective_after = tp_fit_data_term(&p);
     res->evaluations = p.evals;
     tp_fit_join_domain(&p.cal.domain, runs, measured, n, p.n_sources, &p.cal);
     *out = p.cal;
