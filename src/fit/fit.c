@@ -502,7 +502,14 @@ static void fit_gpu(struct problem *p, uint32_t g)
     double curv = (fm - 2 * f0 + fp) / (e * e);
     double scale = TAU * TAU / (DELTA * (p->n_sources ? p->n_sources : 1));
     p->gpu[g].se_u = curv > 0 ? sqrt(scale / curv) : NAN;
+    /* at an end of the grid the gap is the model's or the software's, not the GPU's (the
+       header): the rows pin the bound, not the factor, which is held at its prior (the
+       catalog's MAMF) */
     p->gpu[g].at_edge = best == 0 || best + 1 == STEPS;
+    if (p->gpu[g].at_edge) {
+        u = 0;
+        p->gpu[g].se_u = NAN;
+    }
     p->gpu[g].u = u;
     set_gpu(p, g, u);
     p->only = UINT32_MAX;
