@@ -336,6 +336,9 @@ struct tp_option {
 TP_API const struct tp_option *tp_options(size_t *n);
 /* The option `name` names: its name or an alias, with dashes or underscores; NULL if none. */
 TP_API const struct tp_option *tp_option_find(const char *name);
+/* The same for verb(s) `verbs`: a name two verbs use differently (calibrate's --explain, a flag;
+   search's, a layout) is one row per verb; the row of another verb when none is `verbs`'. */
+TP_API const struct tp_option *tp_option_find_verb(const char *name, unsigned verbs);
 /* The nearest option name of `verb` to an unknown `name` (edit distance <= 2, or a name that
    starts with it), dashed; NULL when none is near.  The CLI, bindings and the page all say
    "did you mean" with it. */
@@ -389,7 +392,8 @@ struct tp_args {
     int no_offload;
     int even_pp;             /* no uneven pipeline splits */
     int64_t threads;         /* TP_UNSET = the online CPUs */
-    const char *explain;     /* "tp=8 pp=4 mbs=2" */
+    const char *explain;     /* search: the layout to explain, "tp=8 pp=4 mbs=2" */
+    int explain_fit;         /* calibrate: what pins each parameter */
     const char *recompute_modes; /* none,selective,full,partial */
     const char *zero_stages;     /* 0,1,2,3 */
     const char *gpus_list;   /* search's gpus as a list: 8,16,32 or 8..512 */

@@ -93,6 +93,8 @@ TP_API enum tp_status tp_memory_worst(const struct tp_model *m, const struct tp_
 /* The inputs a calibration was fitted on. */
 struct tp_calib_domain {
     uint32_t rows, sources;       /* 0 rows: unknown (hand-written file) */
+    uint32_t stacks;              /* bit f: rows of framework f (enum tp_framework) measured;
+                                     0: not recorded (a file before issue 36) */
     uint32_t n_gpus;
     struct {
         char key[24];
@@ -116,9 +118,11 @@ enum {
     TP_DOMAIN_SEQ = 1u << 3,     /* sequence over 4x the longest measured */
     TP_DOMAIN_MAMF = 1u << 4,    /* no measured GEMM efficiency for the GPU (nor its die): the
                                     calibration's mamf_default stands in */
-    TP_DOMAIN_MFU = 1u << 5      /* the prediction itself: its MFU lies above the highest any run
+    TP_DOMAIN_MFU = 1u << 5,     /* the prediction itself: its MFU lies above the highest any run
                                     of its precision class measured on that GPU
                                     (tp_calib_mfu_check) */
+    TP_DOMAIN_STACK = 1u << 6    /* software stack (--framework) never measured: its kernels,
+                                    launches and overlap are the model's alone */
 };
 
 /* Per-GPU efficiencies a calibration may set (0 = keep the catalog's / the global default). */
@@ -141,6 +145,9 @@ struct tp_calib {
     double fp8_rowwise_ratio; /* PyTorch's CUTLASS row-wise FP8 GEMM over cuBLAS's tensor-wise
                                  one (torchao's row-wise recipe, tp_fp8_recipe) */
     double gemm_scale;     /* real training GEMMs relative to the MAMF sweep's best shapes */
+    double grouped_gemm_scale; /* MoE grouped expert GEMMs (Megatron-Core/TE TEGroupedMLP,
+                                  torchtitan's grouped_mm) relative to dense GEMMs of the same
+                                  shape: their own kernels, their own rate */
     uint32_t tile_m, tile_n; /* output tile of one thread block (wave and tile quantization) */
     /* attention core (FlashAttention): forward at attn_eff of the 16-bit peak */
     double attn_eff;

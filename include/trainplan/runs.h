@@ -247,6 +247,18 @@ struct tp_fit_param {
     char name[48];         /* calibration key ("gemm_scale", "gpus.h100-sxm.mamf_bf16") */
     double before, after;
     bool identified;       /* the rows move the objective when it moves; false: kept */
+    /* what pins it (trainplan calibrate --explain; src/fit/fit.c) */
+    uint32_t rows, sources; /* fitted rows whose prediction moves by over 0.5% when the
+                               parameter moves by 0.2 in its fitting coordinate, and their
+                               sources */
+    char top_source[48];   /* the source with most such rows ("" when none) */
+    double se;             /* standard error of `after`, in its own units (NAN: not fitted) */
+    double prior, prior_sd; /* the prior (the base's value) and its 1-sigma width in the
+                               fitting coordinate (log or logit) */
+    bool measured_prior;   /* the prior is a published measurement (`cite`): the fit moves it
+                              only within that measurement's uncertainty */
+    bool at_bound;         /* the free fit would put it at a bound: held at its prior */
+    const char *cite;      /* the measurement behind the prior ("" when none; static) */
 };
 struct tp_fit_result {
     size_t rows, sources;

@@ -68,6 +68,20 @@ const struct tp_option *tp_option_find(const char *name)
     return NULL;
 }
 
+const struct tp_option *tp_option_find_verb(const char *name, unsigned verbs)
+{
+    size_t n;
+    const struct tp_option *t = tp_options(&n), *any = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (same_name(t[i].name, strlen(t[i].name), name) || in_list(t[i].aliases, name)) {
+            if (t[i].verbs & verbs)
+                return &t[i];
+            if (!any)
+                any = &t[i];
+        }
+    return any;
+}
+
 /* Levenshtein distance of a (n chars) and b (m chars) with '_' = '-', capped at 3. */
 static size_t distance(const char *a, size_t n, const char *b, size_t m)
 {
@@ -343,7 +357,7 @@ static enum tp_status not_an_option(const struct tp_args *a, const char *name,
 enum tp_status tp_args_set(struct tp_args *a, const char *name, const char *value, bool binding,
                            struct tp_error *err)
 {
-    const struct tp_option *o = tp_option_find(name);
+    const struct tp_option *o = tp_option_find_verb(name, a->cmd);
     if (!o || !(o->verbs & a->cmd) || (binding && o->cli_only))
         return not_an_option(a, name, o, binding, err);
     char key[40];
