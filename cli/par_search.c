@@ -53,6 +53,8 @@ static void *thread_main(void *v)
     return NULL;
 }
 
+static void show(struct par_pool *p);
+
 static void on_progress(void *ctx, unsigned done, unsigned total, unsigned long long layouts)
 {
     struct par_pool *p = ctx;
@@ -64,6 +66,10 @@ static void on_progress(void *ctx, unsigned done, unsigned total, unsigned long 
     unsigned long long l = atomic_load(&p->layouts);
     while (l < layouts && !atomic_compare_exchange_weak(&p->layouts, &l, layouts))
         ;
+    /* a whole-pool line is reported between runs, on the calling thread (size's walk after
+       each batch): shown here too, so that one thread (--threads 1) shows it */
+    if (p->whole)
+        show(p);
 }
 
 static double mono(void)
@@ -71,6 +77,22 @@ static double mono(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The progress line, when asked, once the work has run 1 s, at most four times a second. */
+static void show(struct par_pool *p)
+{
+    double now = mono();
+    if (!p->progress || now - p->t0 < 1.0 || now - p->shown < 0.25)
+        return;
+    fprintf(stderr, "\r%s: %u/%u %s", p->label, atomic_load(&p->done), atomic_load(&p->total),
+            p->unit);
+    if (atomic_load(&p->layouts))
+        fprintf(stderr, ", %llu layouts", (unsigned long long)atomic_load(&p->layouts));
+    fprintf(stderr, ", %.1f s", now - p->t0);
+    fflush(stderr);
+    p->shown = now;
+    p->printed = true;
 }
 
 /* Waits for the `started` threads to finish, printing the progress line to stderr when asked:
@@ -89,17 +111,8 @@ static void wait_threads(struct par_pool *p, unsigned started)
             until.tv_nsec -= 1000000000L;
         }
         pthread_cond_timedwait(&p->wake, &p->lock, &until);
-        double now = mono();
-        if (p->progress && p->exited < started && now - p->t0 >= 1.0 && now - p->shown >= 0.25) {
-            fprintf(stderr, "\r%s: %u/%u %s", p->label, atomic_load(&p->done),
-                    atomic_load(&p->total), p->unit);
-            if (atomic_load(&p->layouts))
-                fprintf(stderr, ", %llu layouts", (unsigned long long)atomic_load(&p->layouts));
-            fprintf(stderr, ", %.1f s", now - p->t0);
-            fflush(stderr);
-            p->shown = now;
-            p->printed = true;
-        }
+        if (p->exited < started)
+            show(p);
     }
     pthread_mutex_unlock(&p->lock);
 }
