@@ -13,10 +13,8 @@
 #include "plot.h"
 #include "par_search.h"
 
-#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 static void help(void)
