@@ -633,6 +633,49 @@ TP_API enum tp_status tp_checkpoint_report(const struct tp_args *a, struct tp_ck
 TP_API void tp_checkpoint_report_free(struct tp_ckpt_report *r);
 /* Its document, as the CLI's --format json prints it. */
 TP_API struct json_t *tp_json_checkpoint(const struct tp_ckpt_report *r);
+/* `trainplan size` as a report (src/io/call_size.c): the budget (flops, else the cluster
+   gpu x gpus over days or gpu_hours), the fit (fit, default besiroglu; the loss from
+   besiroglu's law when the chosen fit has none), the family grid (family, vocab, seq), the
+   ranked shapes (top, default 5; with a cluster each searched for its fastest layout on
+   `pool`, NULL: the calling thread) and the marked alternatives.  Large: allocate it. */
+enum { TP_SIZE_MARKS = 4, TP_SIZE_TOP_MAX = 1000 };
+struct tp_size_report {
+    struct tp_size_grid g;
+    const struct tp_scaling_fit *fit, *loss_fit;
+    bool hoffmann3;                  /* the chosen fit is approach 3 as printed (a caveat) */
+    bool cluster;
+    struct tp_model m;               /* unused (the request's resolution fills it) */
+    struct tp_cluster c;
+    struct tp_job j;
+    struct tp_layout l;
+    struct tp_calib cal;
+    struct tp_search_opts o;         /* o.gbs: the global batch, given or DeepSeek's B_opt */
+    struct tp_size_req req;
+    struct tp_size_state st;
+    double flops;                    /* the budget given (0: from the cluster) */
+    double seconds;                  /* the deadline (cluster, no flops) */
+    double nominal;                  /* FLOPs for the fits' optima */
+    double price;                    /* per GPU-hour, < 0 when not given */
+    double tie_compute;              /* the tie band as a fraction of compute */
+    size_t top[TP_SIZE_TOP_MAX];     /* the ranked shapes, indices into st.shapes */
+    size_t n_top;
+    long marks[TP_SIZE_MARKS];       /* best, d20n, half, quarter; -1: none in the grid */
+    size_t n_tie;                    /* the first n_tie of top tie (within req.tie_band) */
+    double low;                      /* the list's lowest loss */
+};
+TP_API enum tp_status tp_size_report(const struct tp_args *a, const struct tp_pool *pool,
+                                     struct tp_size_report *r, struct tp_error *err);
+TP_API void tp_size_report_free(struct tp_size_report *r);
+/* The mark of shape i (best, d20n, half, quarter) or NULL; a mark's name and meaning. */
+TP_API const char *tp_size_mark_of(const struct tp_size_report *r, size_t i);
+TP_API const char *tp_size_mark_name(int mark);
+TP_API const char *tp_size_mark_text(int mark);
+/* How ties are ordered, as printed. */
+TP_API const char *tp_size_tie_breaker(const struct tp_size_report *r);
+/* Its document, as the CLI's --format json prints it; tp_call_size: the report on the
+   calling thread, dumped (tp_call_json's size). */
+TP_API struct json_t *tp_json_size(const struct tp_size_report *r);
+TP_API enum tp_status tp_call_size(const struct tp_args *a, char **out, struct tp_error *err);
 /* `trainplan logs FILE...` as results (src/io/call_logs.c).  tp_logs_check: the options
    together (files given, row_out and model need the model and the GPU, gpu_hour_price needs
    tokens).  tp_logs_result_eval: log `index` (r->path set, the rest zeroed) read, parsed and

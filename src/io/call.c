@@ -135,12 +135,10 @@ static enum tp_status run_json(struct call *x, char **out, struct tp_error *err)
 }
 
 /* The verbs a call runs and what each needs.  A verb the library composes joins with its bit
-   here and one line of the dispatch below: size, once its search is a library call
-   (TP_VERB_SIZE in LIST_VERBS, "else if (v == TP_VERB_SIZE) st = <its call>(&x->a, out, err);"),
-   and one row of python's _VERBS. */
+   here, one line of the dispatch below and one row of python's _VERBS. */
 #define MODEL_VERBS (TP_VERB_PARAMS | TP_VERB_MEMORY | TP_VERB_ESTIMATE | TP_VERB_SEARCH | \
                      TP_VERB_EXPORT)
-#define LIST_VERBS (TP_VERB_MODELS | TP_VERB_GPUS)
+#define LIST_VERBS (TP_VERB_MODELS | TP_VERB_GPUS | TP_VERB_SIZE)
 #define CALL_VERBS (MODEL_VERBS | LIST_VERBS)
 
 enum tp_status tp_call_json(const char *verb, const char *model, const char *const *keys,
@@ -151,7 +149,7 @@ enum tp_status tp_call_json(const char *verb, const char *model, const char *con
     unsigned v = tp_verb_find(verb);
     if (!(v & CALL_VERBS))
         return tp_fail(err, TP_EINVAL, "unknown verb %.40s: expected params, memory, estimate, "
-                       "search, export, models or gpus (validate and calibrate: "
+                       "search, export, size, models or gpus (validate, calibrate, checkpoint and logs: "
                        "tp_call_runs_json)",
                        verb ? verb : "(none)");
     if ((v & LIST_VERBS) && model)
@@ -171,6 +169,8 @@ enum tp_status tp_call_json(const char *verb, const char *model, const char *con
             st = dump(tp_json_gpus(), 0, out, err);
         else if (v == TP_VERB_EXPORT)
             st = tp_call_export(&x->a, out, err);
+        else if (v == TP_VERB_SIZE)
+            st = tp_call_size(&x->a, out, err);
         else
             st = run_json(x, out, err);
     }
