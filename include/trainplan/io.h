@@ -264,8 +264,11 @@ TP_API enum tp_status tp_request_set(struct tp_request *r, const char *key, cons
 TP_API enum tp_status tp_request_resolve(const struct tp_request *r, const struct tp_model *m,
                                          struct tp_cluster *c, struct tp_job *j,
                                          struct tp_layout *l, struct tp_error *err);
-/* A model by name: a config.json or a folder holding one when `name` exists or looks like a
-   path (a '/', or ending ".json"), else a preset. */
+/* A model by name, in this order: a config.json or a folder holding one when `name` exists; a
+   Hugging Face id (ORG/NAME) whose config.json is in the local hub cache ($HF_HUB_CACHE, else
+   $HF_HOME/hub, else ~/.cache/huggingface/hub; the revision refs/main names, else the newest
+   snapshot; never the network); a preset by key, alias or Hugging Face id; else the error of a
+   path (a '/', or ending ".json") or of an unknown preset. */
 TP_API enum tp_status tp_model_from_name(const char *name, struct tp_model *m,
                                          struct tp_error *err);
 /* "q,k,v" (or all, attention, mlp) as TP_LORA_* bits; 0 for an unknown name. */
