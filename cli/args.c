@@ -738,15 +738,27 @@ int cli_parse(int argc, char **argv, unsigned cmd, struct cli_args *a)
             int rc = add_sweep(o, val, a);
             if (rc != EXIT_OK)
                 return rc;
+            if (a->n_given < CLI_MAX_GIVEN)
+                a->given[a->n_given++] = o->name;
             continue;
         }
         int rc = set_opt(o, val, a);
         if (rc != EXIT_OK)
             return rc;
+        if (a->n_given < CLI_MAX_GIVEN)
+            a->given[a->n_given++] = o->name;
         if (a->help)
             return EXIT_OK;
     }
     return EXIT_OK;
+}
+
+bool cli_given(const struct cli_args *a, const char *name)
+{
+    for (size_t i = 0; i < a->n_given; i++)
+        if (strcmp(a->given[i], name) == 0)
+            return true;
+    return false;
 }
 
 void cli_print_options(FILE *out, unsigned cmd)

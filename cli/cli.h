@@ -37,6 +37,7 @@ enum {
 #define CLI_MAX_FILES 64
 #define CLI_MAX_SWEEPS 4
 #define CLI_MAX_SWEEP_VALUES 64
+#define CLI_MAX_GIVEN 96
 
 /* An option given a list on memory or estimate: --mbs 1,2,4,8, --gpus 8..512 (sweep.c). */
 struct cli_sweep {
@@ -130,7 +131,41 @@ struct cli_args {
     /* memory, estimate: options given a list (the field holds the first value) */
     struct cli_sweep sweeps[CLI_MAX_SWEEPS];
     size_t n_sweeps;
+    /* the options given, by their names (an alias as the option it stands for) */
+    const char *given[CLI_MAX_GIVEN];
+    size_t n_given;
 };
+
+struct run;
+/* The advice of a resolved run (advice.c): the defaults that move the answer and, for estimate
+   and export, the changes that make it faster. */
+struct cli_advice {
+    struct tp_default_effect dflt[8];
+    size_t n_dflt;
+    struct tp_speedup fast[3];
+    size_t n_fast;
+    struct tp_range range;   /* the run's 80% range: the bar a default must clear */
+    double base_bytes;       /* the run's worst stage */
+};
+/* Fills `out` for run `r`; `given` adds TP_GIVEN_* bits to what the arguments gave (search:
+   what it searched). */
+void cli_advice(const struct cli_args *a, const struct run *r, const struct tp_calib *cal,
+                unsigned given, bool speedups, struct cli_advice *out);
+/* The table sections: the defaults that move tokens/s (or, for memory, the memory) and the
+   changes that make it faster. */
+void cli_advice_print(const struct run *r, const struct cli_advice *adv, bool memory);
+/* The defaults that move tokens/s as "trainplan: note:" lines on stderr (export). */
+void cli_advice_notes(const struct run *r, const struct cli_advice *adv);
+/* The arrays "defaults_that_matter" (and "speedups") into a JSON document. */
+void cli_advice_json(json_t *doc, const struct cli_advice *adv, bool speedups);
+/* The same as one text cell each, for a CSV row. */
+void cli_advice_cell(json_t *row, const struct cli_advice *adv, bool speedups);
+
+/* Whether option `name` (its long name, "recompute") was given. */
+bool cli_given(const struct cli_args *a, const char *name);
+/* The TP_GIVEN_* bits of the inputs the user gave (tp_defaults_that_matter); a swept option
+   counts as given. */
+unsigned cli_given_mask(const struct cli_args *a);
 
 /* Everything a run needs, resolved and checked. */
 struct run {
@@ -139,6 +174,7 @@ struct run {
     struct tp_job j;
     struct tp_layout l;
     char notes[512];
+    bool gpu_assumed, gpus_assumed; /* --gpu / --gpus not given: the defaults taken */
 };
 
 /* Resolves model, cluster, job and layout from the arguments; prints the error and returns

@@ -52,6 +52,8 @@ struct ctx {
     bool planned;
     struct tp_ckpt_plan plan;
     uint32_t plan_gpus, plan_zero;
+    const char *gpus_from, *zero_from; /* where each came from: "given", "the ZeRO folder",
+                                          "assumed" */
     double storage_gbps;
 };
 
@@ -129,7 +131,10 @@ static void plan(const struct cli_args *a, struct ctx *x)
     x->plan_gpus = a->gpus != TP_UNSET           ? (uint32_t)a->gpus
                    : z->present && z->dp_ranks ? z->dp_ranks * mp
                                                : 8;
+    x->gpus_from = a->gpus != TP_UNSET ? "given" : z->present && z->dp_ranks ? "the ZeRO folder"
+                                                                            : "assumed";
     x->plan_zero = a->zero != TP_UNSET ? (uint32_t)a->zero : z->present ? z->stage_hint : 0;
+    x->zero_from = a->zero != TP_UNSET ? "given" : z->present ? "the ZeRO folder" : "assumed";
     struct tp_cluster c;
     memset(&c, 0, sizeof c);
     c.n_gpus = x->plan_gpus;
@@ -142,19 +147,42 @@ static void plan(const struct cli_args *a, struct ctx *x)
     x->planned = true;
 }
 
+/* One binary unit for the whole plan (the one that suits its largest figure, the save), so
+   the lines compare at a glance: "213632 B" beside "1.43 MiB" did not. */
+struct unit {
+    double div;
+    const char *name;
+};
+
+static struct unit unit_for(double bytes)
+{
+    static const struct unit U[] = {
+        {1099511627776.0, "TiB"}, {1073741824.0, "GiB"}, {1048576.0, "MiB"}, {1024.0, "KiB"}};
+    for (size_t i = 0; i < sizeof U / sizeof U[0]; i++)
+        if (bytes >= U[i].div)
+            return U[i];
+    return (struct unit){1, "B"};
+}
+
+static struct unit plan_unit;
+
 static void gib(char *buf, size_t len, double bytes)
 {
-    if (bytes >= 1073741824.0)
-        snprintf(buf, len, "%.2f GiB", bytes / 1073741824.0);
-    else if (bytes >= 1048576.0)
-        snprintf(buf, len, "%.2f MiB", bytes / 1048576.0);
-    else
+    if (plan_unit.div == 1)
         snprintf(buf, len, "%.0f B", bytes);
+    else
+        snprintf(buf, len, "%.2f %s", bytes / plan_unit.div, plan_unit.name);
 }
 
 void report_checkpoint_plan(const struct tp_ckpt_plan *p, double storage_gbps)
 {
     char a[32], b[32], c[32];
+    double big = p->save_bytes;
+    const double others[] = {p->model_file_bytes, p->optim_file_bytes, p->zero_to_fp32_ram_bytes,
+                             p->consolidated_fp32_bytes};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+        big = others[i] > big ? others[i] : big;
+    plan_unit = unit_for(big);
     gib(a, sizeof a, p->save_bytes);
     fmt_si(b, sizeof b, p->params);
     printf("  %-34s %s (%s parameters)\n", "one save", a, b);
@@ -302,8 +330,10 @@ static void print_table(const struct ctx *x)
     if (c->zero.present)
         print_zero(&c->zero);
     if (x->planned) {
-        printf("\nplan per save      %u GPUs, ZeRO %u, %s, %s (DeepSpeed's files)\n", x->plan_gpus,
-               x->plan_zero, tp_name(TP_NAMES_OPTIMIZER, (int)x->j.optimizer),
+        printf("\nplan per save      %u GPUs%s, ZeRO %u%s, %s, %s (DeepSpeed's files)\n",
+               x->plan_gpus, strcmp(x->gpus_from, "assumed") == 0 ? " (assumed: give --gpus)" : "",
+               x->plan_zero, strcmp(x->zero_from, "assumed") == 0 ? " (assumed: give --zero)" : "",
+               tp_name(TP_NAMES_OPTIMIZER, (int)x->j.optimizer),
                tp_name(TP_NAMES_PRECISION, (int)x->j.precision));
         report_checkpoint_plan(&x->plan, x->storage_gbps);
     }
@@ -440,6 +470,8 @@ static int print_json(const struct ctx *x)
         pl = tp_json_ckpt_plan(&x->plan);
         json_object_set_new(pl, "gpus", json_integer(x->plan_gpus));
         json_object_set_new(pl, "zero", json_integer(x->plan_zero));
+        json_object_set_new(pl, "gpus_from", json_string(x->gpus_from));
+        json_object_set_new(pl, "zero_from", json_string(x->zero_from));
     }
     json_object_set_new(doc, "plan", pl);
     json_object_set_new(doc, "model_note", jstr(x->model_note));

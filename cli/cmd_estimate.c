@@ -16,7 +16,7 @@
 
 static void help(void)
 {
-    printf("usage: trainplan estimate MODEL --gpu NAME --gpus N [layout and job options]\n"
+    printf("usage: trainplan estimate MODEL [--gpu NAME] [--gpus N] [layout and job options]\n"
            "                          [--tokens N | --epochs E --dataset-tokens N]\n"
            "                          [--gpu-hour-price P] [--calibration FILE]\n\n"
            "Memory and time of one training run: the memory verdict of the worst pipeline stage,\n"
@@ -332,13 +332,18 @@ int cmd_estimate(int argc, char **argv)
     const char *outside = ev.outside;
     if (a.svg && (rc = plot_estimate(a.svg, &r, &t)) != EXIT_OK)
         return rc;
+    /* the defaults that moved the answer, and what makes it faster (advice.c) */
+    static struct cli_advice adv;
+    cli_advice(&a, &r, &cal, 0, mem.fits, &adv);
     if (a.format == FMT_JSON) {
-        rc = cli_print_json(tp_json_estimate(&r.m, &r.c, &r.j, &r.l, &o, &ev, a.calibration,
-                                             r.notes), 8);
-        if (rc != EXIT_OK)
+        json_t *doc = tp_json_estimate(&r.m, &r.c, &r.j, &r.l, &o, &ev, a.calibration, r.notes);
+        cli_advice_json(doc, &adv, true);
+        if ((rc = cli_print_json(doc, 8)) != EXIT_OK)
             return rc;
     } else if (a.format == FMT_CSV) {
-        if ((rc = out_csv_row(estimate_row(&r, &mem, &t, &b))) != EXIT_OK)
+        json_t *row = estimate_row(&r, &mem, &t, &b);
+        cli_advice_cell(row, &adv, true);
+        if ((rc = out_csv_row(row)) != EXIT_OK)
             return rc;
     } else {
         report_header(&r, "estimate");
@@ -354,6 +359,7 @@ int cmd_estimate(int argc, char **argv)
             return cli_finish(EXIT_NO);
         }
         print_time(&r, &t, &b, a.calibration, &rg);
+        cli_advice_print(&r, &adv, false);
         printf("\ncheckpoint   (DeepSpeed's files: ZeRO %u on %u GPUs; trainplan checkpoint "
                "checks a saved one)\n", r.l.zero, r.c.n_gpus);
         report_checkpoint_plan(&ck, a.storage_gbps);
