@@ -288,6 +288,14 @@ TP_API struct json_t *tp_json_ckpt_plan(const struct tp_ckpt_plan *p);
    and values ({"recompute": "full", "zero": 3}: python's keywords), "dp" the data-parallel size
    with it, "reasons" what its settings save, "total_bytes" the worst stage with it. */
 TP_API struct json_t *tp_json_fix(const struct tp_fix *f);
+/* The changes that make a run faster (tp_time_suggest): tp_json_fix each with "gain" (tokens/s
+   per GPU with it over without) and "tokens_per_s_per_gpu". */
+struct tp_speedup;
+TP_API struct json_t *tp_json_speedups(const struct tp_speedup *s, size_t n);
+/* The defaults that move the answer (tp_defaults_that_matter): {input, taken, tried,
+   tokens_per_s_ratio, total_bytes, fits, moves_time, moves_memory} each. */
+struct tp_default_effect;
+TP_API struct json_t *tp_json_default_effects(const struct tp_default_effect *e, size_t n);
 /* An array of tp_json_fix. */
 TP_API struct json_t *tp_json_fixes(const struct tp_fix *f, size_t n);
 /* `trainplan estimate`'s document; `calibration` names the file (NULL: the built-in one). */
