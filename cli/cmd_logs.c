@@ -365,6 +365,54 @@ static void print_steps(const struct result *r)
         printf("rule         %s\n", s->rule);
 }
 
+/* Where the answer changes its basis without the user asking: up to three notes, one line
+   each (tokens counted, memory kind, the model's FLOPs against the log's). */
+enum { MAX_NOTES = 3, NOTE_LEN = 320 };
+
+/* Beyond 3/4..4/3 no FLOP convention explains the gap: the widest between logs is 4/3, the
+   recompute forward Megatron-DeepSpeed's throughput formula counts as hardware FLOPs
+   (megatron/utils.py throughput_calculator: x4 instead of x3 with checkpoint_activations). */
+#define TFLOPS_AGREE_LO 0.75
+#define TFLOPS_AGREE_HI (4.0 / 3.0)
+
+static size_t log_notes(const struct result *r, char notes[][NOTE_LEN])
+{
+    const struct tp_log_steady *s = &r->st;
+    size_t n = 0;
+    double lg = s->logged_tokens_per_s_per_gpu;
+    if (s->tokens_from_step && isfinite(lg) && isfinite(s->tokens_per_s_per_gpu) && lg > 0 &&
+        fabs(s->tokens_per_s_per_gpu / lg - 1) > 0.05) {
+        char slots[32], own[32];
+        fmt_count(slots, sizeof slots, (uint64_t)llround(s->tokens_per_s_per_gpu));
+        fmt_count(own, sizeof own, (uint64_t)llround(lg));
+        snprintf(notes[n++], NOTE_LEN,
+                 "tokens/s per GPU counts slots (global batch x seq / step time): %s; the log's "
+                 "own rate counts the tokens it trained on: %s (x%.2f). --seq / --gbs switched "
+                 "the basis",
+                 slots, own, s->tokens_per_s_per_gpu / lg);
+    }
+    if (s->mem_kind && isfinite(s->mem_gib)) {
+        if (isfinite(s->mem_alloc_gib))
+            snprintf(notes[n++], NOTE_LEN,
+                     "peak memory is the %s, %.2f GiB; the peak allocated is %.2f GiB "
+                     "(allocated counts the tensors, reserved adds the caching allocator's pool)",
+                     s->mem_kind, s->mem_gib, s->mem_alloc_gib);
+        else
+            snprintf(notes[n++], NOTE_LEN, "peak memory is the %s", s->mem_kind);
+    }
+    if (r->modelled && isfinite(s->tflops_per_gpu) && r->model_tflops > 0) {
+        double k = s->tflops_per_gpu / r->model_tflops;
+        if (k < TFLOPS_AGREE_LO || k > TFLOPS_AGREE_HI)
+            snprintf(notes[n++], NOTE_LEN,
+                     "the log's %.1f TFLOP/s per GPU is %.2fx what the model implies (%.1f from "
+                     "%s at the measured tokens/s): the model may be wrong (another size or "
+                     "shape), or the log counts tokens otherwise; no FLOP convention differs by "
+                     "more than 4/3",
+                     s->tflops_per_gpu, k, r->model_tflops, r->run.m.name);
+    }
+    return n;
+}
+
 /* The steady state the log gives. */
 static void print_steady(const struct result *r)
 {
@@ -404,8 +452,18 @@ static void print_steady(const struct result *r)
     if (isfinite(s->mfu))
         printf("  %-20s %.1f%% (as the %s log counts it)\n", "MFU", 100 * s->mfu,
                tp_log_format_name(in->format));
-    if (isfinite(s->mem_gib))
-        printf("  %-20s %.2f GiB per GPU\n", "peak memory", s->mem_gib);
+    if (isfinite(s->mem_gib)) {
+        printf("  %-20s %.2f GiB per GPU", "peak memory", s->mem_gib);
+        if (s->mem_kind) { /* the kind without its source: "max reserved" */
+            size_t k = strcspn(s->mem_kind, "(");
+            while (k > 0 && s->mem_kind[k - 1] == ' ')
+                k--;
+            printf(" (%.*s)", (int)k, s->mem_kind);
+        }
+        if (isfinite(s->mem_alloc_gib))
+            printf("; %.2f GiB max allocated", s->mem_alloc_gib);
+        printf("\n");
+    }
     if (isfinite(s->loss_last))
         printf("  %-20s %.4f (last step used)\n", "loss", s->loss_last);
 
@@ -433,7 +491,10 @@ static void print_modelled(const struct cli_args *a, const struct result *r)
             printf(": predicted/measured %+.1f%%",
                    100 * (r->pred.tokens_per_s_per_gpu / s->tokens_per_s_per_gpu - 1));
         printf("\nmemory       %.2f GiB per GPU predicted (worst stage)", r->pred_mem_gib);
-        if (isfinite(s->mem_gib))
+        if (isfinite(s->mem_alloc_gib))
+            printf(", %.2f GiB measured peak allocated (%.2f reserved)", s->mem_alloc_gib,
+                   s->mem_gib);
+        else if (isfinite(s->mem_gib))
             printf(", %.2f GiB measured peak", s->mem_gib);
         printf("\n");
     }
@@ -461,6 +522,10 @@ static void print_one(const struct cli_args *a, const struct result *r)
         printf("\n");
     }
     print_modelled(a, r);
+    char notes[MAX_NOTES][NOTE_LEN];
+    size_t n = log_notes(r, notes);
+    for (size_t i = 0; i < n; i++)
+        printf("%s %s\n", i ? "           " : "\nnote       ", notes[i]);
     if (r->row_id[0])
         printf("row          %s written to %s\n", r->row_id, a->row_out);
 }
@@ -571,6 +636,10 @@ static json_t *result_json(const struct cli_args *a, const struct result *r)
     json_object_set_new(o, "tflops_per_gpu", jreal(s->tflops_per_gpu));
     json_object_set_new(o, "mfu", jreal(s->mfu));
     json_object_set_new(o, "peak_mem_gib", jreal(s->mem_gib));
+    json_object_set_new(o, "peak_mem_kind", s->mem_kind ? json_string(s->mem_kind) : json_null());
+    json_object_set_new(o, "peak_mem_allocated_gib", jreal(s->mem_alloc_gib));
+    json_object_set_new(o, "tokens_basis", json_string(s->tokens_from_step ? "slots" : "logged"));
+    json_object_set_new(o, "logged_tokens_per_s_per_gpu", jreal(s->logged_tokens_per_s_per_gpu));
     json_object_set_new(o, "loss_last", jreal(s->loss_last));
     json_object_set_new(o, "gpus", jcount(s->gpus));
     json_object_set_new(o, "tokens_per_step",
@@ -583,6 +652,12 @@ static json_t *result_json(const struct cli_args *a, const struct result *r)
     json_object_set_new(o, "cost", jreal(r->cost));
     json_object_set_new(o, "model", model_json(a, r));
     json_object_set_new(o, "row_id", r->row_id[0] ? json_string(r->row_id) : json_null());
+    char notes[MAX_NOTES][NOTE_LEN];
+    size_t n = log_notes(r, notes);
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(arr, json_string(notes[i]));
+    json_object_set_new(o, "notes", arr);
     return o;
 }
 
@@ -597,7 +672,8 @@ static void print_csv(const struct result *res, size_t n)
 {
     printf("file,format,steps_logged,warmup_skipped,outliers,steps_used,step_time_s_median,"
            "step_time_s_mean,tokens_per_s,tokens_per_s_per_gpu,samples_per_s,tflops_per_gpu,mfu,"
-           "peak_mem_gib,loss_last,gpus,tokens_per_step,train_time_s,gpu_hours,cost\n");
+           "peak_mem_gib,loss_last,gpus,tokens_per_step,train_time_s,gpu_hours,cost,"
+           "peak_mem_kind,notes\n");
     for (size_t i = 0; i < n; i++) {
         const struct result *r = &res[i];
         const struct tp_log_steady *s = &r->st;
@@ -617,7 +693,18 @@ static void print_csv(const struct result *res, size_t n)
         csv_num(s->tokens_per_step > 0 ? s->tokens_per_step : NAN, false);
         csv_num(r->train_s, false);
         csv_num(r->gpu_hours, false);
-        csv_num(r->cost, true);
+        csv_num(r->cost, false);
+        const char *kind = s->mem_kind ? s->mem_kind : "";
+        csv_fwrite(stdout, kind, strlen(kind));
+        char notes[MAX_NOTES][NOTE_LEN], joined[MAX_NOTES * NOTE_LEN + 8] = "";
+        size_t nn = log_notes(r, notes), at = 0;
+        for (size_t k = 0; k < nn; k++) {
+            int w = snprintf(joined + at, sizeof joined - at, "%s%s", k ? "; " : "", notes[k]);
+            at += w > 0 ? (size_t)w : 0;
+        }
+        printf(",");
+        csv_fwrite(stdout, joined, strlen(joined));
+        printf("\n");
     }
 }
 
