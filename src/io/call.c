@@ -32,7 +32,51 @@ struct call {
     double top;
     const char *calibration;
     bool per_stage;
+    unsigned given;                     /* TP_GIVEN_* of the keys given (advise.c) */
+    struct tp_default_effect dflt[8];
+    struct tp_speedup fast[3];
 };
+
+/* The advice arrays the CLI adds to estimate's and memory's documents (cli/advice.c): the
+   defaults that move the answer, and for estimate the changes that make a fitting run
+   faster. */
+static void add_advice(struct call *x, json_t *doc)
+{
+    if (!doc)
+        return;
+    size_t n = tp_defaults_that_matter(&x->m, &x->c, &x->j, &x->l, &x->cal, x->given, x->dflt,
+                                       sizeof x->dflt / sizeof x->dflt[0]);
+    json_object_set_new(doc, "defaults_that_matter", tp_json_default_effects(x->dflt, n));
+    if (x->verb != V_ESTIMATE)
+        return;
+    n = x->ev.memory.fits ? tp_time_suggest(&x->m, &x->c, &x->j, &x->l, &x->cal, x->fast,
+                                            sizeof x->fast / sizeof x->fast[0])
+                          : 0;
+    json_object_set_new(doc, "speedups", tp_json_speedups(x->fast, n));
+}
+
+/* The TP_GIVEN_* bit a key sets (0: none). */
+static unsigned given_bit(const char *key)
+{
+    static const struct {
+        const char *key;
+        unsigned bit;
+    } K[] = {{"mbs", TP_GIVEN_MBS},
+             {"gbs", TP_GIVEN_GBS},
+             {"gas", TP_GIVEN_GBS},
+             {"gpus_per_node", TP_GIVEN_GPUS_PER_NODE},
+             {"framework", TP_GIVEN_FRAMEWORK},
+             {"fsdp", TP_GIVEN_FRAMEWORK | TP_GIVEN_ZERO},
+             {"recompute", TP_GIVEN_RECOMPUTE},
+             {"recompute_layers", TP_GIVEN_RECOMPUTE},
+             {"recompute_modules", TP_GIVEN_RECOMPUTE},
+             {"zero", TP_GIVEN_ZERO},
+             {"distributed_optimizer", TP_GIVEN_ZERO}};
+    for (size_t i = 0; i < sizeof K / sizeof K[0]; i++)
+        if (strcmp(K[i].key, key) == 0)
+            return K[i].bit;
+    return 0;
+}
 
 static enum tp_status real_option(const char *key, const char *value, double lo, double *out,
                                   struct tp_error *err)
@@ -214,8 +258,23 @@ static enum tp_status search_json(struct call *x, char **out, struct tp_error *e
         struct tp_nearest_in in = {&x->m, &x->c, &x->j, &x->so, &x->cal, fw, n_fw,
                                    x->q.framework != 0, st->rejected[TP_REJECT_MEMORY] > 0};
         size_t n_near = n ? 0 : tp_search_nearest(&in, NULL, NULL, x->fixes, TP_MAX_FIXES);
-        *out = tp_json_dumps(tp_json_search(&x->m, &x->c, &x->j, x->so.gbs, st, hits, n,
-                                            outside, band, x->fixes, n_near), 8);
+        json_t *doc = tp_json_search(&x->m, &x->c, &x->j, x->so.gbs, st, hits, n, outside,
+                                     band, x->fixes, n_near);
+        /* the defaults the best layout hangs on: what the search did not choose */
+        size_t n_dflt = 0;
+        if (n > 0) {
+            struct tp_job j = x->j;
+            j.framework = hits[0].fw;
+            n_dflt = tp_defaults_that_matter(&x->m, &x->c, &j, &hits[0].h.layout, &x->cal,
+                                             x->given | TP_GIVEN_MBS | TP_GIVEN_GBS |
+                                                 TP_GIVEN_RECOMPUTE | TP_GIVEN_ZERO |
+                                                 TP_GIVEN_FRAMEWORK,
+                                             x->dflt, sizeof x->dflt / sizeof x->dflt[0]);
+        }
+        if (doc)
+            json_object_set_new(doc, "defaults_that_matter",
+                                tp_json_default_effects(x->dflt, n_dflt));
+        *out = tp_json_dumps(doc, 8);
         s = *out ? TP_OK : tp_fail(err, TP_ENOMEM, "out of memory");
     }
     free(hits);
@@ -247,6 +306,7 @@ static enum tp_status run_verb(struct call *x, const char *model, char **out,
         doc = tp_json_memory_report(&x->m, &x->c, &x->j, &x->l, &x->ev.memory, x->per_stage,
                                     x->fixes, n, "");
     }
+    add_advice(x, doc);
     *out = tp_json_dumps(doc, x->verb == V_ESTIMATE ? 8 : 12);
     return *out ? TP_OK : tp_fail(err, TP_ENOMEM, "out of memory");
 }
@@ -278,8 +338,10 @@ enum tp_status tp_call_json(const char *verb, const char *model, const char *con
     tp_eval_opts_init(&x->o);
     tp_search_opts_init(&x->so);
     enum tp_status st = TP_OK;
-    for (size_t i = 0; i < n && st == TP_OK; i++)
+    for (size_t i = 0; i < n && st == TP_OK; i++) {
         st = set_option(x, keys[i], values[i], err);
+        x->given |= keys[i] ? given_bit(keys[i]) : 0;
+    }
     if (st == TP_OK)
         st = run_verb(x, model, out, err);
     free(x);
