@@ -170,6 +170,8 @@ static void gib(char *buf, size_t len, double bytes)
 {
     if (plan_unit.div == 1)
         snprintf(buf, len, "%.0f B", bytes);
+    else if (bytes == 0)
+        snprintf(buf, len, "0 %s", plan_unit.name);
     else
         snprintf(buf, len, "%.2f %s", bytes / plan_unit.div, plan_unit.name);
 }

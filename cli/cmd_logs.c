@@ -375,7 +375,7 @@ enum { MAX_NOTES = 3, NOTE_LEN = 320 };
 #define TFLOPS_AGREE_LO 0.75
 #define TFLOPS_AGREE_HI (4.0 / 3.0)
 
-static size_t log_notes(const struct result *r, char notes[][NOTE_LEN])
+static size_t log_notes(const struct result *r, char notes[][NOTE_LEN], bool memory)
 {
     const struct tp_log_steady *s = &r->st;
     size_t n = 0;
@@ -391,7 +391,7 @@ static size_t log_notes(const struct result *r, char notes[][NOTE_LEN])
                  "the basis",
                  slots, own, s->tokens_per_s_per_gpu / lg);
     }
-    if (s->mem_kind && isfinite(s->mem_gib)) {
+    if (memory && s->mem_kind && isfinite(s->mem_gib)) {
         if (isfinite(s->mem_alloc_gib))
             snprintf(notes[n++], NOTE_LEN,
                      "peak memory is the %s, %.2f GiB; the peak allocated is %.2f GiB "
@@ -523,7 +523,7 @@ static void print_one(const struct cli_args *a, const struct result *r)
     }
     print_modelled(a, r);
     char notes[MAX_NOTES][NOTE_LEN];
-    size_t n = log_notes(r, notes);
+    size_t n = log_notes(r, notes, false); /* the peak memory line says its kind */
     for (size_t i = 0; i < n; i++)
         printf("%s %s\n", i ? "           " : "\nnote       ", notes[i]);
     if (r->row_id[0])
@@ -653,7 +653,7 @@ static json_t *result_json(const struct cli_args *a, const struct result *r)
     json_object_set_new(o, "model", model_json(a, r));
     json_object_set_new(o, "row_id", r->row_id[0] ? json_string(r->row_id) : json_null());
     char notes[MAX_NOTES][NOTE_LEN];
-    size_t n = log_notes(r, notes);
+    size_t n = log_notes(r, notes, true);
     json_t *arr = json_array();
     for (size_t i = 0; i < n; i++)
         json_array_append_new(arr, json_string(notes[i]));
@@ -697,7 +697,7 @@ static void print_csv(const struct result *res, size_t n)
         const char *kind = s->mem_kind ? s->mem_kind : "";
         csv_fwrite(stdout, kind, strlen(kind));
         char notes[MAX_NOTES][NOTE_LEN], joined[MAX_NOTES * NOTE_LEN + 8] = "";
-        size_t nn = log_notes(r, notes), at = 0;
+        size_t nn = log_notes(r, notes, true), at = 0;
         for (size_t k = 0; k < nn; k++) {
             int w = snprintf(joined + at, sizeof joined - at, "%s%s", k ? "; " : "", notes[k]);
             at += w > 0 ? (size_t)w : 0;

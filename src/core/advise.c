@@ -365,6 +365,9 @@ size_t tp_defaults_that_matter(const struct tp_model *m, const struct tp_cluster
         e.total_bytes = k->bytes;
         e.fits = k->fits;
         e.moves_time = k->fits && (e.ratio < rg.lo || e.ratio > rg.hi);
+        /* memory has no 80% range of its own: the verdict flipping always counts, and a move
+           of a tenth of the worst stage (a choice, stated in docs/advice.md: a default that
+           changes the headroom a user plans by that much is worth a line) */
         e.moves_memory = k->fits != base.fits || fabs(k->bytes / base.bytes - 1) > 0.10;
         if (e.moves_time || e.moves_memory)
             out[found++] = e;
