@@ -293,8 +293,8 @@ static void print_no_fit(const struct run *r, const struct tp_memory *mem, const
     enum { MAX_FIXES = 4 };
     struct tp_fix fixes[MAX_FIXES];
     size_t n = tp_memory_suggest(&r->m, &r->c, &r->j, &r->l, fixes, MAX_FIXES);
-    printf("\ndoes not fit by %.2f GB; no time breakdown for a run that cannot start. Changes "
-           "that make it fit:\n", -mem->headroom_bytes / 1e9);
+    printf("\ndoes not fit by %.2f GiB; no time breakdown for a run "
+           "that cannot start. Changes that make it fit:\n", -mem->headroom_bytes / 1073741824.0);
     report_fixes(&r->j, fixes, n);
     printf("(as given it would run at %.0f tokens/s per GPU, MFU %.1f%%; --format json has the "
            "breakdown)\n", t->tokens_per_s_per_gpu, 100 * t->mfu);
