@@ -31,7 +31,9 @@ static void help(void)
            "--tp --pp --dp --cp --ep --zero: one row per combination (JSON sweep[], CSV rows).\n\n"
            "JSON keys: schema_version, step_time_s, tokens_per_s_per_gpu, model_tflops_per_gpu,\n"
            "mfu, hw_tflops_per_gpu, hfu, train_time_s, time (breakdown), memory, checkpoint\n"
-           "(bytes per save, per rank, consolidated; save_s with --storage-gbps), ...\n\n"
+           "(bytes per save, per rank, consolidated; save_s with --storage-gbps),\n"
+           "defaults_that_matter[] (inputs not given that move the answer), speedups[] (changes\n"
+           "that make it faster, with their gain; docs/advice.md), ...\n\n"
            "options:\n");
     cli_print_options(stdout, CMD_ESTIMATE);
     printf("\nexit status: 0 fits; 1 does not fit in memory (time still reported); 2 usage or "

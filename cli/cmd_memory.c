@@ -22,7 +22,8 @@ static void help(void)
            "Lists: --mbs 1,2,4,8, --seq 4096,8192, --gpus 8..512 (doubling), also --gbs --gas\n"
            "--tp --pp --dp --cp --ep --zero: one row per combination (JSON sweep[], CSV rows).\n\n"
            "JSON keys: schema_version, weights_bytes, grads_bytes, optimizer_bytes,\n"
-           "activations_bytes, total_bytes, capacity_bytes, fits, ... (bytes, per GPU).\n\n"
+           "activations_bytes, total_bytes, capacity_bytes, fits, ... (bytes, per GPU),\n"
+           "defaults_that_matter[] (inputs not given that move the memory; docs/advice.md).\n\n"
            "options:\n");
     cli_print_options(stdout, CMD_MEMORY);
     printf("\nexit status: 0 fits; 1 does not fit; 2 usage or input error.\n");

@@ -56,7 +56,7 @@ static void help(void)
            "uneven_split_layouts, rejected{reason: count}, results[] (stack, tie, differs_most, dp,\n"
            "tp, pp, vpp, pp_first,\n"
            "pp_last, ep, cp, zero, mbs, gas, recompute, recompute_layers, offload and the\n"
-           "estimate keys step_time_s, tokens_per_s_per_gpu, mfu, ...).\n\n"
+           "estimate keys step_time_s, tokens_per_s_per_gpu, mfu, ...), defaults_that_matter[].\n\n"
            "options:\n");
     cli_print_options(stdout, CMD_SEARCH);
     printf("\nexit status: 0 a layout fits; 1 none fits; 2 usage or input error.\n");
