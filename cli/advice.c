@@ -24,6 +24,8 @@ unsigned cli_given_mask(const struct cli_args *a)
         g |= TP_GIVEN_RECOMPUTE;
     if (cli_given(a, "zero") || cli_given(a, "fsdp") || cli_given(a, "distributed-optimizer"))
         g |= TP_GIVEN_ZERO;
+    if (cli_given(a, "seq"))
+        g |= TP_GIVEN_SEQ;
     return g;
 }
 

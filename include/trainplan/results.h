@@ -93,11 +93,13 @@ enum {
     TP_GIVEN_FRAMEWORK = 1u << 3,
     TP_GIVEN_RECOMPUTE = 1u << 4,
     TP_GIVEN_ZERO = 1u << 5,
+    TP_GIVEN_SEQ = 1u << 6,       /* else the model's context (or 4096) */
 };
 /* A default that moves the answer: the input, the value taken and the neighbouring value tried
    (as tp_request_set takes them), and the run with the neighbour. */
 struct tp_default_effect {
-    char field[24];          /* "mbs", "gas", "gpus_per_node", "framework", "recompute", "zero" */
+    char field[24];          /* "mbs", "gas", "gpus_per_node", "framework", "recompute", "zero",
+                                "seq" */
     char taken[24], tried[24];
     double ratio;            /* tokens/s per GPU with `tried` over with `taken` */
     double total_bytes;      /* the worst stage with `tried` */
@@ -107,7 +109,7 @@ struct tp_default_effect {
 };
 /* For each input not in `given` (TP_GIVEN_* bits), re-evaluates the run with its neighbouring
    values (mbs x1/2..x16, gas x1/2..x8, half the GPUs per node, every other stack that runs the
-   layout, the other recompute modes and ZeRO stages) and keeps, per input, the neighbour that
+   layout, the other recompute modes and ZeRO stages, the sequence x1/2 and x2) and keeps, per input, the neighbour that
    moves tokens/s per GPU most among those that fit (else the nearest); writes those that move
    the answer (moves_time or moves_memory), largest move first.  Pure and allocation-free. */
 TP_API size_t tp_defaults_that_matter(const struct tp_model *m, const struct tp_cluster *c,

@@ -276,6 +276,18 @@ static size_t neighbours(const struct tp_job *j, const struct tp_layout *l, unsi
             tp_snprintf(v, sizeof v, "%u", z);
             n = add(t, n, j, &x, "zero", v, NULL, NULL, NULL);
         }
+    } else if (strcmp(field, "seq") == 0 && !(given & TP_GIVEN_SEQ)) {
+        /* the model's context taken as the sequence: half and twice it (tp_layout_check
+           rejects what the model cannot take: a learned position table's length) */
+        const uint64_t s[] = {j->seq / 2, j->seq * 2};
+        for (size_t i = 0; i < 2; i++) {
+            if (s[i] < 128)
+                continue;
+            y = *j;
+            y.seq = s[i];
+            tp_snprintf(v, sizeof v, "%llu", (unsigned long long)s[i]);
+            n = add(t, n, &y, l, "seq", v, NULL, NULL, NULL);
+        }
     } else if (strcmp(field, "framework") == 0 && !(given & TP_GIVEN_FRAMEWORK)) {
         for (int fw = 0; fw < TP_FW_COUNT; fw++) {
             if (fw == (int)j->framework)
@@ -305,7 +317,7 @@ size_t tp_defaults_that_matter(const struct tp_model *m, const struct tp_cluster
     struct tp_range rg;
     tp_time_range(m, c, j, l, 0, &rg);
     static const char *const FIELDS[] = {"mbs", "gas", "gpus_per_node", "framework", "recompute",
-                                         "zero"};
+                                         "zero", "seq"};
     size_t found = 0;
     for (size_t f = 0; f < sizeof FIELDS / sizeof FIELDS[0] && found < cap; f++) {
         size_t n;
@@ -332,6 +344,8 @@ size_t tp_defaults_that_matter(const struct tp_model *m, const struct tp_cluster
                 tp_snprintf(taken, sizeof taken, "%u", l->gas);
             else if (strcmp(FIELDS[f], "framework") == 0)
                 tp_snprintf(taken, sizeof taken, "%s", tp_stack_get(j->framework)->key);
+            else if (strcmp(FIELDS[f], "seq") == 0)
+                tp_snprintf(taken, sizeof taken, "%llu", (unsigned long long)j->seq);
             else if (strcmp(FIELDS[f], "recompute") == 0)
                 tp_snprintf(taken, sizeof taken, "%s", tp_name(TP_NAMES_RECOMPUTE,
                                                                (int)l->recompute));

@@ -71,7 +71,8 @@ static unsigned given_bit(const char *key)
              {"recompute_layers", TP_GIVEN_RECOMPUTE},
              {"recompute_modules", TP_GIVEN_RECOMPUTE},
              {"zero", TP_GIVEN_ZERO},
-             {"distributed_optimizer", TP_GIVEN_ZERO}};
+             {"distributed_optimizer", TP_GIVEN_ZERO},
+             {"seq", TP_GIVEN_SEQ}};
     for (size_t i = 0; i < sizeof K / sizeof K[0]; i++)
         if (strcmp(K[i].key, key) == 0)
             return K[i].bit;
