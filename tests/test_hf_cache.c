@@ -83,6 +83,7 @@ static void test_refs_main(void **state)
     env_only(CACHE, NULL);
     assert_int_equal(total_of("meta-llama/Llama-3.1-8B"), 8030261248ull);
     assert_non_null(strstr(model.source, REV_MAIN));
+    assert_string_equal(model.name, "meta-llama/Llama-3.1-8B");
     /* the id is matched as the Hub spells it: another case is another cache folder, so the
        preset answers (same shape) */
     assert_int_equal(total_of("META-LLAMA/llama-3.1-8b"), 8030261248ull);

@@ -155,8 +155,11 @@ enum tp_status tp_model_from_name(const char *name, struct tp_model *m, struct t
         return looks_like_path(name) ? tp_model_from_hf_config(name, m, err)
                                      : tp_model_from_preset(name, m, err);
     char file[PATH_CAP], looked[PATH_CAP];
-    if (tp_hf_cache_config(name, file, sizeof file, looked, sizeof looked))
-        return tp_model_from_hf_config(file, m, err);
+    if (tp_hf_cache_config(name, file, sizeof file, looked, sizeof looked)) {
+        TRY(tp_model_from_hf_config(file, m, err));
+        tp_snprintf(m->name, sizeof m->name, "%s", name); /* the id, as the user typed it */
+        return TP_OK;
+    }
     struct tp_error inner = {{0}, {0}};
     if (tp_model_from_preset(name, m, &inner) == TP_OK)
         return TP_OK;
