@@ -273,8 +273,11 @@ TP_API void tp_request_init(struct tp_request *r);
 TP_API enum tp_status tp_request_resolve(const struct tp_request *r, const struct tp_model *m,
                                          struct tp_cluster *c, struct tp_job *j,
                                          struct tp_layout *l, struct tp_error *err);
-/* A model by name: a config.json or a folder holding one when `name` exists or looks like a
-   path (a '/', or ending ".json"), else a preset. */
+/* A model by name, in this order: a config.json or a folder holding one when `name` exists; a
+   Hugging Face id (ORG/NAME) whose config.json is in the local hub cache ($HF_HUB_CACHE, else
+   $HF_HOME/hub, else ~/.cache/huggingface/hub; the revision refs/main names, else the newest
+   snapshot; never the network); a preset by key, alias or Hugging Face id; else the error of a
+   path (a '/', or ending ".json") or of an unknown preset. */
 TP_API enum tp_status tp_model_from_name(const char *name, struct tp_model *m,
                                          struct tp_error *err);
 /* "q,k,v" (or all, attention, mlp) as TP_LORA_* bits; 0 for an unknown name. */
@@ -394,6 +397,8 @@ struct tp_args {
     int64_t threads;         /* TP_UNSET = the online CPUs */
     const char *explain;     /* search: the layout to explain, "tp=8 pp=4 mbs=2" */
     int explain_fit;         /* calibrate: what pins each parameter */
+    unsigned given;          /* TP_GIVEN_* of the options given (tp_args_set): the inputs
+                                tp_defaults_that_matter leaves alone */
     const char *recompute_modes; /* none,selective,full,partial */
     const char *zero_stages;     /* 0,1,2,3 */
     const char *gpus_list;   /* search's gpus as a list: 8,16,32 or 8..512 */
@@ -506,6 +511,14 @@ TP_API struct json_t *tp_json_ckpt_plan(const struct tp_ckpt_plan *p);
    and values ({"recompute": "full", "zero": 3}: python's keywords), "dp" the data-parallel size
    with it, "reasons" what its settings save, "total_bytes" the worst stage with it. */
 TP_API struct json_t *tp_json_fix(const struct tp_fix *f);
+/* The changes that make a run faster (tp_time_suggest): tp_json_fix each with "gain" (tokens/s
+   per GPU with it over without) and "tokens_per_s_per_gpu". */
+struct tp_speedup;
+TP_API struct json_t *tp_json_speedups(const struct tp_speedup *s, size_t n);
+/* The defaults that move the answer (tp_defaults_that_matter): {input, taken, tried,
+   tokens_per_s_ratio, total_bytes, fits, moves_time, moves_memory} each. */
+struct tp_default_effect;
+TP_API struct json_t *tp_json_default_effects(const struct tp_default_effect *e, size_t n);
 /* An array of tp_json_fix. */
 TP_API struct json_t *tp_json_fixes(const struct tp_fix *f, size_t n);
 /* `trainplan estimate`'s document; `calibration` names the file (NULL: the built-in one). */
@@ -626,6 +639,8 @@ struct tp_ckpt_report {
     bool planned;
     struct tp_ckpt_plan plan;
     uint32_t plan_gpus, plan_zero;
+    const char *gpus_from, *zero_from; /* where each came from: "given", "the ZeRO folder",
+                                          "assumed" */
     double storage_gbps;
 };
 TP_API enum tp_status tp_checkpoint_report(const struct tp_args *a, struct tp_ckpt_report *r,
@@ -701,6 +716,14 @@ TP_API enum tp_status tp_logs_result_eval(const struct tp_args *a, const struct 
                                           struct tp_logs_result *r, size_t index,
                                           struct tp_log_step **steps, size_t *n_steps,
                                           struct tp_error *err);
+/* Where a log's answer changes its basis without the user asking: at most TP_LOGS_MAX_NOTES
+   one-line notes (the tokens counted: slots against the log's own rate; with `memory`, which
+   peak memory; the log's TFLOP/s against what the model implies).  Returns how many. */
+enum { TP_LOGS_MAX_NOTES = 3, TP_LOGS_NOTE_LEN = 320 };
+/* A count with thousands separators: 8,030,261,248. */
+TP_API void tp_fmt_count(char *buf, size_t len, uint64_t v);
+TP_API size_t tp_logs_notes(const struct tp_logs_result *r, char notes[][TP_LOGS_NOTE_LEN],
+                            bool memory);
 /* `trainplan logs`'s document over n results. */
 TP_API struct json_t *tp_json_logs(const struct tp_args *a, const struct tp_logs_result *res,
                                    size_t n);

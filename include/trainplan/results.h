@@ -69,6 +69,54 @@ TP_API size_t tp_memory_suggest(const struct tp_model *m, const struct tp_cluste
                          const struct tp_job *j, const struct tp_layout *l, struct tp_fix *out,
                          size_t cap);
 
+/* A change that makes a fitting run faster (src/core/advise.c): its settings and the run with
+   them (fix.total_bytes its worst stage), and the model's own figures for it. */
+struct tp_speedup {
+    struct tp_fix fix;
+    double tokens_per_s_per_gpu; /* with the change */
+    double gain;                 /* that over the run's own tokens/s per GPU (> 1) */
+};
+/* Up to `cap` changes the job's stack can run after which the run still fits and is faster
+   (a larger micro-batch with the global batch kept, less recompute, offload off, a lower ZeRO
+   stage or one with more expert parallelism, ZeRO-3 leaf modules, the EP all-to-all
+   overlapped), each evaluated with tp_time_step under `cal`; fastest first, one per kind.
+   Pure and allocation-free.  Returns the number written. */
+TP_API size_t tp_time_suggest(const struct tp_model *m, const struct tp_cluster *c,
+                              const struct tp_job *j, const struct tp_layout *l,
+                              const struct tp_calib *cal, struct tp_speedup *out, size_t cap);
+
+/* Inputs the user gave (bits of tp_defaults_that_matter's `given`); the others were defaults. */
+enum {
+    TP_GIVEN_MBS = 1u << 0,
+    TP_GIVEN_GBS = 1u << 1,       /* --gbs or --gas */
+    TP_GIVEN_GPUS_PER_NODE = 1u << 2,
+    TP_GIVEN_FRAMEWORK = 1u << 3,
+    TP_GIVEN_RECOMPUTE = 1u << 4,
+    TP_GIVEN_ZERO = 1u << 5,
+    TP_GIVEN_SEQ = 1u << 6,       /* else the model's context (or 4096) */
+};
+/* A default that moves the answer: the input, the value taken and the neighbouring value tried
+   (as tp_request_set takes them), and the run with the neighbour. */
+struct tp_default_effect {
+    char field[24];          /* "mbs", "gas", "gpus_per_node", "framework", "recompute", "zero",
+                                "seq" */
+    char taken[24], tried[24];
+    double ratio;            /* tokens/s per GPU with `tried` over with `taken` */
+    double total_bytes;      /* the worst stage with `tried` */
+    bool fits;               /* ... and whether it fits */
+    bool moves_time;         /* ratio outside the estimate's 80% range (tp_time_range) */
+    bool moves_memory;       /* the fit verdict flips, or the worst stage moves by > 10% */
+};
+/* For each input not in `given` (TP_GIVEN_* bits), re-evaluates the run with its neighbouring
+   values (mbs x1/2..x16, gas x1/2..x8, half the GPUs per node, every other stack that runs the
+   layout, the other recompute modes and ZeRO stages, the sequence x1/2 and x2) and keeps, per input, the neighbour that
+   moves tokens/s per GPU most among those that fit (else the nearest); writes those that move
+   the answer (moves_time or moves_memory), largest move first.  Pure and allocation-free. */
+TP_API size_t tp_defaults_that_matter(const struct tp_model *m, const struct tp_cluster *c,
+                                      const struct tp_job *j, const struct tp_layout *l,
+                                      const struct tp_calib *cal, unsigned given,
+                                      struct tp_default_effect *out, size_t cap);
+
 /* When the run does not fit (`mem` its worst stage) but would with a fused loss or another
    recompute mode (no layout size changes): that change (fused_loss true, recompute full, ...),
    the first in speed, and true; else false with out->n_set 0.  The memory and estimate

@@ -416,6 +416,11 @@ struct tp_log_info {
                                     non-finite times and rates, MFU above 1, TFLOP/s above the
                                     fastest catalog GPU's peak, memory above twice the largest
                                     HBM): the steady state never sees them */
+    const char *mem_kind;        /* what the peak memory counts, in words (static): "max
+                                    reserved", "device reserved", "max allocated", ...; NULL
+                                    when the log gives none */
+    double mem_alloc_gib;        /* peak allocated per GPU in GiB where the log gives it beside
+                                    a reserved figure (the peak above is then the reserved); NaN */
 };
 
 /* Parses a training log held in memory (text, or a JSON document).  With `hint` ==
@@ -468,6 +473,12 @@ struct tp_log_steady {
     bool from_summary;           /* no per-step timing: the HF summary's whole-run averages */
     char rule[320];              /* the warm-up and outlier rule with its numbers, one line */
     char how[192];               /* where throughput and step time come from, one line */
+    const char *mem_kind;        /* what mem_gib counts (tp_log_info.mem_kind); NULL = unknown */
+    double mem_alloc_gib;        /* peak allocated where the log also gives it; NaN */
+    bool tokens_from_step;       /* tokens/s = tokens per step / step time (slots: every
+                                    sequence x seq), not the log's own rate */
+    double logged_tokens_per_s_per_gpu; /* the log's own rate per GPU (the tokens it counts:
+                                    trainable or non-padding ones in HF/Axolotl); NaN = none */
 };
 
 /* Whether one step (after the warm-up) is an outlier under `o`'s rule: its figure of the

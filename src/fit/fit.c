@@ -84,7 +84,7 @@ const struct global tp_fit_global_params[] = {
     M(overlap_slowdown, LOGIT, 0.5,
       "Lee et al. 2025 (arXiv:2507.03114): compute 18.9% slower overlapped, up to 40%"),
     G(step_overhead_s, LOG, 1.5),
-    /* achieved bus bandwidth over line rate: nccl-tests all-reduce busbw (training-physics.md
+    /* achieved bus bandwidth over line rate: nccl-tests all-reduce busbw (docs/physics.md
        4.2), logit sd 0.5 */
     M(eff_intra, LOGIT, 0.5, "nccl-tests all-reduce busbw over NVLink line rate (0.75-0.85)"),
     M(eff_inter, LOGIT, 0.5, "nccl-tests all-reduce busbw over NIC line rate (0.85-0.95)"),
