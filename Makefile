@@ -64,7 +64,7 @@ DEP_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
                echo -ljansson -lyaml $(if $(filter 1,$(NO_GSL)),,-lgsl -lgslcblas)) -lcsv
 TEST_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
-LIB_SRC  := $(filter-out $(if $(filter 1,$(NO_GSL)),src/fit/fit.c,src/fit/nofit.c),\
+LIB_SRC  := $(filter-out $(if $(filter 1,$(NO_GSL)),src/fit/fit.c src/fit/explain.c,src/fit/nofit.c),\
                         $(wildcard src/*/*.c))
 CLI_SRC  := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)

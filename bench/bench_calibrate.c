@@ -125,8 +125,8 @@ static void range_table(const struct state *s, const double *held)
     char seen[16][32];
     size_t n_seen = 0;
     printf("\n  80%% ranges by class (measured / held-out prediction):\n");
-    printf("  %-22s %5s %8s %8s   %-17s %8s\n", "class", "rows", "p10", "p90", "built-in range",
-           "coverage");
+    printf("  %-22s %5s %8s %8s   %-17s %8s   %s\n", "class", "rows", "p10", "p90",
+           "built-in range", "coverage", "source-balanced  random-effect 10-90%");
     for (size_t i = 0; i < s->n; i++) {
         bool done = false;
         for (size_t k = 0; k < n_seen; k++)
@@ -145,10 +145,164 @@ static void range_table(const struct state *s, const double *held)
         if (n == 0)
             continue;
         qsort(ratio, n, sizeof ratio[0], cmp_double);
-        printf("  %-22s %5zu %8.3f %8.3f   %6.2f - %-8.2f %7.0f%%\n", rg[i].cls, n,
-               quantile(ratio, n, 0.1), quantile(ratio, n, 0.9), rg[i].lo, rg[i].hi,
-               100.0 * (double)inside / (double)n);
+        /* the predictive distribution with a per-source random effect: log(measured/predicted)
+           = mu + b_source + e_row, b of variance tau^2 between the sources' means (each source
+           weighs one), e of the pooled variance within sources; its 10th-90th percentiles */
+        double src_mean[64], src_n[64], within = 0, mu = 0;
+        size_t n_src = 0, n_w = 0;
+        const char *names[64];
+        for (size_t j = 0; j < s->n; j++) {
+            if (strcmp(rg[j].cls, rg[i].cls) != 0 || !isfinite(held[j]))
+                continue;
+            size_t q = 0;
+            while (q < n_src && strcmp(names[q], s->runs[j].source) != 0)
+                q++;
+            if (q == n_src && n_src < 64) {
+                names[n_src] = s->runs[j].source;
+                src_mean[n_src] = src_n[n_src] = 0;
+                n_src++;
+            }
+            if (q < n_src) {
+                src_mean[q] += -log1p(held[j]);
+                src_n[q]++;
+            }
+        }
+        for (size_t q = 0; q < n_src; q++) {
+            src_mean[q] /= src_n[q];
+            mu += src_mean[q] / (double)n_src;
+        }
+        for (size_t j = 0; j < s->n; j++) {
+            if (strcmp(rg[j].cls, rg[i].cls) != 0 || !isfinite(held[j]))
+                continue;
+            for (size_t q = 0; q < n_src; q++)
+                if (strcmp(names[q], s->runs[j].source) == 0) {
+                    double d = -log1p(held[j]) - src_mean[q];
+                    within += d * d;
+                    n_w++;
+                }
+        }
+        double tau2 = 0;
+        for (size_t q = 0; q < n_src; q++)
+            tau2 += (src_mean[q] - mu) * (src_mean[q] - mu) / (n_src > 1 ? n_src - 1.0 : 1.0);
+        double sd = sqrt(tau2 + (n_w > n_src ? within / (double)(n_w - n_src) : 0));
+        /* and the source-balanced percentiles: each source's rows weigh 1 / (sources x its
+           rows), so a new source is predicted as any source, not as the largest */
+        static struct wr {
+            double r, w;
+        } wr[MAX_ROWS];
+        size_t m = 0;
+        for (size_t j = 0; j < s->n; j++) {
+            if (strcmp(rg[j].cls, rg[i].cls) != 0 || !isfinite(held[j]))
+                continue;
+            for (size_t q = 0; q < n_src; q++)
+                if (strcmp(names[q], s->runs[j].source) == 0) {
+                    wr[m].r = 1 / (1 + held[j]);
+                    wr[m++].w = 1 / ((double)n_src * src_n[q]);
+                }
+        }
+        qsort(wr, m, sizeof wr[0], cmp_double); /* by r: the struct's first member */
+        double cum = 0, b10 = NAN, b90 = NAN;
+        for (size_t q = 0; q < m; q++) {
+            cum += wr[q].w;
+            if (isnan(b10) && cum >= 0.1)
+                b10 = wr[q].r;
+            if (isnan(b90) && cum >= 0.9)
+                b90 = wr[q].r;
+        }
+        printf("  %-22s %5zu %8.3f %8.3f   %6.2f - %-8.2f %7.0f%%   %5.3f - %5.3f   %5.3f - %5.3f "
+               "(%zu sources, tau %.3f)\n", rg[i].cls, n, quantile(ratio, n, 0.1),
+               quantile(ratio, n, 0.9), rg[i].lo, rg[i].hi, 100.0 * (double)inside / (double)n,
+               b10, b90, exp(mu - 1.2816 * sd), exp(mu + 1.2816 * sd), n_src, sqrt(tau2));
     }
+}
+
+/* Leave-one-group-out, as a user meets a run the calibration never saw: the rows grouped by
+   source, GPU family, stack or model-size decade; each group predicted by a calibration fitted
+   (from the priors, the built-in fit options) on the other groups' rows, with that
+   calibration's domain flags and 80% range (tp_run_evaluate), so the range widens where the
+   group lies outside what the fold was fitted on.  Per group: the median |error| and the share
+   of its rows inside their range; then the median of the group medians and the coverage over
+   the rows and group-balanced. */
+enum regime { BY_SOURCE, BY_GPU, BY_STACK, BY_SIZE };
+
+static void regime_key(const struct tp_run *r, enum regime k, char *out, size_t len)
+{
+    if (k == BY_SOURCE) {
+        snprintf(out, len, "%s", r->source);
+    } else if (k == BY_GPU) {
+        size_t n = strcspn(r->cluster.gpu.key, "-");
+        snprintf(out, len, "gpu:%.*s", (int)n, r->cluster.gpu.key);
+    } else if (k == BY_STACK) {
+        snprintf(out, len, "stack:%s", tp_stack_get(r->job.framework)->key);
+    } else {
+        struct tp_params p;
+        tp_count_params(&r->model, &p);
+        snprintf(out, len, "size:1e%d", (int)floor(log10((double)(p.total ? p.total : 1))));
+    }
+}
+
+static void regime_out(const struct state *s, const struct tp_calib *prior,
+                       const struct tp_fit_opts *o, enum regime k)
+{
+    static char key[MAX_ROWS][48];
+    static const struct tp_run *train[MAX_ROWS];
+    static double tm[MAX_ROWS], pick[MAX_ROWS], scratch[MAX_ROWS];
+    static double medians[MAX_ROWS], cover[MAX_ROWS];
+    static const char *const NAMES[] = {"source", "GPU family", "stack", "model-size decade"};
+    for (size_t i = 0; i < s->n; i++)
+        regime_key(&s->runs[i], k, key[i], sizeof key[i]);
+    printf("\n  leave-one-%s-out (each group predicted by a fit to the others, with that fit's "
+           "domain and 80%% range):\n", k == BY_SOURCE ? "source" : "regime");
+    printf("  %-46s %5s %8s %8s %9s\n", NAMES[k], "rows", "median", "p90", "in range");
+    size_t n_groups = 0, in_all = 0, n_all = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        bool first = true;
+        for (size_t j = 0; j < i && first; j++)
+            first = strcmp(key[j], key[i]) != 0;
+        if (!first)
+            continue;
+        size_t n_train = 0;
+        for (size_t j = 0; j < s->n; j++)
+            if (strcmp(key[j], key[i]) != 0) {
+                train[n_train] = &s->runs[j];
+                tm[n_train++] = s->measured[j];
+            }
+        static struct tp_calib fold;
+        struct tp_fit_result res;
+        struct tp_error err;
+        if (n_train == 0 ||
+            tp_calib_fit(train, tm, n_train, prior, o, &fold, &res, &err) != TP_OK)
+            continue;
+        size_t n = 0, in = 0;
+        for (size_t j = 0; j < s->n; j++) {
+            if (strcmp(key[j], key[i]) != 0)
+                continue;
+            static struct tp_run_eval e;
+            if (tp_run_evaluate(&s->runs[j], &fold, &e) != TP_OK || !isfinite(e.err))
+                continue;
+            pick[n++] = e.err;
+            in += e.in_range;
+        }
+        if (n == 0)
+            continue;
+        struct tp_err_stats st;
+        tp_err_stats(pick, n, scratch, &st);
+        medians[n_groups] = st.median_abs;
+        cover[n_groups++] = (double)in / (double)n;
+        in_all += in;
+        n_all += n;
+        printf("  %-46s %5zu %7.1f%% %7.1f%% %8.0f%%\n", key[i], n, 100 * st.median_abs,
+               100 * st.p90_abs, 100.0 * (double)in / (double)n);
+    }
+    struct tp_err_stats bal;
+    tp_err_stats(medians, n_groups, scratch, &bal);
+    double mean_cover = 0;
+    for (size_t g = 0; g < n_groups; g++)
+        mean_cover += cover[g] / (double)n_groups;
+    if (n_groups && n_all)
+        printf("  by %s: median of the %zu group medians %.1f%%; inside the 80%% range %.0f%% of "
+               "the rows, %.0f%% group-balanced\n", NAMES[k], n_groups, 100 * bal.median_abs,
+               100.0 * (double)in_all / (double)n_all, 100 * mean_cover);
 }
 
 int main(int argc, char **argv)
@@ -258,5 +412,7 @@ int main(int argc, char **argv)
            "%u evaluations, fit %.1f s, cross-validation %.1f s\n",
            res.objective_before, res.objective_after, res.evaluations, fit_s, cv_s);
     range_table(&s, held);
+    for (int k = BY_SOURCE; k <= BY_SIZE; k++)
+        regime_out(&s, &prior, &o, (enum regime)k);
     return 0;
 }

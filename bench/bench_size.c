@@ -67,7 +67,7 @@ static int run(const struct bench_case *b, bool smoke)
         return 2;
     }
     double t1 = now();
-    enum tp_status s = tp_size_best(&r, &st, &all, NULL, NULL, top, 5, &n, &err);
+    enum tp_status s = tp_size_best(&r, &st, &all, NULL, top, 5, &n, &err);
     double t2 = now();
     if (s != TP_OK) {
         fprintf(stderr, "bench_size: %s\n", err.msg);

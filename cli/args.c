@@ -71,7 +71,7 @@ static int option_at(int argc, char **argv, int *i, unsigned cmd, const struct t
     }
     memcpy(key, name, n);
     key[n] = '\0';
-    const struct tp_option *o = tp_option_find(key);
+    const struct tp_option *o = tp_option_find_verb(key, cmd);
     if (!o || !(o->verbs & cmd)) {
         /* the library's suggestion: the same "did you mean" as python's and the page's */
         const char *near = o ? NULL : tp_option_suggest(key, cmd);

@@ -44,6 +44,32 @@ enum {
 #define cli_args tp_args
 #define cli_sweep tp_sweep
 
+struct run;
+/* The advice of a resolved run (advice.c): the defaults that move the answer and, for estimate
+   and export, the changes that make it faster. */
+struct cli_advice {
+    struct tp_default_effect dflt[8];
+    size_t n_dflt;
+    struct tp_speedup fast[3];
+    size_t n_fast;
+    struct tp_range range;   /* the run's 80% range: the bar a default must clear */
+    double base_bytes;       /* the run's worst stage */
+};
+/* Fills `out` for run `r`; `given` adds TP_GIVEN_* bits to what the arguments gave (search:
+   what it searched). */
+void cli_advice(const struct cli_args *a, const struct run *r, const struct tp_calib *cal,
+                unsigned given, bool speedups, struct cli_advice *out);
+/* The table sections: the defaults that move tokens/s (or, for memory, the memory) and the
+   changes that make it faster. */
+void cli_advice_print(const struct run *r, const struct cli_advice *adv, bool memory);
+/* The defaults that move tokens/s as "trainplan: note:" lines on stderr (export). */
+void cli_advice_notes(const struct run *r, const struct cli_advice *adv);
+/* The arrays "defaults_that_matter" (and "speedups") into a JSON document. */
+void cli_advice_json(json_t *doc, const struct cli_advice *adv, bool speedups);
+/* The same as one text cell each, for a CSV row. */
+void cli_advice_cell(json_t *row, const struct cli_advice *adv, bool speedups);
+
+
 /* Everything a run needs, resolved and checked. */
 struct run {
     struct tp_model m;
@@ -51,6 +77,7 @@ struct run {
     struct tp_job j;
     struct tp_layout l;
     char notes[512];
+    bool gpu_assumed, gpus_assumed; /* --gpu / --gpus not given: the defaults taken */
 };
 
 /* Resolves model, cluster, job and layout from the arguments; prints the error and returns

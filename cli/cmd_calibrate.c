@@ -16,7 +16,7 @@
 static void help(void)
 {
     printf("usage: trainplan calibrate RUNS.csv... [-o CAL.json] [--base FILE|prior] [--no-cv]\n"
-           "                           [--no-per-gpu] [--min-gpu-rows N] [--prior-weight W]\n"
+           "                           [--explain] [--no-per-gpu] [--min-gpu-rows N] [--prior-weight W]\n"
            "                           [--max-evals N] [--starts N] [--fold-rows N]\n"
            "                           [--max-folds N] [--fit-rows N] [--quiet]\n"
            "                           [--format table|json|csv]\n\n"
@@ -35,7 +35,11 @@ static void help(void)
            "others): the honest figure.  The built-in defaults are `make calibration` (this\n"
            "command with --base prior over data/runs).  CSV: the fitted\n"
            "parameters, one row each.\n"
-           "On a terminal, a progress line on stderr (not with --quiet).\n\noptions:\n");
+           "On a terminal, a progress line on stderr (not with --quiet).\n"
+           "--explain: also what pins each parameter: the rows and sources that move it, its\n"
+           "standard error, its prior (a published measurement, or a weak pull toward the\n"
+           "base) and whether the free fit put it at a bound (then held at its prior); JSON:\n"
+           "always, in params[].\n\noptions:\n");
     cli_print_options(stdout, CMD_CALIBRATE);
 }
 
@@ -65,8 +69,37 @@ static void on_progress(void *ctx, unsigned evals)
     fprintf(stderr, "\rcalibrate: %s, %u evaluations, %.0f s   ", p->phase, evals, s);
 }
 
+/* calibrate --explain: what pins each parameter (src/fit/fit.c). */
+static void print_explain(const struct tp_fit_result *res)
+{
+    printf("\n  what pins each parameter (rows whose prediction moves by over 0.5%% when it "
+           "moves by 0.2 in log/logit;\n  se: standard error from the fit's curvature with "
+           "the spread between sources; prior sd in log/logit)\n");
+    printf("  %-28s %10s %10s %5s %4s  %-40s %s\n", "parameter", "value", "se", "rows", "src",
+           "pinned by", "prior");
+    for (size_t i = 0; i < res->n_params; i++) {
+        const struct tp_fit_param *p = &res->params[i];
+        char se[16] = "-", by[64], prior[160];
+        if (!isnan(p->se))
+            snprintf(se, sizeof se, "%.3g", p->se);
+        if (p->at_bound)
+            snprintf(by, sizeof by, "at a bound in the free fit: held at prior");
+        else if (!p->identified || p->rows == 0)
+            snprintf(by, sizeof by, p->identified ? "no row moves 0.5%%: near prior" : "no row: kept at prior");
+        else
+            snprintf(by, sizeof by, "rows (most: %.28s)", p->top_source[0] ? p->top_source : "-");
+        if (p->measured_prior)
+            snprintf(prior, sizeof prior, "%.4g sd %.2g, measured: %s", p->prior, p->prior_sd,
+                     p->cite);
+        else
+            snprintf(prior, sizeof prior, "%.4g sd %.2g (weak pull)", p->prior, p->prior_sd);
+        printf("  %-28s %10.4g %10s %5u %4u  %-40s %s\n", p->name, p->after, se, p->rows,
+               p->sources, by, prior);
+    }
+}
+
 static void print_table(const struct tp_calibration *r, const char *base_name,
-                        const char *output)
+                        const char *output, bool explain)
 {
     const struct tp_fit_result *res = &r->res;
     printf("trainplan %s - calibrate: %zu rows from %zu sources (base: %s)\n", TP_VERSION, r->n,
@@ -86,6 +119,8 @@ static void print_table(const struct tp_calibration *r, const char *base_name,
         printf("  %-36s %10.4g %10.4g%s\n", res->params[i].name, res->params[i].before,
                res->params[i].after,
                res->params[i].identified ? "" : "  (not identified by these rows: kept)");
+    if (explain)
+        print_explain(res);
     struct tp_err_stats sb, sa, sc;
     tp_calibration_stats(r, r->before, NULL, &sb);
     tp_calibration_stats(r, r->after, NULL, &sa);
@@ -230,7 +265,7 @@ int cmd_calibrate(int argc, char **argv)
     } else if (a.format == FMT_JSON) {
         rc = cli_print_json(tp_json_calibrate(&r, base_name, a.output), 6);
     } else {
-        print_table(&r, base_name, a.output);
+        print_table(&r, base_name, a.output, a.explain_fit != 0);
         rc = EXIT_OK;
     }
     if (st == TP_OK)

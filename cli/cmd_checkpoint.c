@@ -40,19 +40,44 @@ static void help(void)
            "or PATH or the model cannot be read.\n");
 }
 
+/* One binary unit for the whole plan (the one that suits its largest figure, the save), so
+   the lines compare at a glance: "213632 B" beside "1.43 MiB" did not. */
+struct unit {
+    double div;
+    const char *name;
+};
+
+static struct unit unit_for(double bytes)
+{
+    static const struct unit U[] = {
+        {1099511627776.0, "TiB"}, {1073741824.0, "GiB"}, {1048576.0, "MiB"}, {1024.0, "KiB"}};
+    for (size_t i = 0; i < sizeof U / sizeof U[0]; i++)
+        if (bytes >= U[i].div)
+            return U[i];
+    return (struct unit){1, "B"};
+}
+
+static struct unit plan_unit;
+
 static void gib(char *buf, size_t len, double bytes)
 {
-    if (bytes >= 1073741824.0)
-        snprintf(buf, len, "%.2f GiB", bytes / 1073741824.0);
-    else if (bytes >= 1048576.0)
-        snprintf(buf, len, "%.2f MiB", bytes / 1048576.0);
-    else
+    if (plan_unit.div == 1)
         snprintf(buf, len, "%.0f B", bytes);
+    else if (bytes == 0)
+        snprintf(buf, len, "0 %s", plan_unit.name);
+    else
+        snprintf(buf, len, "%.2f %s", bytes / plan_unit.div, plan_unit.name);
 }
 
 void report_checkpoint_plan(const struct tp_ckpt_plan *p, double storage_gbps)
 {
     char a[32], b[32], c[32];
+    double big = p->save_bytes;
+    const double others[] = {p->model_file_bytes, p->optim_file_bytes, p->zero_to_fp32_ram_bytes,
+                             p->consolidated_fp32_bytes};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+        big = others[i] > big ? others[i] : big;
+    plan_unit = unit_for(big);
     gib(a, sizeof a, p->save_bytes);
     fmt_si(b, sizeof b, p->params);
     printf("  %-34s %s (%s parameters)\n", "one save", a, b);
@@ -212,8 +237,10 @@ static void print_table(const struct tp_ckpt_report *x)
     if (c->zero.present)
         print_zero(&c->zero);
     if (x->planned) {
-        printf("\nplan per save      %u GPUs, ZeRO %u, %s, %s (DeepSpeed's files)\n", x->plan_gpus,
-               x->plan_zero, tp_name(TP_NAMES_OPTIMIZER, (int)x->j.optimizer),
+        printf("\nplan per save      %u GPUs%s, ZeRO %u%s, %s, %s (DeepSpeed's files)\n",
+               x->plan_gpus, strcmp(x->gpus_from, "assumed") == 0 ? " (assumed: give --gpus)" : "",
+               x->plan_zero, strcmp(x->zero_from, "assumed") == 0 ? " (assumed: give --zero)" : "",
+               tp_name(TP_NAMES_OPTIMIZER, (int)x->j.optimizer),
                tp_name(TP_NAMES_PRECISION, (int)x->j.precision));
         report_checkpoint_plan(&x->plan, x->storage_gbps);
     }

@@ -16,7 +16,7 @@
 
 static void help(void)
 {
-    printf("usage: trainplan estimate MODEL --gpu NAME --gpus N [layout and job options]\n"
+    printf("usage: trainplan estimate MODEL [--gpu NAME] [--gpus N] [layout and job options]\n"
            "                          [--tokens N | --epochs E --dataset-tokens N]\n"
            "                          [--gpu-hour-price P] [--calibration FILE]\n\n"
            "Memory and time of one training run: the memory verdict of the worst pipeline stage,\n"
@@ -31,7 +31,9 @@ static void help(void)
            "--tp --pp --dp --cp --ep --zero: one row per combination (JSON sweep[], CSV rows).\n\n"
            "JSON keys: schema_version, step_time_s, tokens_per_s_per_gpu, model_tflops_per_gpu,\n"
            "mfu, hw_tflops_per_gpu, hfu, train_time_s, time (breakdown), memory, checkpoint\n"
-           "(bytes per save, per rank, consolidated; save_s with --storage-gbps), ...\n\n"
+           "(bytes per save, per rank, consolidated; save_s with --storage-gbps),\n"
+           "defaults_that_matter[] (inputs not given that move the answer), speedups[] (changes\n"
+           "that make it faster, with their gain; docs/advice.md), ...\n\n"
            "options:\n");
     cli_print_options(stdout, CMD_ESTIMATE);
     printf("\nexit status: 0 fits; 1 does not fit in memory (time still reported); 2 usage or "
@@ -345,8 +347,8 @@ static void print_no_fit(const struct run *r, const struct tp_memory *mem, const
     enum { MAX_FIXES = 4 };
     struct tp_fix fixes[MAX_FIXES];
     size_t n = tp_memory_suggest(&r->m, &r->c, &r->j, &r->l, fixes, MAX_FIXES);
-    printf("\ndoes not fit by %.2f GB; no time breakdown for a run that cannot start. Changes "
-           "that make it fit:\n", -mem->headroom_bytes / 1e9);
+    printf("\ndoes not fit by %.2f GiB; no time breakdown for a run "
+           "that cannot start. Changes that make it fit:\n", -mem->headroom_bytes / 1073741824.0);
     report_fixes(&r->j, fixes, n);
     printf("(as given it would run at %.0f tokens/s per GPU, MFU %.1f%%; --format json has the "
            "breakdown)\n", t->tokens_per_s_per_gpu, 100 * t->mfu);
@@ -416,13 +418,18 @@ int cmd_estimate(int argc, char **argv)
     const char *outside = ev.outside;
     if (a.svg && (rc = plot_estimate(a.svg, &r, &t)) != EXIT_OK)
         return rc;
+    /* the defaults that moved the answer, and what makes it faster (advice.c) */
+    static struct cli_advice adv;
+    cli_advice(&a, &r, &cal, 0, mem.fits, &adv);
     if (a.format == FMT_JSON) {
-        rc = cli_print_json(tp_json_estimate(&r.m, &r.c, &r.j, &r.l, &o, &ev, a.calibration,
-                                             r.notes), 8);
-        if (rc != EXIT_OK)
+        json_t *doc = tp_json_estimate(&r.m, &r.c, &r.j, &r.l, &o, &ev, a.calibration, r.notes);
+        cli_advice_json(doc, &adv, true);
+        if ((rc = cli_print_json(doc, 8)) != EXIT_OK)
             return rc;
     } else if (a.format == FMT_CSV) {
-        if ((rc = out_csv_row(estimate_row(&r, &mem, &t, &b, &rg))) != EXIT_OK)
+        json_t *row = estimate_row(&r, &mem, &t, &b, &rg);
+        cli_advice_cell(row, &adv, true);
+        if ((rc = out_csv_row(row)) != EXIT_OK)
             return rc;
     } else {
         report_header(&r, "estimate");
@@ -439,6 +446,7 @@ int cmd_estimate(int argc, char **argv)
         }
         print_time(&r, &t, &b, a.calibration, &rg);
         mbs_warning(&a, &r, &cal, &t, &rg);
+        cli_advice_print(&r, &adv, false);
         printf("\ncheckpoint   (DeepSpeed's files: ZeRO %u on %u GPUs; trainplan checkpoint "
                "checks a saved one)\n", r.l.zero, r.c.n_gpus);
         report_checkpoint_plan(&ck, a.storage_gbps);

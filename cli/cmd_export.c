@@ -19,7 +19,7 @@
 
 static void help(void)
 {
-    printf("usage: trainplan export --to FORMAT MODEL --gpu NAME --gpus N [layout and job options]\n"
+    printf("usage: trainplan export --to FORMAT MODEL [--gpu NAME] [--gpus N] [layout and job options]\n"
            "                        [--best --gbs B [search options]] [--force] [-o DIR]\n\n"
            "Writes the planned run as the files its framework reads, with every batch, parallel\n"
            "and precision value the plan's (train_batch_size = micro-batch x accumulation x dp):\n"
@@ -108,10 +108,15 @@ static int write_files(const char *dir, const struct tp_export *x, bool force)
     return rc;
 }
 
+/* The defaults the exported run hangs on (advice.c): in the JSON, else notes on stderr. */
+static struct cli_advice export_adv;
+
 static int print_json(const struct cli_args *a, const struct run *r, const struct tp_export *x,
                       const struct tp_memory *mem)
 {
-    return cli_print_json(tp_json_export(&r->m, &r->c, &r->l, a->to, x, mem, a->output), 12);
+    json_t *doc = tp_json_export(&r->m, &r->c, &r->l, a->to, x, mem, a->output);
+    cli_advice_json(doc, &export_adv, false);
+    return cli_print_json(doc, 12);
 }
 
 static void print_csv(const struct cli_args *a, const struct run *r, const struct tp_export *x)
@@ -194,6 +199,8 @@ static int export_output(const struct cli_args *a, const struct run *r,
     }
     if (x->notes[0] && a->format != FMT_JSON)
         fprintf(stderr, "trainplan: note: %s\n", x->notes);
+    if (a->format != FMT_JSON)
+        cli_advice_notes(r, &export_adv);
     return rc;
 }
 
@@ -251,6 +258,10 @@ int cmd_export(int argc, char **argv)
         tp_export_free(&x);
         return EXIT_NO;
     }
+    unsigned searched = a.best ? TP_GIVEN_MBS | TP_GIVEN_GBS | TP_GIVEN_RECOMPUTE | TP_GIVEN_ZERO
+                               : 0;
+    /* the stack is the target's (export_run): not a default that can move */
+    cli_advice(&a, &r, &cal, searched | TP_GIVEN_FRAMEWORK, false, &export_adv);
     rc = export_output(&a, &r, &x, &mem);
     tp_export_free(&x);
     return rc != EXIT_OK ? rc : cli_finish(EXIT_OK);

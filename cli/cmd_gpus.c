@@ -23,8 +23,8 @@ int cmd_gpus(int argc, char **argv)
         return rc;
     json_t *list = json_array();
     if (a.format == FMT_TABLE)
-        printf("%-13s %7s %7s %7s %7s %6s %7s %7s %7s %5s %5s  %s\n", "key", "fp32", "tf32",
-               "bf16", "fp8", "HBM GB", "HBM TB/s", "intra", "inter", "/node", "MAMF", "label");
+        printf("%-13s %7s %7s %7s %7s %7s %7s %7s %7s %5s %5s  %s\n", "key", "fp32", "tf32",
+               "bf16", "fp8", "HBM GiB", "HBM TB/s", "intra", "inter", "/node", "MAMF", "label");
     for (size_t i = 0; i < tp_gpu_count(); i++) {
         const struct tp_gpu *g = tp_gpu_get(i);
         const double *f = g->peak_flops;
@@ -32,9 +32,9 @@ int cmd_gpus(int argc, char **argv)
             char mamf[8] = "-";
             if (g->mamf_bf16 > 0)
                 snprintf(mamf, sizeof mamf, "%.3f", g->mamf_bf16);
-            printf("%-13s %7.1f %7.1f %7.1f %7.1f %6.0f %8.2f %7.0f %7.0f %5u %5s  %s\n", g->key,
+            printf("%-13s %7.1f %7.1f %7.1f %7.1f %7.0f %8.2f %7.0f %7.0f %5u %5s  %s\n", g->key,
                    f[TP_FP32] / 1e12, f[TP_TF32] / 1e12, f[TP_BF16] / 1e12, f[TP_FP8] / 1e12,
-                   g->hbm_bytes / 1e9, g->hbm_bw / 1e12, g->intra_bw / 1e9, g->inter_bw / 1e9,
+                   g->hbm_bytes / 1073741824.0, g->hbm_bw / 1e12, g->intra_bw / 1e9, g->inter_bw / 1e9,
                    g->gpus_per_node, mamf, g->label);
         } else { /* JSON, and the CSV rows (format.c) */
             json_array_append_new(
@@ -50,7 +50,9 @@ int cmd_gpus(int argc, char **argv)
         }
     }
     if (a.format == FMT_TABLE)
-        printf("\nTFLOP/s dense; bandwidths in GB/s per GPU per direction; MAMF = best measured bf16\n"
+        printf("\nTFLOP/s dense; HBM GiB = 2^30 bytes (an \"80GB\" part holds 80 GiB, 85.9 GB; JSON "
+               "hbm_bytes in bytes);\nbandwidths in GB/s (10^9 bytes) per GPU per direction; MAMF = "
+               "best measured bf16\n"
                "GEMM fraction of the peak ([MLE]; - = not measured, the calibration's default).\n");
     if (a.format == FMT_CSV)
         return (rc = out_csv_rows(list)) == EXIT_OK ? cli_finish(EXIT_OK) : rc;

@@ -39,7 +39,10 @@ static void help(void)
            "none under 5 steps; --skip-warmup N to choose), then a step is an outlier when its step\n"
            "time (else its logged rate) lies more than 3 x max(1.4826 x MAD, 1%% of the median) from\n"
            "the median.  Tokens/s = tokens per step / mean step time when the log (or --gbs and\n"
-           "--seq) gives the tokens per step; the GPU count comes from the log or --gpus.\n\n"
+           "--seq) gives the tokens per step; the GPU count comes from the log or --gpus.\n"
+           "Notes say when the answer changes basis: slots/s in place of the log's own rate,\n"
+           "which peak memory (max reserved or allocated), and a logged TFLOP/s outside 3/4..4/3\n"
+           "of what --model implies (JSON: notes[], peak_mem_kind, tokens_basis).\n\n"
            "With --model and --gpu (and the layout flags the log does not state): model FLOPs per\n"
            "token, MFU against the catalog peak, and `trainplan estimate`'s prediction for the same\n"
            "run; --row-out FILE writes one runs-file row per log (validation/runs format) for\n"
@@ -205,8 +208,18 @@ static void print_steady(const struct tp_logs_result *r)
     if (isfinite(s->mfu))
         printf("  %-20s %.1f%% (as the %s log counts it)\n", "MFU", 100 * s->mfu,
                tp_log_format_name(in->format));
-    if (isfinite(s->mem_gib))
-        printf("  %-20s %.2f GiB per GPU\n", "peak memory", s->mem_gib);
+    if (isfinite(s->mem_gib)) {
+        printf("  %-20s %.2f GiB per GPU", "peak memory", s->mem_gib);
+        if (s->mem_kind) { /* the kind without its source: "max reserved" */
+            size_t k = strcspn(s->mem_kind, "(");
+            while (k > 0 && s->mem_kind[k - 1] == ' ')
+                k--;
+            printf(" (%.*s)", (int)k, s->mem_kind);
+        }
+        if (isfinite(s->mem_alloc_gib))
+            printf("; %.2f GiB max allocated", s->mem_alloc_gib);
+        printf("\n");
+    }
     if (isfinite(s->loss_last))
         printf("  %-20s %.4f (last step used)\n", "loss", s->loss_last);
 
@@ -233,7 +246,10 @@ static void print_modelled(const struct cli_args *a, const struct tp_logs_result
             printf(": predicted/measured %+.1f%%",
                    100 * (r->pred.tokens_per_s_per_gpu / s->tokens_per_s_per_gpu - 1));
         printf("\nmemory       %.2f GiB per GPU predicted (worst stage)", r->pred_mem_gib);
-        if (isfinite(s->mem_gib))
+        if (isfinite(s->mem_alloc_gib))
+            printf(", %.2f GiB measured peak allocated (%.2f reserved)", s->mem_alloc_gib,
+                   s->mem_gib);
+        else if (isfinite(s->mem_gib))
             printf(", %.2f GiB measured peak", s->mem_gib);
         printf("\n");
     }
@@ -261,6 +277,10 @@ static void print_one(const struct cli_args *a, const struct tp_logs_result *r)
         printf("\n");
     }
     print_modelled(a, r);
+    char notes[TP_LOGS_MAX_NOTES][TP_LOGS_NOTE_LEN];
+    size_t n = tp_logs_notes(r, notes, false); /* the peak memory line says its kind */
+    for (size_t i = 0; i < n; i++)
+        printf("%s %s\n", i ? "           " : "\nnote       ", notes[i]);
     if (r->row_id[0])
         printf("row          %s written to %s\n", r->row_id, a->row_out);
 }
@@ -280,7 +300,8 @@ static void print_csv(const struct tp_logs_result *res, size_t n)
 {
     printf("file,format,steps_logged,warmup_skipped,outliers,steps_used,step_time_s_median,"
            "step_time_s_mean,tokens_per_s,tokens_per_s_per_gpu,samples_per_s,tflops_per_gpu,mfu,"
-           "peak_mem_gib,loss_last,gpus,tokens_per_step,train_time_s,gpu_hours,cost\n");
+           "peak_mem_gib,loss_last,gpus,tokens_per_step,train_time_s,gpu_hours,cost,"
+           "peak_mem_kind,notes\n");
     for (size_t i = 0; i < n; i++) {
         const struct tp_logs_result *r = &res[i];
         const struct tp_log_steady *s = &r->st;
@@ -300,7 +321,18 @@ static void print_csv(const struct tp_logs_result *res, size_t n)
         csv_num(s->tokens_per_step > 0 ? s->tokens_per_step : NAN, false);
         csv_num(r->train_s, false);
         csv_num(r->gpu_hours, false);
-        csv_num(r->cost, true);
+        csv_num(r->cost, false);
+        const char *kind = s->mem_kind ? s->mem_kind : "";
+        csv_fwrite(stdout, kind, strlen(kind));
+        char notes[TP_LOGS_MAX_NOTES][TP_LOGS_NOTE_LEN], joined[TP_LOGS_MAX_NOTES * TP_LOGS_NOTE_LEN + 8] = "";
+        size_t nn = tp_logs_notes(r, notes, true), at = 0;
+        for (size_t k = 0; k < nn; k++) {
+            int w = snprintf(joined + at, sizeof joined - at, "%s%s", k ? "; " : "", notes[k]);
+            at += w > 0 ? (size_t)w : 0;
+        }
+        printf(",");
+        csv_fwrite(stdout, joined, strlen(joined));
+        printf("\n");
     }
 }
 

@@ -13,7 +13,7 @@
 
 static void help(void)
 {
-    printf("usage: trainplan memory MODEL --gpu NAME --gpus N [layout and job options]\n\n"
+    printf("usage: trainplan memory MODEL [--gpu NAME] [--gpus N] [layout and job options]\n\n"
            "Per-GPU memory of a training run at its peak, for the worst pipeline stage (every\n"
            "stage with --per-stage): weights, gradients, optimizer states after ZeRO/FSDP and\n"
            "TP/PP/EP sharding, ZeRO-3 gather buffers, activations of the micro-batches in flight,\n"
@@ -22,7 +22,8 @@ static void help(void)
            "Lists: --mbs 1,2,4,8, --seq 4096,8192, --gpus 8..512 (doubling), also --gbs --gas\n"
            "--tp --pp --dp --cp --ep --zero: one row per combination (JSON sweep[], CSV rows).\n\n"
            "JSON keys: schema_version, weights_bytes, grads_bytes, optimizer_bytes,\n"
-           "activations_bytes, total_bytes, capacity_bytes, fits, ... (bytes, per GPU).\n\n"
+           "activations_bytes, total_bytes, capacity_bytes, fits, ... (bytes, per GPU),\n"
+           "defaults_that_matter[] (inputs not given that move the memory; docs/advice.md).\n\n"
            "options:\n");
     cli_print_options(stdout, CMD_MEMORY);
     printf("\nexit status: 0 fits; 1 does not fit; 2 usage or input error.\n");
@@ -101,13 +102,18 @@ int cmd_memory(int argc, char **argv)
     size_t n_fixes = worst.fits ? 0 : tp_memory_suggest(&r.m, &r.c, &r.j, &r.l, fixes, TP_MAX_FIXES);
     if (a.svg && (rc = plot_memory(a.svg, &r)) != EXIT_OK)
         return rc;
+    static struct cli_advice adv; /* the defaults that move the memory (advice.c) */
+    cli_advice(&a, &r, &cal, 0, false, &adv);
     if (a.format == FMT_JSON) {
-        rc = cli_print_json(tp_json_memory_report(&r.m, &r.c, &r.j, &r.l, &worst, a.per_stage != 0,
-                                                  fixes, n_fixes, r.notes), 12);
-        if (rc != EXIT_OK)
+        json_t *doc = tp_json_memory_report(&r.m, &r.c, &r.j, &r.l, &worst, a.per_stage != 0,
+                                            fixes, n_fixes, r.notes);
+        cli_advice_json(doc, &adv, false);
+        if ((rc = cli_print_json(doc, 12)) != EXIT_OK)
             return rc;
     } else if (a.format == FMT_CSV) {
-        if ((rc = out_csv_row(memory_row(&r, &worst))) != EXIT_OK)
+        json_t *row = memory_row(&r, &worst);
+        cli_advice_cell(row, &adv, false);
+        if ((rc = out_csv_row(row)) != EXIT_OK)
             return rc;
     } else {
         report_header(&r, "memory");
@@ -125,6 +131,7 @@ int cmd_memory(int argc, char **argv)
                    -worst.headroom_bytes / 1e9);
             report_fixes(&r.j, fixes, n_fixes);
         }
+        cli_advice_print(&r, &adv, true);
     }
     return cli_finish(worst.fits ? EXIT_OK : EXIT_NO);
 }

@@ -35,7 +35,7 @@ static int run_search(const struct run *r, const struct tp_search_opts *o,
 
 static void help(void)
 {
-    printf("usage: trainplan search MODEL --gpu NAME --gpus N --gbs B [--seq S] [job options]\n"
+    printf("usage: trainplan search MODEL [--gpu NAME] [--gpus N] --gbs B [--seq S] [job options]\n"
            "                        [--top K] [--max-tp N] [--max-pp N] [--max-cp N] [--max-ep N]\n"
            "                        [--max-mbs N] [--mem-headroom F] [--no-offload] [--even-pp]\n"
            "                        [--recompute-modes LIST] [--zero-stages LIST] [--threads N]\n"
@@ -57,7 +57,7 @@ static void help(void)
            "uneven_split_layouts, rejected{reason: count}, results[] (stack, tie, differs_most, dp,\n"
            "tp, pp, vpp, pp_first,\n"
            "pp_last, ep, cp, zero, mbs, gas, recompute, recompute_layers, offload and the\n"
-           "estimate keys step_time_s, tokens_per_s_per_gpu, mfu, ...).\n\n"
+           "estimate keys step_time_s, tokens_per_s_per_gpu, mfu, ...), defaults_that_matter[].\n\n"
            "options:\n");
     cli_print_options(stdout, CMD_SEARCH);
     printf("\nexit status: 0 a layout fits; 1 none fits; 2 usage or input error.\n");
@@ -67,7 +67,7 @@ static void help(void)
 static int print_json(const struct run *r, const struct tp_search_stats *st,
                       const struct tp_stack_hit *hits, size_t n, uint64_t gbs,
                       const char *outside, double band, bool csv, const struct tp_fix *near,
-                      size_t n_near)
+                      size_t n_near, const struct cli_advice *adv)
 {
     if (csv) {
         json_t *rows = json_array();
@@ -76,12 +76,16 @@ static int print_json(const struct run *r, const struct tp_search_stats *st,
             json_t *h = tp_json_search_hit(&hits[i], &hits[0], band);
             json_object_update(o, h);
             json_decref(h);
+            if (i == 0)
+                cli_advice_cell(o, adv, false);
             json_array_append_new(rows, o);
         }
         return out_csv_rows(rows);
     }
-    return cli_print_json(tp_json_search(&r->m, &r->c, &r->j, gbs, st, hits, n, outside, band,
-                                         near, n_near), 8);
+    json_t *doc = tp_json_search(&r->m, &r->c, &r->j, gbs, st, hits, n, outside, band, near,
+                                 n_near);
+    cli_advice_json(doc, adv, false);
+    return cli_print_json(doc, 8);
 }
 
 /* The split column: "-" for the even split, else the blocks per stage; ",dual" (or "dual")
@@ -618,12 +622,30 @@ int cmd_search(int argc, char **argv)
     struct tp_fix near[3];
     size_t n_near = n || a.format == FMT_CSV
                         ? 0 : search_nearest(&r, &o, &cal, &ctl, &st, a.framework != TP_UNSET, near, 3);
+    /* the defaults the best layout hangs on: what the search did not choose (advice.c) */
+    static struct cli_advice adv;
+    memset(&adv, 0, sizeof adv);
+    if (n > 0) {
+        static struct run best;
+        best = r;
+        best.j.framework = hits[0].fw;
+        best.l = hits[0].h.layout;
+        cli_advice(&a, &best, &cal, TP_GIVEN_MBS | TP_GIVEN_GBS | TP_GIVEN_RECOMPUTE |
+                                        TP_GIVEN_ZERO | TP_GIVEN_FRAMEWORK, false, &adv);
+    }
     if (a.format != FMT_TABLE) {
         if ((rc = print_json(&r, &st, hits, n, o.gbs, outside, band, a.format == FMT_CSV, near,
-                             n_near)) != EXIT_OK)
+                             n_near, &adv)) != EXIT_OK)
             return rc;
     } else {
         print_table(&r, &st, hits, n, o.gbs, ctl.n_fw > 1, band, &rg);
+        if (n > 0) {
+            static struct run best;
+            best = r;
+            best.j.framework = hits[0].fw;
+            best.l = hits[0].h.layout;
+            cli_advice_print(&best, &adv, false);
+        }
         if (n == 0)
             search_nothing(&ctl, &o, &st, near, n_near);
         if (outside[0])

@@ -138,7 +138,8 @@ static const char *const CSV_COLS[] = {
     "row_id", "source", "gpu", "framework", "num_gpus", "measured_from",
     "predicted_tokens_per_s_per_gpu", "measured_tokens_per_s_per_gpu", "error",
     "predicted_memory_gib", "measured_memory_gib", "memory_error", "outside_domain", "skipped",
-    "layout_searched", "n_heads_assumed"};
+    "layout_searched", "n_heads_assumed", "predicted_tokens_per_s_per_gpu_low",
+    "predicted_tokens_per_s_per_gpu_high", "in_range"};
 enum { N_CSV_COLS = sizeof CSV_COLS / sizeof CSV_COLS[0], CSV_SKIPPED = 13 };
 
 static void csv_header(size_t n)
@@ -188,6 +189,13 @@ static void csv_row(FILE *f, const struct tp_run *run, const struct tp_run_eval 
     fputc(',', f);
     if (run->heads_assumed)
         fprintf(f, "%u", run->model.n_heads);
+    fputc(',', f); /* the prediction's 80% range, as in the JSON rows */
+    csv_num(f, e->predicted_tokens_per_s_per_gpu * e->range.lo);
+    fputc(',', f);
+    csv_num(f, e->predicted_tokens_per_s_per_gpu * e->range.hi);
+    fputc(',', f);
+    if (isfinite(e->err))
+        fprintf(f, "%d", (int)e->in_range);
     fputc('\n', f);
 }
 
@@ -340,7 +348,7 @@ static void print_skipped(struct vstate *s)
                 putchar(',');
             putchar(',');
             csv_text(stdout, why);
-            printf(s->n ? ",,\n" : "\n");
+            printf(s->n ? ",,,,,\n" : "\n");
         } else {
             printf("  %-44s %s\n", id, why);
         }

@@ -20,8 +20,14 @@ int cli_print_json(json_t *doc, int digits)
     return EXIT_OK;
 }
 
+/* The cluster taken for options not given (cli_resolve_cluster_job), said on stderr when the
+   command ends well: usage says --gpu and --gpus, and the answer hangs on them. */
+static char assumed[160];
+
 int cli_finish(int code)
 {
+    if (assumed[0] && code != EXIT_USAGE)
+        fprintf(stderr, "trainplan: note: %s\n", assumed);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         cli_error("could not write the output");
         return EXIT_USAGE;
@@ -76,15 +82,7 @@ int cli_resolve_model(const struct cli_args *a, struct tp_model *m, char *notes,
 
 void fmt_count(char *buf, size_t len, uint64_t v)
 {
-    char digits[32];
-    int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v);
-    size_t o = 0;
-    for (int i = 0; i < n && o + 2 < len; i++) {
-        if (i > 0 && (n - i) % 3 == 0)
-            buf[o++] = ',';
-        buf[o++] = digits[i];
-    }
-    buf[o] = '\0';
+    tp_fmt_count(buf, len, v);
 }
 
 void fmt_si(char *buf, size_t len, double v)
@@ -115,6 +113,20 @@ int cli_resolve_cluster_job(const struct cli_args *a, struct run *r)
         tp_request_resolve(&q, &r->m, &r->c, &r->j, &r->l, &err) != TP_OK) {
         cli_error_field(&err);
         return EXIT_USAGE;
+    }
+    /* the verbs that price a run on a cluster: say what was taken for --gpu / --gpus */
+    r->gpu_assumed = !a->gpu;
+    r->gpus_assumed = a->gpus == TP_UNSET && !a->gpus_list && a->dp == TP_UNSET &&
+                      a->tp == TP_UNSET && a->pp == TP_UNSET && a->cp == TP_UNSET;
+    if ((a->cmd & (CMD_MEMORY | CMD_ESTIMATE | CMD_SEARCH | CMD_EXPORT)) &&
+        (r->gpu_assumed || r->gpus_assumed)) {
+        char gpu[80] = "", gpus[48] = "";
+        if (r->gpu_assumed)
+            snprintf(gpu, sizeof gpu, "--gpu %s (%s)", r->c.gpu.key, r->c.gpu.label);
+        if (r->gpus_assumed)
+            snprintf(gpus, sizeof gpus, "--gpus %u", r->c.n_gpus);
+        snprintf(assumed, sizeof assumed, "not given, assumed: %s%s%s", gpu,
+                 gpu[0] && gpus[0] ? ", " : "", gpus);
     }
     return EXIT_OK;
 }

@@ -1,7 +1,8 @@
 /*
  * par_search.c - the CLI's worker pool on POSIX threads, lent to the library's pooled search
  * (tp_search_pool: the shards, their merge and the result's independence of the threads are
- * the library's).  Here: starting the threads, waiting for them, and the progress line.
+ * the library's) and to size's branch and bound (tp_size_best: batches of shapes).  Here:
+ * starting the threads, waiting for them, and the progress line.
  */
 #include "par_search.h"
 
@@ -21,6 +22,10 @@ unsigned par_cpus(void)
 
 struct par_pool {
     bool progress;
+    const char *label, *unit; /* the progress line's "search: 3/64 shards" */
+    bool whole;               /* one line over every run, from the pool's start (size) */
+    double t0, shown;         /* the line's start and last print (monotonic seconds) */
+    bool printed;             /* a line is on stderr */
     atomic_uint done, total;  /* the library's progress: pieces done of total */
     atomic_ullong layouts;
     pthread_mutex_t lock;     /* guards exited; `wake` signals a change */
@@ -48,6 +53,8 @@ static void *thread_main(void *v)
     return NULL;
 }
 
+static void show(struct par_pool *p);
+
 static void on_progress(void *ctx, unsigned done, unsigned total, unsigned long long layouts)
 {
     struct par_pool *p = ctx;
@@ -59,6 +66,10 @@ static void on_progress(void *ctx, unsigned done, unsigned total, unsigned long 
     unsigned long long l = atomic_load(&p->layouts);
     while (l < layouts && !atomic_compare_exchange_weak(&p->layouts, &l, layouts))
         ;
+    /* a whole-pool line is reported between runs, on the calling thread (size's walk after
+       each batch): shown here too, so that one thread (--threads 1) shows it */
+    if (p->whole)
+        show(p);
 }
 
 static double mono(void)
@@ -68,12 +79,28 @@ static double mono(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Waits for the `started` threads to finish, printing the progress line to stderr when asked:
-   after 1 s, at most four times a second.  Returns whether it printed one. */
-static bool wait_threads(struct par_pool *p, unsigned started)
+/* The progress line, when asked, once the work has run 1 s, at most four times a second. */
+static void show(struct par_pool *p)
 {
-    double t0 = mono(), shown = 0;
-    bool printed = false;
+    double now = mono();
+    if (!p->progress || now - p->t0 < 1.0 || now - p->shown < 0.25)
+        return;
+    fprintf(stderr, "\r%s: %u/%u %s", p->label, atomic_load(&p->done), atomic_load(&p->total),
+            p->unit);
+    if (atomic_load(&p->layouts))
+        fprintf(stderr, ", %llu layouts", (unsigned long long)atomic_load(&p->layouts));
+    fprintf(stderr, ", %.1f s", now - p->t0);
+    fflush(stderr);
+    p->shown = now;
+    p->printed = true;
+}
+
+/* Waits for the `started` threads to finish, printing the progress line to stderr when asked:
+   after 1 s (of the run, or of the pool when `whole`), at most four times a second. */
+static void wait_threads(struct par_pool *p, unsigned started)
+{
+    if (!p->whole)
+        p->t0 = mono();
     pthread_mutex_lock(&p->lock);
     while (p->exited < started) {
         struct timespec until;
@@ -84,25 +111,28 @@ static bool wait_threads(struct par_pool *p, unsigned started)
             until.tv_nsec -= 1000000000L;
         }
         pthread_cond_timedwait(&p->wake, &p->lock, &until);
-        double now = mono();
-        if (p->progress && p->exited < started && now - t0 >= 1.0 && now - shown >= 0.25) {
-            fprintf(stderr, "\rsearch: %u/%u shards, %llu layouts, %.1f s", atomic_load(&p->done),
-                    atomic_load(&p->total), (unsigned long long)atomic_load(&p->layouts),
-                    now - t0);
-            fflush(stderr);
-            shown = now;
-            printed = true;
-        }
+        if (p->exited < started)
+            show(p);
     }
     pthread_mutex_unlock(&p->lock);
-    return printed;
+}
+
+/* Clears the progress line if one is on stderr. */
+static void clear_line(struct par_pool *p)
+{
+    if (p->printed)
+        fprintf(stderr, "\r%60s\r", "");
+    p->printed = false;
 }
 
 static void run(void *ctx, unsigned n, void (*task)(void *arg, unsigned k), void *arg)
 {
     struct par_pool *p = ctx;
-    atomic_store(&p->done, 0);
-    atomic_store(&p->layouts, 0);
+    if (!p->whole) {
+        atomic_store(&p->done, 0);
+        atomic_store(&p->layouts, 0);
+        p->shown = 0;
+    }
     p->exited = 0;
     struct par_thread *t = calloc(n, sizeof *t);
     unsigned started = 0;
@@ -116,11 +146,12 @@ static void run(void *ctx, unsigned n, void (*task)(void *arg, unsigned k), void
        here, with the same result */
     for (unsigned k = started; k < n; k++)
         task(arg, k);
-    bool printed = started > 0 && wait_threads(p, started);
+    if (started > 0)
+        wait_threads(p, started);
     for (unsigned k = 0; k < started; k++)
         pthread_join(t[k].id, NULL);
-    if (printed)
-        fprintf(stderr, "\r%60s\r", "");
+    if (!p->whole)
+        clear_line(p);
     free(t);
 }
 
@@ -143,6 +174,9 @@ struct tp_pool par_pool(struct par_pool **state, unsigned threads, bool progress
         return pool;
     }
     p->progress = progress;
+    p->label = "search";
+    p->unit = "shards";
+    p->t0 = mono();
     atomic_init(&p->done, 0);
     atomic_init(&p->total, 0);
     atomic_init(&p->layouts, 0);
@@ -153,10 +187,21 @@ struct tp_pool par_pool(struct par_pool **state, unsigned threads, bool progress
     return pool;
 }
 
+void par_pool_whole(struct par_pool *p, const char *label, const char *unit)
+{
+    if (!p)
+        return;
+    p->whole = true;
+    p->label = label;
+    p->unit = unit;
+    p->t0 = mono();
+}
+
 void par_pool_free(struct par_pool *p)
 {
     if (!p)
         return;
+    clear_line(p);
     pthread_cond_destroy(&p->wake);
     pthread_mutex_destroy(&p->lock);
     free(p);

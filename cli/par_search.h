@@ -24,6 +24,10 @@ struct par_pool;
    "\rsearch: k/n shards, X layouts, Y s" to stderr a few times per second once the work has
    run 1 s, and clears the line at the end.  `state` must outlive the pool's use. */
 struct tp_pool par_pool(struct par_pool **state, unsigned threads, bool progress);
+/* One progress line over all the pool's runs, from now, as "\rLABEL: k/n UNIT, Y s" (size's
+   many short runs: "size: 120/776 shapes"), cleared by par_pool_free. */
+void par_pool_whole(struct par_pool *state, const char *label, const char *unit);
+/* Clears the progress line (if any) and frees the state (NULL: nothing). */
 void par_pool_free(struct par_pool *state);
 
 /* tp_search_pool over `threads` POSIX threads: the hits and stats of one tp_search call,

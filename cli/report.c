@@ -79,8 +79,12 @@ void report_header(const struct run *r, const char *what)
         cli_render_settings(r->notes, notes, sizeof notes);
         printf("assumed  %s\n", notes);
     }
-    printf("cluster  %u x %s (%u per node), %.1f GiB each\n", r->c.n_gpus, r->c.gpu.label,
-           r->c.gpus_per_node, r->c.gpu.hbm_bytes / 1073741824.0);
+    printf("cluster  %u x %s (%u per node), %.1f GiB each%s\n", r->c.n_gpus, r->c.gpu.label,
+           r->c.gpus_per_node, r->c.gpu.hbm_bytes / 1073741824.0,
+           r->gpu_assumed && r->gpus_assumed ? " (assumed: no --gpu, no --gpus)"
+           : r->gpu_assumed                  ? " (assumed: no --gpu)"
+           : r->gpus_assumed                 ? " (assumed: no --gpus)"
+                                             : "");
     char docs[48] = "";
     if (tp_attn_span(&r->j) < (double)r->j.seq)
         snprintf(docs, sizeof docs, " in documents of %u", r->j.doc_len);

@@ -249,6 +249,27 @@ static void test_synthetic_round_trip(void **state)
     assert_float_equal(fitted.mem_eff, 0.42, 0.42 * 0.10);
     assert_float_equal(fitted.attn_eff, 0.31, 0.31 * 0.10);
     assert_float_equal(fitted.step_overhead_s, 0.12, 0.12 * 0.10);
+    /* what pins each parameter (calibrate --explain): gemm_scale moves every row, so all 3
+       sources pin it; its standard error is finite and the truth lies within 3 of them; no
+       fitted parameter sits at a bound; an unpinned one keeps its prior with no error */
+    for (size_t i = 0; i < res.n_params; i++) {
+        const struct tp_fit_param *fp = &res.params[i];
+        assert_false(fp->at_bound);
+        assert_non_null(fp->cite);
+        if (strcmp(fp->name, "gemm_scale") == 0) {
+            assert_int_equal(fp->rows, N_SYN);
+            assert_int_equal(fp->sources, 3);
+            assert_true(isfinite(fp->se) && fp->se > 0);
+            assert_true(fabs(fp->after - 0.72) < 3 * fp->se);
+            assert_float_equal(fp->prior, 1.0, 0);
+        }
+        if (!fp->identified) {
+            assert_int_equal(fp->rows, 0);
+            assert_true(isnan(fp->se));
+        }
+        if (strcmp(fp->name, "eager_op_s") == 0) /* the host's per-launch time: a measurement */
+            assert_true(fp->measured_prior && strstr(fp->cite, "pytorch/pytorch#41383"));
+    }
     /* the domain is the rows' */
     assert_int_equal(fitted.domain.rows, N_SYN);
     assert_int_equal(fitted.domain.n_gpus, 1);
@@ -280,6 +301,45 @@ static void test_synthetic_round_trip(void **state)
     assert_float_equal(multi.attn_eff, fitted.attn_eff, fitted.attn_eff * 0.011);
     assert_float_equal(multi.step_overhead_s, fitted.step_overhead_s,
                        fitted.step_overhead_s * 0.011);
+}
+
+/* A parameter the rows would drive to a bound is not pinned by them but by the bound: the fit
+   holds it at its prior and fits the others again (calibrate --explain's "at a bound").  The
+   synthetic rows measured with no per-step overhead at all push step_overhead_s toward zero
+   (the bound of a time: under 1/1000 of its prior); it stays at the prior's 0.05 s and is
+   reported at_bound (issue 36: the fit had taken layer_overhead_s to 0). */
+static void test_bound_held_at_prior(void **state)
+{
+    (void)state;
+#ifdef TP_NO_GSL
+    print_message("skipped: built without GSL (make NO_GSL=1): no fit\n");
+    skip();
+#endif
+    static struct tp_calib truth, prior, fitted;
+    tp_calib_prior(&prior);
+    truth = prior;
+    truth.step_overhead_s = 0;
+    const struct tp_run *ptr[N_SYN];
+    double meas[N_SYN];
+    measure_synthetic(&truth, 0, ptr, meas);
+    struct tp_fit_opts o;
+    tp_fit_opts_init(&o);
+    o.per_gpu = false;
+    o.prior_weight = 1e-6;
+    struct tp_fit_result res;
+    struct tp_error err;
+    assert_int_equal(tp_calib_fit(ptr, meas, N_SYN, &prior, &o, &fitted, &res, &err), TP_OK);
+    bool seen = false;
+    for (size_t i = 0; i < res.n_params; i++)
+        if (strcmp(res.params[i].name, "step_overhead_s") == 0) {
+            seen = true;
+            assert_true(res.params[i].identified);
+            assert_true(res.params[i].at_bound);
+            assert_float_equal(res.params[i].after, 0.05, 1e-12);
+            assert_true(isnan(res.params[i].se));
+        }
+    assert_true(seen);
+    assert_float_equal(fitted.step_overhead_s, 0.05, 1e-12);
 }
 
 /* Leave-one-source-out with fold_rows: each fold fits on at most that many of the other
@@ -463,6 +523,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_err_stats),     cmocka_unit_test(test_builtin_is_the_data_file),
         cmocka_unit_test(test_domain),        cmocka_unit_test(test_synthetic_round_trip),
+        cmocka_unit_test(test_bound_held_at_prior),
         cmocka_unit_test(test_two_runs),      cmocka_unit_test(test_evaluate_converts),
         cmocka_unit_test(test_fit_backend),   cmocka_unit_test(test_fold_rows),
     };

@@ -138,6 +138,10 @@ static void test_megatron(void **state)
     assert_near(s->tflops_per_gpu, (401.0 + 401.5 + 401.6 + 401.3 + 401.8 + 401.4 + 401.1 + 401.6) / 8);
     assert_true(isnan(s->mfu));
     assert_near(s->mem_gib, 57.5);
+    /* Megatron's report_memory: the peak is "max reserved" 58880 MiB; "max allocated"
+       51234.56 MiB is kept beside it */
+    assert_non_null(strstr(s->mem_kind, "max reserved"));
+    assert_near(s->mem_alloc_gib, 51234.56 / 1024);
     assert_near(s->loss_last, 5.76543);
     assert_false(s->step_time_derived);
     assert_non_null(strstr(s->rule, "1 skipped"));
@@ -229,6 +233,35 @@ static void test_hf_axolotl(void **state)
     assert_near(s->samples_per_s, 128 / mean);
     assert_near(s->mem_gib, 112.5);
     assert_near(s->loss_last, 1.0351);
+    /* which memory: Axolotl's device_reserved (the peak), its max_allocated beside it */
+    assert_non_null(s->mem_kind);
+    assert_non_null(strstr(s->mem_kind, "device reserved"));
+    assert_near(s->mem_alloc_gib, 98.12);
+    assert_false(s->tokens_from_step);
+    assert_near(s->logged_tokens_per_s_per_gpu, g);
+}
+
+/* The tokens basis: the SFT copy of the Axolotl log logs about half the slots as its own
+   rate (the trainable tokens); with --seq the answer is slots/s, and the log's rate is kept
+   beside it for the CLI's note. */
+static void test_hf_tokens_basis(void **state)
+{
+    (void)state;
+    static struct parsed p;
+    parse_file("tests/fixtures/logs/hf-axolotl-sft.log", &p, NULL);
+    double logged = p.st.tokens_per_s_per_gpu;
+    assert_false(p.st.tokens_from_step);
+    struct tp_log_steady_opts o;
+    tp_log_steady_opts_init(&o);
+    o.seq = 8192;
+    struct tp_error err = {{0}, {0}};
+    assert_int_equal(tp_log_steady_state(p.steps, p.info.n_steps, &p.info, &o, &p.st, &err), TP_OK);
+    assert_true(p.st.tokens_from_step);
+    assert_near(p.st.logged_tokens_per_s_per_gpu, logged);
+    /* 128 sequences x 8192 tokens over the mean step, per GPU of 8 */
+    double mean = (57.12 + 56.98 + 57.40 + 57.05 + 56.87 + 57.21 + 57.09 + 56.93 + 57.18) / 9;
+    assert_near(p.st.tokens_per_s_per_gpu, 128.0 * 8192 / mean / 8);
+    assert_true(p.st.tokens_per_s_per_gpu / logged > 1.9);
 }
 
 /* TRL DPO without a progress bar: loss dicts only; the timing comes from the summary. */
@@ -323,6 +356,9 @@ static void test_torchtitan(void **state)
                                     333.77) / 8);
     assert_near(s->mfu, (33.74 + 33.66 + 33.79 + 33.71 + 33.77 + 33.68 + 33.72 + 33.75) / 800);
     assert_near(s->mem_gib, 69.05); /* the peak of the whole log (step 50) */
+    /* torchtitan's "memory:" is max_reserved_gib (components/metrics.py) */
+    assert_non_null(strstr(s->mem_kind, "max reserved"));
+    assert_true(isnan(s->mem_alloc_gib));
 }
 
 /* nanoGPT: "iter N: loss X, time X ms, mfu X%", -100% before its MFU estimate starts. */
@@ -704,6 +740,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names),          cmocka_unit_test(test_megatron),
         cmocka_unit_test(test_megatron_deepspeed), cmocka_unit_test(test_hf_axolotl),
+        cmocka_unit_test(test_hf_tokens_basis),
         cmocka_unit_test(test_hf_summary),
         cmocka_unit_test(test_hf_trainer_state),     cmocka_unit_test(test_torchtitan),
         cmocka_unit_test(test_nanogpt),        cmocka_unit_test(test_llmc),

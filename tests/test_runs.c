@@ -359,15 +359,18 @@ static void test_row_die_factor(void **state)
     cells[17] = "8";
     assert_int_equal(tp_run_from_row(cols, cells, N, &b, &err), TP_OK);
     assert_true(fabs(predicted_ratio(&gb, &b) / (26032.0 / 26859.0) - 1) < 0.10);
+    /* one factor per die: the built-in GEMM rates of GB200 and B200 stand in the same ratio
+       to their catalog MAMF (fitted: three significant digits; since issue 36 a die's dense
+       GEMM rate is fitted from dense rows only, and B200 has one dense source, so both keep
+       the catalog's) */
     struct tp_calib cal;
     tp_calib_init(&cal);
     const struct tp_calib_gpu *fg = tp_calib_gpu_find(&cal, "gb200");
     const struct tp_calib_gpu *fb = tp_calib_gpu_find(&cal, "b200");
-    assert_non_null(fg);
-    assert_non_null(fb);
-    double kg = fg->mamf_bf16 / gb.cluster.gpu.mamf_bf16;
-    double kb = fb->mamf_bf16 / b.cluster.gpu.mamf_bf16;
-    assert_true(fabs(kg / kb - 1) < 0.01); /* three significant digits in the file */
+    assert_true((fg == NULL) == (fb == NULL));
+    double kg = fg ? fg->mamf_bf16 / gb.cluster.gpu.mamf_bf16 : 1;
+    double kb = fb ? fb->mamf_bf16 / b.cluster.gpu.mamf_bf16 : 1;
+    assert_true(fabs(kg / kb - 1) < 0.01);
 }
 
 /* NeMo 1.x LoRA, as the 24.07 performance summary's fine-tuning rows ran it: the QKV
@@ -401,8 +404,8 @@ static void test_row_nemo_lora(void **state)
 
 /* Packed fine-tuning: NeMo 24.07's SFT table packs SQuAD into 4,096-token samples and keeps
    each example to itself (TE THD attention), so attention spans ~250 tokens, not the sample.
-   Llama 2 7B SFT on 8 H100s in FP8 measured 16,891 tokens/s per GPU; priced over the whole
-   sample the model was 17% slow, with the packed documents within 10%.  A doc_len cell
+   Llama 2 7B SFT on 8 H100s in FP8 measured 16,891 tokens/s per GPU; priced with the packed
+   documents the model is within 10%, over the whole sample over 15 points slower.  A doc_len cell
    decides; a row that does not say it packs keeps one document per sample. */
 static void test_row_packed(void **state)
 {
@@ -426,6 +429,7 @@ static void test_row_packed(void **state)
     static struct tp_run_eval e;
     assert_int_equal(tp_run_evaluate(&run, &cal, &e), TP_OK);
     assert_true(fabs(e.err) < 0.10);
+    double packed = e.err;
     cells[21] = "1000";
     assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
     assert_int_equal(run.job.doc_len, 1000);
@@ -434,7 +438,9 @@ static void test_row_packed(void **state)
     assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
     assert_int_equal(run.job.doc_len, 0);
     assert_int_equal(tp_run_evaluate(&run, &cal, &e), TP_OK);
-    assert_true(e.err < -0.10);
+    /* the whole sample's attention: 18 points slower than the packed documents (-8.9% against
+       +9.4% with the calibration of issue 36; -17% against -2% before) */
+    assert_true(e.err < packed - 0.15);
 }
 
 /* Rows without a layout (tests/fixtures/runs/searched.csv, the Korthikanti et al. 2022 abstract

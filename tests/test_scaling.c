@@ -365,7 +365,7 @@ static void test_size_default_1e23(void **state)
         fail_msg("%s", err.msg);
     struct tp_size_filter all = {0, 0, 0};
     size_t top[5], n = 0;
-    if (tp_size_best(&r, &st, &all, NULL, NULL, top, 5, &n, &err) != TP_OK)
+    if (tp_size_best(&r, &st, &all, NULL, top, 5, &n, &err) != TP_OK)
         fail_msg("%s", err.msg);
     assert_int_equal(n, 5);
     const struct tp_size_shape *b = &st.shapes[top[0]];
@@ -389,13 +389,16 @@ static void test_size_default_1e23(void **state)
     tp_size_free(&st);
 }
 
-/* A pool that runs the tasks backwards: the list must not depend on the order. */
-static void backwards(void *pool, size_t n, tp_pool_task task, void *arg)
+/* A pool of workers started last to first (struct tp_pool, as the CLI's par_pool): the list
+   must not depend on the pool. */
+static void backwards_run(void *ctx, unsigned n, void (*task)(void *arg, unsigned k), void *arg)
 {
-    (void)pool;
-    for (size_t i = n; i-- > 0;)
-        task(arg, i);
+    (void)ctx;
+    for (unsigned k = n; k-- > 0;)
+        task(arg, k);
 }
+static const struct tp_pool backwards_pool = {3, backwards_run, NULL, NULL};
+static const struct tp_pool *const backwards = &backwards_pool;
 
 /* Branch and bound is exact: on 8 A100s for 15 days the list equals the one found by searching
    every shape (bounds at minus infinity), whatever the pool. */
@@ -426,8 +429,8 @@ static void test_size_bnb_exact(void **state)
         b.bound[i] = -INFINITY;
     struct tp_size_filter all = {0, 0, 0}, half = {1e9, 0, 0};
     size_t ta[8], tb[8], na = 0, nb = 0;
-    if (tp_size_best(&r, &a, &all, backwards, NULL, ta, 8, &na, &err) != TP_OK ||
-        tp_size_best(&r, &b, &all, NULL, NULL, tb, 8, &nb, &err) != TP_OK)
+    if (tp_size_best(&r, &a, &all, backwards, ta, 8, &na, &err) != TP_OK ||
+        tp_size_best(&r, &b, &all, NULL, tb, 8, &nb, &err) != TP_OK)
         fail_msg("%s", err.msg);
     assert_int_equal(na, 8);
     assert_int_equal(nb, 8);
@@ -435,8 +438,8 @@ static void test_size_bnb_exact(void **state)
         assert_int_equal(ta[i], tb[i]);
     assert_true(a.searched < b.searched);
     assert_int_equal(b.searched, b.n);
-    if (tp_size_best(&r, &a, &half, backwards, NULL, ta, 3, &na, &err) != TP_OK ||
-        tp_size_best(&r, &b, &half, NULL, NULL, tb, 3, &nb, &err) != TP_OK)
+    if (tp_size_best(&r, &a, &half, backwards, ta, 3, &na, &err) != TP_OK ||
+        tp_size_best(&r, &b, &half, NULL, tb, 3, &nb, &err) != TP_OK)
         fail_msg("%s", err.msg);
     assert_int_equal(na, nb);
     for (size_t i = 0; i < na; i++)

@@ -35,6 +35,9 @@ static const struct job JOBS[] = {
      {"64", "8", "2", "128", "full", "1e9"}, 6},
     {"estimate", "qwen3-30b-a3b", {"gpus", "ep", "zero"}, {"16", "8", "1"}, 3},
     {"memory", "llama-3.1-70b", {"gpus"}, {"8"}, 1},
+    /* size's branch and bound, each shape searched on the calling thread (tp_call_json) */
+    {"size", NULL, {"gpu", "gpus", "days", "seq", "top"}, {"a100-80gb", "8", "15", "2048", "3"},
+     5},
     /* the verbs over runs files: `model` is the file */
     {"validate", "tests/fixtures/runs/mini.csv", {0}, {0}, 0},
 #ifndef TP_NO_GSL /* make NO_GSL=1 has no fit */
@@ -51,7 +54,7 @@ static char *run(const struct job *j)
     bool runs = strcmp(j->verb, "validate") == 0 || strcmp(j->verb, "calibrate") == 0;
     if ((runs ? tp_call_runs_json(j->verb, &j->model, 1, j->keys, j->values, j->n, &out, &err)
               : tp_call_json(j->verb, j->model, j->keys, j->values, j->n, &out, &err)) != TP_OK) {
-        fprintf(stderr, "%s %s: %s\n", j->verb, j->model, err.msg);
+        fprintf(stderr, "%s %s: %s\n", j->verb, j->model ? j->model : "-", err.msg);
         return NULL;
     }
     return out;

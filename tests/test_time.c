@@ -659,9 +659,43 @@ static void test_fp8_rowwise(void **state)
     assert_string_equal(err.field, "fp8_recipe");
 }
 
+/* The host (src/core/host.c): a GPT-2 124M block at micro-batch 1 and 512 tokens under
+   Hugging Face's eager modules launches 40 kernels forward and 75 backward, 12 us of host time
+   each forward and 6 us backward (pytorch/pytorch#41383's measured per-op CPU time plus the
+   launch): 930 us per block, far above its GPU work, so the 12 blocks take at least the host's
+   11.2 ms; a Llama 3.1 70B block at micro-batch 1 and 4096 tokens on TP 8 takes milliseconds on
+   the GPU and hides its 30 fused launches (about 0.3 ms) entirely. */
+static void test_host_bound_blocks(void **state)
+{
+    (void)state;
+    setup_run("gpt2", "h100-sxm", 1);
+    job.seq = 512;
+    job.framework = TP_FW_AXOLOTL;
+    check();
+    struct tp_time t;
+    assert_int_equal(tp_time_step(&model, &cluster, &job, &lay, &cal, &t), TP_OK);
+    double host = 12 * (40 * 12e-6 + 75 * 6e-6);
+    assert_true(t.overhead_s - cal.step_overhead_s >= 0.999 * host - (t.fwd_s + t.bwd_s));
+    assert_true(t.step_s >= host);
+    /* the rule is a floor, not a sum: the GPU work hides the host up to its own length */
+    assert_true(t.step_s < host + t.fwd_s + t.bwd_s + t.optimizer_s + cal.step_overhead_s +
+                               t.dp_comm_s + 1e-3);
+
+    setup_run("llama-3.1-70b", "h100-sxm", 8);
+    job.seq = 4096;
+    lay.tp = 8;
+    lay.sp = true;
+    job.framework = TP_FW_MEGATRON;
+    lay.recompute = TP_RECOMPUTE_FULL;
+    check();
+    assert_int_equal(tp_time_step(&model, &cluster, &job, &lay, &cal, &t), TP_OK);
+    near(t.overhead_s, cal.step_overhead_s, 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_host_bound_blocks),
         cmocka_unit_test(test_allreduce_latency_and_volume),
         cmocka_unit_test(test_allreduce_hierarchy),
         cmocka_unit_test(test_bubble),

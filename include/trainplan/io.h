@@ -203,7 +203,7 @@ TP_API void tp_ckpt_free(struct tp_ckpt *c);
 /* The component a Hugging Face tensor name belongs to (TP_COMP_COUNT: none of them). */
 TP_API enum tp_component tp_ckpt_component(const char *name);
 
-/* The names of the job and layout enums, one table each (src/core/names.c): what the CLI's
+/* The names of the job and layout enums, one table each (src/base/names.c): what the CLI's
    options take, a binding's keywords take, and the JSON documents print. */
 enum tp_names {
     TP_NAMES_TASK = 0,  /* enum tp_task: pretrain, sft, dpo, lora, qlora */
@@ -229,7 +229,7 @@ TP_API int tp_name_value(enum tp_names t, const char *name);
 TP_API size_t tp_name_choices(enum tp_names t, char *buf, size_t len);
 
 /* ----------------------------------------------------------------------------------------- */
-/* A run as options (src/io/request.c): what the CLI's flags and a binding's keywords describe */
+/* A run as options (src/api/request.c): what the CLI's flags and a binding's keywords describe */
 /* ----------------------------------------------------------------------------------------- */
 
 /* A run's settings, from the options (tp_args_request).  TP_UNSET / 0 / negative leave the
@@ -273,15 +273,18 @@ TP_API void tp_request_init(struct tp_request *r);
 TP_API enum tp_status tp_request_resolve(const struct tp_request *r, const struct tp_model *m,
                                          struct tp_cluster *c, struct tp_job *j,
                                          struct tp_layout *l, struct tp_error *err);
-/* A model by name: a config.json or a folder holding one when `name` exists or looks like a
-   path (a '/', or ending ".json"), else a preset. */
+/* A model by name, in this order: a config.json or a folder holding one when `name` exists; a
+   Hugging Face id (ORG/NAME) whose config.json is in the local hub cache ($HF_HUB_CACHE, else
+   $HF_HOME/hub, else ~/.cache/huggingface/hub; the revision refs/main names, else the newest
+   snapshot; never the network); a preset by key, alias or Hugging Face id; else the error of a
+   path (a '/', or ending ".json") or of an unknown preset. */
 TP_API enum tp_status tp_model_from_name(const char *name, struct tp_model *m,
                                          struct tp_error *err);
 /* "q,k,v" (or all, attention, mlp) as TP_LORA_* bits; 0 for an unknown name. */
 TP_API uint32_t tp_lora_targets_parse(const char *list);
 
 /* ----------------------------------------------------------------------------------------- */
-/* The option schema (src/io/option_table.c: the one table; src/io/options.c: parsing)        */
+/* The option schema (src/api/option_table.c: the one table; src/api/options.c: parsing)      */
 /* ----------------------------------------------------------------------------------------- */
 
 /* The verbs, as bits: which verbs an option applies to. */
@@ -336,6 +339,9 @@ struct tp_option {
 TP_API const struct tp_option *tp_options(size_t *n);
 /* The option `name` names: its name or an alias, with dashes or underscores; NULL if none. */
 TP_API const struct tp_option *tp_option_find(const char *name);
+/* The same for verb(s) `verbs`: a name two verbs use differently (calibrate's --explain, a flag;
+   search's, a layout) is one row per verb; the row of another verb when none is `verbs`'. */
+TP_API const struct tp_option *tp_option_find_verb(const char *name, unsigned verbs);
 /* The nearest option name of `verb` to an unknown `name` (edit distance <= 2, or a name that
    starts with it), dashed; NULL when none is near.  The CLI, bindings and the page all say
    "did you mean" with it. */
@@ -389,7 +395,10 @@ struct tp_args {
     int no_offload;
     int even_pp;             /* no uneven pipeline splits */
     int64_t threads;         /* TP_UNSET = the online CPUs */
-    const char *explain;     /* "tp=8 pp=4 mbs=2" */
+    const char *explain;     /* search: the layout to explain, "tp=8 pp=4 mbs=2" */
+    int explain_fit;         /* calibrate: what pins each parameter */
+    unsigned given;          /* TP_GIVEN_* of the options given (tp_args_set): the inputs
+                                tp_defaults_that_matter leaves alone */
     const char *recompute_modes; /* none,selective,full,partial */
     const char *zero_stages;     /* 0,1,2,3 */
     const char *gpus_list;   /* search's gpus as a list: 8,16,32 or 8..512 */
@@ -489,7 +498,7 @@ TP_API void tp_args_fit_opts(const struct tp_args *a, struct tp_fit_opts *o);
 TP_API char *tp_options_json(unsigned verb, bool cli);
 
 /* ----------------------------------------------------------------------------------------- */
-/* JSON documents (src/io/report_json.c, src/io/report_run_json.c, src/io/call.c)              */
+/* JSON documents (src/reports/report_json.c, src/reports/report_run_json.c, src/api/call.c)   */
 /* ----------------------------------------------------------------------------------------- */
 
 /* The documents `--format json` prints, as jansson objects (json_t, new references; NULL when
@@ -502,6 +511,14 @@ TP_API struct json_t *tp_json_ckpt_plan(const struct tp_ckpt_plan *p);
    and values ({"recompute": "full", "zero": 3}: python's keywords), "dp" the data-parallel size
    with it, "reasons" what its settings save, "total_bytes" the worst stage with it. */
 TP_API struct json_t *tp_json_fix(const struct tp_fix *f);
+/* The changes that make a run faster (tp_time_suggest): tp_json_fix each with "gain" (tokens/s
+   per GPU with it over without) and "tokens_per_s_per_gpu". */
+struct tp_speedup;
+TP_API struct json_t *tp_json_speedups(const struct tp_speedup *s, size_t n);
+/* The defaults that move the answer (tp_defaults_that_matter): {input, taken, tried,
+   tokens_per_s_ratio, total_bytes, fits, moves_time, moves_memory} each. */
+struct tp_default_effect;
+TP_API struct json_t *tp_json_default_effects(const struct tp_default_effect *e, size_t n);
 /* An array of tp_json_fix. */
 TP_API struct json_t *tp_json_fixes(const struct tp_fix *f, size_t n);
 /* `trainplan estimate`'s document; `calibration` names the file (NULL: the built-in one). */
@@ -607,7 +624,7 @@ TP_API enum tp_status tp_call_json(const char *verb, const char *model, const ch
 /* tp_call_json's export: the options already set (to, best, force, base_model, job_name,
    the run's and the search's); the document without writing a file. */
 TP_API enum tp_status tp_call_export(const struct tp_args *a, char **out, struct tp_error *err);
-/* `trainplan checkpoint PATH [MODEL]` as a report (src/io/call_checkpoint.c): the model
+/* `trainplan checkpoint PATH [MODEL]` as a report (src/api/call_checkpoint.c): the model
    compared with (files[1], config, else the config.json beside PATH), the checkpoint read
    (tp_ckpt_inspect), the saves' plan (gpus, zero, storage_gbps: else the ZeRO folder's, else
    8 GPUs and ZeRO 0). */
@@ -622,6 +639,8 @@ struct tp_ckpt_report {
     bool planned;
     struct tp_ckpt_plan plan;
     uint32_t plan_gpus, plan_zero;
+    const char *gpus_from, *zero_from; /* where each came from: "given", "the ZeRO folder",
+                                          "assumed" */
     double storage_gbps;
 };
 TP_API enum tp_status tp_checkpoint_report(const struct tp_args *a, struct tp_ckpt_report *r,
@@ -629,7 +648,50 @@ TP_API enum tp_status tp_checkpoint_report(const struct tp_args *a, struct tp_ck
 TP_API void tp_checkpoint_report_free(struct tp_ckpt_report *r);
 /* Its document, as the CLI's --format json prints it. */
 TP_API struct json_t *tp_json_checkpoint(const struct tp_ckpt_report *r);
-/* `trainplan logs FILE...` as results (src/io/call_logs.c).  tp_logs_check: the options
+/* `trainplan size` as a report (src/api/call_size.c): the budget (flops, else the cluster
+   gpu x gpus over days or gpu_hours), the fit (fit, default besiroglu; the loss from
+   besiroglu's law when the chosen fit has none), the family grid (family, vocab, seq), the
+   ranked shapes (top, default 5; with a cluster each searched for its fastest layout on
+   `pool`, NULL: the calling thread) and the marked alternatives.  Large: allocate it. */
+enum { TP_SIZE_MARKS = 4, TP_SIZE_TOP_MAX = 1000 };
+struct tp_size_report {
+    struct tp_size_grid g;
+    const struct tp_scaling_fit *fit, *loss_fit;
+    bool hoffmann3;                  /* the chosen fit is approach 3 as printed (a caveat) */
+    bool cluster;
+    struct tp_model m;               /* unused (the request's resolution fills it) */
+    struct tp_cluster c;
+    struct tp_job j;
+    struct tp_layout l;
+    struct tp_calib cal;
+    struct tp_search_opts o;         /* o.gbs: the global batch, given or DeepSeek's B_opt */
+    struct tp_size_req req;
+    struct tp_size_state st;
+    double flops;                    /* the budget given (0: from the cluster) */
+    double seconds;                  /* the deadline (cluster, no flops) */
+    double nominal;                  /* FLOPs for the fits' optima */
+    double price;                    /* per GPU-hour, < 0 when not given */
+    double tie_compute;              /* the tie band as a fraction of compute */
+    size_t top[TP_SIZE_TOP_MAX];     /* the ranked shapes, indices into st.shapes */
+    size_t n_top;
+    long marks[TP_SIZE_MARKS];       /* best, d20n, half, quarter; -1: none in the grid */
+    size_t n_tie;                    /* the first n_tie of top tie (within req.tie_band) */
+    double low;                      /* the list's lowest loss */
+};
+TP_API enum tp_status tp_size_report(const struct tp_args *a, const struct tp_pool *pool,
+                                     struct tp_size_report *r, struct tp_error *err);
+TP_API void tp_size_report_free(struct tp_size_report *r);
+/* The mark of shape i (best, d20n, half, quarter) or NULL; a mark's name and meaning. */
+TP_API const char *tp_size_mark_of(const struct tp_size_report *r, size_t i);
+TP_API const char *tp_size_mark_name(int mark);
+TP_API const char *tp_size_mark_text(int mark);
+/* How ties are ordered, as printed. */
+TP_API const char *tp_size_tie_breaker(const struct tp_size_report *r);
+/* Its document, as the CLI's --format json prints it; tp_call_size: the report on the
+   calling thread, dumped (tp_call_json's size). */
+TP_API struct json_t *tp_json_size(const struct tp_size_report *r);
+TP_API enum tp_status tp_call_size(const struct tp_args *a, char **out, struct tp_error *err);
+/* `trainplan logs FILE...` as results (src/api/call_logs.c).  tp_logs_check: the options
    together (files given, row_out and model need the model and the GPU, gpu_hour_price needs
    tokens).  tp_logs_result_eval: log `index` (r->path set, the rest zeroed) read, parsed and
    evaluated; *steps (the parsed steps, free with free(); NULL on error) for a plot. */
@@ -654,6 +716,14 @@ TP_API enum tp_status tp_logs_result_eval(const struct tp_args *a, const struct 
                                           struct tp_logs_result *r, size_t index,
                                           struct tp_log_step **steps, size_t *n_steps,
                                           struct tp_error *err);
+/* Where a log's answer changes its basis without the user asking: at most TP_LOGS_MAX_NOTES
+   one-line notes (the tokens counted: slots against the log's own rate; with `memory`, which
+   peak memory; the log's TFLOP/s against what the model implies).  Returns how many. */
+enum { TP_LOGS_MAX_NOTES = 3, TP_LOGS_NOTE_LEN = 320 };
+/* A count with thousands separators: 8,030,261,248. */
+TP_API void tp_fmt_count(char *buf, size_t len, uint64_t v);
+TP_API size_t tp_logs_notes(const struct tp_logs_result *r, char notes[][TP_LOGS_NOTE_LEN],
+                            bool memory);
 /* `trainplan logs`'s document over n results. */
 TP_API struct json_t *tp_json_logs(const struct tp_args *a, const struct tp_logs_result *res,
                                    size_t n);
@@ -667,7 +737,7 @@ TP_API enum tp_status tp_call_runs_json(const char *verb, const char *const *fil
                                         size_t n, char **out, struct tp_error *err);
 
 /* ----------------------------------------------------------------------------------------- */
-/* Version and layout checks for bindings (src/core/abi.c)                                     */
+/* Version and layout checks for bindings (src/base/abi.c)                                     */
 /* ----------------------------------------------------------------------------------------- */
 
 /* The library's version, TP_VERSION as it was built. */

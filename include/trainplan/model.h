@@ -198,7 +198,7 @@ struct tp_preset_info {
 /* Number of presets, and the i-th one (NULL past the end). */
 TP_API size_t tp_preset_count(void);
 TP_API const struct tp_preset_info *tp_preset_get(size_t i);
-/* Builds preset `name` (key or alias, case-insensitive) into `m`.  TP_ENOTFOUND when unknown,
+/* Builds preset `name` (key, alias or the Hugging Face id of its source, any case) into `m`.  TP_ENOTFOUND when unknown,
    with up to five close names in the message. */
 TP_API enum tp_status tp_model_from_preset(const char *name, struct tp_model *m, struct tp_error *err);
 

@@ -69,6 +69,54 @@ TP_API size_t tp_memory_suggest(const struct tp_model *m, const struct tp_cluste
                          const struct tp_job *j, const struct tp_layout *l, struct tp_fix *out,
                          size_t cap);
 
+/* A change that makes a fitting run faster (src/search/advise.c): its settings and the run with
+   them (fix.total_bytes its worst stage), and the model's own figures for it. */
+struct tp_speedup {
+    struct tp_fix fix;
+    double tokens_per_s_per_gpu; /* with the change */
+    double gain;                 /* that over the run's own tokens/s per GPU (> 1) */
+};
+/* Up to `cap` changes the job's stack can run after which the run still fits and is faster
+   (a larger micro-batch with the global batch kept, less recompute, offload off, a lower ZeRO
+   stage or one with more expert parallelism, ZeRO-3 leaf modules, the EP all-to-all
+   overlapped), each evaluated with tp_time_step under `cal`; fastest first, one per kind.
+   Pure and allocation-free.  Returns the number written. */
+TP_API size_t tp_time_suggest(const struct tp_model *m, const struct tp_cluster *c,
+                              const struct tp_job *j, const struct tp_layout *l,
+                              const struct tp_calib *cal, struct tp_speedup *out, size_t cap);
+
+/* Inputs the user gave (bits of tp_defaults_that_matter's `given`); the others were defaults. */
+enum {
+    TP_GIVEN_MBS = 1u << 0,
+    TP_GIVEN_GBS = 1u << 1,       /* --gbs or --gas */
+    TP_GIVEN_GPUS_PER_NODE = 1u << 2,
+    TP_GIVEN_FRAMEWORK = 1u << 3,
+    TP_GIVEN_RECOMPUTE = 1u << 4,
+    TP_GIVEN_ZERO = 1u << 5,
+    TP_GIVEN_SEQ = 1u << 6,       /* else the model's context (or 4096) */
+};
+/* A default that moves the answer: the input, the value taken and the neighbouring value tried
+   (as tp_request_set takes them), and the run with the neighbour. */
+struct tp_default_effect {
+    char field[24];          /* "mbs", "gas", "gpus_per_node", "framework", "recompute", "zero",
+                                "seq" */
+    char taken[24], tried[24];
+    double ratio;            /* tokens/s per GPU with `tried` over with `taken` */
+    double total_bytes;      /* the worst stage with `tried` */
+    bool fits;               /* ... and whether it fits */
+    bool moves_time;         /* ratio outside the estimate's 80% range (tp_time_range) */
+    bool moves_memory;       /* the fit verdict flips, or the worst stage moves by > 10% */
+};
+/* For each input not in `given` (TP_GIVEN_* bits), re-evaluates the run with its neighbouring
+   values (mbs x1/2..x16, gas x1/2..x8, half the GPUs per node, every other stack that runs the
+   layout, the other recompute modes and ZeRO stages, the sequence x1/2 and x2) and keeps, per input, the neighbour that
+   moves tokens/s per GPU most among those that fit (else the nearest); writes those that move
+   the answer (moves_time or moves_memory), largest move first.  Pure and allocation-free. */
+TP_API size_t tp_defaults_that_matter(const struct tp_model *m, const struct tp_cluster *c,
+                                      const struct tp_job *j, const struct tp_layout *l,
+                                      const struct tp_calib *cal, unsigned given,
+                                      struct tp_default_effect *out, size_t cap);
+
 /* When the run does not fit (`mem` its worst stage) but would with a fused loss or another
    recompute mode (no layout size changes): that change (fused_loss true, recompute full, ...),
    the first in speed, and true; else false with out->n_set 0.  The memory and estimate
@@ -93,6 +141,8 @@ TP_API enum tp_status tp_memory_worst(const struct tp_model *m, const struct tp_
 /* The inputs a calibration was fitted on. */
 struct tp_calib_domain {
     uint32_t rows, sources;       /* 0 rows: unknown (hand-written file) */
+    uint32_t stacks;              /* bit f: rows of framework f (enum tp_framework) measured;
+                                     0: not recorded (a file before issue 36) */
     uint32_t n_gpus;
     struct {
         char key[24];
@@ -116,9 +166,11 @@ enum {
     TP_DOMAIN_SEQ = 1u << 3,     /* sequence over 4x the longest measured */
     TP_DOMAIN_MAMF = 1u << 4,    /* no measured GEMM efficiency for the GPU (nor its die): the
                                     calibration's mamf_default stands in */
-    TP_DOMAIN_MFU = 1u << 5      /* the prediction itself: its MFU lies above the highest any run
+    TP_DOMAIN_MFU = 1u << 5,     /* the prediction itself: its MFU lies above the highest any run
                                     of its precision class measured on that GPU
                                     (tp_calib_mfu_check) */
+    TP_DOMAIN_STACK = 1u << 6    /* software stack (--framework) never measured: its kernels,
+                                    launches and overlap are the model's alone */
 };
 
 /* Per-GPU efficiencies a calibration may set (0 = keep the catalog's / the global default). */
@@ -141,6 +193,9 @@ struct tp_calib {
     double fp8_rowwise_ratio; /* PyTorch's CUTLASS row-wise FP8 GEMM over cuBLAS's tensor-wise
                                  one (torchao's row-wise recipe, tp_fp8_recipe) */
     double gemm_scale;     /* real training GEMMs relative to the MAMF sweep's best shapes */
+    double grouped_gemm_scale; /* MoE grouped expert GEMMs (Megatron-Core/TE TEGroupedMLP,
+                                  torchtitan's grouped_mm) relative to dense GEMMs of the same
+                                  shape: their own kernels, their own rate */
     uint32_t tile_m, tile_n; /* output tile of one thread block (wave and tile quantization) */
     /* attention core (FlashAttention): forward at attn_eff of the 16-bit peak */
     double attn_eff;
@@ -251,7 +306,7 @@ TP_API enum tp_status tp_time_step(const struct tp_model *m, const struct tp_clu
 
 /* An 80% range on a throughput estimate: measured / predicted tokens/s of held-out runs of the
    same class (stack kind, GPU vendor, dense or MoE), widened outside the calibrated domain
-   (src/core/range.c, docs/accuracy.md).  tokens/s low = predicted * lo, high = predicted * hi;
+   (src/eval/range.c, docs/accuracy.md).  tokens/s low = predicted * lo, high = predicted * hi;
    a step time or a wall-clock divides by them. */
 struct tp_range {
     double lo, hi;
@@ -295,7 +350,7 @@ TP_API void tp_ckpt_plan(const struct tp_model *m, const struct tp_cluster *c, c
                   const struct tp_layout *l, double storage_bps, struct tp_ckpt_plan *out);
 
 /* ----------------------------------------------------------------------------------------- */
-/* Wall-clock as users measure it (src/core/wallclock.c)                                       */
+/* Wall-clock as users measure it (src/eval/wallclock.c)                                       */
 /* ----------------------------------------------------------------------------------------- */
 
 struct tp_wallclock_opts {
@@ -319,7 +374,7 @@ TP_API void tp_wallclock(const struct tp_time *t, const struct tp_ckpt_plan *ck,
                   const struct tp_wallclock_opts *o, struct tp_wallclock *out);
 
 /* ----------------------------------------------------------------------------------------- */
-/* One evaluation of a run (src/core/evaluate.c): what every verb that prices a run calls      */
+/* One evaluation of a run (src/eval/evaluate.c): what every verb that prices a run calls      */
 /* ----------------------------------------------------------------------------------------- */
 
 struct tp_eval_opts {

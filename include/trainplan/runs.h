@@ -128,7 +128,7 @@ struct tp_err_stats {
 /* `scratch` holds n doubles; NaNs in `err` are skipped. */
 TP_API void tp_err_stats(const double *err, size_t n, double *scratch, struct tp_err_stats *out);
 
-/* Measured runs of one or more runs files in memory (src/io/runs_load.c), for validate and
+/* Measured runs of one or more runs files in memory (src/readers/runs_load.c), for validate and
    calibrate. */
 struct tp_skipped_row {
     char row_id[96];
@@ -154,7 +154,7 @@ TP_API void tp_runs_free(struct tp_runs *r);
 enum tp_run_group { TP_GROUP_SOURCE, TP_GROUP_GPU, TP_GROUP_FRAMEWORK };
 TP_API const char *tp_run_group_key(const struct tp_run *r, enum tp_run_group g);
 
-/* Every loaded run predicted with one calibration (src/core/validate_runs.c). */
+/* Every loaded run predicted with one calibration (src/eval/validate_runs.c). */
 struct tp_validation {
     const struct tp_runs *runs;
     struct tp_run_eval *ev;         /* ev[i] for runs->runs[i] */
@@ -182,7 +182,7 @@ struct tp_validation_summary {
 TP_API void tp_validation_summarize(const struct tp_validation *v,
                                     struct tp_validation_summary *s);
 
-/* Validation as a stream (src/core/validate_stream.c): rows added one at a time, the summary
+/* Validation as a stream (src/eval/validate_stream.c): rows added one at a time, the summary
    from running counts and, for the error quantiles, a reservoir of at most TP_RESERVOIR errors
    per statistic (Algorithm R, fixed seed: the same file gives the same figures).  While a
    statistic has seen at most TP_RESERVOIR errors its quantiles are exactly those of
@@ -247,6 +247,18 @@ struct tp_fit_param {
     char name[48];         /* calibration key ("gemm_scale", "gpus.h100-sxm.mamf_bf16") */
     double before, after;
     bool identified;       /* the rows move the objective when it moves; false: kept */
+    /* what pins it (trainplan calibrate --explain; src/fit/fit.c) */
+    uint32_t rows, sources; /* fitted rows whose prediction moves by over 0.5% when the
+                               parameter moves by 0.2 in its fitting coordinate, and their
+                               sources */
+    char top_source[48];   /* the source with most such rows ("" when none) */
+    double se;             /* standard error of `after`, in its own units (NAN: not fitted) */
+    double prior, prior_sd; /* the prior (the base's value) and its 1-sigma width in the
+                               fitting coordinate (log or logit) */
+    bool measured_prior;   /* the prior is a published measurement (`cite`): the fit moves it
+                              only within that measurement's uncertainty */
+    bool at_bound;         /* the free fit would put it at a bound: held at its prior */
+    const char *cite;      /* the measurement behind the prior ("" when none; static) */
 };
 struct tp_fit_result {
     size_t rows, sources;
@@ -404,6 +416,11 @@ struct tp_log_info {
                                     non-finite times and rates, MFU above 1, TFLOP/s above the
                                     fastest catalog GPU's peak, memory above twice the largest
                                     HBM): the steady state never sees them */
+    const char *mem_kind;        /* what the peak memory counts, in words (static): "max
+                                    reserved", "device reserved", "max allocated", ...; NULL
+                                    when the log gives none */
+    double mem_alloc_gib;        /* peak allocated per GPU in GiB where the log gives it beside
+                                    a reserved figure (the peak above is then the reserved); NaN */
 };
 
 /* Parses a training log held in memory (text, or a JSON document).  With `hint` ==
@@ -456,6 +473,12 @@ struct tp_log_steady {
     bool from_summary;           /* no per-step timing: the HF summary's whole-run averages */
     char rule[320];              /* the warm-up and outlier rule with its numbers, one line */
     char how[192];               /* where throughput and step time come from, one line */
+    const char *mem_kind;        /* what mem_gib counts (tp_log_info.mem_kind); NULL = unknown */
+    double mem_alloc_gib;        /* peak allocated where the log also gives it; NaN */
+    bool tokens_from_step;       /* tokens/s = tokens per step / step time (slots: every
+                                    sequence x seq), not the log's own rate */
+    double logged_tokens_per_s_per_gpu; /* the log's own rate per GPU (the tokens it counts:
+                                    trainable or non-padding ones in HF/Axolotl); NaN = none */
 };
 
 /* Whether one step (after the warm-up) is an outlier under `o`'s rule: its figure of the

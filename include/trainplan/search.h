@@ -232,7 +232,7 @@ enum tp_scaling_form {
                                   (C / c_ref)^d_exp; no loss law */
 };
 
-/* One published scaling-law fit, as data (src/core/scaling.c cites each). */
+/* One published scaling-law fit, as data (src/search/scaling.c cites each). */
 struct tp_scaling_fit {
     const char *key;          /* "hoffmann-3", "besiroglu", "kaplan", ... */
     const char *label;
@@ -324,12 +324,6 @@ TP_API enum tp_status tp_size_on_cluster(const struct tp_size_grid *g, const str
                                   double flops, double seconds, struct tp_size_shape *s,
                                   struct tp_error *err);
 
-/* A caller's worker pool: runs task(arg, i) once for every i in [0, n), in any order on any
-   threads, and returns when all have run (NULL pool: the calling thread runs them).  The CLI
-   passes POSIX threads; Python and the page pass none. */
-typedef void (*tp_pool_task)(void *arg, size_t i);
-typedef void (*tp_pool_fn)(void *pool, size_t n, tp_pool_task task, void *arg);
-
 /* What `trainplan size` ranks: the grid, the loss fit, and a FLOP budget or a cluster. */
 struct tp_size_req {
     const struct tp_size_grid *grid;
@@ -379,12 +373,13 @@ TP_API enum tp_status tp_size_prepare(const struct tp_size_req *r, struct tp_siz
 /* The `k` first shapes of a list among those `f` accepts, as indices into s->shapes, in
    *n_out: the shapes whose loss is within r->tie_band of the list's lowest come first, the
    fastest on the cluster first (highest MFU; without a cluster the fewest parameters), then
-   the rest by loss.  Branch and bound: a shape is searched (on `pool`, in batches) only while
-   its bound can still rank, and once for all lists. */
+   the rest by loss.  Branch and bound: a shape is searched only while its bound can still
+   rank, and once for all lists; the shapes of a batch on `pool` (struct tp_pool, as the
+   search's: NULL or one worker, the calling thread), its progress as (shapes searched, shapes
+   in the grid, 0).  The list does not depend on the pool. */
 TP_API enum tp_status tp_size_best(const struct tp_size_req *r, struct tp_size_state *s,
-                                   const struct tp_size_filter *f, tp_pool_fn pool,
-                                   void *pool_ctx, size_t *out, size_t k, size_t *n_out,
-                                   struct tp_error *err);
+                                   const struct tp_size_filter *f, const struct tp_pool *pool,
+                                   size_t *out, size_t k, size_t *n_out, struct tp_error *err);
 TP_API void tp_size_free(struct tp_size_state *s);
 
 #ifdef __cplusplus

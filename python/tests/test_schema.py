@@ -17,7 +17,7 @@ import trainplan
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 CLI = os.environ.get("TRAINPLAN_CLI", os.path.join(ROOT, "build", "trainplan"))
-VERBS = ["params", "memory", "estimate", "search", "export", "validate", "calibrate",
+VERBS = ["params", "memory", "estimate", "search", "export", "size", "validate", "calibrate",
          "checkpoint", "logs", "models", "gpus"]
 
 

@@ -15,8 +15,8 @@ import json as _json
 import os as _os
 
 __version__ = "0.1.0"
-__all__ = ["Error", "params", "memory", "estimate", "search", "export", "validate", "calibrate",
-           "checkpoint", "logs", "models", "gpus", "version", "library_path"]
+__all__ = ["Error", "params", "memory", "estimate", "search", "export", "size", "validate",
+           "calibrate", "checkpoint", "logs", "models", "gpus", "version", "library_path"]
 
 
 class Error(Exception):
@@ -177,7 +177,7 @@ def _describe(o):
 
 
 # The verbs: (name, what the positional arguments are, what it returns).  Adding a verb the
-# library's tp_call_json runs is one row here (size: ("size", _NONE, "...")).
+# library's tp_call_json runs is one row here.
 _MODEL, _NONE, _FILES = "model", "none", "files"
 _VERBS = [
     ("params", _MODEL, "exact parameter counts by component and block, training FLOPs per token"),
@@ -191,6 +191,10 @@ _VERBS = [
     ("export", _MODEL, "the planned run as the framework's files (to= deepspeed, axolotl, "
                        "megatron, megatron-deepspeed, torchrun, slurm): their contents under "
                        "\"files\", with best=True the search's fastest layout"),
+    ("size", _NONE, "the model to train for a budget: flops=, or gpu= and gpus= with days= or "
+                    "gpu_hours=; every published fit's optimum and the family's shapes ranked by "
+                    "predicted loss, with a cluster each on its fastest layout (one thread: the "
+                    "same results as the CLI's threaded walk)"),
     ("validate", _FILES, "every measured run of the runs files predicted and compared, the rows "
                          "that could not be mapped, and the error statistics"),
     ("calibrate", _FILES, "the efficiencies fitted to the runs' measured throughput, the error "

@@ -30,7 +30,27 @@ struct call {
     struct tp_search_opts so;
     struct tp_params_report params;
     char notes[512];
+    struct tp_default_effect dflt[8];   /* the advice (advise.c) */
+    struct tp_speedup fast[3];
 };
+
+/* The advice arrays the CLI adds to estimate's and memory's documents (cli/advice.c): the
+   defaults that move the answer, and for estimate the changes that make a fitting run
+   faster. */
+static void add_advice(struct call *x, json_t *doc)
+{
+    if (!doc)
+        return;
+    size_t n = tp_defaults_that_matter(&x->m, &x->c, &x->j, &x->l, &x->cal, x->a.given,
+                                       x->dflt, sizeof x->dflt / sizeof x->dflt[0]);
+    json_object_set_new(doc, "defaults_that_matter", tp_json_default_effects(x->dflt, n));
+    if (x->a.cmd != TP_VERB_ESTIMATE)
+        return;
+    n = x->ev.memory.fits ? tp_time_suggest(&x->m, &x->c, &x->j, &x->l, &x->cal, x->fast,
+                                            sizeof x->fast / sizeof x->fast[0])
+                          : 0;
+    json_object_set_new(doc, "speedups", tp_json_speedups(x->fast, n));
+}
 
 /* The keywords through the table; a list (the CLI's sweeps) is one call per value here. */
 static enum tp_status set_all(struct tp_args *a, const char *const *keys,
@@ -101,8 +121,23 @@ static enum tp_status search_json(struct call *x, char **out, struct tp_error *e
                                    x->a.framework != TP_UNSET,
                                    st->rejected[TP_REJECT_MEMORY] > 0};
         size_t n_near = n ? 0 : tp_search_nearest(&in, NULL, NULL, x->fixes, TP_MAX_FIXES);
-        s = dump(tp_json_search(&x->m, &x->c, &x->j, x->so.gbs, st, hits, n, outside, band,
-                                x->fixes, n_near), 8, out, err);
+        json_t *doc = tp_json_search(&x->m, &x->c, &x->j, x->so.gbs, st, hits, n, outside,
+                                     band, x->fixes, n_near);
+        /* the defaults the best layout hangs on: what the search did not choose */
+        size_t n_dflt = 0;
+        if (n > 0) {
+            struct tp_job j = x->j;
+            j.framework = hits[0].fw;
+            n_dflt = tp_defaults_that_matter(&x->m, &x->c, &j, &hits[0].h.layout, &x->cal,
+                                             x->a.given | TP_GIVEN_MBS | TP_GIVEN_GBS |
+                                                 TP_GIVEN_RECOMPUTE | TP_GIVEN_ZERO |
+                                                 TP_GIVEN_FRAMEWORK,
+                                             x->dflt, sizeof x->dflt / sizeof x->dflt[0]);
+        }
+        if (doc)
+            json_object_set_new(doc, "defaults_that_matter",
+                                tp_json_default_effects(x->dflt, n_dflt));
+        s = dump(doc, 8, out, err);
     }
     free(hits);
     free(st);
@@ -125,22 +160,25 @@ static enum tp_status run_json(struct call *x, char **out, struct tp_error *err)
     else
         tp_eval_opts_init(&x->o);
     TRY(tp_evaluate(&x->m, &x->c, &x->j, &x->l, &x->cal, &x->o, &x->ev, err));
-    if (x->a.cmd == TP_VERB_ESTIMATE)
-        return dump(tp_json_estimate(&x->m, &x->c, &x->j, &x->l, &x->o, &x->ev,
-                                     x->a.calibration, x->notes), 8, out, err);
-    size_t n = x->ev.memory.fits ? 0 : tp_memory_suggest(&x->m, &x->c, &x->j, &x->l, x->fixes,
-                                                         TP_MAX_FIXES);
-    return dump(tp_json_memory_report(&x->m, &x->c, &x->j, &x->l, &x->ev.memory,
-                                      x->a.per_stage != 0, x->fixes, n, x->notes), 12, out, err);
+    json_t *doc;
+    if (x->a.cmd == TP_VERB_ESTIMATE) {
+        doc = tp_json_estimate(&x->m, &x->c, &x->j, &x->l, &x->o, &x->ev, x->a.calibration,
+                               x->notes);
+    } else {
+        size_t n = x->ev.memory.fits ? 0 : tp_memory_suggest(&x->m, &x->c, &x->j, &x->l,
+                                                             x->fixes, TP_MAX_FIXES);
+        doc = tp_json_memory_report(&x->m, &x->c, &x->j, &x->l, &x->ev.memory,
+                                    x->a.per_stage != 0, x->fixes, n, x->notes);
+    }
+    add_advice(x, doc);
+    return dump(doc, x->a.cmd == TP_VERB_ESTIMATE ? 8 : 12, out, err);
 }
 
 /* The verbs a call runs and what each needs.  A verb the library composes joins with its bit
-   here and one line of the dispatch below: size, once its search is a library call
-   (TP_VERB_SIZE in LIST_VERBS, "else if (v == TP_VERB_SIZE) st = <its call>(&x->a, out, err);"),
-   and one row of python's _VERBS. */
+   here, one line of the dispatch below and one row of python's _VERBS. */
 #define MODEL_VERBS (TP_VERB_PARAMS | TP_VERB_MEMORY | TP_VERB_ESTIMATE | TP_VERB_SEARCH | \
                      TP_VERB_EXPORT)
-#define LIST_VERBS (TP_VERB_MODELS | TP_VERB_GPUS)
+#define LIST_VERBS (TP_VERB_MODELS | TP_VERB_GPUS | TP_VERB_SIZE)
 #define CALL_VERBS (MODEL_VERBS | LIST_VERBS)
 
 enum tp_status tp_call_json(const char *verb, const char *model, const char *const *keys,
@@ -151,7 +189,7 @@ enum tp_status tp_call_json(const char *verb, const char *model, const char *con
     unsigned v = tp_verb_find(verb);
     if (!(v & CALL_VERBS))
         return tp_fail(err, TP_EINVAL, "unknown verb %.40s: expected params, memory, estimate, "
-                       "search, export, models or gpus (validate and calibrate: "
+                       "search, export, size, models or gpus (validate, calibrate, checkpoint and logs: "
                        "tp_call_runs_json)",
                        verb ? verb : "(none)");
     if ((v & LIST_VERBS) && model)
@@ -171,6 +209,8 @@ enum tp_status tp_call_json(const char *verb, const char *model, const char *con
             st = dump(tp_json_gpus(), 0, out, err);
         else if (v == TP_VERB_EXPORT)
             st = tp_call_export(&x->a, out, err);
+        else if (v == TP_VERB_SIZE)
+            st = tp_call_size(&x->a, out, err);
         else
             st = run_json(x, out, err);
     }

@@ -89,6 +89,9 @@ static void plan(const struct tp_args *a, struct tp_ckpt_report *x)
                    : z->present && z->dp_ranks ? z->dp_ranks * mp
                                                : 8;
     x->plan_zero = a->zero != TP_UNSET ? (uint32_t)a->zero : z->present ? z->stage_hint : 0;
+    x->gpus_from = a->gpus != TP_UNSET ? "given" : z->present && z->dp_ranks ? "the ZeRO folder"
+                                                                            : "assumed";
+    x->zero_from = a->zero != TP_UNSET ? "given" : z->present ? "the ZeRO folder" : "assumed";
     struct tp_cluster c;
     memset(&c, 0, sizeof c);
     c.n_gpus = x->plan_gpus;
@@ -226,6 +229,8 @@ json_t *tp_json_checkpoint(const struct tp_ckpt_report *x)
         pl = tp_json_ckpt_plan(&x->plan);
         json_object_set_new(pl, "gpus", json_integer(x->plan_gpus));
         json_object_set_new(pl, "zero", json_integer(x->plan_zero));
+        json_object_set_new(pl, "gpus_from", json_string(x->gpus_from));
+        json_object_set_new(pl, "zero_from", json_string(x->zero_from));
     }
     json_object_set_new(doc, "plan", pl);
     json_object_set_new(doc, "model_note", jstr(x->model_note));

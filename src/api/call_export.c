@@ -71,6 +71,7 @@ struct export_call {
     struct tp_export x;
     char notes[512];
     char best_note[512]; /* best: the faster layout the target cannot run */
+    struct tp_default_effect dflt[8];
 };
 
 static enum tp_status run_export(struct export_call *e, const struct tp_args *a,
@@ -128,6 +129,17 @@ static enum tp_status run_export(struct export_call *e, const struct tp_args *a,
                           e->ev.memory.total_bytes / 1e9, e->ev.memory.capacity_bytes / 1e9);
     if (s == TP_OK) {
         json_t *doc = tp_json_export(&e->m, &e->c, &e->l, a->to, &e->x, &e->ev.memory, NULL);
+        /* the defaults the exported run hangs on, as the CLI adds them: the stack is the
+           target's, and with best the search chose the layout */
+        unsigned searched = a->best ? TP_GIVEN_MBS | TP_GIVEN_GBS | TP_GIVEN_RECOMPUTE |
+                                          TP_GIVEN_ZERO
+                                    : 0;
+        size_t n_dflt = tp_defaults_that_matter(&e->m, &e->c, &e->j, &e->l, &e->cal,
+                                                a->given | searched | TP_GIVEN_FRAMEWORK,
+                                                e->dflt, sizeof e->dflt / sizeof e->dflt[0]);
+        if (doc)
+            json_object_set_new(doc, "defaults_that_matter",
+                                tp_json_default_effects(e->dflt, n_dflt));
         if (doc && e->best_note[0]) /* the CLI prints it as a note on stderr */
             json_object_set_new(doc, "best_note", json_string(e->best_note));
         *out = tp_json_dumps(doc, 12);

@@ -246,6 +246,52 @@ enum tp_status tp_logs_check(const struct tp_args *a, struct tp_error *err)
     return TP_OK;
 }
 
+/* Where the answer changes its basis without the user asking: up to three notes, one line
+   each (tokens counted, memory kind, the model's FLOPs against the log's). */
+/* Beyond 3/4..4/3 no FLOP convention explains the gap: the widest between logs is 4/3, the
+   recompute forward Megatron-DeepSpeed's throughput formula counts as hardware FLOPs
+   (megatron/utils.py throughput_calculator: x4 instead of x3 with checkpoint_activations). */
+#define TFLOPS_AGREE_LO 0.75
+#define TFLOPS_AGREE_HI (4.0 / 3.0)
+
+size_t tp_logs_notes(const struct tp_logs_result *r, char notes[][TP_LOGS_NOTE_LEN], bool memory)
+{
+    const struct tp_log_steady *s = &r->st;
+    size_t n = 0;
+    double lg = s->logged_tokens_per_s_per_gpu;
+    if (s->tokens_from_step && isfinite(lg) && isfinite(s->tokens_per_s_per_gpu) && lg > 0 &&
+        fabs(s->tokens_per_s_per_gpu / lg - 1) > 0.05) {
+        char slots[32], own[32];
+        tp_fmt_count(slots, sizeof slots, (uint64_t)llround(s->tokens_per_s_per_gpu));
+        tp_fmt_count(own, sizeof own, (uint64_t)llround(lg));
+        tp_snprintf(notes[n++], TP_LOGS_NOTE_LEN,
+                 "tokens/s per GPU counts slots (global batch x seq / step time): %s; the log's "
+                 "own rate counts the tokens it trained on: %s (x%.2f). --seq / --gbs switched "
+                 "the basis",
+                 slots, own, s->tokens_per_s_per_gpu / lg);
+    }
+    if (memory && s->mem_kind && isfinite(s->mem_gib)) {
+        if (isfinite(s->mem_alloc_gib))
+            tp_snprintf(notes[n++], TP_LOGS_NOTE_LEN,
+                     "peak memory is the %s, %.2f GiB; the peak allocated is %.2f GiB "
+                     "(allocated counts the tensors, reserved adds the caching allocator's pool)",
+                     s->mem_kind, s->mem_gib, s->mem_alloc_gib);
+        else
+            tp_snprintf(notes[n++], TP_LOGS_NOTE_LEN, "peak memory is the %s", s->mem_kind);
+    }
+    if (r->modelled && isfinite(s->tflops_per_gpu) && r->model_tflops > 0) {
+        double k = s->tflops_per_gpu / r->model_tflops;
+        if (k < TFLOPS_AGREE_LO || k > TFLOPS_AGREE_HI)
+            tp_snprintf(notes[n++], TP_LOGS_NOTE_LEN,
+                     "the log's %.1f TFLOP/s per GPU is %.2fx what the model implies (%.1f from "
+                     "%s at the measured tokens/s): the model may be wrong (another size or "
+                     "shape), or the log counts tokens otherwise; no FLOP convention differs by "
+                     "more than 4/3",
+                     s->tflops_per_gpu, k, r->model_tflops, r->m.name);
+    }
+    return n;
+}
+
 static json_t *jreal(double v)
 {
     return isfinite(v) ? json_real(v) : json_null();
@@ -347,6 +393,10 @@ static json_t *result_json(const struct tp_args *a, const struct tp_logs_result 
     json_object_set_new(o, "tflops_per_gpu", jreal(s->tflops_per_gpu));
     json_object_set_new(o, "mfu", jreal(s->mfu));
     json_object_set_new(o, "peak_mem_gib", jreal(s->mem_gib));
+    json_object_set_new(o, "peak_mem_kind", s->mem_kind ? json_string(s->mem_kind) : json_null());
+    json_object_set_new(o, "peak_mem_allocated_gib", jreal(s->mem_alloc_gib));
+    json_object_set_new(o, "tokens_basis", json_string(s->tokens_from_step ? "slots" : "logged"));
+    json_object_set_new(o, "logged_tokens_per_s_per_gpu", jreal(s->logged_tokens_per_s_per_gpu));
     json_object_set_new(o, "loss_last", jreal(s->loss_last));
     json_object_set_new(o, "gpus", jcount(s->gpus));
     json_object_set_new(o, "tokens_per_step",
@@ -359,6 +409,12 @@ static json_t *result_json(const struct tp_args *a, const struct tp_logs_result 
     json_object_set_new(o, "cost", jreal(r->cost));
     json_object_set_new(o, "model", model_json(a, r));
     json_object_set_new(o, "row_id", r->row_id[0] ? json_string(r->row_id) : json_null());
+    char notes[TP_LOGS_MAX_NOTES][TP_LOGS_NOTE_LEN];
+    size_t n = tp_logs_notes(r, notes, true);
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(arr, json_string(notes[i]));
+    json_object_set_new(o, "notes", arr);
     return o;
 }
 

@@ -247,6 +247,10 @@ static const struct tp_option OPTIONS[] = {
      .metavar = "\"K=V ...\"", .help = "why this layout ranks where it does or fails, e.g. "
      "\"tp=8 pp=4 mbs=2\" (keys tp pp vpp cp ep zero mbs recompute offload; "
      "the rest as the best layout)", .cli_only = true},
+    {.name = "explain", .kind = TP_OPT_FLAG, .offset = F(explain_fit), .lo = 1, .hi = 1,
+     .verbs = TP_VERB_CALIBRATE, .help = "also what pins each parameter: the rows and sources "
+     "that move it, its standard error, its prior and whether it sits at a bound",
+     .cli_only = true},
     {.name = "no-offload", .kind = TP_OPT_FLAG, .offset = F(no_offload), .lo = 1, .hi = 1,
      .verbs = SEARCH_CMDS, .help = "never offload the optimizer to the CPU"},
     {.name = "recompute-modes", .kind = TP_OPT_STR, .offset = F(recompute_modes),

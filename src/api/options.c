@@ -68,6 +68,20 @@ const struct tp_option *tp_option_find(const char *name)
     return NULL;
 }
 
+const struct tp_option *tp_option_find_verb(const char *name, unsigned verbs)
+{
+    size_t n;
+    const struct tp_option *t = tp_options(&n), *any = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (same_name(t[i].name, strlen(t[i].name), name) || in_list(t[i].aliases, name)) {
+            if (t[i].verbs & verbs)
+                return &t[i];
+            if (!any)
+                any = &t[i];
+        }
+    return any;
+}
+
 /* Levenshtein distance of a (n chars) and b (m chars) with '_' = '-', capped at 3. */
 static size_t distance(const char *a, size_t n, const char *b, size_t m)
 {
@@ -340,12 +354,48 @@ static enum tp_status not_an_option(const struct tp_args *a, const char *name,
     return tp_fail_field(err, TP_EINVAL, key, "unknown option %s for %s%s", key, verb, hint);
 }
 
+/* The TP_GIVEN_* bits option `name` sets (tp_defaults_that_matter: the inputs the user gave are
+   not defaults to warn about); 0 for the others. */
+static unsigned given_bits(const char *name)
+{
+    static const struct {
+        const char *name;
+        unsigned bits;
+    } K[] = {{"mbs", TP_GIVEN_MBS},
+             {"gbs", TP_GIVEN_GBS},
+             {"gas", TP_GIVEN_GBS},
+             {"gpus-per-node", TP_GIVEN_GPUS_PER_NODE},
+             {"framework", TP_GIVEN_FRAMEWORK},
+             {"fsdp", TP_GIVEN_FRAMEWORK | TP_GIVEN_ZERO},
+             {"recompute", TP_GIVEN_RECOMPUTE},
+             {"recompute-layers", TP_GIVEN_RECOMPUTE},
+             {"recompute-modules", TP_GIVEN_RECOMPUTE},
+             {"zero", TP_GIVEN_ZERO},
+             {"distributed-optimizer", TP_GIVEN_ZERO},
+             {"seq", TP_GIVEN_SEQ}};
+    for (size_t i = 0; i < sizeof K / sizeof K[0]; i++)
+        if (strcmp(K[i].name, name) == 0)
+            return K[i].bits;
+    return 0;
+}
+
+static enum tp_status set_option(struct tp_args *a, const struct tp_option *o,
+                                 const char *value, struct tp_error *err);
+
 enum tp_status tp_args_set(struct tp_args *a, const char *name, const char *value, bool binding,
                            struct tp_error *err)
 {
-    const struct tp_option *o = tp_option_find(name);
+    const struct tp_option *o = tp_option_find_verb(name, a->cmd);
     if (!o || !(o->verbs & a->cmd) || (binding && o->cli_only))
         return not_an_option(a, name, o, binding, err);
+    TRY(set_option(a, o, value, err));
+    a->given |= given_bits(o->name);
+    return TP_OK;
+}
+
+static enum tp_status set_option(struct tp_args *a, const struct tp_option *o,
+                                 const char *value, struct tp_error *err)
+{
     char key[40];
     keyword(o, key, sizeof key);
     if (o->kind == TP_OPT_FLAG) {

@@ -6,7 +6,6 @@
 
 #include <stddef.h>
 #include <string.h>
-#include <sys/stat.h>
 
 void tp_request_init(struct tp_request *r)
 {
@@ -196,20 +195,4 @@ enum tp_status tp_request_resolve(const struct tp_request *r, const struct tp_mo
     if (m->n_layers && !r->no_stack_check)
         TRY(tp_stack_check(m, j, l, err));
     return TP_OK;
-}
-
-/* MODEL names a file or directory when it exists or looks like a path; else a preset. */
-static bool looks_like_path(const char *s)
-{
-    struct stat sb;
-    if (stat(s, &sb) == 0)
-        return true;
-    size_t n = strlen(s);
-    return strchr(s, '/') != NULL || (n > 5 && strcmp(s + n - 5, ".json") == 0);
-}
-
-enum tp_status tp_model_from_name(const char *name, struct tp_model *m, struct tp_error *err)
-{
-    return looks_like_path(name) ? tp_model_from_hf_config(name, m, err)
-                                 : tp_model_from_preset(name, m, err);
 }

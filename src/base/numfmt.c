@@ -55,3 +55,17 @@ int tp_snprintf(char *buf, size_t len, const char *fmt, ...)
     va_end(ap);
     return n;
 }
+
+void tp_fmt_count(char *buf, size_t len, uint64_t v)
+{
+    char digits[32];
+    int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v);
+    size_t o = 0;
+    for (int i = 0; i < n && o + 2 < len; i++) {
+        if (i > 0 && (n - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    if (len)
+        buf[o] = '\0';
+}

@@ -7,7 +7,12 @@
  *   MAMF fractions per GPU live in the catalog; 0.80 for GPUs without a measurement (the
  *     H100/B200 range); fp8/bf16 MAMF ratio 0.90 (H100 0.709/0.803 = 0.88, H200 0.91,
  *     B200 0.98); GEMM tiles 128 x 128 (the CUTLASS/cuBLAS bf16 CTA shape on sm80/sm90);
- *     gemm_scale 1: training GEMMs at the MAMF sweep's rate.
+ *     gemm_scale 1: training GEMMs at the MAMF sweep's rate.  grouped_gemm_scale 1: a grouped
+ *     GEMM runs the dense kernel's tiles over a list of problems (CUTLASS grouped GEMM,
+ *     cuBLAS grouped batched GEMM), whose per-group tile and wave quantization gemm() already
+ *     prices [derived]; the MoE rows pin what the grouped kernels lose beyond that (scheduling,
+ *     the routing metadata), apart from the dense rate (issue 36: a GPU's dense rate fitted on
+ *     MoE rows alone put dense B200 runs 18-21% too fast).
  *   attention: FlashAttention forward at 0.50 of the 16-bit peak (§5.1: 0.5-0.7 on H100 for
  *     d_h 128), backward 2.5x the forward (5 of its 7 matmuls: 2.5x the forward's 2); that is the
  *     architecture-native kernel (FlashAttention-3, cuDNN/TE).  FlashAttention-2 on Hopper and
@@ -31,10 +36,13 @@
  *     src/eval/time.c behind); optimizer kernels at
  *     0.80 of HBM bandwidth (§5.3);
  *     CPU Adam 20 GB/s of host memory per GPU [heuristic]; 0.05 s per step of host overhead
- *     (logging, scheduler, data, synchronisation) [heuristic].
- *   eager stacks (src/eval/time.c expert_loop, z3_expert_fetch): 12 us of host time per eager
- *     PyTorch op (Python, dispatcher and launch; the per-op overhead CUDA graphs exist to remove)
- *     [heuristic]; 50 us per device-to-host sync with the queue drained (torch.where in Hugging
+ *     (logging, scheduler, data, synchronisation) [heuristic; the rows pin it: 106 rows of 7
+ *     sources in the built-in fit, calibrate --explain].
+ *   eager stacks (src/eval/time.c expert_loop, z3_expert_fetch) and every block's launches
+ *     (src/eval/host.c): 12 us of host time per eager PyTorch op (Python, dispatcher and launch;
+ *     the per-op overhead CUDA graphs exist to remove): pytorch/pytorch#41383 measures 6.8 us
+ *     of CPU per op with autograd before the CUDA launch's 1-3 us, 5-25 us per op in all (the
+ *     fit holds it to that band: src/fit/fit.c); 50 us per device-to-host sync with the queue drained (torch.where in Hugging
  *     Face's expert loop) [heuristic]; 12 ops per expert forward (modeling_qwen3_moe.py: where,
  *     index, gate, up, act, mul, down, weight index and mul, index_add_, casts) [derived];
  *     500 us per on-demand ZeRO-3 fetch of one Linear's weight: the pre- and post-forward
@@ -50,6 +58,7 @@
  * it, `make check-calibration` fails when it is stale).
  */
 #include "data_internal.h"
+#include "time_internal.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -65,6 +74,7 @@ void tp_calib_prior(struct tp_calib *c)
     c->fp8_mamf_ratio = 0.90;
     c->fp8_rowwise_ratio = 0.90;
     c->gemm_scale = 1.0;
+    c->grouped_gemm_scale = 1.0;
     c->tile_m = 128;
     c->tile_n = 128;
     c->attn_eff = 0.50;
@@ -73,7 +83,7 @@ void tp_calib_prior(struct tp_calib *c)
     c->fa2_ratio = 0.55;
     c->mem_eff = 0.60;
     c->fused_elementwise = 0.80;
-    c->layer_overhead_s = 0.0;
+    c->layer_overhead_s = 0.0; /* superseded by the launches of src/eval/host.c; not fitted */
     c->eager_op_s = 12e-6;
     c->host_sync_s = 50e-6;
     c->moe_eager_ops = 12;
@@ -121,7 +131,7 @@ struct field {
 #define I(f, lo, hi) {#f, offsetof(struct tp_calib, f), true, lo, hi}
 static const struct field FIELDS[] = {
     R(mamf_default, 0.01, 1),    R(fp8_mamf_ratio, 0.1, 2),  R(fp8_rowwise_ratio, 0.05, 1),
-    R(gemm_scale, 0.01, 2),
+    R(gemm_scale, 0.01, 2),      R(grouped_gemm_scale, 0.01, 2),
     I(tile_m, 8, 1024),          I(tile_n, 8, 1024),         R(attn_eff, 0.01, 1),
     R(attn_bwd_ratio, 1, 10),    R(attn_block_keys, 0, 65536), R(fa2_ratio, 0.05, 1),
     R(mem_eff, 0.01, 1),         R(fused_elementwise, 0, 1),
@@ -237,6 +247,18 @@ static enum tp_status read_domain(json_t *fit, struct tp_calib_domain *d, struct
     TRY(count(fit, "max_params", "fit", 1e16, &d->max_params, err));
     TRY(count(fit, "max_seq", "fit", 1e9, &x, err));
     d->max_seq = (uint64_t)x;
+    json_t *stacks = json_object_get(fit, "stacks");
+    if (stacks && !json_is_array(stacks))
+        return tp_fail(err, TP_EINVAL, "calibration: fit.stacks must be an array of stack keys");
+    size_t si;
+    json_t *sv;
+    json_array_foreach(stacks, si, sv) {
+        const struct tp_stack *s;
+        if (!json_is_string(sv) || tp_stack_find(json_string_value(sv), &s, NULL) != TP_OK)
+            return tp_fail(err, TP_EINVAL, "calibration: fit.stacks[%zu] is not a known stack",
+                           si);
+        d->stacks |= 1u << s->fw;
+    }
     json_t *gpus = json_object_get(fit, "gpus");
     if (!gpus)
         return TP_OK;
@@ -380,6 +402,13 @@ size_t tp_calib_to_json(const struct tp_calib *c, char *buf, size_t len)
         json_object_set_new(fit, "min_params", json_real(d->min_params));
         json_object_set_new(fit, "max_params", json_real(d->max_params));
         json_object_set_new(fit, "max_seq", json_integer((json_int_t)d->max_seq));
+        if (d->stacks) { /* the stacks measured, by key */
+            json_t *st = json_array();
+            for (unsigned f = 0; f < TP_FW_COUNT; f++)
+                if (d->stacks & (1u << f))
+                    json_array_append_new(st, json_string(tp_stack_get((enum tp_framework)f)->key));
+            json_object_set_new(fit, "stacks", st);
+        }
         for (uint32_t i = 0; i < d->n_gpus && i < TP_CALIB_MAX_GPUS; i++) {
             json_t *e = json_pack("{s:i, s:i}", "rows", (json_int_t)d->gpu[i].rows, "max_gpus",
                                   (json_int_t)d->gpu[i].max_gpus);

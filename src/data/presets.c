@@ -208,10 +208,29 @@ const struct tp_preset_info *tp_preset_get(size_t i)
     return i < N_PRESETS ? &PRESETS[i].info : NULL;
 }
 
-/* True when `name` equals the key or one of the space-separated aliases. */
+/* The Hugging Face id a preset's source cites first ("meta-llama/Llama-3.1-8B" of
+   "meta-llama/Llama-3.1-8B config.json (...)"): its first word when that is ORG/NAME; else "". */
+static void hub_id(const struct tp_preset_info *p, char *out, size_t len)
+{
+    size_t n = strcspn(p->source, " ;,");
+    const char *slash = memchr(p->source, '/', n);
+    out[0] = '\0';
+    if (slash && slash != p->source && n < len && memchr(slash + 1, '/', n - 1 -
+                                                          (size_t)(slash - p->source)) == NULL) {
+        memcpy(out, p->source, n);
+        out[n] = '\0';
+    }
+}
+
+/* True when `name` equals the key, one of the space-separated aliases or the Hugging Face id
+   the preset's shape comes from (any case). */
 static bool matches(const struct tp_preset_info *p, const char *name)
 {
     if (tp_streq_ci(p->key, name))
+        return true;
+    char id[128];
+    hub_id(p, id, sizeof id);
+    if (id[0] && tp_streq_ci(id, name))
         return true;
     char word[64];
     for (const char *a = p->aliases; *a;) {
@@ -233,10 +252,20 @@ static void close_names(const char *name, char *out, size_t len)
     out[0] = '\0';
     unsigned best[5] = {99, 99, 99, 99, 99};
     size_t idx[5] = {0};
+    /* a Hugging Face id is compared by its name part too ("meta-llama/Llama-3.1-8X") */
+    const char *slash = strrchr(name, '/');
     for (size_t i = 0; i < N_PRESETS; i++) {
         unsigned d = tp_edit_distance(name, PRESETS[i].info.key);
         if (strstr(PRESETS[i].info.key, name) != NULL)
             d = d < 2 ? d : 2;
+        if (slash) {
+            char id[128];
+            hub_id(&PRESETS[i].info, id, sizeof id);
+            unsigned di = id[0] ? tp_edit_distance(name, id) : 99;
+            unsigned dk = tp_edit_distance(slash + 1, PRESETS[i].info.key);
+            d = di < d ? di : d;
+            d = dk < d ? dk : d;
+        }
         for (size_t j = 0; j < 5; j++) {
             if (d < best[j]) {
                 memmove(best + j + 1, best + j, (4 - j) * sizeof best[0]);

@@ -5,6 +5,7 @@
  * up into the data floor).
  */
 #include "eval_internal.h"
+#include "time_internal.h"
 
 #include <string.h>
 
@@ -78,6 +79,17 @@ unsigned tp_calib_domain_check(const struct tp_calib *c, const struct tp_model *
         flags |= TP_DOMAIN_SEQ;
         SAY("sequence %llu is over 4x the longest calibrated (%llu)",
             (unsigned long long)j->seq, (unsigned long long)d->max_seq);
+    }
+    /* a stack counts as measured when a stack of its kernel style was (eval/host.c:
+       DeepSpeed's engine, FSDP and torchtitan run the same eager PyTorch blocks) */
+    bool style_seen = d->stacks == 0;
+    for (unsigned f = 0; f < TP_FW_COUNT && !style_seen; f++)
+        style_seen = (d->stacks & (1u << f)) &&
+                     tp_kernel_style_of((enum tp_framework)f) == tp_kernel_style_of(j->framework);
+    if (!style_seen) {
+        flags |= TP_DOMAIN_STACK;
+        SAY("no stack with %s's kernels was measured by this calibration",
+            tp_stack_get(j->framework)->key);
     }
     const struct tp_calib_gpu *own = tp_calib_gpu_find(c, cl->gpu.key);
     if (!(own && own->mamf_bf16 > 0) && tp_gpu_mamf(&cl->gpu, false) <= 0) {

@@ -363,7 +363,9 @@ static double activations(const struct tp_model *m, const struct tp_job *j,
         tokens *= 2; /* chosen and rejected sequence per example */
     double stored = 0, working = 0, off = 0, largest = 0; /* off: what may go to the host */
     uint32_t seen = 0;
-    struct act_terms kind[TP_BLOCK_KINDS], whole[TP_BLOCK_KINDS];
+    /* each kind's bytes once: kept, rebuilt by selective recompute, rebuilt whole (the
+       search prices a stage's blocks for every layout it tries) */
+    double full_k[TP_BLOCK_KINDS], back_k[TP_BLOCK_KINDS], whole_k[TP_BLOCK_KINDS];
     bool have[TP_BLOCK_KINDS] = {false};
     uint32_t rc = recomputed(l);
     uint32_t lo[TP_MAX_LAYERS], hi[TP_MAX_LAYERS];
@@ -372,15 +374,17 @@ static double activations(const struct tp_model *m, const struct tp_job *j,
     for (uint32_t layer = lo[r]; layer < hi[r]; layer++) {
         unsigned k = tp_block_kind(m, layer);
         if (!have[k]) {
-            kind[k] = block_activations(m, j, l, layer, rc);
-            whole[k] = block_activations(m, j, l, layer, 0);
+            struct act_terms kind = block_activations(m, j, l, layer, rc);
+            struct act_terms whole = block_activations(m, j, l, layer, 0);
+            full_k[k] = act_bytes(kind, l, (rc & TP_RC_CORE_ATTN) != 0);
+            back_k[k] = act_bytes(whole, l, (rc & TP_RC_CORE_ATTN) != 0) - full_k[k];
+            whole_k[k] = act_bytes(whole, l, false);
             have[k] = true;
         }
-        struct act_terms a = kind[k];
-        double full = act_bytes(a, l, (rc & TP_RC_CORE_ATTN) != 0);
+        double full = full_k[k];
         if (rc) { /* one block's recomputed modules are rebuilt at a time in backward (the
                      attention core's transient is not counted, as [KOR22] Table 2) */
-            double back = act_bytes(whole[k], l, (rc & TP_RC_CORE_ATTN) != 0) - full;
+            double back = back_k[k];
             working = back > working ? back : working;
         }
         bool ckpt = l->recompute == TP_RECOMPUTE_FULL &&
@@ -392,7 +396,7 @@ static double activations(const struct tp_model *m, const struct tp_job *j,
         if (ckpt) {
             /* only the block input is kept (/t with SP); the block is rebuilt in backward */
             kept = 2 * m->hidden / (l->sp && l->tp > 1 ? (double)l->tp : 1.0);
-            double rebuilt = act_bytes(whole[k], l, false);
+            double rebuilt = whole_k[k];
             working = rebuilt > working ? rebuilt : working;
         }
         *(offload ? &off : &stored) += kept;

@@ -5,7 +5,11 @@
  * (stack kind, GPU vendor, dense or MoE) the range is the 10th and 90th percentile of
  * measured / predicted tokens/s of the runs of that class, each predicted by a calibration
  * fitted WITHOUT its own source (leave-one-source-out: `bench_calibrate --rows` writes the
- * held-out error of every row; `bench_calibrate` prints this table).  Classes with too few held-out runs take
+ * held-out error of every row; `bench_calibrate` prints this table), with every source weighing
+ * one (source-balanced: a user's cluster is a new source, drawn like any source, not like the
+ * largest); a class measured by one source adds the spread between sources, 0.145 in log (the
+ * root mean square of the nine calibration sources' held-out median log errors), in quadrature:
+ * one source cannot show how far the next one lies.  Classes with too few held-out runs take
  * the range of the class they are closest to, widened, and say so; an input outside the
  * calibrated domain widens it again (x1.5 in log space per reason).
  */
@@ -16,7 +20,7 @@
 
 /* measured / predicted, 10th and 90th percentiles, and the held-out runs behind them
    (bench_calibrate over data/runs with the built-in calibration's fit options,
-   2026-11-27, 414 rows).  `fallback` classes have fewer than 8 runs: the range of the class
+   2026-11-28, 414 rows: its "source-balanced" column).  `fallback` classes have fewer than 8 runs: the range of the class
    named in `basis`, widened as the comment says. */
 static const struct range_row {
     const char *cls;
@@ -24,8 +28,12 @@ static const struct range_row {
     uint32_t rows;
     const char *basis;
 } RANGES[] = {
-    {"fused/nvidia/dense", 0.920, 1.161, 342, "342 held-out runs of the class"},
-    {"fused/nvidia/moe", 0.586, 1.095, 66, "66 held-out runs of the class"},
+    {"fused/nvidia/dense", 0.913, 1.197, 342, "342 held-out runs of 7 sources, each weighing one"},
+    /* one source (Megatron-Bridge's MoE rows): 0.594-1.126 source-balanced, about its centre
+       0.818 a log half-width of 0.320 (sd 0.249), with the spread between sources (0.145) in
+       quadrature sd 0.288, half-width 0.369 */
+    {"fused/nvidia/moe", 0.566, 1.183, 66,
+     "66 held-out runs of one source, widened by the spread between sources"},
     {"fused/other/dense", 0.70, 1.39, 0,
      "no held-out run: fused/nvidia/dense widened x2 in log space (another vendor's kernels)"},
     {"fused/other/moe", 0.35, 1.39, 0,

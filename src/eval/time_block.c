@@ -372,8 +372,12 @@ static double moe_block(const struct ctx *x, struct cost *c)
     double per_expert = routed * etp * k * ep / E * imb;
     lin(x, c, E, H, 1, T, 0); /* router */
     if (x->moe_impl == TP_MOE_GROUPED) {
-        lin(x, c, up * m->moe_ffn / etp, H, E / ep, per_expert, TP_LORA_GATE | TP_LORA_UP);
-        lin(x, c, H, m->moe_ffn / etp, E / ep, per_expert, TP_LORA_DOWN);
+        /* grouped expert GEMMs at their own rate (calibration grouped_gemm_scale) */
+        struct ctx xg = *x;
+        xg.h.gemm_flops *= x->cal->grouped_gemm_scale;
+        xg.h.gemm16_flops *= x->cal->grouped_gemm_scale;
+        lin(&xg, c, up * m->moe_ffn / etp, H, E / ep, per_expert, TP_LORA_GATE | TP_LORA_UP);
+        lin(&xg, c, H, m->moe_ffn / etp, E / ep, per_expert, TP_LORA_DOWN);
     } else if (x->moe_impl == TP_MOE_DENSE) {
         /* every expert over all T tokens (zero-scaled where not routed), plus the E copies of
            the hidden states: repeat, scale, and the sum over experts of the outputs */
@@ -452,6 +456,7 @@ void tp_block_cost(const struct ctx *x, uint32_t layer, struct cost *c)
     c->tp_bwd = tp_colls / 2 * coll;
     if (l->cp > 1 && mixer == TP_MIXER_ATTN)
         ring_attention(x, c);
+    tp_host_block(x, layer, c); /* launches the GPU work does not cover (host.c) */
 }
 
 /* Embedding (first stage) and LM head with the loss (last stage) for one micro-batch. */

@@ -97,5 +97,13 @@ void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
 void tp_block_cost(const struct ctx *x, uint32_t layer, struct cost *c);
 /* The embedding (first stage) and the head with the loss (last stage) (time_block.c). */
 void tp_outer_cost(const struct ctx *x, bool first, bool last, struct cost *c);
+/* The kernel style of a stack's blocks (host.c): stacks of one style run the same kernels and
+   launches, so rows of one vouch for the others (tp_calib_domain_check). */
+unsigned tp_kernel_style_of(enum tp_framework fw);
+/* Kernels block `layer` launches per micro-batch, forward and backward, by stack (host.c). */
+void tp_host_launches(const struct ctx *x, uint32_t layer, double *fwd, double *bwd);
+/* Adds to c->host_fwd / host_bwd the host time of the block's launches that its GPU work does
+   not cover (host.c); c holds the block's GPU costs. */
+void tp_host_block(const struct ctx *x, uint32_t layer, struct cost *c);
 
 #endif

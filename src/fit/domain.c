@@ -1,6 +1,6 @@
 /*
  * domain.c - the domain a fit records in its calibration (struct tp_calib_domain): the rows,
- * sources, model sizes and sequences it saw, and per GPU the rows, the largest cluster and the
+ * sources, model sizes, sequences and software stacks it saw, and per GPU the rows, the largest cluster and the
  * highest MFU measured, by precision class, with the row that measured it.
  * tp_calib_domain_check (src/data/calib.c) reads it back.
  */
@@ -39,6 +39,8 @@ void tp_fit_join_domain(struct tp_calib_domain *d, const struct tp_run *const *r
             d->max_params = params;
         if (r->job.seq > d->max_seq)
             d->max_seq = r->job.seq;
+        if ((unsigned)r->job.framework < 32)
+            d->stacks |= 1u << r->job.framework;
         uint32_t g = tp_calib_domain_gpu(d, r->cluster.gpu.key);
         if (g == d->n_gpus) {
             if (d->n_gpus >= TP_CALIB_MAX_GPUS)

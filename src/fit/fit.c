@@ -25,6 +25,9 @@
  * in 5x the evaluations.)  Fitted values are rounded to 3 significant digits (far finer than
  * what the runs determine) so the output is stable across compilers.
  *
+ * What pins each parameter (its rows, prior, bound and standard error: calibrate --explain) is
+ * explain.c's; the problem and the objective's pieces they share are in fit_problem.h.
+ *
  * The fitter allocates (GSL's workspace and per-row arrays); the evaluation it calls is the
  * pure tp_time_step (through the rows' plans, crossval.c).
  *
@@ -40,7 +43,7 @@
  * a few hundred bytes, where its handler decides (a host that wants no abort sets its own
  * once, at start-up).
  */
-#include "fit_internal.h"
+#include "fit_problem.h"
 
 #include <float.h>
 #include <gsl/gsl_errno.h>
@@ -54,47 +57,53 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum xform { LOG, LOGIT };
-#define DELTA 0.05 /* pseudo-Huber scale of the fit's loss, in log-ratio */
-
-struct global {
-    const char *name;
-    size_t off;
-    enum xform x;
-    double sigma; /* prior width in the fitting coordinate */
-};
-
-#define G(f, x, s) {#f, offsetof(struct tp_calib, f), x, s}
-static const struct global GLOBALS[] = {
+#define G(f, x, s) {#f, offsetof(struct tp_calib, f), x, s, NULL}
+#define M(f, x, s, why) {#f, offsetof(struct tp_calib, f), x, s, why}
+const struct global tp_fit_global_params[] = {
     /* attn_bwd_ratio is not fitted: training runs see attention as (1 + ratio) / attn_eff, so
        the two cannot be told apart; the ratio stays at FlashAttention's 2.5 */
     /* attn_block_keys is the attention's sequence-length curve: runs of 0.5k to 1M tokens
        tell it apart from attn_eff */
     G(gemm_scale, LOG, 1),      G(attn_eff, LOGIT, 1),          G(attn_block_keys, LOG, 1),
-    G(fa2_ratio, LOGIT, 1),     G(mem_eff, LOGIT, 1),           G(fused_elementwise, LOGIT, 1),
-    /* torchao's row-wise FP8 GEMM: only its rows identify it (prior: pytorch/pytorch#147971) */
-    G(fp8_rowwise_ratio, LOGIT, 1),
+    /* the MoE rows' grouped expert GEMMs: their own rate, not the GPU's dense one.  One
+       source's MoE rows cannot tell its stack from the kernels, so the prior is the kernels'
+       measurement: MegaBlocks' block-sparse expert GEMMs run within a few percent of cuBLAS
+       batched GEMMs (Gale et al. 2022, arXiv:2211.15841, 98.6%); log sd 0.3 */
+    M(grouped_gemm_scale, LOG, 0.3,
+      "MegaBlocks (arXiv:2211.15841): grouped expert GEMMs at ~98.6% of cuBLAS batched"),
+    /* FlashAttention-3 (arXiv:2407.08608) Fig. 5: FA2 335-370 against FA3 610-660 TFLOP/s on
+       H100, 0.51-0.61: logit sd 0.25 */
+    M(fa2_ratio, LOGIT, 0.25, "FlashAttention-3 paper Fig. 5: FA2/FA3 0.51-0.61 on H100"),
+    G(mem_eff, LOGIT, 1),       G(fused_elementwise, LOGIT, 1),
+    /* torchao's row-wise FP8 GEMM: only its rows identify it */
+    M(fp8_rowwise_ratio, LOGIT, 0.5, "pytorch/pytorch#147971: row-wise vs tensor-wise FP8 GEMM"),
     G(tp_overlap, LOGIT, 2),    G(dp_overlap, LOGIT, 1),        G(ep_overlap, LOGIT, 2),
     /* runs with ZeRO-3/FSDP gathers and large DP groups tell it from dp_overlap: one caps
-       what hides, the other charges for what does */
-    G(overlap_slowdown, LOGIT, 1),
+       what hides, the other charges for what does.  Lee et al. 2025: 18.9% mean, up to 40%
+       (two sd in logit: 0.5) */
+    M(overlap_slowdown, LOGIT, 0.5,
+      "Lee et al. 2025 (arXiv:2507.03114): compute 18.9% slower overlapped, up to 40%"),
     G(step_overhead_s, LOG, 1.5),
-    /* achieved bus bandwidth is measured (nccl-tests): a tighter prior */
-    G(eff_intra, LOGIT, 0.5),   G(eff_inter, LOGIT, 0.5),
+    /* achieved bus bandwidth over line rate: nccl-tests all-reduce busbw (docs/physics.md
+       4.2), logit sd 0.5 */
+    M(eff_intra, LOGIT, 0.5, "nccl-tests all-reduce busbw over NVLink line rate (0.75-0.85)"),
+    M(eff_inter, LOGIT, 0.5, "nccl-tests all-reduce busbw over NIC line rate (0.85-0.95)"),
+    /* host time per eager launch (src/eval/host.c): 5-25 us measured, prior 12, log sd 0.4 */
+    M(eager_op_s, LOG, 0.4,
+      "pytorch/pytorch#41383: 6.8 us/op CPU side + 1-3 us launch; 5-25 us per op in all"),
 };
 #undef G
-#define N_GLOBALS (sizeof GLOBALS / sizeof GLOBALS[0])
-#define GPU_SIGMA 1.0
+#undef M
 
-static double to_u(enum xform x, double v)
+double tp_fit_to_u(enum xform x, double v)
 {
-    if (x == LOG)
-        return log(v > 1e-4 ? v : 1e-4);
+    if (x == LOG) /* host times per op are ~1e-5 s: the floor sits far below */
+        return log(v > 1e-12 ? v : 1e-12);
     double f = v < 0.005 ? 0.005 : v > 0.995 ? 0.995 : v;
     return log(f / (1 - f));
 }
 
-static double from_u(enum xform x, double u)
+double tp_fit_from_u(enum xform x, double u)
 {
     return x == LOG ? exp(u) : 1 / (1 + exp(-u));
 }
@@ -107,63 +116,19 @@ static double round3(double v)
     return round(v * scale) / scale;
 }
 
-/* One die's GEMM factor (tp_gpu_die: GB200 shares B200's) and the catalog entries on it. */
-enum { MAX_DIE_GPUS = 4 };
-struct gpu_slot {
-    char key[24];       /* the die's catalog key */
-    struct {
-        char key[24];
-        double mamf, mamf8; /* the base's effective rates for this GPU */
-    } gpu[MAX_DIE_GPUS];
-    uint32_t n_gpus;
-    double u;           /* log of the fitted factor */
-    uint32_t rows;
-    uint32_t sources;   /* distinct sources measuring this die */
-    bool fitted;
-};
-
-struct problem {
-    const struct tp_run *const *runs;
-    const struct tp_time_plan *const *plans; /* per row: its calibration-independent work */
-    const double *measured;
-    size_t n;
-    uint32_t *source, n_sources;
-    uint32_t *slot;     /* per row: index into gpu[], or UINT32_MAX */
-    double *r, *lr, *scratch; /* per row: |log(pred/meas)|, its signed value; sort space */
-    size_t *first;      /* per row: the first row sharing its plan (itself when none) */
-    size_t *same;       /* per row: the first row sharing its plan and measurement */
-    double *tps, *h;    /* per row: the prediction and the pseudo-Huber loss of this evaluation */
-    double *src_sum;    /* per source: the sum of its rows' losses */
-    size_t *src_rows;   /* per source: its rows in play */
-    struct tp_calib cal;
-    double lambda;
-    size_t free_k[N_GLOBALS], n_free;
-    double u0[N_GLOBALS];
-    struct gpu_slot gpu[TP_CALIB_MAX_GPUS];
-    uint32_t n_gpu;
-    uint32_t only;      /* restrict the data term to this slot (UINT32_MAX: all rows) */
-    enum { LOSS_HUBER, LOSS_MEDIAN } loss;
-    unsigned evals;
-    const struct tp_fit_opts *o; /* its progress callback */
-    /* Levenberg-Marquardt: the residuals of the last evaluation and the point they are at (the
-       Jacobian's base point), and a trial point and its residuals */
-    gsl_vector *lm_x, *lm_f, *lm_xt, *lm_ft;
-    bool lm_valid;
-};
-
-static double *field(struct tp_calib *c, size_t off)
+double *tp_fit_field(struct tp_calib *c, size_t off)
 {
     return (double *)(void *)((char *)c + off);
 }
 
-static int by_value(const void *a, const void *b)
+int tp_fit_by_value(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
 /* Mean over sources of the median |log(pred/meas)| of the rows in play. */
-static double data_term(struct problem *p)
+double tp_fit_data_term(struct problem *p)
 {
     p->evals++;
     if (p->o->progress && p->evals % 256 == 0)
@@ -216,7 +181,7 @@ static double data_term(struct problem *p)
                 p->scratch[k++] = p->r[i];
         if (k == 0)
             continue;
-        qsort(p->scratch, k, sizeof p->scratch[0], by_value);
+        qsort(p->scratch, k, sizeof p->scratch[0], tp_fit_by_value);
         sum += k % 2 ? p->scratch[k / 2] : (p->scratch[k / 2 - 1] + p->scratch[k / 2]) / 2;
         used++;
     }
@@ -225,16 +190,16 @@ static double data_term(struct problem *p)
 
 /* Physical bounds a fit may not cross: a training GEMM never beats the MAMF sweep's best shape
    (gemm_scale <= 1), and nothing exceeds the peak (per-GPU MAMF <= 1, set_gpu). */
-static double physical(size_t k, double v)
+double tp_fit_physical(size_t k, double v)
 {
     if (strcmp(GLOBALS[k].name, "gemm_scale") == 0 && v > 1.0)
         return 1.0;
     return v;
 }
 
-static void set_global(struct problem *p, size_t k, double u)
+void tp_fit_set_global(struct problem *p, size_t k, double u)
 {
-    *field(&p->cal, GLOBALS[k].off) = physical(k, from_u(GLOBALS[k].x, u));
+    *tp_fit_field(&p->cal, GLOBALS[k].off) = tp_fit_physical(k, tp_fit_from_u(GLOBALS[k].x, u));
 }
 
 static struct tp_calib_gpu *calib_entry(struct tp_calib *c, const char *key)
@@ -266,6 +231,12 @@ static double loss(double v)
     return isfinite(v) ? v : 1e300;
 }
 
+/* The prior's weight for global k: a measured prior's (M_LAMBDA), else the weak pull. */
+static double lambda_of(const struct problem *p, size_t k)
+{
+    return GLOBALS[k].cite ? M_LAMBDA(p->n_sources ? p->n_sources : 1) : p->lambda;
+}
+
 static double global_f(const gsl_vector *v, void *arg)
 {
     struct problem *p = arg;
@@ -273,14 +244,12 @@ static double global_f(const gsl_vector *v, void *arg)
     for (size_t i = 0; i < p->n_free; i++) {
         size_t k = p->free_k[i];
         double u = gsl_vector_get(v, i);
-        set_global(p, k, u);
+        tp_fit_set_global(p, k, u);
         double d = (u - p->u0[k]) / GLOBALS[k].sigma;
-        prior += d * d;
+        prior += lambda_of(p, k) * d * d;
     }
-    return loss(data_term(p) + p->lambda * prior);
+    return loss(tp_fit_data_term(p) + prior);
 }
-
-static void fit_globals(struct problem *p, unsigned max_evals);
 
 /* Multi-start: the objective at quasi-random points (GSL's Sobol sequence) of a box around
    the current values (+-2 in log, +-6 in logit), then Levenberg-Marquardt from the current
@@ -296,7 +265,7 @@ static void fit_globals_multistart(struct problem *p, const struct tp_fit_opts *
     uint32_t n_cand = 0;
     for (size_t i = 0; i < d; i++) {
         size_t k = p->free_k[i];
-        center[i] = to_u(GLOBALS[k].x, *field(&p->cal, GLOBALS[k].off));
+        center[i] = tp_fit_to_u(GLOBALS[k].x, *tp_fit_field(&p->cal, GLOBALS[k].off));
     }
     gsl_qrng *q = d <= 40 && starts > 1 ? gsl_qrng_alloc(gsl_qrng_sobol, (unsigned)d) : NULL;
     gsl_vector *v = gsl_vector_alloc(d);
@@ -339,11 +308,11 @@ static void fit_globals_multistart(struct problem *p, const struct tp_fit_opts *
         if (taken)
             continue;
         for (size_t i = 0; i < d; i++)
-            set_global(p, p->free_k[i], c == 0 ? center[i] : cand[c - 1][i]);
-        fit_globals(p, o->max_evals);
+            tp_fit_set_global(p, p->free_k[i], c == 0 ? center[i] : cand[c - 1][i]);
+        tp_fit_globals_lm(p, o->max_evals);
         for (size_t i = 0; i < d; i++)
-            gsl_vector_set(v, i, to_u(GLOBALS[p->free_k[i]].x,
-                                      *field(&p->cal, GLOBALS[p->free_k[i]].off)));
+            gsl_vector_set(v, i, tp_fit_to_u(GLOBALS[p->free_k[i]].x,
+                                      *tp_fit_field(&p->cal, GLOBALS[p->free_k[i]].off)));
         double f = global_f(v, p);
         if (f < best_f) {
             best_f = f;
@@ -352,7 +321,7 @@ static void fit_globals_multistart(struct problem *p, const struct tp_fit_opts *
         }
     }
     for (size_t i = 0; i < d; i++)
-        set_global(p, p->free_k[i], best_u[i]);
+        tp_fit_set_global(p, p->free_k[i], best_u[i]);
     gsl_vector_free(v);
 }
 
@@ -361,12 +330,12 @@ static void fit_globals_multistart(struct problem *p, const struct tp_fit_opts *
    in play x the rows of its source), so the rows add up to data_term's mean of source means;
    per free parameter f = sqrt(2 lambda) (u - u0) / sigma, the ridge.  sign(r) sqrt(h) is smooth
    through r = 0 (it is r / sqrt(2 DELTA) there), which Levenberg-Marquardt needs. */
-static int global_resid(const gsl_vector *x, void *arg, gsl_vector *f)
+int tp_fit_global_resid(const gsl_vector *x, void *arg, gsl_vector *f)
 {
     struct problem *p = arg;
     for (size_t i = 0; i < p->n_free; i++)
-        set_global(p, p->free_k[i], gsl_vector_get(x, i));
-    data_term(p);
+        tp_fit_set_global(p, p->free_k[i], gsl_vector_get(x, i));
+    tp_fit_data_term(p);
     uint32_t used = 0;
     for (uint32_t s = 0; s < p->n_sources; s++)
         used += p->src_rows[s] > 0;
@@ -374,9 +343,9 @@ static int global_resid(const gsl_vector *x, void *arg, gsl_vector *f)
         double e = sqrt(2 * p->h[i] / ((double)used * (double)p->src_rows[p->source[i]]));
         gsl_vector_set(f, i, p->lr[i] < 0 ? -e : e);
     }
-    double pull = sqrt(2 * p->lambda);
     for (size_t i = 0; i < p->n_free; i++) {
         size_t k = p->free_k[i];
+        double pull = sqrt(2 * lambda_of(p, k));
         double d = pull * (gsl_vector_get(x, i) - p->u0[k]) / GLOBALS[k].sigma;
         gsl_vector_set(f, p->n + i, isfinite(d) ? d : 1e150);
     }
@@ -388,7 +357,7 @@ static int global_resid(const gsl_vector *x, void *arg, gsl_vector *f)
 static int lm_f(const gsl_vector *x, void *arg, gsl_vector *f)
 {
     struct problem *p = arg;
-    global_resid(x, p, f);
+    tp_fit_global_resid(x, p, f);
     gsl_vector_memcpy(p->lm_x, x);
     gsl_vector_memcpy(p->lm_f, f);
     p->lm_valid = true;
@@ -410,12 +379,12 @@ static int lm_df(const gsl_vector *x, void *arg, gsl_matrix *J)
     for (size_t j = 0; j < p->n_free; j++) {
         size_t k = p->free_k[j];
         double u = gsl_vector_get(x, j), h = sqrt(DBL_EPSILON) * fmax(fabs(u), 1);
-        if (physical(k, from_u(GLOBALS[k].x, u + h)) != from_u(GLOBALS[k].x, u + h))
+        if (tp_fit_physical(k, tp_fit_from_u(GLOBALS[k].x, u + h)) != tp_fit_from_u(GLOBALS[k].x, u + h))
             h = -h;
         double uh = u + h; /* the step as represented */
         h = uh - u;
         gsl_vector_set(p->lm_xt, j, uh);
-        global_resid(p->lm_xt, p, p->lm_ft);
+        tp_fit_global_resid(p->lm_xt, p, p->lm_ft);
         for (size_t i = 0; i < J->size1; i++)
             gsl_matrix_set(J, i, j, (gsl_vector_get(p->lm_ft, i) - gsl_vector_get(p->lm_f, i)) / h);
         gsl_vector_set(p->lm_xt, j, u);
@@ -429,7 +398,7 @@ static int lm_df(const gsl_vector *x, void *arg, gsl_matrix *J)
    lower it by under 1e-5 of it (a crawl along a valley: on a file whose every row is its own
    source the trust region gained 1e-7 of the loss a step for 2,500 evaluations), or
    max_evals. */
-static void fit_globals(struct problem *p, unsigned max_evals)
+void tp_fit_globals_lm(struct problem *p, unsigned max_evals)
 {
     if (p->n_free == 0)
         return;
@@ -454,7 +423,7 @@ static void fit_globals(struct problem *p, unsigned max_evals)
         goto done;
     for (size_t i = 0; i < p->n_free; i++) {
         size_t k = p->free_k[i];
-        gsl_vector_set(x, i, to_u(GLOBALS[k].x, *field(&p->cal, GLOBALS[k].off)));
+        gsl_vector_set(x, i, tp_fit_to_u(GLOBALS[k].x, *tp_fit_field(&p->cal, GLOBALS[k].off)));
     }
     if (gsl_multifit_nlinear_init(x, &fdf, w) != GSL_SUCCESS)
         goto done;
@@ -477,7 +446,7 @@ static void fit_globals(struct problem *p, unsigned max_evals)
     gsl_vector_memcpy(x, gsl_multifit_nlinear_position(w));
 done:
     for (size_t i = 0; x && i < p->n_free; i++)
-        set_global(p, p->free_k[i], gsl_vector_get(x, i));
+        tp_fit_set_global(p, p->free_k[i], gsl_vector_get(x, i));
     gsl_vector_free(x);
     gsl_vector_free(p->lm_x);
     gsl_vector_free(p->lm_xt);
@@ -493,7 +462,7 @@ static double gpu_f(double u, void *arg)
     struct problem *p = arg;
     set_gpu(p, p->only, u);
     double d = u / GPU_SIGMA;
-    return loss(data_term(p) + p->lambda * d * d);
+    return loss(tp_fit_data_term(p) + p->lambda * d * d);
 }
 
 /* One GPU's GEMM factor: the best point of a grid over 0.76x..1.25x (a GPU's measured MAMF
@@ -527,6 +496,19 @@ static void fit_gpu(struct problem *p, uint32_t g)
                 u = gsl_min_fminimizer_x_minimum(m);
         }
         gsl_min_fminimizer_free(m);
+    }
+    /* its standard error from the objective's curvature (scaled as in standard_errors) */
+    double e = 0.02, fm = gpu_f(u - e, p), f0 = gpu_f(u, p), fp = gpu_f(u + e, p);
+    double curv = (fm - 2 * f0 + fp) / (e * e);
+    double scale = TAU * TAU / (DELTA * (p->n_sources ? p->n_sources : 1));
+    p->gpu[g].se_u = curv > 0 ? sqrt(scale / curv) : NAN;
+    /* at an end of the grid the gap is the model's or the software's, not the GPU's (the
+       header): the rows pin the bound, not the factor, which is held at its prior (the
+       catalog's MAMF) */
+    p->gpu[g].at_edge = best == 0 || best + 1 == STEPS;
+    if (p->gpu[g].at_edge) {
+        u = 0;
+        p->gpu[g].se_u = NAN;
     }
     p->gpu[g].u = u;
     set_gpu(p, g, u);
@@ -608,6 +590,13 @@ static void setup_slots(struct problem *p, const struct tp_calib *base)
     for (size_t i = 0; i < p->n; i++) {
         const struct tp_gpu *g = &runs[i]->cluster.gpu;
         const char *die = tp_gpu_die(g->key);
+        /* a GPU's dense GEMM rate comes from dense rows: an MoE row's grouped expert GEMMs run
+           at their own rate (the Blackwell factors once came from MoE rows alone and put dense
+           B200 runs 18-21% too fast) */
+        if (runs[i]->model.n_experts > 0) {
+            p->slot[i] = UINT32_MAX;
+            continue;
+        }
         uint32_t s = 0;
         while (s < p->n_gpu && strcmp(p->gpu[s].key, die) != 0)
             s++;
@@ -624,37 +613,15 @@ static void setup_slots(struct problem *p, const struct tp_calib *base)
     }
 }
 
-/* Which global parameters the rows identify (those that move the loss at all): free_k. */
-static void find_free(struct problem *p, struct tp_fit_result *res)
-{
-    double f0 = data_term(p);
-    for (size_t k = 0; k < N_GLOBALS; k++) {
-        double v = *field(&p->cal, GLOBALS[k].off);
-        p->u0[k] = to_u(GLOBALS[k].x, v);
-        double moved = 0;
-        for (int sgn = -1; sgn <= 1; sgn += 2) {
-            set_global(p, k, p->u0[k] + 0.2 * sgn);
-            moved = fmax(moved, fabs(data_term(p) - f0));
-        }
-        *field(&p->cal, GLOBALS[k].off) = v;
-        struct tp_fit_param *fp = &res->params[res->n_params++];
-        tp_snprintf(fp->name, sizeof fp->name, "%s", GLOBALS[k].name);
-        fp->before = v;
-        fp->identified = moved > 1e-7;
-        if (fp->identified)
-            p->free_k[p->n_free++] = k;
-    }
-}
-
 /* Fitted values to 3 significant digits, and the report of each. */
 static void round_and_report(struct problem *p, struct tp_fit_result *res)
 {
     for (size_t i = 0; i < p->n_free; i++) {
-        double *v = field(&p->cal, GLOBALS[p->free_k[i]].off);
+        double *v = tp_fit_field(&p->cal, GLOBALS[p->free_k[i]].off);
         *v = round3(*v);
     }
     for (size_t k = 0; k < N_GLOBALS; k++)
-        res->params[k].after = *field(&p->cal, GLOBALS[k].off);
+        res->params[k].after = *tp_fit_field(&p->cal, GLOBALS[k].off);
     for (uint32_t g = 0; g < p->n_gpu; g++) {
         if (!p->gpu[g].fitted)
             continue;
@@ -669,6 +636,13 @@ static void round_and_report(struct problem *p, struct tp_fit_result *res)
             fp->before = p->gpu[g].gpu[k].mamf;
             fp->after = e->mamf_bf16;
             fp->identified = true;
+            fp->rows = p->gpu[g].rows;
+            fp->sources = p->gpu[g].sources;
+            fp->prior = fp->before;
+            fp->prior_sd = GPU_SIGMA;
+            fp->se = fp->after * (exp(p->gpu[g].se_u) - 1);
+            fp->at_bound = p->gpu[g].at_edge;
+            fp->cite = "";
         }
     }
 }
@@ -724,9 +698,9 @@ enum tp_status tp_fit_planned(const struct tp_run *const *runs,
     res->rows = n;
     res->sources = p.n_sources;
     p.loss = LOSS_MEDIAN;
-    res->objective_before = data_term(&p);
+    res->objective_before = tp_fit_data_term(&p);
     p.loss = LOSS_HUBER;
-    find_free(&p, res);
+    tp_fit_find_free(&p, res);
     /* A GPU's own GEMM rate needs enough rows, and rows from two sources when the fit has
        two: one source alone cannot tell its GPU from its software stack. */
     uint32_t need_sources = p.n_sources >= 2 ? 2 : 1;
@@ -744,9 +718,11 @@ enum tp_status tp_fit_planned(const struct tp_run *const *runs,
             if (p.gpu[g].fitted)
                 fit_gpu(&p, g);
     }
+    tp_fit_hold_bounded(&p, res, o->max_evals);
     round_and_report(&p, res);
+    tp_fit_standard_errors(&p, res);
     p.loss = LOSS_MEDIAN;
-    res->objective_after = data_term(&p);
+    res->objective_after = tp_fit_data_term(&p);
     res->evaluations = p.evals;
     tp_fit_join_domain(&p.cal.domain, runs, measured, n, p.n_sources, &p.cal);
     *out = p.cal;

@@ -319,6 +319,8 @@ static void info_init(struct tp_log_info *info)
 {
     memset(info, 0, sizeof *info);
     info->mem_gib = NAN;
+    info->mem_alloc_gib = NAN;
+    info->mem_kind = NULL;
     info->train_runtime_s = info->train_samples_per_s = info->train_steps_per_s = NAN;
     info->train_loss = info->train_tokens_per_s_per_gpu = NAN;
 }

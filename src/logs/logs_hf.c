@@ -169,9 +169,24 @@ static void hf_pairs(struct parser *p, const struct pair *ps, size_t n, uint64_t
         s->loss = loss->v;
     if (tps)
         s->tokens_per_s_per_gpu = tps->v;
-    for (size_t i = 0; i < n; i++) /* Axolotl: memory/max_allocated (GiB), memory/device_reserved (GiB) */
-        if (strncmp(ps[i].key, "memory/", 7) == 0 && strstr(ps[i].key, "GiB"))
+    /* Axolotl (utils/callbacks: the "memory/..." keys): max_allocated and max_active from
+       torch.cuda.max_memory_allocated / memory_stats, device_reserved torch.cuda.memory_reserved.
+       The peak is the largest (the reserved pool where logged); the allocated kept beside it. */
+    bool reserved = false, allocated = false;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(ps[i].key, "memory/", 7) == 0 && strstr(ps[i].key, "GiB")) {
             tp_logs_set_max(&s->mem_gib, ps[i].v);
+            if (strstr(ps[i].key, "reserved"))
+                reserved = true;
+            if (strstr(ps[i].key, "max_allocated")) {
+                allocated = true;
+                tp_logs_set_max(&info->mem_alloc_gib, ps[i].v);
+            }
+        }
+    if (reserved)
+        info->mem_kind = "device reserved (Axolotl memory/device_reserved)";
+    else if (allocated && !info->mem_kind)
+        info->mem_kind = "max allocated (Axolotl memory/max_allocated)";
 }
 
 static void hf_dict(struct parser *p, const char *line)

@@ -75,7 +75,13 @@ static double get_mfu(const struct tp_log_step *s) { return s->mfu; }
 static void derive(struct tp_log_steady *o)
 {
     double tps = o->tokens_per_step;
+    /* the log's own rate, kept when the tokens per step replace it: a basis switch the CLI
+       names (HF/Axolotl count the tokens they train on, the slots count every position) */
+    o->logged_tokens_per_s_per_gpu = o->tokens_per_s_per_gpu;
+    if (!isfinite(o->logged_tokens_per_s_per_gpu) && isfinite(o->tokens_per_s) && o->gpus)
+        o->logged_tokens_per_s_per_gpu = o->tokens_per_s / o->gpus;
     if (tps > 0 && isfinite(o->step_s_mean)) {
+        o->tokens_from_step = true;
         o->tokens_per_s = tps / o->step_s_mean;
         if (o->gpus)
             o->tokens_per_s_per_gpu = o->tokens_per_s / o->gpus;
@@ -158,6 +164,9 @@ static void steady_init(const struct tp_log_step *steps, size_t n, const struct 
     tp_logs_set_max(&o->mem_gib, info->mem_gib);
     for (size_t i = 0; i < n; i++)
         tp_logs_set_max(&o->mem_gib, steps[i].mem_gib);
+    o->mem_kind = isfinite(o->mem_gib) ? info->mem_kind : NULL;
+    o->mem_alloc_gib = info->mem_alloc_gib;
+    o->logged_tokens_per_s_per_gpu = NAN;
 }
 
 /* The outlier test's centre and width over the steps after warm-up (median and MAD of the

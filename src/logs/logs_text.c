@@ -109,8 +109,20 @@ void tp_logs_megatron_line(struct parser *p, const char *line)
         return;
     }
     if (strstr(line, "memory (MB)")) { /* report_memory: MiB of torch.cuda.* */
-        if (tp_logs_after(line, "max reserved:", false, &v) || tp_logs_after(line, "max allocated:", false, &v))
+        /* Megatron-LM megatron/training/utils.py report_memory: "max allocated" is
+           torch.cuda.max_memory_allocated, "max reserved" torch.cuda.max_memory_reserved (the
+           caching allocator's pool: what nvidia-smi sees, what runs out) */
+        double alloc;
+        bool has_alloc = tp_logs_after(line, "max allocated:", false, &alloc);
+        if (tp_logs_after(line, "max reserved:", false, &v)) {
             tp_logs_set_max(&info->mem_gib, v / 1024);
+            info->mem_kind = "max reserved (torch.cuda.max_memory_reserved)";
+            if (has_alloc)
+                tp_logs_set_max(&info->mem_alloc_gib, alloc / 1024);
+        } else if (has_alloc) {
+            tp_logs_set_max(&info->mem_gib, alloc / 1024);
+            info->mem_kind = "max allocated (torch.cuda.max_memory_allocated)";
+        }
         return;
     }
     if (strstr(line, "using world size:")) {
@@ -178,8 +190,11 @@ void tp_logs_titan_line(struct parser *p, const char *line)
             s->loss = v;
         const char *m = strstr(line, "memory:");
         const char *e = m ? tp_logs_number(m + 7, false, &v) : NULL;
-        if (e && strncmp(e, "GiB", 3) == 0)
+        if (e && strncmp(e, "GiB", 3) == 0) {
             s->mem_gib = v;
+            /* torchtitan/components/metrics.py: the "memory:" figure is max_reserved_gib */
+            p->info->mem_kind = "max reserved (torch.cuda.max_memory_reserved)";
+        }
         if (tp_logs_after(line, "tps:", true, &v))
             s->tokens_per_s_per_gpu = v; /* tokens per second per device */
         if (tp_logs_after(line, "tflops:", true, &v))

@@ -69,6 +69,7 @@ size_t tp_log_drop_implausible(struct tp_log_step *steps, size_t n, struct tp_lo
             s->loss = NAN;
     }
     keep_if(&info->mem_gib, gib_max, &dropped);
+    keep_if(&info->mem_alloc_gib, gib_max, &dropped);
     keep_time(&info->train_runtime_s, 1e14, &dropped);
     keep_if(&info->train_samples_per_s, tps_max * 1e7, &dropped);
     keep_if(&info->train_steps_per_s, 1e6, &dropped);

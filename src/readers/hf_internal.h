@@ -39,4 +39,9 @@ enum tp_status hf_fam_qwen3_next(const struct cfg *c, struct tp_model *m, bool *
    transformers file of each rule; checked on the file's fields before the family reader. */
 enum tp_status hf_check_rules(const struct cfg *c, const char *type);
 
+/* hf_cache.c: the config.json of Hugging Face id `id` (ORG/NAME) in the local hub cache, the
+   revision refs/main names or else the newest snapshot, into `out`; false when there is none.
+   `looked` (may be NULL) receives the glob of where it looked. */
+bool tp_hf_cache_config(const char *id, char *out, size_t len, char *looked, size_t looked_len);
+
 #endif

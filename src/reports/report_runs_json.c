@@ -164,11 +164,17 @@ json_t *tp_json_fit_params(const struct tp_fit_result *res)
 {
     json_t *params = json_array();
     for (size_t i = 0; i < res->n_params; i++)
-        json_array_append_new(params, json_pack("{s:s, s:f, s:f, s:b}", "name",
-                                                res->params[i].name, "before",
-                                                res->params[i].before, "after",
-                                                res->params[i].after, "identified",
-                                                res->params[i].identified));
+    {
+        const struct tp_fit_param *p = &res->params[i];
+        /* what pins it (calibrate --explain): rows, sources, standard error, prior, bound */
+        json_array_append_new(params, json_pack(
+            "{s:s, s:f, s:f, s:b, s:I, s:I, s:s, s:o, s:f, s:f, s:b, s:s, s:b}", "name",
+            p->name, "before", p->before, "after", p->after, "identified", p->identified,
+            "rows", (json_int_t)p->rows, "sources", (json_int_t)p->sources, "top_source",
+            p->top_source, "se", isfinite(p->se) ? json_real(p->se) : json_null(), "prior",
+            p->prior, "prior_sd", p->prior_sd, "measured_prior", p->measured_prior, "cite",
+            p->cite ? p->cite : "", "at_bound", p->at_bound));
+    }
     return params;
 }
 

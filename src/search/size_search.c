@@ -13,8 +13,8 @@
  * 401 at the peak.  Should a searched shape ever run faster than R (a time model changed under this
  * file), the walk notices, falls back to the peak (MFU 1, which tp_time_step checks) and goes
  * on, so the list stays exact.
- * Shapes are taken in order of bound, in batches the caller's pool evaluates (the library has
- * no threads); once the next bound exceeds both the k-th best loss found and the best loss plus
+ * Shapes are taken in order of bound, in batches the caller's pool (struct tp_pool, the
+ * search's) evaluates (the library starts no thread); once the next bound exceeds both the k-th best loss found and the best loss plus
  * the tie band, no later shape can enter the list and the walk stops: the list is exactly the
  * k first.  A batch's shapes are merged in order after it, so the list does not depend on the
  * pool; each shape is searched at most once across lists (done[]).
@@ -22,6 +22,7 @@
 #include "time_internal.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,6 +208,9 @@ struct walk {
     enum tp_status st[BATCH];
     struct tp_error err[BATCH];
     bool violated;                  /* a shape ran faster than s->rate */
+    const struct tp_pool *pool;
+    size_t nb;                      /* shapes in the batch */
+    atomic_size_t next;             /* the batch's next shape to take */
 };
 
 static bool accepts(const struct tp_size_filter *f, const struct tp_size_shape *sh, bool post)
@@ -268,27 +272,39 @@ static double threshold(const struct walk *w)
     return kth > tie ? kth : tie;
 }
 
-static void eval_one(void *arg, size_t b)
+static void eval_one(struct walk *w, size_t b)
 {
-    struct walk *w = arg;
     const struct tp_size_req *r = w->r;
     w->st[b] = tp_size_on_cluster(r->grid, r->loss_fit, r->cluster, r->job, r->opts, r->cal,
                                   r->flops, r->seconds, &w->s->shapes[w->batch[b]], &w->err[b]);
 }
 
+/* One worker of the pool: the batch's shapes in turn, as the pooled search takes its shards
+   (stack_search.c), each shape's result in its own slot. */
+static void batch_task(void *arg, unsigned k)
+{
+    (void)k;
+    struct walk *w = arg;
+    for (size_t b; (b = atomic_fetch_add(&w->next, 1)) < w->nb;)
+        eval_one(w, b);
+}
+
 /* Evaluates the batch on the pool, then merges it in order. */
-static enum tp_status run_batch(struct walk *w, size_t nb, tp_pool_fn pool, void *pool_ctx,
-                                struct tp_error *err)
+static enum tp_status run_batch(struct walk *w, size_t nb, struct tp_error *err)
 {
     for (size_t b = 0; b < nb; b++) {
         w->st[b] = TP_OK;
         memset(&w->err[b], 0, sizeof w->err[b]);
     }
-    if (pool)
-        pool(pool_ctx, nb, eval_one, w);
-    else
-        for (size_t b = 0; b < nb; b++)
-            eval_one(w, b);
+    w->nb = nb;
+    atomic_store(&w->next, 0);
+    const struct tp_pool *pool = w->pool;
+    unsigned workers = pool && pool->run ? pool->workers : 1;
+    if (workers > nb)
+        workers = (unsigned)nb;
+    if (workers > 1)
+        pool->run(pool->ctx, workers, batch_task, w);
+    batch_task(w, 0); /* what no worker took (none when the pool ran them all) */
     for (size_t b = 0; b < nb; b++) {
         if (w->st[b] != TP_OK) {
             if (err)
@@ -303,6 +319,8 @@ static enum tp_status run_batch(struct walk *w, size_t nb, tp_pool_fn pool, void
             w->violated = true;
         consider(w, w->batch[b]);
     }
+    if (pool && pool->progress)
+        pool->progress(pool->ctx, (unsigned)w->s->searched, (unsigned)w->s->n, 0);
     return TP_OK;
 }
 
@@ -339,7 +357,7 @@ static size_t finish(struct walk *w, size_t *out, size_t k)
 }
 
 enum tp_status tp_size_best(const struct tp_size_req *r, struct tp_size_state *s,
-                            const struct tp_size_filter *f, tp_pool_fn pool, void *pool_ctx,
+                            const struct tp_size_filter *f, const struct tp_pool *pool,
                             size_t *out, size_t k, size_t *n_out, struct tp_error *err)
 {
     *n_out = 0;
@@ -357,6 +375,8 @@ enum tp_status tp_size_best(const struct tp_size_req *r, struct tp_size_state *s
     w->f = f;
     w->top = top;
     w->k = k;
+    w->pool = pool;
+    atomic_init(&w->next, 0);
     enum tp_status st = TP_OK;
     size_t pos = 0;
     bool stop = false;
@@ -384,7 +404,7 @@ enum tp_status tp_size_best(const struct tp_size_req *r, struct tp_size_state *s
             }
         }
         if (nb)
-            st = run_batch(w, nb, pool, pool_ctx, err);
+            st = run_batch(w, nb, err);
         if (st == TP_OK && w->violated && s->rate < s->peak) {
             /* the bound was not one: take the peak's (MFU 1) and walk again from the start;
                shapes searched stay searched */

@@ -83,6 +83,7 @@ case_ search-best "verb=search&model=qwen3-30b-a3b&gpu=h100-sxm&gpus=16&gbs=128&
 # sent: params with a GPU on the form failed with "unknown option --gpu")
 case_ params-address "verb=params&model=glm-4.5-air"
 case_ size-address "verb=size&flops=1e23"
+case_ size-cluster "verb=size&gpu=a100-80gb&gpus=8&days=15&seq=2048&top=3"
 case_ models "verb=models"
 case_ gpus "verb=gpus"
 [ $fail = 0 ] && echo "web: $n pages equal the CLI" || exit 1
