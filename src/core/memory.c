@@ -536,15 +536,11 @@ static double logits(const struct tp_model *m, const struct tp_job *j, const str
     case TP_LOSS_16BIT: return elems * 2 + tokens * 4;
     case TP_LOSS_HF: return elems * (2 + 4 + 4 + 4); /* at the log-softmax's backward */
     case TP_LOSS_HF_FP32_LOGITS: return elems * (4 + 4 + 4 + 4);
+    case TP_LOSS_UPCAST: return elems * (4 + 4 + 4); /* log-softmax output, its gradient in
+                                                         and out, fp32; no 16-bit logits */
     case TP_LOSS_DEFAULT: break;
     }
     return elems * (2 + 4);
-}
-
-/* Live NCCL communicators: one per parallel dimension with more than one rank. */
-static double communicators(const struct tp_layout *l)
-{
-    return (l->tp > 1) + (l->pp > 1) + (l->dp * l->cp > 1) + (l->ep > 1) + (l->cp > 1);
 }
 
 /* The model states of a stage on its GPU (16-bit weights, gradients, optimizer states)
@@ -669,22 +665,26 @@ static void stage_memory(const struct tp_model *m, const struct tp_cluster *c,
     out->host_bytes_per_node += act_host * c->gpus_per_node;
     if (stage == l->pp - 1)
         out->logits_bytes = logits(m, j, l);
-    /* DeepSpeed's reduce and all-gather buckets ("auto" = hidden^2 elements, 16-bit), and the
-       MoE all-to-all send/receive buffers */
-    if (tp_job_ds_zero(j) && l->dp * l->cp > 1)
-        out->comm_bytes += 2.0 * m->hidden * m->hidden * 2;
-    if (l->ep > 1)
-        out->comm_bytes += 2.0 * l->mbs * (double)j->seq / l->cp * m->top_k * m->hidden * 2;
+    out->comm_bytes = tp_mem_framework_buffers(m, j, l);
+    /* the peak over the step (mem_timeline.c): the optimizer updates its shard of the stage */
+    double shard = sp.dense / n_dense + sp.expert / (n_expert > 0 ? n_expert : 1);
+    if (j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA)
+        shard = sp.lora / n_dense;
+    if (l->zero == 0)
+        shard = j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA ? sp.lora : out->params;
+    tp_mem_timeline(j, l, shard, out);
+    /* what the allocator splits and frees: the states, the activations and the logits (the
+       logits are activations to the allocator too); then the context and NCCL (mem_runtime.c) */
     double w = out->weights_bytes, g = out->grads_bytes, o = out->optimizer_bytes;
-    double body = w + g + o + out->gather_bytes + out->activations_bytes + out->logits_bytes;
-    out->overhead_bytes = j->overhead_base_bytes + j->overhead_comm_bytes * communicators(l) +
-                          j->overhead_frag * (w + g + o + out->activations_bytes +
-                                              out->logits_bytes); /* the logits are activations
-                                                                     to the allocator too */
-    out->total_bytes = body + out->comm_bytes + out->overhead_bytes;
+    tp_mem_runtime(j, l, w + g + o + out->activations_bytes + out->logits_bytes, out);
+    out->reserved_bytes = out->allocated_bytes + out->allocator_bytes;
+    out->device_bytes = out->reserved_bytes + out->context_bytes + out->nccl_bytes;
+    out->total_bytes = out->device_bytes;
     out->capacity_bytes = c->gpu.hbm_bytes;
     out->headroom_bytes = out->capacity_bytes - out->total_bytes;
     out->fits = out->headroom_bytes >= 0;
+    out->margin = tp_memory_margin(j, &out->margin_class);
+    out->verdict = tp_memory_verdict(out->total_bytes, out->capacity_bytes, out->margin);
 }
 
 enum tp_status tp_memory_stage(const struct tp_model *m, const struct tp_cluster *c,
