@@ -606,6 +606,9 @@ static enum tp_status map_measured(const struct row *r, struct tp_run *out)
     TRY(tp_row_real(r, "wall_clock_h", &out->wall_clock_h));
     TRY(tp_row_real(r, "total_tokens", &out->total_tokens));
     out->oom = strcmp(tp_row_cell(r, "oom"), "1") == 0;
+    if (!tp_mem_kind_parse(tp_row_cell(r, "mem_kind"), &out->mem_kind))
+        return tp_fail(r->err, TP_EINVAL, "mem_kind \"%s\" is not allocated, reserved or device",
+                       tp_row_cell(r, "mem_kind"));
     tp_snprintf(out->tflops_convention, sizeof out->tflops_convention, "%s",
              tp_row_cell(r, "tflops_convention"));
     return TP_OK;
