@@ -174,10 +174,17 @@ static void balanced(const struct state *s)
            n_src, 100 * quantile(med, n_src, 0.5), 100 * quantile(p90, n_src, 0.5));
 }
 
-/* The margin per class: the 80th percentile of measured / predicted - 1, at least 0. */
+/* The margin per class: the 80th percentile of measured / predicted - 1, at least 0 (a class
+   of fewer than 10 rows takes the one over every row, "all"). */
 static void margins(const struct state *s)
 {
     static double e[MAX_ROWS];
+    for (size_t k = 0; k < s->n; k++)
+        e[k] = 1 / (1 + s->rows[k].err) - 1;
+    qsort(e, s->n, sizeof e[0], cmp_double);
+    if (s->n)
+        printf("  margin %-10s rows %3zu  80th percentile of measured/predicted - 1: %5.1f%%\n",
+               "all", s->n, 100 * fmax(0, quantile(e, s->n, 0.8)));
     for (size_t i = 0; i < s->n; i++) {
         bool first = true;
         for (size_t k = 0; k < i && first; k++)
@@ -191,8 +198,10 @@ static void margins(const struct state *s)
         qsort(e, n, sizeof e[0], cmp_double);
         struct tp_job j;
         tp_job_init(&j);
-        j.framework = strcmp(s->rows[i].cls, "fused") == 0 ? TP_FW_MEGATRON : TP_FW_AXOLOTL;
-        printf("  margin %-8s rows %3zu  80th percentile of measured/predicted - 1: %5.1f%%  "
+        j.framework = strcmp(s->rows[i].cls, "torchtitan") == 0 ? TP_FW_TORCHTITAN
+                      : strcmp(s->rows[i].cls, "megatron") == 0 ? TP_FW_MEGATRON
+                                                                 : TP_FW_AXOLOTL;
+        printf("  margin %-10s rows %3zu  80th percentile of measured/predicted - 1: %5.1f%%  "
                "(compiled in: %.1f%%)\n", s->rows[i].cls, n, 100 * fmax(0, quantile(e, n, 0.8)),
                100 * tp_memory_margin(&j, NULL));
     }

@@ -297,7 +297,7 @@ static void print_no_fit(const struct run *r, const struct tp_memory *mem, const
     size_t n = tp_memory_suggest(&r->m, &r->c, &r->j, &r->l, fixes, MAX_FIXES);
     printf("\ndoes not fit by %.2f GB; no time breakdown for a run that cannot start. Changes "
            "that make it fit:\n", -mem->headroom_bytes / 1e9);
-    report_fixes(&r->j, fixes, n);
+    report_fixes(&r->j, fixes, n, r->c.gpu.hbm_bytes);
     printf("(as given it would run at %.0f tokens/s per GPU, MFU %.1f%%; --format json has the "
            "breakdown)\n", t->tokens_per_s_per_gpu, 100 * t->mfu);
 }

@@ -127,7 +127,7 @@ int cmd_memory(int argc, char **argv)
         if (!worst.fits) {
             printf("\ndoes not fit by %.2f GB. Changes that make it fit:\n",
                    -worst.headroom_bytes / 1e9);
-            report_fixes(&r.j, fixes, n_fixes);
+            report_fixes(&r.j, fixes, n_fixes, r.c.gpu.hbm_bytes);
         } else if (worst.verdict == TP_MEM_TIGHT) {
             report_tight(&r, &worst);
         }

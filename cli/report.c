@@ -250,12 +250,19 @@ void report_fit_hint(const struct run *r, const struct tp_memory *mem, char *buf
         report_fix_flags(&r->j, &hint, buf, len);
 }
 
-void report_fixes(const struct tp_job *j, const struct tp_fix *fixes, size_t n)
+void report_fixes(const struct tp_job *j, const struct tp_fix *fixes, size_t n, double capacity)
 {
     char flags[256];
     for (size_t i = 0; i < n; i++) {
         report_fix_flags(j, &fixes[i], flags, sizeof flags);
-        printf("  fits with %-40s (total %.2f GB)\n", flags, fixes[i].total_bytes / 1e9);
+        /* a change that fits by less than the memory model's error says so */
+        double margin = tp_memory_margin(&fixes[i].job, NULL);
+        bool tight = tp_memory_verdict(fixes[i].total_bytes, capacity, margin) == TP_MEM_TIGHT;
+        if (tight)
+            printf("  fits with %-40s (total %.2f GB; tight: within the model's %.0f%% error)\n",
+                   flags, fixes[i].total_bytes / 1e9, 100 * margin);
+        else
+            printf("  fits with %-40s (total %.2f GB)\n", flags, fixes[i].total_bytes / 1e9);
     }
     if (n == 0)
         printf("  none found among single or paired changes; try more GPUs or a GPU with more "
@@ -276,5 +283,5 @@ void report_tight(const struct run *r, const struct tp_memory *mem)
     c.gpu.hbm_bytes = r->c.gpu.hbm_bytes / (1 + mem->margin);
     struct tp_fix fixes[TP_MAX_FIXES];
     size_t n = tp_memory_suggest(&r->m, &c, &r->j, &r->l, fixes, TP_MAX_FIXES);
-    report_fixes(&r->j, fixes, n);
+    report_fixes(&r->j, fixes, n, r->c.gpu.hbm_bytes);
 }

@@ -64,7 +64,7 @@ struct tp_memory {
     /* the fit against the model's measured error for the run's class (tp_memory_margin) */
     double margin;             /* fraction of the prediction the measured peaks exceeded it by */
     enum tp_mem_verdict verdict;
-    const char *margin_class;  /* "fused", "hf" (static) */
+    const char *margin_class;  /* "torchtitan", "megatron", "hf" (static) */
 };
 /* The memory model's measured error for the class of `j` (a fraction: the 80th percentile of
    measured/predicted - 1 over the runs that report memory, compiled in from bench_memory), and
