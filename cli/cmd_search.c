@@ -155,9 +155,11 @@ static void print_table(const struct run *r, const struct tp_search_stats *st,
     if (hit_verdict(r, &hits[0]) == TP_MEM_TIGHT) {
         struct tp_job j = r->j;
         j.framework = hits[0].fw;
+        double m = tp_memory_margin(&j, NULL);
+        /* kept free: total <= capacity / (1 + m), i.e. a headroom of m / (1 + m), rounded up */
         printf("\nwarning: the best layout fits by less than the memory model's error for its "
                "stack (%.0f%%): tight; --mem-headroom %.2f searches with that margin kept free\n",
-               100 * tp_memory_margin(&j, NULL), tp_memory_margin(&j, NULL));
+               100 * m, ceil(100 * m / (1 + m)) / 100);
     }
     printf("\n= ties the best: within %.0f%% per token, the estimate's uncertainty (half its 80%% "
            "range, %s: %s%s)\n", 100 * band, rg->cls, rg->basis,

@@ -143,6 +143,8 @@ json_t *tp_json_estimate(const struct tp_model *m, const struct tp_cluster *c,
     if (!doc)
         return NULL;
     json_object_set_new(doc, "fits", json_boolean(ev->memory.fits));
+    json_object_set_new(doc, "memory_verdict",
+                        json_string(tp_mem_verdict_name(ev->memory.verdict)));
     if (tp_job_trainable_frac(j) < 1) { /* the rates above count trainable tokens */
         json_object_set_new(doc, "trainable_frac", json_real(tp_job_trainable_frac(j)));
         json_object_set_new(doc, "slots_per_s_per_gpu", json_real(t->slots_per_s_per_gpu));
