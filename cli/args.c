@@ -349,6 +349,9 @@ static const struct opt OPTS[] = {
      "NCCL memory per live communicator (default 0.5)"},
     {"fragmentation", NULL, OPT_REAL, F(frag), 0, 1, NULL, NULL, JOB_CMDS, "F",
      "allocator fragmentation, fraction of states + activations (default 0.08)"},
+    {"expandable-segments", NULL, OPT_CONST, F(expandable_segments), 1, 1, NULL, NULL, JOB_CMDS,
+     NULL, "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: a quarter of the fragmentation "
+     "(implied for torchtitan)"},
     {"per-stage", NULL, OPT_CONST, F(per_stage), 1, 1, NULL, NULL, RUN_CMDS, NULL,
      "report every pipeline stage, not only the worst"},
     {"attention-flops", NULL, OPT_ENUM, F(attn_conv), 0, 0, "causal|noncausal", NULL, CMD_PARAMS,

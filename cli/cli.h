@@ -97,6 +97,7 @@ struct cli_args {
     /* job */
     int task, optimizer, precision, framework, attn_impl, dropout, fused_loss, tp_comm_overlap;
     int kbit_fp32;           /* --kbit-fp32 */
+    int expandable_segments; /* --expandable-segments */
     int fp8_param_gather;    /* --fp8-param-gather */
     int fp8_recipe;          /* --fp8-recipe: enum tp_fp8_recipe */
     int moe_impl, z3_leaf;   /* moe_impl: 0 = the stack's (enum tp_moe_impl) */

@@ -232,6 +232,7 @@ struct tp_request {
     int fp8_recipe;                 /* enum tp_fp8_recipe (precision fp8) */
     bool z3_leaf, dropout, fused_loss, tp_comm_overlap, kbit_fp32, fp8_param_gather;
     bool fsdp_backend;              /* framework axolotl on FSDP2, not DeepSpeed */
+    bool expandable_segments;       /* PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True */
     bool moe_a2a_overlap;
     bool zero_quant_weights, zero_quant_grads; /* ZeRO++ qwZ, qgZ */
     int64_t seq;                    /* TP_UNSET: the model's context, else 4096 */

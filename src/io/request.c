@@ -60,6 +60,7 @@ static const struct opt {
     {"dropout", K_BOOL, F(dropout), 0, 0, 0, 0},
     {"fused_loss", K_BOOL, F(fused_loss), 0, 0, 0, 0},
     {"kbit_fp32", K_BOOL, F(kbit_fp32), 0, 0, 0, 0},
+    {"expandable_segments", K_BOOL, F(expandable_segments), 0, 0, 0, 0},
     {"tp_comm_overlap", K_BOOL, F(tp_comm_overlap), 0, 0, 0, 0},
     {"fp8_param_gather", K_BOOL, F(fp8_param_gather), 0, 0, 0, 0},
     {"seq", K_INT, F(seq), 1, 1 << 24, 0, 0},
@@ -240,6 +241,7 @@ static void resolve_job(const struct tp_request *r, const struct tp_model *m, st
     j->dropout = r->dropout;
     j->fused_loss = r->fused_loss;
     j->kbit_fp32 = r->kbit_fp32;
+    j->expandable_segments = r->expandable_segments;
     j->tp_comm_overlap = r->tp_comm_overlap;
     j->fp8_param_gather = r->fp8_param_gather;
     j->fp8_recipe = (enum tp_fp8_recipe)r->fp8_recipe;
