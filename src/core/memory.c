@@ -623,15 +623,24 @@ static double gathered_bytes(const struct tp_job *j, const struct tp_layout *l,
        reshard_after_forward=False with PP): the stage's weights stay gathered and its
        gradients accumulate unsharded until the step ends */
     bool fsdp = j->framework == TP_FW_FSDP || j->framework == TP_FW_TORCHTITAN;
+    double grad = half;
     if (fsdp && l->pp > 1) {
         unit = params;
         gemm = sp->quantizable;
+        /* ... in the reduce dtype: the pipeline schedule turns gradient sync off for all but
+           the last micro-batch (torch/distributed/pipelining/stage.py backward_maybe_with_nosync:
+           set_requires_gradient_sync), and FSDP2 then accumulates the unsharded gradient
+           upcast to MixedPrecisionPolicy.reduce_dtype (_fsdp_param.py
+           to_accumulated_grad_if_needed), fp32 where the stack reduces in fp32 (torchtitan's
+           mixed_precision_reduce "float32") */
+        if (tp_stack_get(j->framework)->fp32_grad_reduce && !j->grad_16bit && !adapters)
+            grad = 4;
     }
     if (adapters)
         return half * unit;
-    /* 16-bit gradients, and the weights with the GEMMs' in their FP8 format (fp8_param_gather:
+    /* gradients, and the weights with the GEMMs' in their FP8 format (fp8_param_gather:
        Megatron-FSDP and torch FSDP2 gather the quantized shards) */
-    return 2 * half * unit - gemm * (half - tp_gemm_weight_bytes(j, half));
+    return (half + grad) * unit - gemm * (half - tp_gemm_weight_bytes(j, half));
 }
 
 /* One stage of a checked run. */
