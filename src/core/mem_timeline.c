@@ -18,7 +18,10 @@
  *                fp32 tensor per parameter); the fused kernels (apex / Transformer Engine
  *                FusedAdam in Megatron-LM and DeepSpeed, torchtitan's default
  *                implementation = "fused", bitsandbytes' 8-bit AdamW) update in place;
- *                gradient clipping's foreach norms are one scalar per tensor.
+ *                gradient clipping's foreach norms are one scalar per tensor, and fp16's
+ *                GradScaler unscales in place (torch._amp_foreach_non_finite_check_and_unscale_);
+ *                the fp32 master weights and DeepSpeed's / Megatron's fp32 gradient partitions
+ *                are states already counted.
  * The first step allocates the optimizer states lazily at its optimizer phase, after a backward
  * that ran without them: its peak is no higher than a later step's (it moves the reserved pool,
  * mem_runtime.c).
