@@ -46,8 +46,14 @@ double tp_mem_framework_buffers(const struct tp_model *m, const struct tp_job *j
                                 const struct tp_layout *l)
 {
     double bytes = 0;
-    if (tp_job_ds_zero(j) && l->dp * l->cp > 1)
-        bytes += 2.0 * m->hidden * m->hidden * 2; /* reduce + all-gather bucket, 16-bit */
+    if (tp_job_ds_zero(j) && l->dp * l->cp > 1 && j->framework == TP_FW_DEEPSPEED && l->zero >= 1)
+        /* DeepSpeed's own defaults: the gradient bucket (contiguous_gradients) is one
+           reduce_bucket_size buffer of 16-bit elements, 5e8 (stage_1_and_2.py backward: ipg_buffer,
+           a second one only with overlap_comm, off below stage 3; stage3.py: the flat
+           __ipg_bucket_flat_buffer) */
+        bytes += 5e8 * 2;
+    else if (tp_job_ds_zero(j) && l->dp * l->cp > 1)
+        bytes += 2.0 * m->hidden * m->hidden * 2; /* "auto": reduce + all-gather, hidden^2 each */
     if (l->ep > 1)
         bytes += 2.0 * l->mbs * (double)j->seq / l->cp * m->top_k * m->hidden * 2;
     return bytes;
