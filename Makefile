@@ -8,6 +8,7 @@
 #   make fuzz          the libFuzzer targets (clang), FUZZ_SECONDS each (docs/fuzzing.md)
 #   make valgrind      the unit tests under valgrind
 #   make web           the page: the core as WebAssembly in build/web/ (sh scripts/deps.sh web first)
+#   make python        the Python package in a virtual environment, build/venv (offline)
 CC      ?= cc
 SAN     ?= 0
 WERROR  ?= 0
@@ -80,8 +81,9 @@ CLI_OBJ  := $(filter-out $(BUILD)/cli/main.o,$(CLI_SRC:%.c=$(BUILD)/%.o))
 REPLAYS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
 FUZZERS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 
-.PHONY: all deps run test unit header-test cli-test formats-test svg-test web web-test bench-smoke bench clean \
-        calibration check-calibration fuzz-replay fuzz fuzzers valgrind install python-test
+.PHONY: all deps run test unit header-test cli-test formats-test svg-test export-test web web-test \
+        bench-smoke bench clean calibration check-calibration fuzz-replay fuzz fuzzers valgrind \
+        install python-test python readme-test
 .SECONDARY:
 all: $(BIN) $(SHLIB) $(PCFILE) $(TESTS) $(BENCHES) $(REPLAYS)
 
@@ -160,7 +162,7 @@ run: deps
 test: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory unit header-test bench-smoke fuzz-replay cli-test formats-test \
-	    svg-test python-test $(if $(filter 1,$(SAN)),,web-test)
+	    svg-test export-test python-test readme-test $(if $(filter 1,$(SAN)),,web-test)
 
 # Each topical public header compiles on its own (it includes what it uses), as C11 and, with a
 # C++ compiler installed, as C++ (the extern "C" blocks).
@@ -176,9 +178,16 @@ unit: $(TESTS)
 	@set -e; for t in $(TESTS); do echo "== $$t"; ./$$t; done
 
 # tests/cli/cases.txt and every tests/cli/cases.d/*.txt (one file per topic), as one list
+# export -o refuses files that exist (without --force): the cases' export folders start empty
 cli-test: $(BIN)
+	@rm -rf build/export-cases
 	@cat tests/cli/cases.txt $(sort $(wildcard tests/cli/cases.d/*.txt)) >$(BUILD)/cli-cases.txt
 	@sh tests/cli/run.sh ./$(BIN) $(BUILD)/cli-cases.txt
+
+# the exported files would start: Megatron's argument parser and validity rules, DeepSpeed's
+# config model, Axolotl's schema, bash -n (scripts/check-export-start.py, docs/export.md)
+export-test: $(BIN)
+	@sh tests/export/check.sh ./$(BIN)
 
 # every command's --svg file is well-formed XML and shows the command's figures
 svg-test: $(BIN)
@@ -206,6 +215,27 @@ else
 	@echo "python-test: skipped under SAN=$(SAN) (tests/test_threads.c covers the library)"
 endif
 
+# The Python package in a virtual environment (Debian's python3 refuses `pip install` into the
+# system: PEP 668 "externally-managed-environment"): build/venv, offline (the in-tree backend
+# bundles this build's libtrainplan.so).  Then: build/venv/bin/python -c "import trainplan"
+VENV ?= $(BUILD)/venv
+python: $(SHLIB)
+	@[ -x $(VENV)/bin/python ] || python3 -m venv $(VENV)
+	@TRAINPLAN_LIBRARY=$(abspath $(SHLIB)) $(VENV)/bin/python -m pip install --quiet --no-index \
+	    --force-reinstall ./python
+	@$(VENV)/bin/python -c "import trainplan; print('python: trainplan', \
+	    trainplan.__version__ if hasattr(trainplan, '__version__') else '', 'in $(VENV)')"
+
+# Every README example against this build: each `$ trainplan ...` paste (with its `...`
+# elisions), the Python session, the bare example commands (tests/readme/check.py says how).
+# A failure names the README line of the example and of the first line that differs;
+# `python3 tests/readme/check.py --bin $(BIN) --lib $(SHLIB) --update` rewrites whole pastes
+# after a deliberate change.  The sanitizer build's library cannot load into python3: there
+# the session is skipped (and said).
+readme-test: $(BIN) $(SHLIB)
+	@python3 tests/readme/check.py --bin $(BIN) --lib $(SHLIB) \
+	    $(if $(filter 0,$(SAN)),,--no-python) README.md
+
 # every command's CSV and JSON parse (libcsv strict, jansson)
 $(BUILD)/tests/check_format: tests/formats/check_format.c
 	@mkdir -p $(dir $@)
@@ -217,10 +247,16 @@ formats-test: $(BIN) $(BUILD)/tests/check_format
 bench-smoke: $(BENCHES)
 	@set -e; for b in $(BENCHES); do ./$$b --smoke >/dev/null; echo "bench $$b: ran"; done
 
-# Every committed crash reproducer and seed through its target, once (any compiler).
+# Every committed crash reproducer and seed through its target, once (any compiler).  The
+# inputs are hostile on purpose, so the CLI's `trainplan: error: ...` lines they draw are
+# expected: counted, kept in build/fuzz/replay_NAME.err and shown only when the replay fails.
 fuzz-replay: $(REPLAYS)
-	@set -e; for n in $(FUZZ_NAMES); do \
-	    ./$(BUILD)/fuzz/replay_$$n tests/fuzz-regressions/$$n fuzz/corpus/$$n; done
+	@set -e; for n in $(FUZZ_NAMES); do log=$(BUILD)/fuzz/replay_$$n.err; \
+	    if ./$(BUILD)/fuzz/replay_$$n tests/fuzz-regressions/$$n fuzz/corpus/$$n 2>$$log; then \
+	        grep -v '^trainplan: error: ' $$log >&2 || true; \
+	        e=$$(grep -c '^trainplan: error: ' $$log || true); \
+	        [ "$$e" = 0 ] || echo "  ($$e expected error lines from hostile inputs: $$log)"; \
+	    else cat $$log >&2; echo "replay_$$n failed" >&2; exit 1; fi; done
 
 # libFuzzer campaigns, one target after another, FUZZ_SECONDS each; new inputs go to
 # build-fuzz/corpus/NAME, findings to build-fuzz/findings/NAME/ and fail the run.

@@ -1,16 +1,13 @@
 /*
- * bench_size.c - speed of `trainplan size`'s grid: counting every shape of the llama3 family
- * for a FLOP budget (the notes' 1.36e21), and one layout search per shape on a cluster (the
- * shapes nearest the hoffmann-3 optimum, 8 x A100 80GB and 64 x H100 SXM), single-threaded.
- * The CLI searches only the shapes its loss bound cannot rule out, on every CPU.
+ * bench_size.c - speed of `trainplan size` in the library, single-threaded (the CLI adds
+ * threads): counting every shape of the llama3 grid for a FLOP budget, and the branch and bound
+ * (tp_size_best) on the clusters of docs/size.md, with the shapes it searched.
  *   bench_size          the figures
- *   bench_size --smoke  a few shapes, quietly
+ *   bench_size --smoke  a small grid on 8 A100s, quietly
  */
 #include "trainplan.h"
 
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -21,99 +18,86 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static const struct tp_scaling_fit *hoffmann3(void)
-{
-    const struct tp_scaling_fit *f = NULL;
-    tp_scaling_fit_find("hoffmann-3", &f, NULL);
-    return f;
-}
+struct bench_case {
+    const char *what, *gpu;
+    int framework;                  /* enum tp_framework; -1: the default */
+    uint32_t gpus;
+    double days, flops;
+    uint64_t seq, gbs;
+};
 
-/* Counts the whole grid; returns the shapes, or 0 after an error line. */
-static size_t count_grid(const struct tp_size_grid *g, struct tp_size_shape *s, size_t n,
-                         double *dt)
+static int run(const struct bench_case *b, bool smoke)
 {
-    double t0 = now();
-    for (size_t i = 0; i < n; i++) {
-        struct tp_error err = {{0}, {0}};
-        if (tp_size_count(g, hoffmann3(), 1.36e21, &s[i], &err) != TP_OK) {
-            fprintf(stderr, "bench_size: %s\n", err.msg);
-            return 0;
-        }
-    }
-    *dt = now() - t0;
-    return n;
-}
-
-static int by_params_to_opt(const void *a, const void *b)
-{
-    const struct tp_size_shape *x = a, *y = b;
-    double o = 2.1e9; /* hoffmann-3's N_opt at 1.36e21 */
-    double dx = fabs(log(x->params / o)), dy = fabs(log(y->params / o));
-    return dx < dy ? -1 : dx > dy;
-}
-
-static int search_some(const struct tp_size_grid *g, struct tp_size_shape *s, size_t n,
-                       const char *gpu, uint32_t gpus, bool quiet)
-{
-    struct tp_cluster c;
+    const struct tp_scaling_fit *fit = NULL;
     struct tp_error err = {{0}, {0}};
-    if (tp_cluster_init(&c, gpu, gpus, &err) != TP_OK) {
+    if (tp_scaling_fit_find("besiroglu", &fit, &err) != TP_OK) {
         fprintf(stderr, "bench_size: %s\n", err.msg);
         return 2;
     }
+    struct tp_size_grid g;
+    tp_size_grid_init(&g);
+    g.seq = b->seq;
+    if (smoke)
+        g.hidden_max = 2048;
+    struct tp_cluster c;
     struct tp_job j;
-    tp_job_init(&j);
     struct tp_calib cal;
-    tp_calib_init(&cal);
     struct tp_search_opts o;
+    tp_job_init(&j);
+    j.seq = b->seq;
+    tp_calib_init(&cal);
     tp_search_opts_init(&o);
-    o.gbs = 128 * (uint64_t)gpus;
-    size_t fit = 0;
-    double t0 = now();
-    for (size_t i = 0; i < n; i++) {
-        if (tp_size_on_cluster(g, hoffmann3(), &c, &j, &o, &cal, 0, 15 * 86400.0, &s[i],
-                               &err) != TP_OK) {
-            fprintf(stderr, "bench_size: %s\n", err.msg);
-            return 2;
-        }
-        fit += s[i].has_layout;
+    o.gbs = b->gbs;
+    if (b->gpu && tp_cluster_init(&c, b->gpu, b->gpus, &err) != TP_OK) {
+        fprintf(stderr, "bench_size: %s\n", err.msg);
+        return 2;
     }
-    double dt = now() - t0;
-    if (!quiet)
-        printf("  %3u x %-10s %5zu shapes searched in %6.2f s: %7.1f ms per shape, %zu with a "
-               "layout\n", gpus, gpu, n, dt, 1e3 * dt / (double)n, fit);
-    return 0;
+    if (b->framework >= 0)
+        j.framework = (enum tp_framework)b->framework;
+    double nominal = !b->gpu ? b->flops
+                             : 0.5 * b->gpus * c.gpu.peak_flops[TP_BF16] * b->days * 86400;
+    struct tp_size_req r = {&g, fit, b->gpu ? &c : NULL, &j, &o, &cal, b->flops,
+                            b->days * 86400, tp_size_tie_band(fit, nominal, 0.01)};
+    struct tp_size_state st;
+    struct tp_size_filter all = {0, 0, 0};
+    size_t top[5], n = 0;
+    double t0 = now();
+    if (tp_size_prepare(&r, &st, &err) != TP_OK) {
+        fprintf(stderr, "bench_size: %s\n", err.msg);
+        return 2;
+    }
+    double t1 = now();
+    enum tp_status s = tp_size_best(&r, &st, &all, NULL, NULL, top, 5, &n, &err);
+    double t2 = now();
+    if (s != TP_OK) {
+        fprintf(stderr, "bench_size: %s\n", err.msg);
+        tp_size_free(&st);
+        return 2;
+    }
+    if (!smoke)
+        printf("  %-58s %4zu shapes, counted in %.3f s; %4zu searched in %6.3f s (%.2f ms "
+               "each)\n", b->what, st.n, t1 - t0, st.searched, t2 - t1,
+               st.searched ? 1e3 * (t2 - t1) / (double)st.searched : 0.0);
+    tp_size_free(&st);
+    return n > 0 ? 0 : 2;
 }
 
 int main(int argc, char **argv)
 {
-    bool quiet = argc > 1 && strcmp(argv[1], "--smoke") == 0;
-    struct tp_size_grid g;
-    tp_size_grid_init(&g);
-    g.seq = 2048;
-    if (quiet)
-        g.hidden_max = 1024;
-    size_t n = tp_size_enumerate(&g, NULL, 0);
-    struct tp_size_shape *s = calloc(n, sizeof *s);
-    if (!s) {
-        fprintf(stderr, "bench_size: out of memory\n");
-        return 2;
-    }
-    tp_size_enumerate(&g, s, n);
-    double dt = 0;
-    if (count_grid(&g, s, n, &dt) == 0) {
-        free(s);
-        return 2;
-    }
-    if (!quiet)
-        printf("bench_size: llama3 grid, seq 2048, 1.36e21 FLOPs\n"
-               "  %zu shapes counted (parameters, exact FLOPs, tokens, loss) in %.3f s: %.1f us "
-               "per shape\n", n, dt, 1e6 * dt / (double)n);
-    qsort(s, n, sizeof *s, by_params_to_opt);
-    size_t k = quiet ? 3 : 300;
-    int rc = search_some(&g, s, k < n ? k : n, "a100-80gb", 8, quiet);
-    if (rc == 0 && !quiet)
-        rc = search_some(&g, s, k < n ? k : n, "h100-sxm", 64, quiet);
-    free(s);
-    return rc;
+    bool smoke = argc > 1 && strcmp(argv[1], "--smoke") == 0;
+    static const struct bench_case cases[] = {
+        {"--flops 1.36e21 --seq 2048", NULL, -1, 0, 0, 1.36e21, 2048, 0},
+        {"--gpu a100-80gb --gpus 8 --days 15 --seq 2048", "a100-80gb", -1, 8, 15, 0, 2048, 512},
+        {"--gpu h100-sxm --gpus 64 --days 30", "h100-sxm", -1, 64, 30, 0, 4096, 1024},
+        {"--gpu h100-sxm --gpus 16384 --days 54", "h100-sxm", -1, 16384, 54, 0, 4096, 16384},
+        {"--gpu h100-sxm --gpus 1024 --days 30 --gbs 256 --framework megatron", "h100-sxm",
+         TP_FW_MEGATRON, 1024, 30, 0, 4096, 256},
+    };
+    if (smoke)
+        return run(&cases[1], true);
+    printf("bench_size: the library's size search, one thread (besiroglu, top 5)\n");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (run(&cases[i], false) != 0)
+            return 2;
+    return 0;
 }

@@ -144,11 +144,16 @@ static const struct opt OPTS[] = {
     {"best", NULL, OPT_CONST, F(best), 1, 1, NULL, NULL, CMD_EXPORT, NULL,
      "run the search (with --gbs and the search options) and export its fastest layout"},
     {"force", NULL, OPT_CONST, F(force), 1, 1, NULL, NULL, CMD_EXPORT, NULL,
-     "export a layout that does not fit in memory"},
+     "export a layout that does not fit in memory, and replace the files -o DIR already "
+     "holds"},
     {"base-model", NULL, OPT_STR, F(base_model), 0, 0, NULL, NULL, CMD_EXPORT, "ID",
      "Axolotl base_model (default: the preset's Hugging Face id or the config's directory)"},
     {"job-name", NULL, OPT_STR, F(job_name), 0, 0, NULL, NULL, CMD_EXPORT, "NAME",
      "Slurm job name (default trainplan)"},
+    {"steps", NULL, OPT_INT, F(steps), 1, 1e12, NULL, NULL, CMD_EXPORT, "N",
+     "the stopping point in optimizer steps (--train-iters, max_steps; instead of --tokens)"},
+    {"lr", NULL, OPT_REAL, F(lr), 1e-12, 10, NULL, NULL, CMD_EXPORT, "LR",
+     "peak learning rate (default: the task's from its published recipe, see docs/export.md)"},
     {"no-cv", NULL, OPT_CONST, F(no_cv), 1, 1, NULL, NULL, CMD_CALIBRATE, NULL,
      "skip the leave-one-source-out cross-validation (one fit per source)"},
     {"no-per-gpu", NULL, OPT_CONST, F(no_per_gpu), 1, 1, NULL, NULL, CMD_CALIBRATE, NULL,
@@ -173,8 +178,9 @@ static const struct opt OPTS[] = {
     {"summary", NULL, OPT_CONST, F(summary), 1, 1, NULL, NULL, CMD_VALIDATE, NULL,
      "table format: only the summary, not every row"},
     {"tokens", NULL, OPT_REAL, F(tokens), 1, 1e17, NULL, NULL,
-     CMD_ESTIMATE | CMD_SEARCH | CMD_LOGS, "N",
-     "training tokens, for the wall-clock time, GPU-hours and cost (7.86e8 works)"},
+     CMD_ESTIMATE | CMD_SEARCH | CMD_LOGS | CMD_EXPORT, "N",
+     "training tokens, for the wall-clock time, GPU-hours and cost (7.86e8 works); export: the "
+     "stopping point (--train-samples, max_steps)"},
     {"epochs", NULL, OPT_REAL, F(epochs), 0.001, 1000000, NULL, NULL, CMD_ESTIMATE, "E",
      "epochs over --dataset-tokens (instead of --tokens)"},
     {"dataset-tokens", NULL, OPT_REAL, F(dataset_tokens), 1, 1e17, NULL, NULL,
@@ -187,8 +193,9 @@ static const struct opt OPTS[] = {
     {"gpu-hours", NULL, OPT_REAL, F(gpu_hours), 1e-3, 1e12, NULL, NULL, CMD_SIZE, "H",
      "with --gpu and --gpus: GPU-hours of training (days = H / 24 / GPUs)"},
     {"fit", NULL, OPT_STR, F(fit), 0, 0, NULL, NULL, CMD_SIZE, "NAME",
-     "scaling-law fit: hoffmann-3 (default), besiroglu, kaplan (loss laws), hoffmann-1, "
-     "hoffmann-2, deepseek, llama3 (optimum only; shapes' loss then from hoffmann-3)"},
+     "scaling-law fit: besiroglu (default; agrees with hoffmann-1 and -2), hoffmann-3 (as "
+     "printed; misses Hoffmann's own Table A3), kaplan (loss laws), hoffmann-1, hoffmann-2, "
+     "deepseek, llama3 (optimum only; shapes' loss then from besiroglu)"},
     {"family", NULL, OPT_STR, F(family), 0, 0, NULL, NULL, CMD_SIZE, "NAME",
      "architecture family of the grid: llama3 (default), qwen3, gpt"},
     /* search */
@@ -219,7 +226,7 @@ static const struct opt OPTS[] = {
      "distributed optimizer, 3 = FSDP / ZeRO-3)"},
     {"even-pp", NULL, OPT_CONST, F(even_pp), 1, 1, NULL, NULL, SEARCH_CMDS, NULL,
      "only even pipeline splits (no stages shortened for the embedding and the head)"},
-    {"quiet", "q", OPT_CONST, F(quiet), 1, 1, NULL, NULL, SEARCH_CMDS | CMD_CALIBRATE, NULL,
+    {"quiet", "q", OPT_CONST, F(quiet), 1, 1, NULL, NULL, SEARCH_CMDS | CMD_CALIBRATE | CMD_SIZE, NULL,
      "no progress line on stderr (it shows only on a terminal anyway)"},
     {"threads", NULL, OPT_INT, F(threads), 1, 256, NULL, NULL, SEARCH_CMDS | CMD_SIZE, "N",
      "worker threads (default: the online CPUs); the result does not depend on it"},
@@ -282,8 +289,9 @@ static const struct opt OPTS[] = {
     {"offload-layers", NULL, OPT_INT, F(offload_layers), 1, 1024, NULL, NULL, RUN_CMDS, "N",
      "with --offload-activations: only the first N blocks of each stage (Megatron-Core "
      "--cpu-offloading-num-layers; implies --offload-activations)"},
-    {"schedule", NULL, OPT_ENUM, F(schedule), 0, 0, "1f1b|interleaved|gpipe", NULL, RUN_CMDS,
-     "S", "pipeline schedule (default 1f1b; interleaved with --vpp)"},
+    {"schedule", NULL, OPT_ENUM, F(schedule), 0, 0, "1f1b|interleaved|gpipe|dualpipe", NULL,
+     RUN_CMDS, "S", "pipeline schedule (default 1f1b; interleaved with --vpp; dualpipe: "
+     "DeepSeek-V3's bidirectional pipeline, two copies of the parameters, all-to-all hidden)"},
     /* job */
     {"task", NULL, OPT_ENUM, F(task), 0, 0, "pretrain|sft|dpo|lora|qlora", NULL, CK_JOB_CMDS, "T",
      "what is trained (default pretrain)"},
@@ -338,6 +346,9 @@ static const struct opt OPTS[] = {
      "activations and logits in fp32"},
     {"moe-capacity", NULL, OPT_REAL, F(moe_capacity), 0, 64, NULL, NULL, JOB_CMDS, "X",
      "token-dropping capacity factor (default: dropless)"},
+    {"moe-dispatcher", NULL, OPT_ENUM, F(moe_dispatcher), 0, 0, "alltoall|allgather|flex", NULL,
+     JOB_CMDS, "D", "how MoE tokens reach their experts (Megatron-Core --moe-token-dispatcher-type): "
+     "alltoall (default), allgather, flex (DeepEP: once per node, then NVLink)"},
     {"moe-imbalance", NULL, OPT_REAL, F(moe_imbalance), 1, 64, NULL, NULL, JOB_CMDS, "X",
      "dropless: busiest expert's load over the mean (default 1.2)"},
     {"trainable-frac", NULL, OPT_REAL, F(trainable_frac), 1e-6, 1, NULL, NULL, JOB_CMDS, "F",
@@ -423,15 +434,15 @@ void cli_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    char msg[4096], esc[4 * sizeof msg]; /* every byte escaped takes 4 */
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
     if (capture_buf) {
-        vsnprintf(capture_buf, capture_len, fmt, ap);
-        va_end(ap);
+        tp_text_escape(msg, capture_buf, capture_len);
         return;
     }
-    fputs("trainplan: error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
+    tp_text_escape(msg, esc, sizeof esc); /* cli_escape's rule, without its buffer's bound */
+    fprintf(stderr, "trainplan: error: %s\n", esc);
 }
 
 static const struct opt *find(const char *name)

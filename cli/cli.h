@@ -102,6 +102,7 @@ struct cli_args {
     int fp8_recipe;          /* --fp8-recipe: enum tp_fp8_recipe */
     int moe_impl, z3_leaf;   /* moe_impl: 0 = the stack's (enum tp_moe_impl) */
     int moe_a2a_overlap;     /* --moe-a2a-overlap */
+    int moe_dispatcher;      /* --moe-dispatcher: enum tp_moe_dispatcher */
     int zero_quant_weights;  /* --zero-quantized-weights (ZeRO++ qwZ) */
     int zero_quant_grads;    /* --zero-quantized-gradients (ZeRO++ qgZ) */
     int64_t lora_rank;
@@ -117,6 +118,8 @@ struct cli_args {
     const char *to;          /* --to FORMAT */
     const char *base_model;  /* --base-model: Axolotl base_model */
     const char *job_name;    /* --job-name: Slurm job name */
+    int64_t steps;           /* --steps: the stopping point in optimizer steps; 0 = none */
+    double lr;               /* --lr: peak learning rate; 0 = the task's default */
     int best, force;         /* --best: export the search's top layout; --force: even if it does
                                 not fit */
     /* size */
@@ -202,7 +205,11 @@ int cli_sweep_print(const struct cli_args *a, cli_sweep_row one, void *ctx, cons
                     const char *title, const struct cli_col *cols, size_t n_cols, int digits);
 /* Sends cli_error's messages into `buf` (the last one) instead of stderr; NULL restores. */
 void cli_error_capture(char *buf, size_t len);
-/* Prints "trainplan: error: <msg>" to stderr. */
+/* Input echoed back (row ids, names, paths, messages) with its control characters and bytes
+   that are not UTF-8 written as \xNN (tp_text_escape): the one helper for every echo.  Returns
+   one of four rotating static buffers (up to 4 KiB), so a printf may take up to four. */
+const char *cli_escape(const char *text);
+/* Prints "trainplan: error: <msg>" to stderr, escaped (cli_escape). */
 void cli_error(const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 1, 2)))

@@ -5,6 +5,7 @@
  * estimate, search and validate read with --calibration.
  */
 #include "cli.h"
+#include "outfile.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -169,6 +170,21 @@ static void fit_opts(const struct cli_args *a, struct tp_fit_opts *o)
     }
 }
 
+/* The fitted calibration as tp_calib_to_json's text, through cli/outfile.c. */
+static int write_calibration(const struct tp_calib *c, const char *what, const char *path)
+{
+    size_t len = tp_calib_to_json(c, NULL, 0);
+    char *text = malloc(len);
+    if (!text) {
+        cli_error("%s: out of memory", what);
+        return EXIT_USAGE;
+    }
+    tp_calib_to_json(c, text, len);
+    int rc = out_write(what, path, text, strlen(text));
+    free(text);
+    return rc;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
     struct cli_args a;
@@ -187,6 +203,12 @@ int cmd_calibrate(int argc, char **argv)
         cli_error_field(&err);
         return EXIT_USAGE;
     }
+    char what[4200] = "";
+    if (a.output) {
+        snprintf(what, sizeof what, "%s: cannot write the calibration file", a.output);
+        if (out_check(what, a.output) != EXIT_OK)
+            return EXIT_USAGE;
+    }
     struct tp_fit_opts o;
     fit_opts(&a, &o);
     struct tp_runs all;
@@ -201,8 +223,8 @@ int cmd_calibrate(int argc, char **argv)
     rc = EXIT_USAGE;
     if (st != TP_OK) {
         cli_error_field(&err);
-    } else if (a.output && tp_calib_write(&r.fitted, a.output, &err) != TP_OK) {
-        cli_error_field(&err);
+    } else if (a.output && write_calibration(&r.fitted, what, a.output) != EXIT_OK) {
+        /* the error is printed */
     } else if (a.format == FMT_CSV) { /* the fitted parameters, one row each */
         rc = out_csv_rows(tp_json_fit_params(&r.res));
     } else if (a.format == FMT_JSON) {

@@ -187,6 +187,8 @@ static void print_files(const struct tp_ckpt *c)
         fmt_count(b, sizeof b, f->bytes);
         fmt_count(t, sizeof t, f->tensors);
         fmt_count(p, sizeof p, f->params);
+        if (f->params == UINT64_MAX)
+            snprintf(p, sizeof p, "unknown");
         const char *name = strrchr(f->path, '/') ? strrchr(f->path, '/') + 1 : f->path;
         printf("  %-42s %15s %8s %16s  %s\n", name, f->missing ? "missing" : b, t, p,
                f->missing ? "" : f->stub ? "(stub)" : f->dtypes);
@@ -194,8 +196,18 @@ static void print_files(const struct tp_ckpt *c)
     fmt_count(b, sizeof b, c->total_bytes);
     fmt_count(t, sizeof t, c->n_tensors);
     fmt_count(p, sizeof p, c->total_params);
+    if (c->total_bytes == UINT64_MAX) /* a sum that did not fit: totals_overflow */
+        snprintf(b, sizeof b, "unknown");
+    if (c->total_params == UINT64_MAX)
+        snprintf(p, sizeof p, "unknown");
     printf("  %-42s %15s %8s %16s\n", "total (stubs and duplicates once)", b, t, p);
-    if (c->total_params == 0)
+    if (c->n_excluded)
+        printf("  %zu tensor%s flagged size-mismatch or unknown-dtype %s left out of the "
+               "parameter totals (see the problems)\n",
+               c->n_excluded, c->n_excluded == 1 ? "" : "s", c->n_excluded == 1 ? "is" : "are");
+    if (c->totals_overflow)
+        printf("  a total does not fit 64 bits (hostile shapes): printed as unknown\n");
+    if (c->total_params == 0 || c->totals_overflow)
         return;
     printf("\nby dtype     %33s   share\n", "params");
     for (unsigned d = 0; d < TP_ST_DTYPE_COUNT; d++)
@@ -337,16 +349,24 @@ static json_t *jstr(const char *s)
     return json_string(buf);
 }
 
+/* A count as a JSON integer; null when it cannot be one (past 2^63 - 1: a total that did not
+   fit, see tp_ckpt.totals_overflow), never a wrapped negative number. */
+static json_t *ju64(uint64_t v)
+{
+    return v <= (uint64_t)INT64_MAX ? json_integer((json_int_t)v) : json_null();
+}
+
 static json_t *files_json(const struct tp_ckpt *c)
 {
     json_t *v = json_array();
     for (size_t i = 0; i < c->n_files; i++) {
         const struct tp_ckpt_file *f = &c->files[i];
         json_array_append_new(
-            v, json_pack("{s:o, s:I, s:I, s:I, s:I, s:s, s:b, s:b}", "path", jstr(f->path), "bytes",
-                         (json_int_t)f->bytes, "tensors", (json_int_t)f->tensors, "params",
-                         (json_int_t)f->params, "header_bytes", (json_int_t)f->header_bytes,
-                         "dtypes", f->dtypes, "stub", f->stub, "missing", f->missing));
+            v, json_pack("{s:o, s:o, s:I, s:o, s:I, s:o, s:s, s:b, s:b}", "path", jstr(f->path),
+                         "bytes", ju64(f->bytes), "tensors", (json_int_t)f->tensors, "params",
+                         ju64(f->params), "excluded", (json_int_t)f->excluded, "header_bytes",
+                         ju64(f->header_bytes), "dtypes", f->dtypes, "stub", f->stub, "missing",
+                         f->missing));
     }
     return v;
 }
@@ -369,7 +389,7 @@ static json_t *counts_json(const struct tp_ckpt *c)
     for (unsigned k = 0; k <= TP_COMP_COUNT; k++)
         json_object_set_new(o, k == TP_COMP_COUNT ? "other"
                                                   : tp_component_name((enum tp_component)k),
-                            json_integer((json_int_t)c->by_comp[k]));
+                            ju64(c->by_comp[k]));
     return o;
 }
 
@@ -379,7 +399,7 @@ static json_t *dtypes_json(const struct tp_ckpt *c)
     for (unsigned d = 0; d < TP_ST_DTYPE_COUNT; d++)
         if (c->by_dtype[d])
             json_object_set_new(o, tp_st_dtype_name((enum tp_st_dtype)d),
-                                json_integer((json_int_t)c->by_dtype[d]));
+                                ju64(c->by_dtype[d]));
     return o;
 }
 
@@ -394,28 +414,30 @@ static json_t *zero_json(const struct tp_ckpt_zero *z)
     for (size_t i = 0; i < z->n_files; i++) {
         const struct tp_zero_file *f = &z->files[i];
         json_array_append_new(
-            files, json_pack("{s:o, s:I, s:b, s:o, s:o, s:o}", "name", jstr(f->name), "bytes",
-                             (json_int_t)f->bytes, "optim", f->optim, "dp_rank",
+            files, json_pack("{s:o, s:o, s:b, s:o, s:o, s:o}", "name", jstr(f->name), "bytes",
+                             ju64(f->bytes), "optim", f->optim, "dp_rank",
                              f->zero_rank ? json_integer(f->dp_rank) : json_null(), "mp_rank",
                              f->mp_rank != UINT32_MAX ? json_integer(f->mp_rank) : json_null(),
                              "planned_bytes",
                              f->planned_bytes > 0 ? json_real(f->planned_bytes) : json_null()));
     }
-    return json_pack("{s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}", "folder",
+    return json_pack("{s:o, s:o, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o}", "folder",
                      jstr(z->tag_dir),
                      "latest", jstr(z->latest), "n_tags", (json_int_t)z->n_tags, "dp_ranks",
                      (json_int_t)z->dp_ranks, "mp_ranks", (json_int_t)z->mp_ranks, "stage_hint",
-                     (json_int_t)z->stage_hint, "model_bytes", (json_int_t)z->model_bytes,
-                     "optim_bytes", (json_int_t)z->optim_bytes, "files", files, "tags", tags);
+                     (json_int_t)z->stage_hint, "model_bytes", ju64(z->model_bytes),
+                     "optim_bytes", ju64(z->optim_bytes), "files", files, "tags", tags);
 }
 
 static int print_json(const struct ctx *x)
 {
     const struct tp_ckpt *c = x->ck;
-    json_t *doc = json_pack("{s:i, s:s, s:o, s:b, s:o, s:I, s:I, s:o, s:o}", "schema_version",
-                            TP_SCHEMA_VERSION, "command", "checkpoint", "path", jstr(c->path),
-                            "has_index", c->has_index, "files", files_json(c), "total_params",
-                            (json_int_t)c->total_params, "total_bytes", (json_int_t)c->total_bytes,
+    json_t *doc = json_pack("{s:i, s:s, s:o, s:b, s:o, s:o, s:o, s:I, s:b, s:o, s:o}",
+                            "schema_version", TP_SCHEMA_VERSION, "command", "checkpoint", "path",
+                            jstr(c->path), "has_index", c->has_index, "files", files_json(c),
+                            "total_params", ju64(c->total_params), "total_bytes",
+                            ju64(c->total_bytes), "excluded_tensors", (json_int_t)c->n_excluded,
+                            "totals_overflow", c->totals_overflow,
                             "by_component", counts_json(c), "problems", problems_json(c));
     if (!doc) {
         cli_error("out of memory");
@@ -426,9 +448,9 @@ static int print_json(const struct ctx *x)
                         c->compared ? json_boolean(c->matches_config) : json_null());
     json_t *cmp = json_null();
     if (c->compared)
-        cmp = json_pack("{s:s, s:s, s:o, s:I, s:b, s:I, s:I, s:I, s:I, s:b, s:b}", "model",
+        cmp = json_pack("{s:s, s:s, s:o, s:o, s:b, s:I, s:I, s:I, s:I, s:b, s:b}", "model",
                         x->m.name, "family", x->m.family, "source", jstr(x->model_source),
-                        "expected_params", (json_int_t)c->expected_params, "names_compared",
+                        "expected_params", ju64(c->expected_params), "names_compared",
                         c->names_compared, "matched", (json_int_t)c->matched, "missing",
                         (json_int_t)c->missing, "unexpected", (json_int_t)c->unexpected,
                         "shape_mismatches", (json_int_t)c->shape_mismatches, "tied", x->m.tied,
@@ -446,6 +468,15 @@ static int print_json(const struct ctx *x)
     return cli_print_json(doc, 0);
 }
 
+/* A count and its comma; an empty cell for one that did not fit (UINT64_MAX). */
+static void csv_count(uint64_t v)
+{
+    if (v == UINT64_MAX)
+        printf(",");
+    else
+        printf("%llu,", (unsigned long long)v);
+}
+
 /* One table: a row per file, a total row, a row per problem. */
 static void print_csv(const struct tp_ckpt *c)
 {
@@ -454,15 +485,17 @@ static void print_csv(const struct tp_ckpt *c)
         const struct tp_ckpt_file *f = &c->files[i];
         printf("file,%s,", f->missing ? "missing" : f->stub ? "stub" : "safetensors");
         report_csv_cell(f->path);
-        printf(",,%llu,%zu,%llu,", (unsigned long long)f->bytes, f->tensors,
-               (unsigned long long)f->params);
+        printf(",,%llu,%zu,", (unsigned long long)f->bytes, f->tensors);
+        csv_count(f->params);
         report_csv_cell(f->dtypes);
         putchar('\n');
     }
     printf("total,,");
     report_csv_cell(c->path);
-    printf(",,%llu,%zu,%llu,", (unsigned long long)c->total_bytes, c->n_tensors,
-           (unsigned long long)c->total_params);
+    printf(",,");
+    csv_count(c->total_bytes);
+    printf("%zu,", c->n_tensors);
+    csv_count(c->total_params);
     printf("%s\n", !c->compared ? "" : c->matches_config ? "matches_config" : "does_not_match");
     for (size_t i = 0; i < c->n_problems; i++) {
         const struct tp_ckpt_problem *p = &c->problems[i];

@@ -209,9 +209,55 @@ static void print_time(const struct run *r, const struct tp_time *t, const struc
     printf("\ncalibration  %s\n", calibration ? calibration : "built-in defaults");
 }
 
+/* The figures the table shows beyond the row's first ones, named as in estimate's JSON: the
+   80% range, the step's breakdown and the FLOP rates (issue 40: every figure a table shows is
+   in the CSV too).  Appended after the older columns, which keep their places. */
+static void row_extras(json_t *o, const struct tp_time *t, const struct tp_range *rg,
+                       const struct budget *b)
+{
+    const struct {
+        const char *key;
+        double v;
+    } f[] = {{"tokens_per_s_per_gpu_low", t->tokens_per_s_per_gpu * rg->lo},
+             {"tokens_per_s_per_gpu_high", t->tokens_per_s_per_gpu * rg->hi},
+             {"step_time_s_low", t->step_s / rg->hi},
+             {"step_time_s_high", t->step_s / rg->lo},
+             {"samples_per_s", t->samples_per_s},
+             {"forward_s", t->fwd_s},
+             {"backward_s", t->bwd_s},
+             {"recompute_s", t->recompute_s},
+             {"gemm_s", t->gemm_s},
+             {"attention_s", t->attn_s},
+             {"memory_bound_s", t->elementwise_s},
+             {"tp_comm_s", t->tp_comm_s},
+             {"cp_comm_s", t->cp_comm_s},
+             {"ep_comm_s", t->ep_comm_s},
+             {"pp_comm_s", t->pp_comm_s},
+             {"bubble_s", t->bubble_s},
+             {"dp_comm_s", t->dp_comm_s},
+             {"dp_comm_total_s", t->dp_comm_total_s},
+             {"optimizer_s", t->optimizer_s},
+             {"offload_s", t->offload_s},
+             {"overhead_s", t->overhead_s},
+             {"model_flops_per_token", t->model_flops_per_token},
+             {"hw_flops_per_token", t->hw_flops_per_token},
+             {"megatron_tflops_per_gpu", t->megatron_tflops_per_gpu},
+             {"deepspeed_tflops_per_gpu", t->deepspeed_tflops_per_gpu}};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        json_object_set_new(o, f[i].key, out_num(f[i].v));
+    bool budgeted = b && b->tokens > 0;
+    json_object_set_new(o, "train_time_s_low",
+                        budgeted ? out_num(b->w.train_s / rg->hi) : json_null());
+    json_object_set_new(o, "train_time_s_high",
+                        budgeted ? out_num(b->w.train_s / rg->lo) : json_null());
+    json_object_set_new(o, "range_class", json_string(rg->cls));
+    json_object_set_new(o, "range_widened", json_boolean(rg->widened));
+}
+
 /* One flat row: the figures of the table, for CSV and a sweep's rows. */
 static json_t *estimate_row(const struct run *r, const struct tp_memory *mem,
-                            const struct tp_time *t, const struct budget *b)
+                            const struct tp_time *t, const struct budget *b,
+                            const struct tp_range *rg)
 {
     char hint[160];
     report_fit_hint(r, mem, hint, sizeof hint);
@@ -238,6 +284,8 @@ static json_t *estimate_row(const struct run *r, const struct tp_memory *mem,
         json_object_set_new(o, "gpu_hours", b->tokens > 0 ? out_num(b->gpu_hours) : json_null());
         json_object_set_new(o, "cost", b->priced ? out_num(b->cost) : json_null());
     }
+    if (o)
+        row_extras(o, t, rg, b);
     return o;
 }
 
@@ -272,7 +320,7 @@ static int sweep_one(const struct cli_args *a, struct run *r, void *ctx, json_t 
     if (rc != EXIT_OK)
         return rc;
     *ok = ev.memory.fits;
-    return cli_sweep_merge(row, estimate_row(r, &ev.memory, &ev.time, &b));
+    return cli_sweep_merge(row, estimate_row(r, &ev.memory, &ev.time, &b, &ev.range));
 }
 
 static int sweep(const struct cli_args *a, const struct tp_calib *cal)
@@ -283,7 +331,11 @@ static int sweep(const struct cli_args *a, const struct tp_calib *cal)
         {"mbs", " mbs", 0, 1},     {"gas", " gas", 0, 1},    {"recompute", "recompute", 0, 1},
         {"memory_bytes", "mem GiB", 2, 1 / 1073741824.0},    {"fits", "fits", 0, 1},
         {"step_time_s", "  step s", 3, 1}, {"tokens_per_s_per_gpu", "tok/s/GPU", 0, 1},
-        {"mfu", "MFU %", 1, 100},  {"fits_with", "hint", 0, 1}};
+        {"tokens_per_s_per_gpu_low", "80% low", 0, 1},
+        {"tokens_per_s_per_gpu_high", "80% high", 0, 1},
+        {"mfu", "MFU %", 1, 100},  {"train_time_s", "wall h", 1, 1 / 3600.0},
+        {"train_time_s_low", "80% low", 1, 1 / 3600.0},
+        {"train_time_s_high", "80% high", 1, 1 / 3600.0}, {"fits_with", "hint", 0, 1}};
     return cli_sweep_print(a, sweep_one, (void *)(uintptr_t)cal, "estimate",
                            " (a row that does not fit: its time is what it would be)", COLS,
                            sizeof COLS / sizeof COLS[0], 8);
@@ -300,6 +352,38 @@ static void print_no_fit(const struct run *r, const struct tp_memory *mem, const
     report_fixes(&r->j, fixes, n, r->c.gpu.hbm_bytes);
     printf("(as given it would run at %.0f tokens/s per GPU, MFU %.1f%%; --format json has the "
            "breakdown)\n", t->tokens_per_s_per_gpu, 100 * t->mfu);
+}
+
+/* An MoE run in an expert loop (the Hugging Face loop, DeepSpeed-MoE) pays per micro-batch
+   and per expert (host syncs, launches, ZeRO-3 fetches), so its rate moves with the
+   micro-batch; when --mbs was not given, say what the largest micro-batch that fits (up to 16)
+   would give if that moves the answer past its 80% range (docs/moe.md). */
+static void mbs_warning(const struct cli_args *a, const struct run *r, const struct tp_calib *cal,
+                        const struct tp_time *t, const struct tp_range *rg)
+{
+    enum tp_moe_impl impl = tp_job_moe_impl(&r->m, &r->j, &r->l);
+    if (a->mbs != TP_UNSET || r->m.n_experts == 0 || impl == TP_MOE_GROUPED || r->l.mbs != 1)
+        return;
+    uint64_t samples = (uint64_t)r->l.mbs * r->l.gas;
+    for (uint32_t mbs = 16; mbs >= 2; mbs /= 2) {
+        struct tp_layout l = r->l;
+        struct tp_memory mem;
+        struct tp_time alt;
+        if (a->gbs != TP_UNSET && samples % mbs)
+            continue;
+        l.mbs = mbs;
+        l.gas = a->gbs != TP_UNSET ? (uint32_t)(samples / mbs) : r->l.gas;
+        if (tp_memory_worst(&r->m, &r->c, &r->j, &l, &mem) != TP_OK || !mem.fits ||
+            tp_time_step(&r->m, &r->c, &r->j, &l, cal, &alt) != TP_OK)
+            continue;
+        double ratio = alt.tokens_per_s_per_gpu / t->tokens_per_s_per_gpu;
+        if (ratio > rg->hi || ratio < rg->lo)
+            printf("warning      micro-batch 1 assumed (no --mbs): the %s experts pay per "
+                   "micro-batch, and at --mbs %u (fits) this run gives %.0f tokens/s per GPU, "
+                   "%.1fx, outside the range; give the micro-batch you run\n",
+                   tp_moe_impl_name(impl), mbs, alt.tokens_per_s_per_gpu, ratio);
+        return;
+    }
 }
 
 int cmd_estimate(int argc, char **argv)
@@ -340,7 +424,7 @@ int cmd_estimate(int argc, char **argv)
         if (rc != EXIT_OK)
             return rc;
     } else if (a.format == FMT_CSV) {
-        if ((rc = out_csv_row(estimate_row(&r, &mem, &t, &b))) != EXIT_OK)
+        if ((rc = out_csv_row(estimate_row(&r, &mem, &t, &b, &rg))) != EXIT_OK)
             return rc;
     } else {
         report_header(&r, "estimate");
@@ -360,6 +444,7 @@ int cmd_estimate(int argc, char **argv)
             return cli_finish(EXIT_NO);
         }
         print_time(&r, &t, &b, a.calibration, &rg);
+        mbs_warning(&a, &r, &cal, &t, &rg);
         printf("\ncheckpoint   (DeepSpeed's files: ZeRO %u on %u GPUs; trainplan checkpoint "
                "checks a saved one)\n", r.l.zero, r.c.n_gpus);
         report_checkpoint_plan(&ck, a.storage_gbps);

@@ -9,15 +9,13 @@
  * 2 usage, input or I/O error, or a plan the target framework cannot express.
  */
 #include "cli.h"
+#include "outfile.h"
 #include "par_search.h"
 #include "trainplan_export.h"
 
-#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static void help(void)
 {
@@ -35,7 +33,9 @@ static void help(void)
            "  torchrun, slurm      launch script for the planned nodes (+ the --framework stack's\n"
            "                       config files)\n"
            "Without -o the format's own file goes to stdout; with -o DIR every file it needs\n"
-           "(configs and a launch script) is written there and the names are printed.  What the\n"
+           "(configs and a launch script) is written there and the names are printed; a file\n"
+           "already there is replaced only with --force, a symbolic link never, and each file\n"
+           "is written to a temporary name and renamed into place.  What the\n"
            "target cannot say exactly as planned is printed as notes on stderr.  Key and flag\n"
            "names are checked against the frameworks' sources: see docs/export.md.\n\n"
            "--best runs `trainplan search` with the same flags (--gbs needed) and exports its\n"
@@ -48,8 +48,32 @@ static void help(void)
            "2 usage, input or I/O error, or a plan the framework cannot express.\n");
 }
 
-/* --best: the search's fastest layout replaces r->l.  EXIT_NO when none fits. */
-static int best_layout(const struct cli_args *a, struct run *r, uint64_t gbs)
+enum { BEST_TRIES = 32 };
+
+/* Whether format `fmt` builds the layout; the reason in `err` when not. */
+static bool exportable(enum tp_export_format fmt, const struct run *r, const struct tp_layout *l,
+                       struct tp_error *err)
+{
+    static struct tp_export x;
+    struct tp_export_opts o;
+    tp_export_opts_init(&o);
+    bool ok = tp_export_build(fmt, &r->m, &r->c, &r->j, l, &o, &x, err) == TP_OK;
+    tp_export_free(&x);
+    return ok;
+}
+
+static void layout_words(const struct tp_layout *l, char *buf, size_t len)
+{
+    snprintf(buf, len, "dp %u tp %u pp %u vpp %u cp %u ep %u, ZeRO-%u, mbs %u x gas %u", l->dp,
+             l->tp, l->pp, l->vpp, l->cp, l->ep, l->zero, l->mbs, l->gas);
+}
+
+/* --best: the fastest layout the target's files run (the search narrowed to what the format
+   expresses, then the first of its ranking that builds) replaces r->l, and a note names the
+   unrestricted best when that one is faster and why it is not exportable.  EXIT_NO when none
+   fits; EXIT_USAGE when none of those that fit can be exported. */
+static int best_layout(const struct cli_args *a, enum tp_export_format fmt, struct run *r,
+                       uint64_t gbs)
 {
     static struct tp_calib cal;
     tp_calib_init(&cal);
@@ -59,78 +83,74 @@ static int best_layout(const struct cli_args *a, struct run *r, uint64_t gbs)
         cli_error_field(&err);
         return EXIT_USAGE;
     }
-    struct tp_search_opts o;
-    if ((rc = cli_search_opts(a, gbs, &o)) != EXIT_OK)
+    struct tp_search_opts all, o;
+    if ((rc = cli_search_opts(a, gbs, &all)) != EXIT_OK)
         return rc;
+    o = all;
+    tp_export_search_limits(fmt, &r->j, &o);
     unsigned threads = a->threads != TP_UNSET ? (unsigned)a->threads : par_cpus();
-    struct tp_search_hit hit[1];
-    size_t n = 0;
+    static struct tp_search_hit hit[BEST_TRIES], top[1];
+    size_t n = 0, n_top = 0;
     struct tp_search_stats st;
-    if (par_search(&r->m, &r->c, &r->j, &o, &cal, threads, false, hit, 1, &n, &st, &err) !=
-        TP_OK) {
+    if (par_search(&r->m, &r->c, &r->j, &o, &cal, threads, false, hit, BEST_TRIES, &n, &st,
+                   &err) != TP_OK ||
+        par_search(&r->m, &r->c, &r->j, &all, &cal, threads, false, top, 1, &n_top, &st,
+                   &err) != TP_OK) {
         cli_error_field(&err);
         return EXIT_USAGE;
     }
-    if (n == 0) {
-        fprintf(stderr, "trainplan: no layout of the %llu evaluated fits (see trainplan search "
-                        "for the constraints that reject them)\n",
-                (unsigned long long)st.evaluated);
-        return EXIT_NO;
-    }
-    r->l = hit[0].layout;
-    return EXIT_OK;
-}
-
-/* mkdir -p: `dir` and its missing parents. */
-static int make_dirs(const char *dir)
-{
-    char path[4096];
-    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
-        cli_error("-o %s: path too long", dir);
+    size_t pick = n;
+    struct tp_error why = {{0}, {0}};
+    for (size_t i = 0; i < n && pick == n; i++)
+        if (exportable(fmt, r, &hit[i].layout, i ? &err : &why))
+            pick = i;
+    char words[160];
+    if (pick == n) {
+        if (n == 0 && n_top == 0) {
+            fprintf(stderr, "trainplan: no layout of the %llu evaluated fits (see trainplan "
+                            "search for the constraints that reject them)\n",
+                    (unsigned long long)st.evaluated);
+            return EXIT_NO;
+        }
+        if (n_top && !exportable(fmt, r, &top[0].layout, &why))
+            layout_words(&top[0].layout, words, sizeof words);
+        else
+            snprintf(words, sizeof words, "none");
+        cli_error("--to %s --best: no layout that fits can be exported to %s (the fastest, %s: "
+                  "%s)", a->to, a->to, words, why.msg[0] ? cli_lib_msg(&why) : "none fits");
         return EXIT_USAGE;
     }
-    for (char *p = path + 1;; p++) {
-        if (*p != '/' && *p != '\0')
-            continue;
-        char c = *p;
-        *p = '\0';
-        struct stat sb;
-        if (mkdir(path, 0777) != 0 && (errno != EEXIST || stat(path, &sb) != 0 ||
-                                       !S_ISDIR(sb.st_mode))) {
-            cli_error("cannot create directory %s: %s", path,
-                      errno == EEXIST ? "a file is in the way" : strerror(errno));
-            return EXIT_USAGE;
-        }
-        *p = c;
-        if (c == '\0')
-            return EXIT_OK;
-    }
-}
-
-/* Writes every file into `dir` (created with its parents when missing). */
-static int write_files(const char *dir, const struct tp_export *x)
-{
-    int rc = make_dirs(dir);
-    if (rc != EXIT_OK)
-        return rc;
-    for (size_t i = 0; i < x->n_files; i++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, x->files[i].name);
-        FILE *f = fopen(path, "w");
-        size_t len = strlen(x->files[i].text);
-        bool ok = f && fwrite(x->files[i].text, 1, len, f) == len;
-        if (f && fclose(f) != 0)
-            ok = false;
-        if (!ok) {
-            cli_error("cannot write %s: %s", path, strerror(errno));
-            return EXIT_USAGE;
-        }
-        size_t n = strlen(path);
-        if ((n > 3 && strcmp(path + n - 3, ".sh") == 0) ||
-            (n > 7 && strcmp(path + n - 7, ".sbatch") == 0))
-            chmod(path, 0755);
+    r->l = hit[pick].layout;
+    if (n_top && top[0].time_per_token < hit[pick].time_per_token * (1 - 1e-9) &&
+        !exportable(fmt, r, &top[0].layout, &why)) {
+        layout_words(&top[0].layout, words, sizeof words);
+        fprintf(stderr, "trainplan: note: the fastest layout, %s, runs %.1f%% faster but %s "
+                        "cannot run it: %s\n", words,
+                100 * (hit[pick].time_per_token / top[0].time_per_token - 1), a->to,
+                cli_lib_msg(&why));
     }
     return EXIT_OK;
+}
+
+/* Writes every file into `dir` (created with its parents when missing): every name is checked
+   first (nothing is written when one is refused), then each is written to a temporary file in
+   the folder and renamed into place (cli/outfile.c). */
+static int write_files(const char *dir, const struct tp_export *x, bool force)
+{
+    struct out_dir d;
+    int rc = out_dir_open(&d, dir, force);
+    char shown[4096];
+    for (size_t i = 0; rc == EXIT_OK && i < x->n_files; i++)
+        rc = out_dir_check(&d, x->files[i].name, shown, sizeof shown);
+    for (size_t i = 0; rc == EXIT_OK && i < x->n_files; i++) {
+        const char *name = x->files[i].name;
+        size_t n = strlen(name);
+        bool exec = (n > 3 && strcmp(name + n - 3, ".sh") == 0) ||
+                    (n > 7 && strcmp(name + n - 7, ".sbatch") == 0);
+        rc = out_dir_write(&d, name, x->files[i].text, strlen(x->files[i].text), exec);
+    }
+    out_dir_close(&d);
+    return rc;
 }
 
 static int print_json(const struct cli_args *a, const struct run *r, const struct tp_export *x,
@@ -214,7 +234,7 @@ static int export_run(const struct cli_args *a, enum tp_export_format fmt, struc
     int rc = cli_resolve_run(&resolve, r);
     if (rc != EXIT_OK)
         return rc;
-    if (a->best && (rc = best_layout(a, r, (uint64_t)a->gbs)) != EXIT_OK)
+    if (a->best && (rc = best_layout(a, fmt, r, (uint64_t)a->gbs)) != EXIT_OK)
         return rc;
     return EXIT_OK;
 }
@@ -226,7 +246,7 @@ static int export_output(const struct cli_args *a, const struct run *r,
     int rc = EXIT_OK;
     uint32_t nodes = r->c.n_gpus > r->c.gpus_per_node
                          ? (r->c.n_gpus + r->c.gpus_per_node - 1) / r->c.gpus_per_node : 1;
-    if (a->output && (rc = write_files(a->output, x)) != EXIT_OK)
+    if (a->output && (rc = write_files(a->output, x, a->force)) != EXIT_OK)
         return rc;
     if (a->format == FMT_JSON) {
         rc = print_json(a, r, x, mem, nodes);
@@ -260,6 +280,10 @@ int cmd_export(int argc, char **argv)
         cli_error("--to %s", cli_lib_msg(&err));
         return EXIT_USAGE;
     }
+    if (a.tokens > 0 && a.steps > 0) {
+        cli_error("--tokens and --steps both give the stopping point: give one");
+        return EXIT_USAGE;
+    }
     if (a.best && (rc = check_best_flags(&a)) != EXIT_OK)
         return rc;
     static struct run r;
@@ -269,6 +293,9 @@ int cmd_export(int argc, char **argv)
     tp_export_opts_init(&o);
     o.base_model = a.base_model;
     o.job_name = a.job_name;
+    o.tokens = a.tokens;
+    o.steps = a.steps > 0 ? (uint64_t)a.steps : 0;
+    o.lr = a.lr;
     static struct tp_export x;
     if (tp_export_build(fmt, &r.m, &r.c, &r.j, &r.l, &o, &x, &err) != TP_OK) {
         cli_error("--to %s: %s", a.to, cli_lib_msg(&err));

@@ -7,6 +7,7 @@
  * Every file is read and evaluated before anything is printed, so an error leaves stdout empty.
  */
 #include "cli.h"
+#include "outfile.h"
 #include "plot.h"
 
 #include <csv.h>
@@ -270,11 +271,8 @@ static int evaluate(const struct cli_args *a, const struct tp_calib *cal, struct
 
 static int write_rows(const char *out, const struct result *res, size_t n)
 {
-    FILE *f = fopen(out, "w");
-    if (!f) {
-        cli_error("--row-out %s: %s", out, strerror(errno));
-        return EXIT_USAGE;
-    }
+    char *text = NULL;
+    size_t used = 0;
     bool ok = true;
     for (size_t i = 0; i < n && ok; i++) {
         const struct result *r = &res[i];
@@ -284,21 +282,21 @@ static int write_rows(const char *out, const struct result *res, size_t n)
         struct tp_log_row row = {r->row_id, r->path, note, &r->run.m, &r->run.c, &r->run.j,
                                  &r->run.l, &r->info, &r->st};
         size_t need = tp_log_runs_csv(&row, i == 0, NULL, 0);
-        char *buf = malloc(need + 1);
-        ok = buf != NULL;
+        char *grown = realloc(text, used + need + 1);
+        ok = grown != NULL;
         if (ok) {
-            tp_log_runs_csv(&row, i == 0, buf, need + 1);
-            ok = fwrite(buf, 1, need, f) == need;
+            text = grown;
+            tp_log_runs_csv(&row, i == 0, text + used, need + 1);
+            used += need;
         }
-        free(buf);
     }
-    if (fclose(f) != 0)
-        ok = false;
-    if (!ok) {
-        cli_error("--row-out %s: could not write the rows", out);
-        return EXIT_USAGE;
-    }
-    return EXIT_OK;
+    char what[4200];
+    snprintf(what, sizeof what, "--row-out %s", out);
+    int rc = ok ? out_write(what, out, text ? text : "", used) : EXIT_USAGE;
+    if (!ok)
+        cli_error("--row-out %s: out of memory", out);
+    free(text);
+    return rc;
 }
 
 /* ----------------------------------------------------------------------------------------- */

@@ -47,7 +47,8 @@ static void help(void)
            "the memory and time models of `trainplan estimate`, and lists the fastest per token,\n"
            "with the number of layouts rejected by each named constraint.  Pipeline splits: the\n"
            "even one when pp divides the layers, and (vpp 1) the ones that count the embedding\n"
-           "and/or the head as a layer (split column: first+middle stages x blocks+last).\n"
+           "and/or the head as a layer (split column: first+middle stages x blocks+last; ',dual':\n"
+           "DeepSeek-V3's DualPipe schedule, tried for MoE models on megatron and torchtitan).\n"
            "recompute full(N): only N blocks per stage recomputed.  '=' marks the layouts within\n"
            "the estimate's uncertainty of the best (ties); 'differs most' names the step-time\n"
            "term that separates a layout from the best.\n\n"
@@ -94,14 +95,42 @@ static int print_json(const struct run *r, const struct tp_search_stats *st,
                                          near, n_near), 8);
 }
 
-/* The split column: "-" for the even split, else the blocks per stage. */
+/* The split column: "-" for the even split, else the blocks per stage; ",dual" (or "dual")
+   under DeepSeek-V3's DualPipe schedule. */
 static void split_text(const struct tp_model *m, const struct tp_layout *l, char *buf,
                        size_t len)
 {
-    if (l->pp_first || l->pp_last)
+    bool dual = l->schedule == TP_SCHED_DUALPIPE;
+    if (l->pp_first || l->pp_last) {
         report_split(m, l, buf, len);
-    else
-        snprintf(buf, len, "-");
+        if (dual && strlen(buf) + 6 < len)
+            strcat(buf, ",dual");
+    } else {
+        snprintf(buf, len, "%s", dual ? "dual" : "-");
+    }
+}
+
+/* An MoE search whose best layout puts the experts in parallel: why the best layout that
+   replicates them (ep 1) loses, term by term. */
+static void replicated_experts(const struct run *r, const struct tp_stack_hit *hits, size_t n)
+{
+    if (r->m.n_experts == 0 || n == 0 || hits[0].h.layout.ep <= 1)
+        return;
+    size_t k = 0;
+    while (k < n && hits[k].h.layout.ep > 1)
+        k++;
+    if (k == n) {
+        printf("experts replicated (ep 1): no such layout among the %zu shown\n", n);
+        return;
+    }
+    const struct tp_time *a = &hits[k].h.time, *b = &hits[0].h.time;
+    printf("experts replicated (ep 1): best at rank %zu, %+.0f%% per token: DP/ZeRO %+.3f s "
+           "(every expert's weights gathered or reduced over the data-parallel ranks), TP "
+           "%+.3f s, compute %+.3f s, bubble %+.3f s, against EP all-to-all %+.3f s\n", k + 1,
+           100 * (hits[k].h.time_per_token / hits[0].h.time_per_token - 1),
+           a->dp_comm_s - b->dp_comm_s, a->tp_comm_s - b->tp_comm_s,
+           a->fwd_s + a->bwd_s + a->recompute_s - (b->fwd_s + b->bwd_s + b->recompute_s),
+           a->bubble_s - b->bubble_s, a->ep_comm_s - b->ep_comm_s);
 }
 
 static void print_table(const struct run *r, const struct tp_search_stats *st,
@@ -169,6 +198,7 @@ static void print_table(const struct run *r, const struct tp_search_stats *st,
            "bubble %.3f, DP %.3f, optimizer %.3f, offload %.3f, overhead %.3f\n",
            b->fwd_s + b->bwd_s + b->recompute_s, b->tp_comm_s, b->cp_comm_s, b->ep_comm_s,
            b->pp_comm_s, b->bubble_s, b->dp_comm_s, b->optimizer_s, b->offload_s, b->overhead_s);
+    replicated_experts(r, hits, n);
 }
 
 #define EXPLAIN_KEYS "tp pp vpp pp_first pp_last cp ep zero mbs recompute recompute_layers offload"
@@ -326,6 +356,7 @@ static void explain(const struct run *r, const struct tp_search_opts *o,
 {
     struct tp_memory mem;
     struct tp_time t;
+    struct tp_layout asked = *l;
     enum tp_reject why = explain_check(r, o, cal, l, &mem, &t);
     char split[64] = "", rc[24];
     /* the split is known valid once the checks before pp-divides-layers have passed it */
@@ -336,10 +367,18 @@ static void explain(const struct run *r, const struct tp_search_opts *o,
         snprintf(split, sizeof split, " (blocks %s)", blocks);
     }
     report_recompute(l, rc, sizeof rc);
-    printf("\nexplain %s (other knobs as the best layout, or the fastest that work): tp %u pp %u%s vpp %u dp %u cp %u ep %u "
-           "zero %u mbs %u recompute %s offload %s\n",
+    printf("\nexplain %s (what is not named as the best layout; offload none unless named): tp %u "
+           "pp %u%s vpp %u dp %u cp %u ep %u zero %u mbs %u recompute %s offload %s\n",
            text, l->tp, l->pp, split, l->vpp, l->dp, l->cp, l->ep, l->zero, l->mbs, rc,
            tp_name(TP_NAMES_OFFLOAD, (int)l->offload));
+    if (l->zero != asked.zero || l->recompute != asked.recompute ||
+        l->recompute_layers != asked.recompute_layers || l->offload != asked.offload) {
+        char was[24];
+        report_recompute(&asked, was, sizeof was);
+        printf("  changed so it runs (not named; as given: zero %u recompute %s offload %s did "
+               "not fit or the stack cannot run it)\n", asked.zero, was,
+               tp_name(TP_NAMES_OFFLOAD, (int)asked.offload));
+    }
     if (why != TP_REJECT_COUNT) {
         printf("  rejected (%s): %s", tp_reject_name(why), reason_text(why));
         if (why == TP_REJECT_MEMORY)
@@ -356,11 +395,15 @@ static void explain(const struct run *r, const struct tp_search_opts *o,
     if (run_search(r, &probe, cal, one, 1, &n, &st) != EXIT_OK)
         return;
     double worse = probe.probe_time_per_token / best->time_per_token - 1;
-    printf("  feasible: rank %llu of %llu timed layouts, %+.1f%% time per token against the "
-           "best: %s (the band is %.0f%%, the estimate's uncertainty)\n\n",
-           (unsigned long long)st.faster_than_probe + 1,
-           (unsigned long long)(st.feasible - st.dominated), 100 * worse,
-           worse <= band ? "a tie" : "slower than the band of ties", 100 * band);
+    /* the search times only undominated layouts: the explained one may not be among them
+       (a cheaper recompute mode of the same sizes fits), so say how many are faster */
+    unsigned long long faster = st.faster_than_probe, timed = st.feasible - st.dominated;
+    printf("  feasible: rank %llu, %llu of the search's %llu timed layouts faster%s; %+.1f%% "
+           "time per token against the best: %s (the band is %.0f%%, the estimate's "
+           "uncertainty)\n\n", faster + 1, faster, timed,
+           faster + 1 > timed ? " (this layout is not among them: a cheaper one of the same "
+                                "sizes dominates it)" : "",
+           100 * worse, worse <= band ? "a tie" : "slower than the band of ties", 100 * band);
     const struct tp_time *b = &best->time;
     printf("  %-34s %12s %12s\n", "seconds per step", "explained", "best");
     side("compute (fwd + bwd + recompute)", t.fwd_s + t.bwd_s + t.recompute_s,
@@ -393,7 +436,8 @@ static void budget(const struct tp_time *t, uint32_t gpus, double tokens, double
 
 /* The sweep as JSON or CSV: one object per GPU count. */
 static int sweep_json(const struct cli_args *a, const struct run *r,
-                      const struct tp_search_opts *o, const struct plot_sweep *ps, bool any)
+                      const struct tp_search_opts *o, const struct plot_sweep *ps,
+                      const struct tp_range *rg, bool any)
 {
     int rc;
     bool priced = a->price >= 0;
@@ -414,6 +458,21 @@ static int sweep_json(const struct cli_args *a, const struct run *r,
                                 json_real(ps->gpu_hours[i]));
             json_object_set_new(e, "cost", priced ? json_real(ps->gpu_hours[i] * a->price)
                                                   : json_null());
+            /* the 80% range, as estimate gives it (issue 40: sweeps keep their ranges) */
+            const struct tp_time *t = &ps->best[i].h.time;
+            const char *tk = a->tokens > 0 ? "train_time_s" : "time_per_million_tokens_s";
+            char key[48];
+            json_object_set_new(e, "tokens_per_s_per_gpu_low",
+                                json_real(t->tokens_per_s_per_gpu * rg[i].lo));
+            json_object_set_new(e, "tokens_per_s_per_gpu_high",
+                                json_real(t->tokens_per_s_per_gpu * rg[i].hi));
+            json_object_set_new(e, "step_time_s_low", json_real(t->step_s / rg[i].hi));
+            json_object_set_new(e, "step_time_s_high", json_real(t->step_s / rg[i].lo));
+            snprintf(key, sizeof key, "%s_low", tk);
+            json_object_set_new(e, key, json_real(ps->train_s[i] / rg[i].hi));
+            snprintf(key, sizeof key, "%s_high", tk);
+            json_object_set_new(e, key, json_real(ps->train_s[i] / rg[i].lo));
+            json_object_set_new(e, "range_class", json_string(rg[i].cls));
         }
         json_array_append_new(list, e);
     }
@@ -477,6 +536,7 @@ static int sweep(const struct cli_args *a, struct run *r, const struct tp_search
     if (rc != EXIT_OK)
         return rc;
     static struct tp_stack_hit best[MAX_COUNTS];
+    static struct tp_range range[MAX_COUNTS];
     bool found[MAX_COUNTS];
     double train[MAX_COUNTS], hours[MAX_COUNTS];
     size_t any = 0;
@@ -488,8 +548,15 @@ static int sweep(const struct cli_args *a, struct run *r, const struct tp_search
             return rc;
         found[i] = n > 0;
         any += n > 0;
-        if (found[i])
+        if (found[i]) {
             budget(&best[i].h.time, (uint32_t)counts[i], a->tokens, &train[i], &hours[i]);
+            struct tp_job j = r->j;
+            j.framework = best[i].fw;
+            char why[320] = "";
+            unsigned domain = tp_calib_domain_check(cal, &r->m, &r->c, &j,
+                                                    best[i].h.time.mfu, why, sizeof why);
+            tp_time_range(&r->m, &r->c, &j, &best[i].h.layout, domain, &range[i]);
+        }
     }
     /* Pareto front of time against GPU-hours: no other count is at least as fast and as cheap
        and better in one of them */
@@ -502,7 +569,7 @@ static int sweep(const struct cli_args *a, struct run *r, const struct tp_search
     if (a->svg && (rc = plot_search(a->svg, r, &ps)) != EXIT_OK)
         return rc;
     if (a->format != FMT_TABLE)
-        return sweep_json(a, r, o, &ps, any > 0);
+        return sweep_json(a, r, o, &ps, range, any > 0);
     return sweep_table(a, r, o, &ps, any > 0);
 }
 
@@ -595,6 +662,9 @@ int cmd_search(int argc, char **argv)
             tp_layout_init(&l);
             if (n > 0)
                 l = hits[0].h.layout;
+            /* the sizes the user did not name come from the best layout, but never its
+               optimizer offload: the explained layout is the user's (issue 40) */
+            l.offload = TP_OFFLOAD_NONE;
             if ((rc = parse_explain(a.explain, &l)) != EXIT_OK)
                 return rc;
             if (n > 0)

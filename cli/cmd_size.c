@@ -16,21 +16,33 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* Besiroglu et al. 2024 (arXiv 2404.10102) Table 1: the refit of Hoffmann's approach 3 whose
+   optimum agrees with approaches 1 and 2 (N_opt ~ C^0.513; 29.5B at 1e23 FLOPs against 28.4B
+   and 26.9B); Hoffmann's printed approach-3 constants give 14.6B and miss its own Table A3. */
+#define DEFAULT_FIT "besiroglu"
+/* Two shapes tie when their predicted losses differ by less than what 1% more compute buys at
+   the optimum: a 1% budget difference is below what a plan holds to (seven hours of a month),
+   and far below the spread of the fits that agree (hoffmann-1, hoffmann-2 and besiroglu put
+   N_opt 10% apart at 1e23).  Ties are broken by what trains faster (size_search.c). */
+#define TIE_COMPUTE 0.01
 
 enum { MARKS = 4 };
 static const char *const MARK_NAMES[MARKS] = {"best", "d20n", "half", "quarter"};
 static const char *const MARK_TEXT[MARKS] = {
-    "lowest predicted loss", "D ~ 20N (15..25 tokens per parameter)",
+    "lowest predicted loss (ties: the fastest)", "D ~ 20N (15..25 tokens per parameter)",
     "over-trained: at most half the parameters", "over-trained: at most a quarter"};
 
 struct size_job {
     struct cli_args a;
     struct run r;                     /* cluster and job (r.m unused) */
     struct tp_size_grid g;
-    const struct tp_scaling_fit *fit, *loss_fit;
+    const struct tp_scaling_fit *fit, *loss_fit, *hoffmann3;
     struct tp_calib cal;
     struct tp_search_opts o;
-    struct size_ctx ctx;
+    struct tp_size_req req;
+    struct size_pool pool;
     bool cluster;
     double seconds;                   /* the deadline (cluster, no --flops) */
     double nominal;                   /* FLOPs for the fits' optima */
@@ -44,32 +56,28 @@ static void help(void)
            "Which model to train for a compute budget.  Prints the compute-optimal parameters,\n"
            "tokens and loss of every published scaling-law fit (Hoffmann et al. 2022 approaches\n"
            "1-3, Besiroglu et al. 2024, Kaplan et al. 2020, DeepSeek LLM 2024, Llama 3 2024),\n"
-           "each in its own conventions; then concrete shapes of the family (hidden in multiples\n"
-           "of 128, hidden/layers 20..200), each counted exactly and costed with exact FLOPs per\n"
-           "token at the sequence length, given D = budget / FLOPs-per-token tokens and ranked by\n"
-           "the loss the fit predicts (fits without a loss law: hoffmann-3's loss).  Marked: the\n"
-           "best shape, the best at D ~ 20N, and the best at half and a quarter of its size.\n\n"
+           "each in its own conventions; the default, besiroglu, agrees with approaches 1 and 2\n"
+           "(hoffmann-3's printed constants do not).  Then concrete shapes of the family as its\n"
+           "released models are built (head_dim 128, heads a multiple of 8, 8 KV heads, hidden a\n"
+           "multiple of 256 or 512, layers a multiple of 4 or 8), each counted exactly and costed\n"
+           "with exact FLOPs per token at the sequence length, given D = budget / FLOPs-per-token\n"
+           "tokens and ranked by the loss the fit predicts (fits without a loss law: besiroglu's).\n"
+           "Losses within what 1%% more compute buys tie; ties list the fastest on the cluster\n"
+           "first (without one, the fewest parameters).  Marked: the best shape, the best at\n"
+           "D ~ 20N, and the best at half and a quarter of its size.\n\n"
            "With --gpu and --gpus the budget comes from the cluster: each shape's fastest layout\n"
            "(`trainplan search`, global batch from --gbs or DeepSeek LLM's B_opt = 0.292 C^0.3271\n"
            "tokens) gives its tokens/s, so shapes the hardware runs badly get fewer tokens; days,\n"
            "GPU-hours, cost and MFU per shape.  With --flops too, the budget is fixed and days vary.\n\n"
            "JSON keys: schema_version, command, fit, params_opt, tokens_opt, loss_opt,\n"
            "tokens_per_param_opt, fits[], loss_fit, family, seq, vocab, budget_flops, cluster,\n"
-           "grid, shapes[] (rank, mark, layers, hidden, heads, kv_heads, ffn, vocab, tied, params,\n"
+           "grid, tie_band, tie_band_compute, tie_breaker, caveat (hoffmann-3), shapes[] (rank,\n"
+           "mark, tie, layers, hidden, heads, kv_heads, ffn, vocab, tied, params,\n"
            "flops_per_token, tokens, tokens_per_param, loss; with a cluster days, gpu_hours,\n"
            "cost, mfu, tokens_per_s, layout), alternatives[].\n\n"
            "options:\n");
     cli_print_options(stdout, CMD_SIZE);
     printf("\nexit status: 0 shapes listed; 1 no shape fits the cluster; 2 usage or input error.\n");
-}
-
-/* DeepSeek LLM 2024 eq. 1: B_opt = 0.2920 C^0.3271 tokens; in sequences, a power of two per
-   GPU (so every data-parallel size divides it), at least one per GPU. */
-static uint64_t default_gbs(double flops, uint64_t seq, uint32_t gpus)
-{
-    double per_gpu = 0.2920 * pow(flops, 0.3271) / (double)seq / gpus;
-    double k = per_gpu > 1 ? round(log2(per_gpu)) : 0;
-    return (uint64_t)gpus << (int)(k < 16 ? k : 16);
 }
 
 /* The grid's extreme shapes bound the budgets it can answer: a budget whose compute-optimal
@@ -81,34 +89,22 @@ static int check_budget(const struct size_job *s)
                   s->r.c.n_gpus);
         return EXIT_USAGE;
     }
-    struct tp_size_shape edge[2];
-    struct tp_size_grid g = s->g;
-    memset(edge, 0, sizeof edge);
-    edge[0].layers = 2;
-    edge[0].hidden = (g.hidden_min + 127) / 128 * 128;
-    edge[1].layers = g.layers_max;
-    edge[1].hidden = g.hidden_max / 128 * 128;
     struct tp_scaling_opt o;
     struct tp_error err = {{0}, {0}};
-    if (tp_scaling_optimum(s->loss_fit, s->nominal, &o, &err) != TP_OK) {
+    double lo, hi;
+    if (tp_scaling_optimum(s->loss_fit, s->nominal, &o, &err) != TP_OK ||
+        tp_size_grid_span(&s->g, s->loss_fit, &lo, &hi, &err) != TP_OK) {
         cli_error_field(&err);
         return EXIT_USAGE;
     }
-    for (int i = 0; i < 2; i++) {
-        tp_size_enumerate_one(&g, &edge[i]);
-        if (tp_size_count(&g, s->loss_fit, 0, &edge[i], &err) != TP_OK) {
-            cli_error_field(&err);
-            return EXIT_USAGE;
-        }
-    }
-    if (o.n_opt < edge[0].fit_n || o.n_opt > edge[1].fit_n) {
-        char n[16], lo[16], hi[16];
+    if (o.n_opt < lo || o.n_opt > hi) {
+        char n[16], l[16], h[16];
         fmt_si(n, sizeof n, o.n_opt);
-        fmt_si(lo, sizeof lo, edge[0].fit_n);
-        fmt_si(hi, sizeof hi, edge[1].fit_n);
+        fmt_si(l, sizeof l, lo);
+        fmt_si(h, sizeof h, hi);
         cli_error("a budget of %.3g FLOPs wants a %s-parameter model (%s), outside the %s grid's "
-                  "%s..%s", s->nominal, n, s->loss_fit->key, tp_size_family_name(g.family), lo,
-                  hi);
+                  "%s..%s", s->nominal, n, s->loss_fit->key, tp_size_family_name(s->g.family),
+                  l, h);
         return EXIT_USAGE;
     }
     return EXIT_OK;
@@ -136,11 +132,14 @@ static int resolve(int argc, char **argv, struct size_job *s)
         cli_error("size on a cluster needs exactly one of --days, --gpu-hours and --flops");
         return EXIT_USAGE;
     }
-    if (tp_scaling_fit_find(a->fit ? a->fit : "hoffmann-3", &s->fit, &err) != TP_OK ||
-        tp_scaling_fit_find("hoffmann-3", &s->loss_fit, &err) != TP_OK) {
+    /* the default, and the loss of the fits without one: Besiroglu et al. 2024's refit of
+       approach 3, whose optimum agrees with approaches 1 and 2 (docs/size.md) */
+    if (tp_scaling_fit_find(a->fit ? a->fit : DEFAULT_FIT, &s->fit, &err) != TP_OK ||
+        tp_scaling_fit_find(DEFAULT_FIT, &s->loss_fit, &err) != TP_OK) {
         cli_error("--fit: %s", err.msg);
         return EXIT_USAGE;
     }
+    tp_scaling_fit_find("hoffmann-3", &s->hoffmann3, NULL);
     if (s->fit->form != TP_SCALING_POWER)
         s->loss_fit = s->fit;
     tp_size_grid_init(&s->g);
@@ -167,10 +166,14 @@ static int resolve(int argc, char **argv, struct size_job *s)
         return rc;
     tp_search_opts_init(&s->o);
     s->o.gbs = a->gbs != TP_UNSET ? (uint64_t)a->gbs
-                                  : default_gbs(s->nominal, s->g.seq, s->r.c.n_gpus);
-    s->ctx = (struct size_ctx){&s->g, s->loss_fit, s->cluster ? &s->r.c : NULL, &s->r.j,
-                               &s->o, &s->cal, a->flops, s->seconds,
-                               a->threads != TP_UNSET ? (unsigned)a->threads : par_cpus()};
+                                  : tp_size_default_gbs(s->nominal, s->g.seq, s->r.c.n_gpus);
+    s->req = (struct tp_size_req){&s->g, s->loss_fit, s->cluster ? &s->r.c : NULL, &s->r.j,
+                                  &s->o, &s->cal, a->flops, s->seconds,
+                                  tp_size_tie_band(s->loss_fit, s->nominal, TIE_COMPUTE)};
+    size_pool_init(&s->pool, s->cluster ? (a->threads != TP_UNSET ? (unsigned)a->threads
+                                                                  : par_cpus())
+                                        : 1,
+                   isatty(STDERR_FILENO) && !a->quiet);
     return -1;
 }
 
@@ -194,7 +197,7 @@ static double gpu_hours_of(const struct size_job *s, const struct tp_size_shape 
 }
 
 static json_t *shape_json(const struct size_job *s, const struct tp_size_shape *sh, size_t rank,
-                          const char *mark)
+                          const char *mark, bool tie)
 {
     json_t *o = json_pack("{s:I, s:s?, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:f, s:f, s:f,"
                           " s:f}",
@@ -207,6 +210,8 @@ static json_t *shape_json(const struct size_job *s, const struct tp_size_shape *
                           sh->tokens / sh->params, "loss", sh->loss);
     if (o && rank == 0)
         json_object_set_new(o, "rank", json_null()); /* an alternative outside the list */
+    if (o && rank > 0)
+        json_object_set_new(o, "tie", json_boolean(tie));
     if (s->cluster && o) {
         const struct tp_time *t = &sh->best.time;
         json_object_set_new(o, "days", json_real(days_of(sh)));
@@ -247,31 +252,68 @@ struct size_result {
     size_t top[1000];
     long n_top;
     long marks[MARKS];
+    long n_tie;                       /* the first n_tie of top tie (within the band) */
+    double low;                       /* the lowest loss of the list */
 };
 
-static int rank_shapes(struct size_job *s, struct size_state *st, size_t k,
+/* The tie-breaker, as printed. */
+static const char *tie_breaker(const struct size_job *s)
+{
+    return s->cluster ? "the fastest on the cluster first (highest MFU)"
+                      : "the fewest parameters first (cheaper to serve)";
+}
+
+/* The list's lowest loss and how many of its first shapes tie with it. */
+static void count_ties(const struct size_job *s, const struct tp_size_state *st,
                        struct size_result *res)
 {
-    struct size_filter all = {0, 0, 0};
-    res->n_top = size_best(&s->ctx, st, &all, res->top, k);
-    if (res->n_top < 0)
-        return EXIT_USAGE;
+    res->low = INFINITY;
+    res->n_tie = 0;
+    for (long i = 0; i < res->n_top; i++)
+        if (st->shapes[res->top[i]].loss < res->low)
+            res->low = st->shapes[res->top[i]].loss;
+    while (res->n_tie < res->n_top &&
+           st->shapes[res->top[res->n_tie]].loss <= res->low + s->req.tie_band)
+        res->n_tie++;
+}
+
+static int rank_shapes(struct size_job *s, struct tp_size_state *st, size_t k,
+                       struct size_result *res)
+{
+    struct tp_size_filter all = {0, 0, 0};
+    struct tp_error err = {{0}, {0}};
+    size_t n = 0;
     for (int m = 0; m < MARKS; m++)
         res->marks[m] = -1;
-    if (res->n_top == 0)
+    res->n_top = 0;
+    if (tp_size_best(&s->req, st, &all, size_pool_run, &s->pool, res->top, k, &n, &err) !=
+        TP_OK) {
+        size_pool_end(&s->pool);
+        cli_error_field(&err);
+        return EXIT_USAGE;
+    }
+    res->n_top = (long)n;
+    if (n == 0) {
+        size_pool_end(&s->pool);
         return EXIT_OK;
+    }
     res->marks[0] = (long)res->top[0];
+    count_ties(s, st, res);
     double best_params = st->shapes[res->top[0]].params;
-    const struct size_filter f[MARKS] = {
+    const struct tp_size_filter f[MARKS] = {
         {0, 0, 0}, {0, 15, 25}, {best_params / 2, 0, 0}, {best_params / 4, 0, 0}};
     for (int m = 1; m < MARKS; m++) {
         size_t one;
-        long n = size_best(&s->ctx, st, &f[m], &one, 1);
-        if (n < 0)
+        if (tp_size_best(&s->req, st, &f[m], size_pool_run, &s->pool, &one, 1, &n, &err) !=
+            TP_OK) {
+            size_pool_end(&s->pool);
+            cli_error_field(&err);
             return EXIT_USAGE;
+        }
         if (n == 1)
             res->marks[m] = (long)one;
     }
+    size_pool_end(&s->pool);
     return EXIT_OK;
 }
 
@@ -328,7 +370,7 @@ static void print_row(const struct size_job *s, const struct tp_size_shape *sh, 
     printf("\n");
 }
 
-static void print_table(const struct size_job *s, const struct size_state *st,
+static void print_table(const struct size_job *s, const struct tp_size_state *st,
                         const struct size_result *res)
 {
     printf("trainplan %s - size\n\n", TP_VERSION);
@@ -351,10 +393,17 @@ static void print_table(const struct size_job *s, const struct size_state *st,
     printf("loss     %s%s\n\n", s->loss_fit->key,
            s->loss_fit != s->fit ? " (the chosen fit has no loss law)" : "");
     print_fits(s);
+    if (s->fit == s->hoffmann3)
+        printf("note: hoffmann-3 is approach 3 as printed (eq. 10); its rounded constants do not "
+               "reproduce Hoffmann's own Table A3 and put N_opt at about half of approaches 1 and "
+               "2 (Besiroglu et al. 2024); the default, besiroglu, agrees with them\n");
     printf("\n%zu shapes in the grid", st->n);
-    if (s->cluster)
-        printf(", %zu searched for a layout (the rest cannot rank: loss bound at MFU 1)",
-               st->searched);
+    if (s->cluster && st->searched == st->n)
+        printf(", every one searched for a layout");
+    else if (s->cluster)
+        printf(", %zu searched for a layout (the rest cannot rank: their loss at %.0f%% of the "
+               "peak, the fastest any FLOP runs, is above the list's)", st->searched,
+               100 * st->rate / s->r.c.gpu.peak_flops[TP_BF16]);
     printf("\n\n%5s %-8s %4s %6s %5s %3s %6s %8s %9s %8s %6s %7s", "rank", "mark", "L", "hidden",
            "heads", "kv", "ffn", "params", "GFLOP/tok", "tokens", "D/N", "loss");
     if (s->cluster)
@@ -369,6 +418,13 @@ static void print_table(const struct size_job *s, const struct size_state *st,
         printf("no shape has a feasible layout on this cluster\n");
         return;
     }
+    if (res->n_tie > 1)
+        printf("\nranks 1-%ld tie: losses within %.4f of the lowest (%.4f), what %g%% more "
+               "compute buys at the optimum; %s\n", res->n_tie, s->req.tie_band, res->low,
+               100 * TIE_COMPUTE, tie_breaker(s));
+    else
+        printf("\nno tie: no other loss within %.4f of the best (what %g%% more compute buys "
+               "at the optimum)\n", s->req.tie_band, 100 * TIE_COMPUTE);
     const struct tp_size_shape *best = &st->shapes[res->top[0]];
     printf("\nalternatives (inference-aware: smaller models trained on more tokens)\n");
     for (int m = 1; m < MARKS; m++) {
@@ -389,7 +445,7 @@ static void print_table(const struct size_job *s, const struct size_state *st,
                gpu_hours_of(s, best) * s->a.price, gpu_hours_of(s, best), s->a.price);
 }
 
-static int print_json(const struct size_job *s, const struct size_state *st,
+static int print_json(const struct size_job *s, const struct tp_size_state *st,
                       const struct size_result *res)
 {
     struct tp_scaling_opt o;
@@ -397,11 +453,11 @@ static int print_json(const struct size_job *s, const struct size_state *st,
     json_t *shapes = json_array(), *alts = json_array();
     for (long i = 0; i < res->n_top; i++)
         json_array_append_new(shapes, shape_json(s, &st->shapes[res->top[i]], (size_t)i + 1,
-                                                 mark_of(res, res->top[i])));
+                                                 mark_of(res, res->top[i]), i < res->n_tie));
     for (int m = 1; m < MARKS; m++)
         if (res->marks[m] >= 0)
             json_array_append_new(alts, shape_json(s, &st->shapes[res->marks[m]], 0,
-                                                   MARK_NAMES[m]));
+                                                   MARK_NAMES[m], false));
     json_t *cluster = json_null();
     if (s->cluster)
         cluster = json_pack("{s:s, s:I, s:f, s:f, s:I, s:s}", "gpu", s->r.c.gpu.key, "gpus",
@@ -422,6 +478,16 @@ static int print_json(const struct size_job *s, const struct size_state *st,
         s->a.flops > 0 ? json_real(s->a.flops) : json_null(), "cluster", cluster, "grid",
         "shapes", (json_int_t)st->n, "searched", (json_int_t)st->searched, "shapes", shapes,
         "alternatives", alts);
+    if (doc) {
+        json_object_set_new(doc, "tie_band", json_real(s->req.tie_band));
+        json_object_set_new(doc, "tie_band_compute", json_real(TIE_COMPUTE));
+        json_object_set_new(doc, "tie_breaker", json_string(tie_breaker(s)));
+        if (s->fit == s->hoffmann3)
+            json_object_set_new(doc, "caveat",
+                                json_string("approach 3 as printed: its rounded constants do "
+                                            "not reproduce Hoffmann's own Table A3 (Besiroglu "
+                                            "et al. 2024)"));
+    }
     /* DeepSeek's optimum is M, FLOPs per token, not parameters */
     if (doc)
         json_object_set_new(doc, "params_opt_unit",
@@ -431,11 +497,11 @@ static int print_json(const struct size_job *s, const struct size_state *st,
     return cli_print_json(doc, 8);
 }
 
-static void print_csv(const struct size_job *s, const struct size_state *st,
+static void print_csv(const struct size_job *s, const struct tp_size_state *st,
                       const struct size_result *res)
 {
     printf("rank,mark,layers,hidden,heads,kv_heads,ffn,vocab,params,flops_per_token,tokens,"
-           "loss%s\n", s->cluster ? ",days,gpu_hours,mfu,tokens_per_s,dp,tp,pp,mbs,zero" : "");
+           "loss%s,tie\n", s->cluster ? ",days,gpu_hours,mfu,tokens_per_s,dp,tp,pp,mbs,zero" : "");
     for (long i = 0; i < res->n_top; i++) {
         const struct tp_size_shape *sh = &st->shapes[res->top[i]];
         const char *mark = mark_of(res, res->top[i]);
@@ -448,12 +514,12 @@ static void print_csv(const struct size_job *s, const struct size_state *st,
                    sh->best.time.mfu, sh->best.time.tokens_per_s, l->dp, l->tp, l->pp, l->mbs,
                    l->zero);
         }
-        printf("\n");
+        printf(",%d\n", i < res->n_tie);
     }
 }
 
 /* --svg: the evaluated shapes' loss against their parameters, the ranked ones marked. */
-static int plot_ranked(const struct size_job *s, const struct size_state *st,
+static int plot_ranked(const struct size_job *s, const struct tp_size_state *st,
                        const struct size_result *res)
 {
     struct tp_scaling_opt o;
@@ -469,10 +535,14 @@ int cmd_size(int argc, char **argv)
     int rc = resolve(argc, argv, &s);
     if (rc >= 0)
         return rc;
-    static struct size_state st;
+    static struct tp_size_state st;
     static struct size_result res;
-    if ((rc = size_prepare(&s.ctx, &st)) == EXIT_OK)
-        rc = rank_shapes(&s, &st, s.a.top != TP_UNSET ? (size_t)s.a.top : 5, &res);
+    struct tp_error err = {{0}, {0}};
+    if (tp_size_prepare(&s.req, &st, &err) != TP_OK) {
+        cli_error_field(&err);
+        return EXIT_USAGE;
+    }
+    rc = rank_shapes(&s, &st, s.a.top != TP_UNSET ? (size_t)s.a.top : 5, &res);
     if (rc == EXIT_OK && s.a.svg)
         rc = plot_ranked(&s, &st, &res);
     if (rc == EXIT_OK) {
@@ -483,7 +553,7 @@ int cmd_size(int argc, char **argv)
         else
             print_table(&s, &st, &res);
     }
-    size_free(&st);
+    tp_size_free(&st);
     if (rc != EXIT_OK)
         return rc;
     return cli_finish(res.n_top > 0 ? EXIT_OK : EXIT_NO);

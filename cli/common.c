@@ -2,6 +2,7 @@
  * common.c - pieces every command shares: model resolution, number formatting, exit handling.
  */
 #include "cli.h"
+#include "outfile.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -33,6 +34,7 @@ int cli_begin(int argc, char **argv, unsigned cmd, struct cli_args *a, void (*he
     int rc = cli_parse(argc, argv, cmd, a);
     if (rc != EXIT_OK)
         return rc;
+    out_inputs(a); /* no output may overwrite one of them (cli/outfile.c) */
     if (a->help) {
         help();
         return cli_finish(EXIT_OK);
@@ -155,6 +157,7 @@ static int to_request(const struct cli_args *a, struct tp_request *q)
         q->framework = 1 + (pipelined ? TP_FW_TORCHTITAN : TP_FW_FSDP);
     q->attn_impl = a->attn_impl;
     q->fp8_recipe = a->fp8_recipe;
+    q->moe_dispatcher = a->moe_dispatcher;
     q->moe_impl = a->moe_impl;
     q->z3_leaf = a->z3_leaf != 0;
     /* --fsdp under the Hugging Face / Axolotl stack: its FSDP2 backend, not DeepSpeed */
@@ -320,6 +323,15 @@ void cli_error_field(const struct tp_error *err)
     for (size_t i = 0; i <= n; i++)
         flag[i] = err->field[i] == '_' ? '-' : err->field[i];
     cli_error("--%s%s", flag, msg + n);
+}
+
+const char *cli_escape(const char *text)
+{
+    static char buf[4][4096]; /* a few per printf call; each up to 4 KiB escaped */
+    static unsigned next;
+    char *out = buf[next++ % 4];
+    tp_text_escape(text, out, sizeof buf[0]);
+    return out;
 }
 
 void fmt_duration(char *buf, size_t len, double s)

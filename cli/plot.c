@@ -3,8 +3,8 @@
  * command's figures mapped onto the library's charts (src/plot/svg_plot.c) and written to FILE.
  */
 #include "plot.h"
+#include "outfile.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,17 +25,9 @@ static int finish(const char *path, enum tp_status st, struct tp_svg *doc,
         cli_error("--svg %s: %s", path, err->msg);
         rc = EXIT_USAGE;
     } else {
-        FILE *f = fopen(path, "wb");
-        bool ok = f && fwrite(doc->data, 1, doc->len, f) == doc->len;
-        int e = errno;
-        if (f && fclose(f) != 0 && ok) {
-            ok = false;
-            e = errno;
-        }
-        if (!ok) {
-            cli_error("--svg %s: cannot write: %s", path, strerror(e));
-            rc = EXIT_USAGE;
-        }
+        char what[4200];
+        snprintf(what, sizeof what, "--svg %s: cannot write", path);
+        rc = out_write(what, path, doc->data, doc->len);
     }
     tp_svg_free(doc);
     return rc;

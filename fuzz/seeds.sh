@@ -2,11 +2,13 @@
 # seeds.sh - (re)builds the committed seed corpora fuzz/corpus/<name>/ from the project's own
 # inputs: config.json fixtures, calibration files, training-log fixtures (each behind every
 # format-hint byte), runs files (header + one row each, from tests/ and
-# data/runs/) and the CLI cases' argument lists.  Run from the repository root.
+# data/runs/), the CLI cases' argument lists and export's hostile file names.  Run from the
+# repository root.
 set -eu
 c=fuzz/corpus
-rm -rf "$c"
-mkdir -p "$c/config" "$c/calib" "$c/logs" "$c/runs" "$c/args"
+# the corpora built here (fuzz/corpus/safetensors/ is kept by hand: docs/checkpoint.md)
+rm -rf "$c/config" "$c/calib" "$c/logs" "$c/runs" "$c/args" "$c/outfile"
+mkdir -p "$c/config" "$c/calib" "$c/logs" "$c/runs" "$c/args" "$c/outfile"
 for f in tests/fixtures/hf/*.json tests/cli/fixtures/*.json; do
     case $f in */calib-*) continue ;; esac
     cp "$f" "$c/config/$(basename "$f")"
@@ -46,5 +48,15 @@ while IFS= read -r args; do
     n=$((n + 1))
     { printf "\\$(printf %03o "$b")"; for a in "$@"; do printf '%s\n' "$a" | tr -d "'\""; done; } \
         >"$c/args/case-$n"
+done
+# fuzz_outfile: first byte's low bit --force, a file name, a newline, the content
+o=0
+for name in ds_config.json launch.sh link ../outside a/b . .. '' .hidden \
+    "$(printf '%0300d' 0)" 'ds_config.json/'; do
+    for force in 0 1; do
+        o=$((o + 1))
+        { printf "\\$(printf %03o "$force")"; printf '%s\n{"x": 1}\n' "$name"; } \
+            >"$c/outfile/name-$o"
+    done
 done
 for d in "$c"/*; do echo "$d: $(ls "$d" | wc -l) seeds"; done

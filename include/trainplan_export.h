@@ -13,7 +13,9 @@
 
 #include "trainplan.h"
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum tp_export_format {
     TP_EXPORT_DEEPSPEED = 0, /* DeepSpeed config JSON (ds_config.json) */
@@ -49,6 +51,13 @@ struct tp_export_file {
 struct tp_export_opts {
     const char *base_model; /* Axolotl base_model (HF id or path); NULL = tp_export_base_model */
     const char *job_name;   /* Slurm job name; NULL = "trainplan" */
+    /* The stopping point: training tokens (Megatron --train-samples = tokens / seq, rounded
+       up; Axolotl max_steps = tokens / (global batch x seq), rounded up) or optimizer steps;
+       0 for both = none given (the exports say so in a note). */
+    double tokens;
+    uint64_t steps;
+    /* Peak learning rate; 0 = the documented default of the task (tp_export_default_lr). */
+    double lr;
 };
 TP_API void tp_export_opts_init(struct tp_export_opts *o);
 
@@ -70,6 +79,35 @@ TP_API enum tp_status tp_export_build(enum tp_export_format f, const struct tp_m
                                const struct tp_layout *l, const struct tp_export_opts *o,
                                struct tp_export *out, struct tp_error *err);
 TP_API void tp_export_free(struct tp_export *x);
+
+/* Narrows a search (export --best) to the layouts format f's files can run for the job's
+   stack: data parallel only (tp = pp = cp = ep = 1) for a DeepSpeed config or Axolotl
+   (DeepSpeed-MoE's ep_size lives in the model code, not the config), no uneven or interleaved
+   pipeline for Megatron-DeepSpeed.  The stack's own rules are the search's already
+   (tp_stack_check). */
+TP_API void tp_export_search_limits(enum tp_export_format f, const struct tp_job *j,
+                                    struct tp_search_opts *o);
+
+/* The peak learning rate an export writes when none is given, with its source: pre-training
+   (Megatron) 3e-4 up to 20B parameters and 1.5e-4 above (Llama 2, Touvron et al. 2023, §2.2,
+   Table 1: AdamW 0.9/0.95, cosine to 10%, 2000 warm-up steps, weight decay 0.1); full
+   fine-tuning 2e-5 (Llama 2 §3.1 SFT); LoRA/QLoRA 2e-4 up to 20B and 1e-4 above (Dettmers et
+   al. 2023, QLoRA, Appendix B.2); DPO 5e-7 (Tunstall et al. 2023, Zephyr, §4).  The learning
+   rate and its schedule are the user's to choose: the files say so. */
+TP_API double tp_export_default_lr(const struct tp_model *m, const struct tp_job *j,
+                                   bool pretraining, const char **source);
+
+/* One model-defining field of a Hugging Face config.json and what each target calls it.  The
+   Megatron-LM export writes the flag of every field the model has, or a note where `megatron`
+   is NULL or the value is not expressible; Axolotl loads the checkpoint's own config.json
+   (base_model), so it carries every field. */
+struct tp_export_field {
+    const char *hf;         /* config.json field ("rope_theta") */
+    const char *megatron;   /* Megatron-LM flag(s) ("--rotary-base"); NULL: none (a note) */
+    const char *torchtitan; /* torchtitan model-config field ("rope.theta"); NULL: none */
+};
+TP_API size_t tp_export_field_count(void);
+TP_API const struct tp_export_field *tp_export_field_at(size_t i);
 
 /* The Hugging Face id (or local directory) of the model: "meta-llama/Llama-3.3-70B-Instruct"
    from a preset's source, "zai-org/GLM-4.5-Air" from a hub-cache path

@@ -91,6 +91,11 @@ static const struct name DS_KEYS[] = {
 /* Axolotl config keys (src/axolotl/utils/schemas/...). */
 static const struct name AXOLOTL_KEYS[] = {
     {"base_model", "schemas/model.py ModelInputConfig"},
+    {"learning_rate", "schemas/training.py HyperparametersConfig (required)"},
+    {"lr_scheduler", "schemas/training.py"},
+    {"cosine_min_lr_ratio", "schemas/training.py"},
+    {"max_steps", "schemas/config.py"},
+    {"warmup_steps", "schemas/config.py"},
     {"sequence_len", "schemas/config.py"},
     {"sample_packing", "schemas/config.py"},
     {"pad_to_sequence_len", "schemas/config.py"},
@@ -176,6 +181,34 @@ static const struct name MEGATRON_LM_FLAGS[] = {
     {"--delay-wgrad-compute", "model_parallel_config.py delay_wgrad_compute (argument_utils.py)"},
     {"--attention-dropout", "arguments.py"}, {"--hidden-dropout", "arguments.py"},
     {"--optimizer", "arguments.py (adam, sgd, ...)"}, {"--clip-grad", "arguments.py"},
+    /* model-defining fields (src/export/export_model.c) */
+    {"--rotary-base", "arguments.py:1674"}, {"--norm-epsilon", "arguments.py:1707"},
+    {"--use-rope-scaling", "arguments.py:1682"}, {"--rope-scaling-factor", "arguments.py:1684"},
+    {"--rotary-percent", "arguments.py:1676"}, {"--rope-type", "arguments.py:2196"},
+    {"--rotary-scaling-factor", "arguments.py:3126"}, {"--mscale", "arguments.py:3128"},
+    {"--mscale-all-dim", "arguments.py:3130"},
+    {"--moe-router-score-function", "arguments.py:3025"},
+    {"--moe-router-pre-softmax", "arguments.py:3034"},
+    {"--moe-router-topk-scaling-factor", "arguments.py:3041"},
+    {"--moe-router-num-groups", "arguments.py:3036"},
+    {"--moe-router-group-topk", "arguments.py:3039"},
+    {"--moe-shared-expert-gate", "arguments.py:2993"}, {"--window-size", "arguments.py:1651"},
+    {"--window-attn-skip-freq", "arguments.py:1654"}, {"--mtp-num-layers", "arguments.py:1742"},
+    {"--softmax-type", "arguments.py:1647"},
+    /* start-up (src/export/export_train.c) */
+    {"--train-samples", "training_config.py TrainingConfig"},
+    {"--train-iters", "training_config.py TrainingConfig"},
+    {"--lr-warmup-samples", "training_config.py SchedulerConfig"},
+    {"--lr-decay-samples", "training_config.py SchedulerConfig"},
+    {"--lr-warmup-iters", "training_config.py SchedulerConfig"},
+    {"--lr-decay-iters", "training_config.py SchedulerConfig"},
+    {"--lr-warmup-fraction", "training_config.py SchedulerConfig"},
+    {"--lr-decay-style", "training_config.py SchedulerConfig"},
+    {"--lr", "arguments.py:2338"}, {"--min-lr", "arguments.py:2345"},
+    {"--weight-decay", "arguments.py:1888"}, {"--adam-beta1", "arguments.py"},
+    {"--adam-beta2", "arguments.py:1897"}, {"--tokenizer-type", "arguments.py:2655"},
+    {"--tokenizer-model", "arguments.py:2670"}, {"--data-path", "arguments.py:2700"},
+    {"--split", "arguments.py:2712"},
 };
 
 /* Megatron-DeepSpeed flags: megatron/arguments.py, plus DeepSpeed's add_config_arguments. */
@@ -208,6 +241,22 @@ static const struct name MEGATRON_DS_FLAGS[] = {
     {"--zero-stage", "megatron/arguments.py"},
     {"--deepspeed", "deepspeed/__init__.py add_config_arguments"},
     {"--deepspeed_config", "deepspeed/__init__.py add_config_arguments"},
+    {"--rotary-position-embeddings-theta", "megatron/arguments.py:635"},
+    {"--rotary-percent", "megatron/arguments.py:638"},
+    {"--layernorm-epsilon", "megatron/arguments.py:652"},
+    {"--train-samples", "megatron/arguments.py:877"},
+    {"--train-iters", "megatron/arguments.py:873"},
+    {"--lr-warmup-samples", "megatron/arguments.py:1039"},
+    {"--lr-decay-samples", "megatron/arguments.py:1027"},
+    {"--lr-warmup-iters", "megatron/arguments.py:1036"},
+    {"--lr-decay-iters", "megatron/arguments.py:1024"},
+    {"--lr-warmup-fraction", "megatron/arguments.py:1033"},
+    {"--lr-decay-style", "megatron/arguments.py:1021"}, {"--lr", "megatron/arguments.py:1017"},
+    {"--min-lr", "megatron/arguments.py:1048"}, {"--weight-decay", "megatron/arguments.py:772"},
+    {"--adam-beta1", "megatron/arguments.py:783"}, {"--adam-beta2", "megatron/arguments.py:786"},
+    {"--tokenizer-type", "megatron/arguments.py:1299"},
+    {"--tokenizer-model", "megatron/arguments.py:1309"},
+    {"--data-path", "megatron/arguments.py:1238"}, {"--split", "megatron/arguments.py:1246"},
 };
 
 /* torchrun (torch/distributed/run.py) and sbatch(1). */
@@ -396,8 +445,8 @@ static void load_yaml(const char *text, yaml_document_t *doc)
 /* ---- Megatron arguments and launch lines ------------------------------------------------ */
 
 struct flags {
-    char flag[96][64];
-    char value[96][160];
+    char flag[128][64];
+    char value[128][160];
     size_t n;
 };
 
@@ -411,10 +460,12 @@ static void parse_args(const char *text, struct flags *f)
     while (*p && *p != ')') {
         char line[256];
         size_t n = strcspn(p, "\n");
-        assert_true(n < sizeof line && f->n < 96);
+        assert_true(n < sizeof line && f->n < 128);
         snprintf(line, sizeof line, "%.*s", (int)n, p);
         p += n + (p[n] == '\n');
         char *s = line + strspn(line, " ");
+        if (s[0] == '#') /* a comment line inside the array (bash allows them) */
+            continue;
         assert_true(strncmp(s, "--", 2) == 0);
         size_t fl = strcspn(s, " ");
         snprintf(f->flag[f->n], sizeof f->flag[0], "%.*s", (int)fl, s);

@@ -7,6 +7,11 @@
  *   - time and memory are TP_OK, every figure finite and non-negative, step time > 0;
  *   - MFU and HFU <= 1: no more FLOPs than the peak the GEMMs are priced at (fp8 runs: the fp8
  *     peak, while MFU is reported against the 16-bit one as Megatron and torchtitan do);
+ *   - the breakdown adds up (issue 40): the parts every verb prints (forward, backward,
+ *     recompute, overhead, TP/CP/EP/PP communication, DP/ZeRO exposed, bubble, optimizer,
+ *     offload) sum to the step, the kernel split (GEMMs, attention, memory-bound) to the
+ *     compute, and the exposed DP/ZeRO figure never exceeds its total (DeepSpeed's on-demand
+ *     ZeRO-3 expert fetches once were in the first only: 27.8 s exposed of 0.48 s);
  *   - memory is non-decreasing in the micro-batch (activations scale with it, nothing shrinks);
  *   - at fixed per-GPU work (same mbs, gas, no ZeRO sharding) inside one node, doubling dp
  *     never shortens the step: each GPU computes the same, and a ring all-reduce over more
@@ -124,6 +129,20 @@ static void check_time(const struct tp_time *t, const struct sample *s)
                          : 1.0;
     if (!(t->step_s > 0) || t->mfu > t->hfu * (1 + 1e-12) || t->hfu > ceiling)
         fail_msg("%s: step %g s, MFU %g, HFU %g", s->c.gpu.key, t->step_s, t->mfu, t->hfu);
+    double parts = t->fwd_s + t->bwd_s + t->recompute_s + t->overhead_s + t->tp_comm_s +
+                   t->cp_comm_s + t->ep_comm_s + t->pp_comm_s + t->dp_comm_s + t->bubble_s +
+                   t->optimizer_s + t->offload_s;
+    double compute = t->fwd_s + t->bwd_s + t->recompute_s;
+    double kinds = t->gemm_s + t->attn_s + t->elementwise_s;
+    if (!(fabs(parts - t->step_s) <= 1e-9 * t->step_s) ||
+        !(fabs(kinds - compute) <= 1e-9 * compute))
+        fail_msg("%s, framework %d, zero %u: the parts sum to %.9g s of a %.9g s step; the "
+                 "kernels to %.9g s of %.9g s of compute", s->c.gpu.key, (int)s->j.framework,
+                 s->l.zero, parts, t->step_s, kinds, compute);
+    if (!isfinite(t->dp_comm_total_s) || t->dp_comm_s > t->dp_comm_total_s * (1 + 1e-12))
+        fail_msg("%s, framework %d, zero %u, experts %u: DP/ZeRO exposed %.6g s of a total "
+                 "%.6g s", s->c.gpu.key, (int)s->j.framework, s->l.zero, s->m.n_experts,
+                 t->dp_comm_s, t->dp_comm_total_s);
 }
 
 static double worst_memory(const struct sample *s, const struct tp_layout *l)

@@ -491,7 +491,8 @@ static void test_ranges(void **state)
     setup("qwen3-30b-a3b", "mi300x", 8, TP_FW_AXOLOTL);
     tp_time_range(&model, &cluster, &job, &lay, 0, &r);
     assert_string_equal(r.cls, "hf/other/moe");
-    assert_true(r.hi / r.lo > 10); /* the model does not know HF MoE to within 10x */
+    /* from the users' three SFT runs, at most 3x wide (test_moe.c holds the runs in it) */
+    assert_true(r.hi / r.lo > 2 && r.hi / r.lo <= 3.0 + 1e-9);
 }
 
 int main(void)

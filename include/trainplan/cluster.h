@@ -136,6 +136,17 @@ enum tp_framework {
    Llama4TextMoe: hidden_states.repeat(num_experts, 1); Axolotl's linearized Llama 4 experts);
    a Hugging Face stack's default for the llama4 family. */
 enum tp_moe_impl { TP_MOE_DEFAULT = 0, TP_MOE_EAGER, TP_MOE_GROUPED, TP_MOE_DEEPSPEED, TP_MOE_DENSE };
+/* How an expert-parallel group moves tokens to their experts and back (docs/moe.md).
+   ALLTOALL: Megatron-Core's MoEAlltoAllTokenDispatcher and DeepSpeed-MoE / Tutel: every routed
+   copy of a token sent on its own, NCCL all-to-all, 16-bit (the default).  ALLGATHER:
+   Megatron-Core's MoEAllGatherTokenDispatcher: the whole group's tokens all-gathered, the
+   outputs reduce-scattered.  FLEX: Megatron-Core's flex dispatcher on DeepEP's normal kernels
+   (--moe-token-dispatcher-type flex --moe-enable-deepep), as DeepSeek-V3 ran it: a token
+   crosses the network once per node it reaches and is forwarded over NVLink to its ranks there
+   (hierarchical), FP8 dispatch in FP8 runs, 16-bit combine; communication SMs taken from the
+   GEMMs while it overlaps them. */
+enum tp_moe_dispatcher { TP_MOE_DISPATCH_ALLTOALL = 0, TP_MOE_DISPATCH_ALLGATHER,
+                         TP_MOE_DISPATCH_FLEX };
 /* Attention kernel.  TP_ATTN_FLASH is the framework's default fused kernel: Megatron-Core/NeMo
    run Transformer Engine's (cuDNN fused attention: native to Hopper and Blackwell), the others
    FlashAttention-2 (flash-attn, PyTorch SDPA's flash backend).  FLASH2 / FLASH3 name the kernel
@@ -227,6 +238,7 @@ struct tp_job {
                                   backward, each hiding the other's MoE all-to-all (model_parallel
                                   _config.py; since Megatron-Core 0.14, 2025-08) */
     double moe_capacity;       /* token-dropping capacity factor; 0 = dropless */
+    enum tp_moe_dispatcher moe_dispatcher; /* how tokens reach their experts (moe_comm.c) */
     double moe_imbalance;      /* dropless: busiest expert's load over the mean (>= 1) */
     double trainable_frac;     /* share of the processed token slots the user's throughput
                                   counts (0 < f <= 1; 1 = every slot).  Axolotl >= 0.13 logs
@@ -242,7 +254,12 @@ struct tp_job {
                                      run_train.sh sets it: implied for that stack) */
 };
 
-enum tp_schedule { TP_SCHED_1F1B = 0, TP_SCHED_INTERLEAVED, TP_SCHED_GPIPE };
+/* DUALPIPE: DeepSeek-V3's bidirectional pipeline (DeepSeek-V3 report §3.2.1, Table 2;
+   github.com/deepseek-ai/DualPipe): rank i holds stage i and stage pp-1-i (two copies of the
+   parameters), micro-batches enter from both ends, and each forward chunk runs beside another
+   micro-batch's backward chunk so that either's all-to-all and pipeline transfers hide behind
+   the other's compute; bubble (pp/2 - 1)(F&B + B - 3W), pp + 1 micro-batches of activations. */
+enum tp_schedule { TP_SCHED_1F1B = 0, TP_SCHED_INTERLEAVED, TP_SCHED_GPIPE, TP_SCHED_DUALPIPE };
 
 struct tp_layout {
     uint32_t dp, tp, pp, vpp, ep, etp, cp;

@@ -80,6 +80,8 @@ struct tp_st_tensor {
     uint64_t shape[TP_ST_MAX_DIMS];
     uint64_t elements;               /* product of the shape (UINT64_MAX when it overflows) */
     uint64_t begin, end;             /* data_offsets, relative to the data section */
+    bool excluded;                   /* flagged size-mismatch or unknown-dtype: its element
+                                        count is not trusted and is left out of params */
 };
 
 /* A parsed safetensors header and what is wrong with it. */
@@ -87,7 +89,10 @@ struct tp_st_header {
     uint64_t header_bytes;           /* N, the header length the first 8 bytes give */
     uint64_t data_bytes;             /* bytes of the file after 8 + N (0 when the file is
                                         shorter) */
-    uint64_t params;                 /* sum of elements (saturating) */
+    uint64_t params;                 /* sum of the elements of the tensors not excluded
+                                        (UINT64_MAX when params_overflow) */
+    bool params_overflow;            /* that sum does not fit 64 bits */
+    size_t n_excluded;               /* tensors excluded from params */
     size_t n_tensors;
     struct tp_st_tensor *tensors;    /* in header order */
     size_t n_problems;
@@ -109,7 +114,8 @@ struct tp_ckpt_file {
     uint64_t bytes;        /* size on disk (0 when missing) */
     uint64_t header_bytes;
     size_t tensors;
-    uint64_t params;       /* elements of its tensors */
+    uint64_t params;       /* elements of its tensors, the excluded ones left out */
+    size_t excluded;       /* its tensors flagged size-mismatch or unknown-dtype */
     char dtypes[64];       /* the dtypes it holds, comma-separated ("BF16", "BF16,F32") */
     bool missing;          /* named by the index, not on disk */
     bool stub;             /* zero-length, or every tensor has zero elements */
@@ -123,6 +129,7 @@ struct tp_ckpt_tensor {
     uint32_t ndim;
     uint64_t shape[TP_ST_MAX_DIMS];
     uint64_t elements;
+    bool excluded;         /* left out of the totals (struct tp_st_tensor) */
 };
 
 /* A DeepSpeed ZeRO checkpoint file (`*_model_states.pt`, `*_optim_states.pt`): name and size
@@ -164,8 +171,12 @@ struct tp_ckpt {
     char **lost;                   /* tensors the index maps to shards that are not there,
                                       sorted (their missing-tensor lines are left out: the
                                       missing-shard line says it) */
-    uint64_t total_params;         /* elements of every tensor, counted once */
+    uint64_t total_params;         /* elements of every tensor, counted once; tensors flagged
+                                      size-mismatch or unknown-dtype are left out */
     uint64_t total_bytes;          /* the safetensors files' sizes */
+    size_t n_excluded;             /* tensors left out of the totals (their problems say why) */
+    bool totals_overflow;          /* a total does not fit 64 bits: it is UINT64_MAX, and
+                                      printed as unknown, never wrapped */
     uint64_t by_comp[TP_COMP_COUNT + 1]; /* by the component its name says; [TP_COMP_COUNT] =
                                             other (buffers, unknown names) */
     uint64_t by_dtype[TP_ST_DTYPE_COUNT]; /* parameters per dtype */
@@ -201,11 +212,12 @@ enum tp_names {
     TP_NAMES_ATTENTION, /* enum tp_attn_impl: flash, eager, flash2, flash3, flex */
     TP_NAMES_RECOMPUTE, /* enum tp_recompute: none, selective, full */
     TP_NAMES_OFFLOAD,   /* enum tp_offload: none, optimizer, params */
-    TP_NAMES_SCHEDULE,  /* enum tp_schedule: 1f1b, interleaved, gpipe */
+    TP_NAMES_SCHEDULE,  /* enum tp_schedule: 1f1b, interleaved, gpipe, dualpipe */
     TP_NAMES_LAYER_ATTN, /* enum tp_layer_attn: full, sliding, chunked */
     TP_NAMES_ATTN_CONVENTION, /* enum tp_attn_convention: causal, noncausal */
     TP_NAMES_MIXER,     /* enum tp_mixer: attention, mamba2, gated_deltanet, none */
     TP_NAMES_FP8_RECIPE, /* enum tp_fp8_recipe: tensorwise, rowwise */
+    TP_NAMES_MOE_DISPATCHER, /* enum tp_moe_dispatcher: alltoall, allgather, flex */
     TP_NAMES_COUNT
 };
 /* The name of `value` in table `t`; "?" when out of range. */
@@ -230,6 +242,7 @@ struct tp_request {
        the layout needs model parallelism) */
     int task, optimizer, precision, framework, attn_impl, moe_impl;
     int fp8_recipe;                 /* enum tp_fp8_recipe (precision fp8) */
+    int moe_dispatcher;             /* enum tp_moe_dispatcher */
     bool z3_leaf, dropout, fused_loss, tp_comm_overlap, kbit_fp32, fp8_param_gather;
     bool fsdp_backend;              /* framework axolotl on FSDP2, not DeepSpeed */
     bool expandable_segments;       /* PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True */
@@ -347,6 +360,12 @@ TP_API struct json_t *tp_json_params(const struct tp_params_report *r);
 struct tp_validation;
 struct tp_calibration;
 TP_API struct json_t *tp_json_validate(const struct tp_validation *v, const char *calibration);
+/* The pieces of that document for a streaming validation (tp_validate_stream): one row's
+   object, and the summary object with the counts of rows not compared. */
+TP_API struct json_t *tp_json_validate_row(const struct tp_run *run, const struct tp_run_eval *e);
+TP_API struct json_t *tp_json_validate_stream_summary(const struct tp_validate_stream *v,
+                                                      size_t skipped, size_t duplicates,
+                                                      size_t unmeasured);
 /* `trainplan calibrate`'s document (`base_name` as tp_calib_base gives it, `output` the file
    written or NULL), and its parameters alone (its CSV: one row each). */
 TP_API struct json_t *tp_json_calibrate(const struct tp_calibration *r, const char *base_name,

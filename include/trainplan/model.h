@@ -102,6 +102,12 @@ struct tp_model {
     bool shared_expert_gate;    /* H->1 sigmoid gate on the shared expert (Qwen2-MoE) */
     bool router_score_bias;     /* E-float e_score_correction_bias buffer (DeepSeek-V3, GLM-4.5):
                                    counted only in the checkpoint figure */
+    /* Group-limited routing (DeepSeek-V2/V3 config.json n_group / topk_group; Megatron-Core
+       --moe-router-num-groups / --moe-router-group-topk): the experts fall into router_groups
+       groups and a token picks its experts among its best router_group_topk of them.  With one
+       group per node this is DeepSeek-V3's node-limited routing, "each token will be sent to
+       at most 4 nodes" (arXiv:2412.19437 §2.1.2).  0 = unlimited. */
+    uint32_t router_groups, router_group_topk;
     /* Which blocks are MoE (used when !layers_explicit): block l is MoE iff
        l >= moe_first_dense and l % moe_step == moe_phase. */
     uint32_t moe_first_dense, moe_step, moe_phase;

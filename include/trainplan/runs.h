@@ -49,8 +49,11 @@ struct tp_run {
 
 /* Maps one row, given as parallel arrays of column names and cell texts (empty = unknown), to
    a run.  Columns are found by name, in any order; extra columns are ignored.  A row that
-   cannot be mapped returns TP_EINVAL / TP_EUNSUPPORTED with the reason (e.g. "seq_len is
-   empty", "arch nemotron_h (hybrid Mamba) is not modelled"). */
+   cannot be mapped returns TP_EINVAL / TP_EUNSUPPORTED with the reason naming the column (e.g.
+   "seq_len is empty", "precision \"notfp8\" is not a known value (...)", "global_batch 16
+   differs from micro_batch x grad_accum x dp = ...", "mfu 45 is not a fraction of the peak"):
+   numbers must be plain decimals, enumerated cells whole known values, booleans 1/0/true/false,
+   cells must agree and measured figures be possible on the row's GPU. */
 TP_API enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells, size_t n,
                                struct tp_run *out, struct tp_error *err);
 
@@ -72,9 +75,18 @@ TP_API bool tp_run_assumed(const struct tp_run *run);
    `why`.  Return false to stop reading. */
 typedef bool (*tp_run_fn)(void *ctx, const char *path, size_t line, const struct tp_run *run,
                           const struct tp_error *why);
-/* Reads a runs CSV (RFC 4180 quoting; the first line names the columns) and calls `fn` for
-   every row.  TP_EIO / TP_EINVAL for an unreadable or malformed file. */
+/* Reads a runs CSV (RFC 4180 quoting, strictly; the first line names the columns; a UTF-8
+   byte-order mark is skipped) and calls `fn` for every row with the physical line it starts
+   on.  A row the reader refuses before mapping (more than 256 cells, extra cells, a NUL, a
+   control character or bytes that are not UTF-8) comes with `why` like an unmappable one.
+   TP_EIO for an unreadable file; TP_EINVAL "PATH line N: ..." for malformed CSV (an unclosed
+   quote named on the line it opened), a header naming a column twice, or no runs header
+   (docs/runs-file.md, "What is refused"). */
 TP_API enum tp_status tp_runs_read(const char *path, tp_run_fn fn, void *ctx, struct tp_error *err);
+/* `s` with every control character (C0, DEL, C1) and every byte that is not UTF-8 written as
+   \\xNN, for echoing input (row ids, names, paths, messages) to a terminal or a table; like
+   snprintf, returns the length needed and truncates to len - 1. */
+TP_API size_t tp_text_escape(const char *s, char *out, size_t len);
 
 /* ----------------------------------------------------------------------------------------- */
 /* Validation: predicted against measured (trainplan validate)                                 */
@@ -173,6 +185,31 @@ struct tp_validation_summary {
 };
 TP_API void tp_validation_summarize(const struct tp_validation *v,
                                     struct tp_validation_summary *s);
+
+/* Validation as a stream (src/core/validate_stream.c): rows added one at a time, the summary
+   from running counts and, for the error quantiles, a reservoir of at most TP_RESERVOIR errors
+   per statistic (Algorithm R, fixed seed: the same file gives the same figures).  While a
+   statistic has seen at most TP_RESERVOIR errors its quantiles are exactly those of
+   tp_validation_summarize / tp_validation_group.  Memory: the reservoirs and one entry per
+   group, whatever the number of rows. */
+#define TP_RESERVOIR 8192
+struct tp_validate_stream;
+/* NULL when out of memory. */
+TP_API struct tp_validate_stream *tp_validate_stream_new(void);
+TP_API void tp_validate_stream_free(struct tp_validate_stream *s);
+/* Adds one evaluated run (tp_run_evaluate); TP_ENOMEM when a reservoir or group cannot grow. */
+TP_API enum tp_status tp_validate_stream_add(struct tp_validate_stream *s, const struct tp_run *run,
+                                             const struct tp_run_eval *e, struct tp_error *err);
+TP_API void tp_validate_stream_summarize(const struct tp_validate_stream *s,
+                                         struct tp_validation_summary *out);
+/* The groups in order of first appearance: how many, and group i's key ("(none)" for an
+   empty one) and statistics. */
+TP_API size_t tp_validate_stream_groups(const struct tp_validate_stream *s, enum tp_run_group g);
+TP_API void tp_validate_stream_group(const struct tp_validate_stream *s, enum tp_run_group g,
+                                     size_t i, const char **key, struct tp_err_stats *st);
+/* Whether a mapped run measured anything validate compares (a throughput in any of the
+   documented forms, a memory peak or an OOM): tp_runs_load keeps only those. */
+TP_API bool tp_run_measured_something(const struct tp_run *r);
 
 /* ----------------------------------------------------------------------------------------- */
 /* Calibration fit (trainplan calibrate)                                                       */

@@ -247,14 +247,16 @@ struct tp_size_grid {
     uint32_t vocab;               /* 0 = the family's tokenizer */
     uint64_t seq;                 /* tokens per sequence (FLOPs per token, the cluster's job) */
     double aspect_min, aspect_max;/* hidden / layers kept (default 20..200) */
-    uint32_t hidden_min, hidden_max; /* default 256..16384, multiples of 128 */
-    uint32_t layers_max;          /* default 160 (deepest released dense LLMs: 126-118) */
+    uint32_t hidden_min, hidden_max; /* default 256..24576: multiples of 256, of 512 above 4096 */
+    uint32_t layers_max;          /* default 160 (deepest released dense LLMs: 126-118); depths
+                                     are multiples of 4, of 8 from 64 on */
 };
 TP_API void tp_size_grid_init(struct tp_size_grid *g);
 
 /* One concrete shape of the family and what it gets from the budget. */
 struct tp_size_shape {
     uint32_t layers, hidden, heads, kv_heads, ffn, vocab;
+    uint32_t head_dim;            /* 128 (GPT: 64 below hidden 2048; tiny shapes hidden / 8) */
     bool tied;
     double params;                /* total, counted by tp_count_params */
     double fit_n;                 /* in the loss fit's convention */
@@ -288,6 +290,69 @@ TP_API enum tp_status tp_size_on_cluster(const struct tp_size_grid *g, const str
                                   const struct tp_search_opts *o, const struct tp_calib *cal,
                                   double flops, double seconds, struct tp_size_shape *s,
                                   struct tp_error *err);
+
+/* A caller's worker pool: runs task(arg, i) once for every i in [0, n), in any order on any
+   threads, and returns when all have run (NULL pool: the calling thread runs them).  The CLI
+   passes POSIX threads; Python and the page pass none. */
+typedef void (*tp_pool_task)(void *arg, size_t i);
+typedef void (*tp_pool_fn)(void *pool, size_t n, tp_pool_task task, void *arg);
+
+/* What `trainplan size` ranks: the grid, the loss fit, and a FLOP budget or a cluster. */
+struct tp_size_req {
+    const struct tp_size_grid *grid;
+    const struct tp_scaling_fit *loss_fit; /* has a loss law */
+    const struct tp_cluster *cluster;      /* NULL: no cluster, the budget is `flops` */
+    const struct tp_job *job;              /* with a cluster */
+    const struct tp_search_opts *opts;     /* with a cluster (gbs set) */
+    const struct tp_calib *cal;            /* with a cluster (NULL: built-in) */
+    double flops;                          /* > 0: the budget is fixed */
+    double seconds;                        /* training time (cluster, flops == 0) */
+    double tie_band;                       /* losses closer than this to a list's best tie
+                                              (tp_size_tie_band); 0: no ties */
+};
+
+/* Which shapes may take a rank of a list. */
+struct tp_size_filter {
+    double max_params;                     /* 0 = no bound */
+    double min_tpp, max_tpp;               /* tokens per parameter after evaluation; 0 = any */
+};
+
+/* The grid and what is known of each shape; tp_size_prepare allocates, tp_size_free frees. */
+struct tp_size_state {
+    struct tp_size_shape *shapes;
+    size_t n;
+    double *bound;                         /* a lower bound of each shape's loss */
+    size_t *order;                         /* shapes by bound, ascending */
+    unsigned char *done;                   /* 1 = evaluated */
+    double rate, peak;                     /* with a cluster: the model FLOP/s per GPU the
+                                              bounds assume, and the peak (the fallback) */
+    size_t searched;                       /* shapes searched for a layout */
+};
+
+/* The default global batch of a size run, in sequences: DeepSeek LLM's B_opt = 0.292 C^0.3271
+   tokens at `flops`, a power of two sequences per GPU, at least one per GPU. */
+TP_API uint64_t tp_size_default_gbs(double flops, uint64_t seq, uint32_t gpus);
+/* The fit's N of the grid's smallest (4 layers at hidden_min) and largest shape: the budgets
+   whose optimum lies outside cannot be answered by the grid. */
+TP_API enum tp_status tp_size_grid_span(const struct tp_size_grid *g, const struct tp_scaling_fit *f,
+                                        double *lo, double *hi, struct tp_error *err);
+/* The loss difference within which two shapes tie: what `frac` more compute buys at the fit's
+   optimum, L*(C) - L*((1 + frac) C) (0 for a fit without a loss law). */
+TP_API double tp_size_tie_band(const struct tp_scaling_fit *f, double flops, double frac);
+/* Counts every shape of the grid and its loss bound (the loss itself without a cluster or
+   with a fixed budget; else the loss at the tokens the cluster's peak would give, MFU 1). */
+TP_API enum tp_status tp_size_prepare(const struct tp_size_req *r, struct tp_size_state *s,
+                                      struct tp_error *err);
+/* The `k` first shapes of a list among those `f` accepts, as indices into s->shapes, in
+   *n_out: the shapes whose loss is within r->tie_band of the list's lowest come first, the
+   fastest on the cluster first (highest MFU; without a cluster the fewest parameters), then
+   the rest by loss.  Branch and bound: a shape is searched (on `pool`, in batches) only while
+   its bound can still rank, and once for all lists. */
+TP_API enum tp_status tp_size_best(const struct tp_size_req *r, struct tp_size_state *s,
+                                   const struct tp_size_filter *f, tp_pool_fn pool,
+                                   void *pool_ctx, size_t *out, size_t k, size_t *n_out,
+                                   struct tp_error *err);
+TP_API void tp_size_free(struct tp_size_state *s);
 
 #ifdef __cplusplus
 }

@@ -46,6 +46,19 @@ static inline bool tp_mul_u64(uint64_t a, uint64_t b, uint64_t *out)
     return true;
 }
 
+/* *sum += v unless it wraps 64 bits (then false and *sum = UINT64_MAX, so a total that cannot
+   be formed stays visibly unknown instead of wrapping).  C11 has no checked arithmetic
+   (__builtin_add_overflow is a GCC/Clang extension). */
+static inline bool tp_add_u64(uint64_t *sum, uint64_t v)
+{
+    if (v > UINT64_MAX - *sum) {
+        *sum = UINT64_MAX;
+        return false;
+    }
+    *sum += v;
+    return true;
+}
+
 /* Drops (sets NaN) and counts the physically impossible figures of parsed log steps and of the
    log's run facts; returns how many, also added to info->n_implausible. */
 size_t tp_log_drop_implausible(struct tp_log_step *steps, size_t n, struct tp_log_info *info);
@@ -65,6 +78,8 @@ uint32_t tp_comm_per_node(uint32_t n, uint64_t stride, uint32_t gpn);
 bool tp_comm_pcie_only(const struct tp_cluster *c);
 /* Whether the job's stack runs ZeRO stage `zero` with `mode` offloaded (stack.c). */
 bool tp_stack_offloads(const struct tp_job *j, uint32_t zero, enum tp_offload mode);
+/* DualPipe's micro-batch rule: an even count, at least 2 x pp (stack.c; true for the others). */
+bool tp_dualpipe_gas_ok(const struct tp_layout *l);
 /* Achieved scale-up bandwidth per rank for a group with g ranks in a node (mesh-aware). */
 double tp_comm_intra_bw(const struct tp_cluster *c, const struct tp_calib *cal, uint32_t g);
 /* Achieved per-rank bus bandwidth of a group over `nodes` nodes with g ranks in each. */

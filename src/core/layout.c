@@ -7,6 +7,7 @@
  * suggests values that would.
  */
 #include "internal.h"
+#include "stack_rules.h"
 
 #include <string.h>
 
@@ -275,11 +276,14 @@ enum tp_status tp_layout_check(const struct tp_model *m, const struct tp_cluster
     if (c->gpu.hbm_bytes <= 0)
         return tp_fail(err, TP_EINVAL, "GPU memory capacity must be positive");
     TRY(tp_cluster_check(c, j, err));
+    /* what the stack needs on (Megatron's SP for MoE with TP: stack_rules.c) */
+    if ((unsigned)j->framework < TP_FW_COUNT)
+        tp_stack_rules_fix(m, j, l);
     TRY(check_sizes(l, err));
     TRY(check_world(c, l, err));
     TRY(check_model(m, j, l, err));
     TRY(check_sharding(m, j, l, err));
-    if (l->vpp > 1)
+    if (l->vpp > 1 && l->schedule != TP_SCHED_DUALPIPE) /* (DualPipe with vpp: tp_stack_check) */
         l->schedule = TP_SCHED_INTERLEAVED;
     else if (l->schedule == TP_SCHED_INTERLEAVED)
         l->schedule = TP_SCHED_1F1B;

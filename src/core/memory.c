@@ -414,9 +414,19 @@ static struct act_terms block_activations(const struct tp_model *m, const struct
        (HF's `expert_layer(x) * routing_weights`, DeepSpeed MoE's combine) keeps the fc2 output,
        reduce-scattered over etp first */
     double expert = rc & TP_RC_MOE_ACT ? glu - gin : glu;
+    /* FP8 runs that recompute the experts' activation keep its input (the fc1 output) in FP8:
+       DeepSeek-V3 (arXiv:2412.19437 §3.3, "we cache the inputs of the SwiGLU operator and
+       recompute its output in the backward pass. These activations are also stored in FP8"),
+       Megatron-Core 0.14 ("FP8 support for Fine-grained Recomputations", moe/README.md) */
+    if ((rc & TP_RC_MOE_ACT) && gin < 2)
+        expert = (m->mlp == TP_MLP_GLU ? 2.0 : 1.0) * gin;
     bool mcore = j->framework == TP_FW_MEGATRON;
     double weights = mcore ? 4.0 : 2 * h / l->etp;
     a.moe = load * m->top_k * (gin * h + expert * m->moe_ffn / l->etp + weights);
+    /* under sequence parallelism a rank routes T/tp tokens and its expert-TP group gathers etp
+       ranks' worth (moe_comm.c tp_moe_routed_tokens): etp/tp of the micro-batch's copies */
+    if (l->sp && l->tp > 1)
+        a.moe *= (double)l->etp / l->tp;
     a.split += rc & TP_RC_SHARED ? 0 : glu * m->shared_ffn;
     return a;
 }
@@ -437,6 +447,8 @@ static double in_flight(const struct tp_layout *l, uint32_t stage)
         return 1;
     if (l->schedule == TP_SCHED_GPIPE)
         return m;
+    if (l->schedule == TP_SCHED_DUALPIPE) /* PP + 1 on every rank (DeepSeek-V3 Table 2) */
+        return p + 1 < m ? p + 1 : m;
     double held = p - stage < m ? p - stage : m;
     if (l->schedule == TP_SCHED_INTERLEAVED)
         held *= 1 + (p - 1) / (p * l->vpp);
@@ -659,6 +671,27 @@ static void stage_memory(const struct tp_model *m, const struct tp_cluster *c,
     if (l->shard_group && l->shard_group < n_expert)
         n_expert = l->shard_group;
     stage_states(m, c, j, l, &sp, n_dense, n_expert, out);
+    uint32_t mirror = l->pp - 1 - stage;
+    bool dualpipe = l->schedule == TP_SCHED_DUALPIPE && l->pp > 1;
+    if (dualpipe) {
+        /* DualPipe's two copies of the parameters (DeepSeek-V3 report Table 2: "2x"): rank s
+           holds stage s and stage pp - 1 - s, each with its gradients (the embedding and the
+           head on the same rank, §3.2.1); what a ZeRO stage shards spreads over the 2 x dp
+           ranks holding a copy of a stage, so per rank it is the sum over its two stages
+           halved */
+        struct tp_shard_params msp;
+        struct tp_memory mo;
+        uint32_t first, count;
+        tp_stage_params(m, j, l, mirror, &msp, &first, &count);
+        memset(&mo, 0, sizeof mo);
+        mo.params = msp.dense + msp.expert;
+        stage_states(m, c, j, l, &msp, n_dense, n_expert, &mo);
+        out->weights_bytes = (out->weights_bytes + mo.weights_bytes) / (l->zero >= 3 ? 2 : 1);
+        out->grads_bytes = (out->grads_bytes + mo.grads_bytes) / (l->zero >= 2 ? 2 : 1);
+        out->optimizer_bytes = (out->optimizer_bytes + mo.optimizer_bytes) /
+                               (l->zero >= 1 ? 2 : 1);
+        out->host_bytes_per_node = (out->host_bytes_per_node + mo.host_bytes_per_node) / 2;
+    }
     /* ZeRO++ hpZ: the secondary partition, the weights over the hpZ group, 16-bit (int8 with
        qwZ) (partition_parameters.py _partition_param_sec) */
     if (l->zero == 3 && l->hpz > 1)
@@ -667,12 +700,18 @@ static void stage_memory(const struct tp_model *m, const struct tp_cluster *c,
 
     double act_host;
     out->activations_bytes = activations(m, j, l, stage, &out->in_flight, &act_host);
+    if (dualpipe) { /* pp + 1 micro-batches of its two stages' chunks, in equal numbers */
+        double mirror_host, mirror_act = activations(m, j, l, mirror, &out->in_flight,
+                                                     &mirror_host);
+        out->activations_bytes = (out->activations_bytes + mirror_act) / 2;
+        act_host = (act_host + mirror_host) / 2;
+    }
     if (kbit_fp32(j, l)) { /* the saved tensors in 4 bytes, not 2 [derived] */
         out->activations_bytes *= 2;
         act_host *= 2;
     }
     out->host_bytes_per_node += act_host * c->gpus_per_node;
-    if (stage == l->pp - 1)
+    if (stage == l->pp - 1 || (dualpipe && mirror == l->pp - 1))
         out->logits_bytes = logits(m, j, l);
     out->comm_bytes = tp_mem_framework_buffers(m, j, l);
     /* the peak over the step (mem_timeline.c): the optimizer updates its shard of the stage */

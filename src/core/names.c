@@ -13,7 +13,8 @@ static const char *const ATTENTION[] = {"flash", "eager", "flash2", "flash3", "f
 static const char *const FP8_RECIPE[] = {"tensorwise", "rowwise"};
 static const char *const RECOMPUTE[] = {"none", "selective", "full"};
 static const char *const OFFLOAD[] = {"none", "optimizer", "params"};
-static const char *const SCHEDULE[] = {"1f1b", "interleaved", "gpipe"};
+static const char *const SCHEDULE[] = {"1f1b", "interleaved", "gpipe", "dualpipe"};
+static const char *const MOE_DISPATCHER[] = {"alltoall", "allgather", "flex"};
 static const char *const LAYER_ATTN[] = {"full", "sliding", "chunked"};
 static const char *const ATTN_CONVENTION[] = {"causal", "noncausal"};
 static const char *const MIXER[] = {"attention", "mamba2", "gated_deltanet", "none"};
@@ -28,7 +29,7 @@ static const struct {
     [TP_NAMES_RECOMPUTE] = T(RECOMPUTE), [TP_NAMES_OFFLOAD] = T(OFFLOAD),
     [TP_NAMES_SCHEDULE] = T(SCHEDULE),   [TP_NAMES_LAYER_ATTN] = T(LAYER_ATTN),
     [TP_NAMES_ATTN_CONVENTION] = T(ATTN_CONVENTION), [TP_NAMES_MIXER] = T(MIXER),
-    [TP_NAMES_FP8_RECIPE] = T(FP8_RECIPE),
+    [TP_NAMES_FP8_RECIPE] = T(FP8_RECIPE), [TP_NAMES_MOE_DISPATCHER] = T(MOE_DISPATCHER),
 };
 #undef T
 

@@ -160,12 +160,10 @@ double tp_scaling_n_of(const struct tp_scaling_fit *f, const struct tp_model *m,
     }
     struct tp_params p;
     tp_count_params(m, &p);
-    if (f->n_kind == TP_SCALING_N_NONEMB) {
-        /* [KAP20] §1.1: no token or position embedding; the head, a tied copy of the
-           embedding in its models, is left out too */
-        double head = m->tied ? (double)m->vocab * (double)m->hidden
-                              : (double)p.by_comp[TP_COMP_HEAD];
-        return (double)p.active - (double)p.embedding - head;
-    }
+    if (f->n_kind == TP_SCALING_N_NONEMB)
+        /* [KAP20] §1.1 and Table 1 (N = 2 d_model n_layer (2 d_attn + d_ff)): no token or
+           position embedding and no head.  A tied head is the embedding itself and is not
+           listed apart (params.c), so it is left out once, with the embedding. */
+        return (double)p.active_excl_embedding_head;
     return (double)p.total;
 }

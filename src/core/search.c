@@ -174,6 +174,7 @@ struct ctx {
     double capacity;
     bool uneven;         /* the current layouts have an uneven pipeline split */
     uint32_t max_blocks; /* blocks of the largest stage of the current layouts */
+    enum tp_schedule sched; /* the pipeline schedule of the current layouts */
 };
 
 /* Keeps the best `cap` hits in tp_search_hit_cmp order. */
@@ -421,11 +422,11 @@ enum tp_reject tp_search_check(const struct tp_model *m, const struct tp_cluster
         return TP_REJECT_EP_EXPERTS;
     l->etp = l->tp;
     l->sp = l->tp > 1 && tp_stack_get(j->framework)->sp && !o->no_sp;
-    if (!(o->zero_mask & (1u << l->zero)) || tp_stack_check(m, j, l, NULL) != TP_OK)
-        return TP_REJECT_FRAMEWORK;
     if (o->gbs % ((uint64_t)l->mbs * l->dp))
         return TP_REJECT_BATCH;
     l->gas = (uint32_t)(o->gbs / ((uint64_t)l->mbs * l->dp));
+    if (!(o->zero_mask & (1u << l->zero)) || tp_stack_check(m, j, l, NULL) != TP_OK)
+        return TP_REJECT_FRAMEWORK;
     struct tp_error err;
     if (tp_layout_check(m, c, j, l, &err) != TP_OK)
         return TP_REJECT_FRAMEWORK;
@@ -500,6 +501,8 @@ static void try_split(struct ctx *x, uint32_t tp, uint32_t cp, uint32_t pp, uint
         l.vpp = vpp;
         l.pp_first = first;
         l.pp_last = last;
+        l.schedule = x->sched;
+        l.gas = l.schedule == TP_SCHED_DUALPIPE ? 2 * pp : 1; /* (its rule: per mbs below) */
         l.dp = dp;
         l.ep = ep;
         l.etp = tp;
@@ -527,10 +530,46 @@ static void try_split(struct ctx *x, uint32_t tp, uint32_t cp, uint32_t pp, uint
                 }
                 l.mbs = mbs;
                 l.gas = (uint32_t)(o->gbs / per);
+                if (!tp_dualpipe_gas_ok(&l)) {
+                    reject(x, TP_REJECT_BATCH, modes);
+                    continue;
+                }
                 evaluate(x, &l);
             }
         }
     }
+}
+
+/* DeepSeek-V3's DualPipe (moe_comm.c) for an MoE model on an even pipeline, where the stack
+   runs it (tp_stack_check rejects it elsewhere): the splits above, and the one DeepSeek-V3 ran
+   (1 + 15 x 4 of 61 blocks, docs/moe.md): a light first stage, whose rank also holds the last
+   stage with the head, the others ceil(L / pp) blocks each. */
+static void try_dualpipe(struct ctx *x, uint32_t tp, uint32_t cp, uint32_t pp, uint32_t dp,
+                         unsigned zmask, uint32_t modes, uint64_t inner, const uint32_t *firsts,
+                         const uint32_t *lasts, uint32_t n_split)
+{
+    const struct tp_model *m = x->m;
+    enum tp_framework fw = x->j->framework;
+    if (m->n_experts == 0 || pp < 2 || pp % 2 || (fw != TP_FW_MEGATRON && fw != TP_FW_TORCHTITAN))
+        return;
+    x->sched = TP_SCHED_DUALPIPE;
+    for (uint32_t s = 0; s < n_split; s++) {
+        x->uneven = firsts[s] || lasts[s];
+        try_split(x, tp, cp, pp, 1, firsts[s], lasts[s], dp, zmask, modes, inner);
+    }
+    uint32_t L = m->n_layers, mid = (L + pp - 1) / pp;
+    if (x->o->uneven_pp && L % pp && (uint64_t)(pp - 1) * mid < L) {
+        uint32_t first = L - (pp - 1) * mid;
+        bool seen = false;
+        for (uint32_t s = 0; s < n_split; s++)
+            seen = seen || (firsts[s] == first && lasts[s] == 0);
+        if (!seen) {
+            x->uneven = true;
+            try_split(x, tp, cp, pp, 1, first, 0, dp, zmask, modes, inner);
+        }
+    }
+    x->uneven = false;
+    x->sched = TP_SCHED_1F1B;
 }
 
 /* One (tp, cp, pp): the limits and the model's divisibility, then every interleaving and
@@ -567,13 +606,13 @@ static void try_grid(struct ctx *x, uint32_t tp, uint32_t cp, uint32_t pp, uint3
         }
         uint32_t firsts[2], lasts[2];
         uint32_t n_split = splits(m, o, pp, vpp, firsts, lasts);
-        if (n_split == 0) {
+        if (n_split == 0)
             reject(x, TP_REJECT_PP_LAYERS, inner);
-            continue;
-        }
         for (uint32_t s = 0; s < n_split; s++)
             try_split(x, tp, cp, pp, vpp, firsts[s], lasts[s], dp, zmask, modes, inner);
         x->uneven = false;
+        if (vpp == 1)
+            try_dualpipe(x, tp, cp, pp, dp, zmask, modes, inner, firsts, lasts, n_split);
     }
 }
 
@@ -596,7 +635,7 @@ enum tp_status tp_search(const struct tp_model *m, const struct tp_cluster *c,
                        o->n_shards - 1);
     uint32_t n = c->n_gpus;
     struct ctx x = {m, c, j, o, cal, hits, cap, 0, st,
-                    c->gpu.hbm_bytes * (1 - o->mem_headroom), false, 0};
+                    c->gpu.hbm_bytes * (1 - o->mem_headroom), false, 0, TP_SCHED_1F1B};
     unsigned zmask = o->zero_mask & framework_zero(j->framework);
     uint32_t modes = modes_of(o->recompute_mask);
     uint64_t index = 0; /* running index of the (tp, cp, pp) combinations, for sharding */

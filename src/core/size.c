@@ -42,21 +42,28 @@ void tp_size_grid_init(struct tp_size_grid *g)
     g->aspect_min = 20;
     g->aspect_max = 200;
     g->hidden_min = 256;
-    g->hidden_max = 16384;
+    g->hidden_max = 24576; /* past Llama 3 405B's 16384: Besiroglu's optimum for its 3.8e25
+                              FLOPs is 617B parameters */
     g->layers_max = 160;
 }
 
-static uint32_t gcd_u32(uint32_t a, uint32_t b)
+/* Heads of head_dim 128 in a multiple of 8 nearest hidden / 128 (at least 8; below hidden 1024,
+   8 heads of hidden / 8): Llama 3 8B 4096 -> 32, 70B 8192 -> 64, 405B 16384 -> 128, Llama 3.2 3B
+   3072 -> 24 (meta-llama params.json); Qwen3-14B 5120 -> 40 (its config.json).  A multiple of 8
+   heads with 8 key/value heads splits over tensor-parallel sizes 1, 2, 4 and 8. */
+static void heads_of(uint32_t h, struct tp_size_shape *s)
 {
-    while (b) {
-        uint32_t t = a % b;
-        a = b;
-        b = t;
+    if (h < 1024) {
+        s->heads = 8;
+        s->head_dim = h / 8;
+    } else {
+        s->heads = 8 * (uint32_t)lround(h / 1024.0);
+        s->head_dim = 128;
     }
-    return a;
+    s->kv_heads = 8;
 }
 
-/* Fills heads, kv_heads, ffn, vocab and tied of a shape from its hidden size. */
+/* Fills heads, head_dim, kv_heads, ffn, vocab and tied of a shape from its hidden size. */
 static void family_shape(const struct tp_size_grid *g, struct tp_size_shape *s)
 {
     uint32_t h = s->hidden;
@@ -65,8 +72,7 @@ static void family_shape(const struct tp_size_grid *g, struct tp_size_shape *s)
         /* Qwen3 configs (Qwen/Qwen3-0.6B..32B config.json): head_dim 128, 8 key/value heads,
            SwiGLU 3 x hidden (1.7B: 2048 -> 6144, 8B: 4096 -> 12288), q/k RMSNorm, vocab
            151,936, embeddings tied up to the 4B (hidden 2560). */
-        s->heads = h / 128;
-        s->kv_heads = gcd_u32(s->heads, 8);
+        heads_of(h, s);
         s->ffn = 3 * h;
         s->vocab = 151936;
         s->tied = h <= 2560;
@@ -75,7 +81,8 @@ static void family_shape(const struct tp_size_grid *g, struct tp_size_shape *s)
         /* GPT-2/GPT-3 (Brown et al. 2020 Table 2.1): head_dim 64 up to the 1.3B, 128 above,
            multi-head attention, MLP 4 x hidden GELU, LayerNorm, biases, learned positions,
            tied embedding, vocab 50,257. */
-        s->heads = h / (h < 2048 ? 64 : 128);
+        s->head_dim = h < 2048 ? 64 : 128;
+        s->heads = h / s->head_dim;
         s->kv_heads = s->heads;
         s->ffn = 4 * h;
         s->vocab = 50257;
@@ -86,8 +93,7 @@ static void family_shape(const struct tp_size_grid *g, struct tp_size_shape *s)
            128, 8 key/value heads, ffn = 1024 * ceil(int(1.3 * int(8 h / 3)) / 1024) (8B: 4096
            -> 14336; 70B: 8192 -> 28672; 002's 2048 -> 7168), vocab 128,256, untied. */
         uint32_t f = (uint32_t)(1.3 * (double)(8 * (uint64_t)h / 3));
-        s->heads = h / 128;
-        s->kv_heads = gcd_u32(s->heads, 8);
+        heads_of(h, s);
         s->ffn = 1024 * ((f + 1023) / 1024);
         s->vocab = 128256;
         s->tied = false;
@@ -108,20 +114,46 @@ void tp_size_enumerate_one(const struct tp_size_grid *g, struct tp_size_shape *s
     s->loss = NAN;
 }
 
+/* The grid's hidden sizes: multiples of 256 up to 4096, of 512 above (the released models':
+   Qwen3 1024, 2048, 2560, 4096, 5120; Llama 3 3072, 4096, 8192, 16384; GPT-3 2560, 5120,
+   12288).  Returns the first at or above `h`. */
+static uint32_t hidden_at_or_above(uint32_t h)
+{
+    if (h <= 256)
+        return 256;
+    uint32_t step = h > 4096 ? 512 : 256;
+    return (h + step - 1) / step * step;
+}
+
+/* The grid's depths: multiples of 4 (pipeline sizes 2 and 4 split them evenly), of 8 from 64
+   layers on (pipeline size 8): Llama 3 8B 32, 70B 80; Qwen3 28, 36, 40, 48, 64; GPT-3 24, 32,
+   40, 96.  Returns the first at or above `l`. */
+static uint32_t layers_at_or_above(uint32_t l)
+{
+    uint32_t step = l > 64 ? 8 : 4;
+    uint32_t r = (l + step - 1) / step * step;
+    return r < 4 ? 4 : r;
+}
+
+static uint32_t layers_next(uint32_t l)
+{
+    return l + (l >= 64 ? 8 : 4);
+}
+
 size_t tp_size_enumerate(const struct tp_size_grid *g, struct tp_size_shape *out, size_t cap)
 {
     size_t n = 0;
-    uint32_t lo = g->hidden_min < 128 ? 128 : (g->hidden_min + 127) / 128 * 128;
-    for (uint32_t h = lo; h <= g->hidden_max; h += 128) {
+    for (uint32_t h = hidden_at_or_above(g->hidden_min); h <= g->hidden_max;
+         h = hidden_at_or_above(h + 1)) {
         double lmin = ceil(h / g->aspect_max), lmax = floor(h / g->aspect_min);
-        if (lmin < 2)
-            lmin = 2;
         if (lmax > g->layers_max)
             lmax = g->layers_max;
-        for (double l = lmin; l <= lmax; l++, n++) {
+        if (lmin > lmax)
+            continue;
+        for (uint32_t l = layers_at_or_above((uint32_t)lmin); l <= lmax; l = layers_next(l), n++) {
             if (!out || n >= cap)
                 continue;
-            out[n].layers = (uint32_t)l;
+            out[n].layers = l;
             out[n].hidden = h;
             tp_size_enumerate_one(g, &out[n]);
         }
@@ -144,7 +176,7 @@ enum tp_status tp_size_model(const struct tp_size_grid *g, const struct tp_size_
     m->hidden = s->hidden;
     m->n_heads = s->heads;
     m->n_kv_heads = s->kv_heads;
-    m->head_dim = s->hidden / s->heads;
+    m->head_dim = s->head_dim ? s->head_dim : s->hidden / s->heads;
     m->head_dim_explicit = true;
     m->ffn = s->ffn;
     m->vocab = s->vocab;

@@ -31,6 +31,7 @@
  * (torchtitan docs/float8.md).
  */
 #include "internal.h"
+#include "stack_rules.h"
 
 #include <string.h>
 #include <strings.h>
@@ -177,9 +178,10 @@ bool tp_stack_offloads(const struct tp_job *j, uint32_t zero, enum tp_offload mo
     return true;
 }
 
-/* Megatron-Core's EP A2A overlap (--overlap-moe-expert-parallel-comm) asserts what it runs
-   with (transformer_config.py __post_init__): expert parallelism, an interleaved pipeline when
-   there is one, no full recompute and no MoE in the recomputed modules, a 16-bit model. */
+/* Megatron-Core's EP A2A overlap (--overlap-moe-expert-parallel-comm) is Megatron's and needs
+   an MoE model, and the recomputed modules may not hold the MoE block it overlaps; what
+   TransformerConfig.__post_init__ asserts about the layout (ep, vpp, full recompute, 16-bit)
+   is in the rules table (stack_rules.c). */
 static enum tp_status a2a_overlap_check(const struct tp_model *m, const struct tp_job *j,
                                         const struct tp_layout *l, struct tp_error *err)
 {
@@ -192,23 +194,56 @@ static enum tp_status a2a_overlap_check(const struct tp_model *m, const struct t
                              tp_stack_get(j->framework)->key);
     if (m->n_experts == 0)
         return tp_fail_field(err, TP_EINVAL, "moe_a2a_overlap", "%s needs an MoE model", what);
-    if (l->ep <= 1)
-        return tp_fail_field(err, TP_EINVAL, "moe_a2a_overlap",
-                             "%s needs expert parallelism (ep 2 or more)", what);
-    if (l->pp > 1 && l->vpp <= 1)
-        return tp_fail_field(err, TP_EINVAL, "moe_a2a_overlap",
-                             "%s with pp %u needs an interleaved pipeline (vpp 2 or more)", what,
-                             l->pp);
-    if (l->recompute == TP_RECOMPUTE_FULL)
-        return tp_fail_field(err, TP_EINVAL, "moe_a2a_overlap",
-                             "%s runs without full recompute", what);
     if (l->recompute == TP_RECOMPUTE_SELECTIVE && (l->recompute_modules & TP_RC_MOE))
         return tp_fail_field(err, TP_EINVAL, "moe_a2a_overlap",
                              "%s runs without moe among the recomputed modules", what);
-    if (j->precision == TP_PREC_FP32)
-        return tp_fail_field(err, TP_EINVAL, "moe_a2a_overlap", "%s needs a bf16 or fp16 model",
-                             what);
     return TP_OK;
+}
+
+/* DualPipe (deepseek-ai/DualPipe dualpipe.py step(): "assert num_ranks % 2 == 0", "num_chunks
+   % 2 == 0 and num_chunks >= num_ranks * 2") runs its own two chunks per rank, so no
+   interleaving.  Who runs it: DeepSeek's own trainer; Megatron-LM carries the schedule
+   (megatron/core/pipeline_parallel/dualpipe, PR #5254) and Megatron forks wire it in
+   (FlagScale use_dualpipev); torchtitan through torch.distributed.pipelining's DualPipeV.
+   The MoE dispatchers: allgather and flex (DeepEP) are Megatron-Core's
+   (--moe-token-dispatcher-type); torchtitan runs DeepEP too
+   (parallelism.expert_parallel_comm_backend). */
+static enum tp_status moe_schedule_check(const struct tp_job *j, const struct tp_layout *l,
+                                         struct tp_error *err)
+{
+    const char *k = tp_stack_get(j->framework)->key;
+    bool mcore = j->framework == TP_FW_MEGATRON, titan = j->framework == TP_FW_TORCHTITAN;
+    if (j->moe_dispatcher == TP_MOE_DISPATCH_ALLGATHER && !mcore)
+        return tp_fail_field(err, TP_EINVAL, "moe_dispatcher",
+                             "moe_dispatcher allgather is Megatron-Core's: framework megatron, "
+                             "not %s", k);
+    if (j->moe_dispatcher == TP_MOE_DISPATCH_FLEX && !mcore && !titan)
+        return tp_fail_field(err, TP_EINVAL, "moe_dispatcher",
+                             "moe_dispatcher flex (DeepEP) runs under megatron or torchtitan, "
+                             "not %s", k);
+    if (l->schedule != TP_SCHED_DUALPIPE)
+        return TP_OK;
+    if (!mcore && !titan)
+        return tp_fail_field(err, TP_EINVAL, "schedule",
+                             "schedule dualpipe runs under megatron or torchtitan, not %s", k);
+    if (l->pp < 2 || l->pp % 2)
+        return tp_fail_field(err, TP_EINVAL, "schedule",
+                             "schedule dualpipe needs an even pipeline of 2 or more stages (pp %u)",
+                             l->pp);
+    if (l->vpp > 1)
+        return tp_fail_field(err, TP_EINVAL, "schedule",
+                             "schedule dualpipe runs two chunks per rank of its own: no vpp (%u)",
+                             l->vpp);
+    if (!tp_dualpipe_gas_ok(l))
+        return tp_fail_field(err, TP_EINVAL, "schedule",
+                             "schedule dualpipe needs an even number of micro-batches, at least "
+                             "2 x pp = %u (gas %u)", 2 * l->pp, l->gas);
+    return TP_OK;
+}
+
+bool tp_dualpipe_gas_ok(const struct tp_layout *l)
+{
+    return l->schedule != TP_SCHED_DUALPIPE || (l->gas % 2 == 0 && l->gas >= 2 * l->pp);
 }
 
 enum tp_status tp_stack_check(const struct tp_model *m, const struct tp_job *j,
@@ -216,7 +251,7 @@ enum tp_status tp_stack_check(const struct tp_model *m, const struct tp_job *j,
 {
     const struct tp_stack *s = tp_stack_get(j->framework);
     const char *k = s->key;
-    if (fsdp_backend_check(j, l, err) != TP_OK)
+    if (fsdp_backend_check(j, l, err) != TP_OK || moe_schedule_check(j, l, err) != TP_OK)
         return TP_EINVAL;
     if (j->precision == TP_PREC_FP8 && j->fp8_recipe == TP_FP8_ROWWISE && !s->fp8_rowwise)
         return tp_fail_field(err, TP_EINVAL, "fp8_recipe",
@@ -256,11 +291,6 @@ enum tp_status tp_stack_check(const struct tp_model *m, const struct tp_job *j,
     if (zpp && l->zero != 3)
         return tp_fail(err, TP_EINVAL, "%s: ZeRO++ (hpz, quantized weights or gradients) needs "
                        "ZeRO-3 (zero %u)", k, l->zero);
-    bool ds_pipe = j->framework == TP_FW_DEEPSPEED || j->framework == TP_FW_MEGATRON_DS;
-    if (ds_pipe && l->pp > 1 && l->zero > 1)
-        return tp_fail(err, TP_EINVAL,
-                       "%s: DeepSpeed's pipeline engine runs ZeRO 0 or 1 only (zero %u with pp %u)",
-                       k, l->zero, l->pp);
     /* Megatron-FSDP (--use-megatron-fsdp, optim_grads_params) runs with TP, EP and CP, not with
        a pipeline (Megatron-Core developer guide, "Megatron FSDP", key features, M-Core 0.14) */
     if (j->framework == TP_FW_MEGATRON && l->zero == 3 && l->pp > 1)
@@ -281,10 +311,13 @@ enum tp_status tp_stack_check(const struct tp_model *m, const struct tp_job *j,
             return tp_fail(err, TP_EINVAL,
                            "the Hugging Face expert loop runs no expert parallelism (ep %u): "
                            "use the deepspeed or grouped MoE implementation", l->ep);
-        if (l->zero == 3 && (impl == TP_MOE_DEEPSPEED || !s->ep_zero3))
+        /* DeepSpeed-MoE itself: rule deepspeed-moe-zero3 (stack_rules.c) */
+        if (l->zero == 3 && impl != TP_MOE_DEEPSPEED && !s->ep_zero3)
             return tp_fail(err, TP_EINVAL,
                            "%s: DeepSpeed-MoE expert parallelism does not run under ZeRO-3 "
                            "(ep %u with zero 3)", k, l->ep);
     }
-    return a2a_overlap_check(m, j, l, err);
+    TRY(a2a_overlap_check(m, j, l, err));
+    /* the framework's own assertions about the layout, with their sources */
+    return tp_stack_rules_check(m, j, l, err);
 }

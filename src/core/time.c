@@ -34,6 +34,7 @@
 struct stage_time {
     double fwd, bwd, recompute;      /* compute */
     double gemm, attn, mem;          /* compute split by kind (fwd + bwd + recompute) */
+    double wgrad;                    /* the backward's weight-gradient GEMMs (DualPipe's W) */
     double tp, cp, ep, pp;           /* exposed communication */
     double overhead;
     double total;                    /* everything one micro-batch costs this stage */
@@ -91,10 +92,12 @@ static void stage_time(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
     memset(&rc, 0, sizeof rc);
     memset(st, 0, sizeof *st);
     uint32_t mods = l->recompute_modules ? l->recompute_modules : TP_RC_CORE_ATTN;
+    double sm_share = 0; /* SMs the MoE exchange takes from GEMMs it overlaps */
     for (unsigned k = 0; k < TP_TIME_KINDS; k++) {
         if (b->n[k] == 0)
             continue;
         const struct cost *c = &kinds[k];
+        sm_share = c->ep_sm_share > sm_share ? c->ep_sm_share : sm_share;
         add_cost(&sum, c, b->n[k]);
         if (b->full[k])
             add_cost(&rc, c, b->full[k]); /* the forward again, with its collectives */
@@ -102,6 +105,9 @@ static void stage_time(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
             rc.fwd_attn += b->n[k] * c->fwd_attn;
         if (l->recompute == TP_RECOMPUTE_SELECTIVE && (mods & TP_RC_MOE) && k / 6 == 1)
             rc.ep_fwd += b->n[k] * c->ep_fwd; /* MoE blocks: dispatch and combine again */
+        if (l->recompute == TP_RECOMPUTE_SELECTIVE && (mods & TP_RC_MLA_UP) && k % 6 < 2 &&
+            m->attn == TP_ATTN_MLA) /* MLA's up-projections again (DeepSeek-V3 §3.2.3) */
+            rc.fwd_gemm += b->n[k] * c->fwd_gemm * tp_mla_up_share(m, k / 6 == 1);
         if (l->recompute == TP_RECOMPUTE_SELECTIVE && (mods & TP_RC_OP) && k <= 2 &&
             m->attn != TP_ATTN_MLA) {
             /* torchtitan's op policy (dense attention blocks: kinds 0-2 of tp_block_kind's
@@ -127,18 +133,29 @@ static void stage_time(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
     st->gemm = sum.fwd_gemm * (1 + ref) + sum.bwd_gemm + rc.fwd_gemm;
     st->attn = sum.fwd_attn * (1 + ref) + sum.bwd_attn + rc.fwd_attn;
     st->mem = sum.fwd_mem * (1 + ref) + sum.bwd_mem + rc.fwd_mem;
+    /* the weight gradients are half the backward's GEMM FLOPs (dW = X^T dY beside dX = dY W) */
+    st->wgrad = sum.bwd_gemm / 2;
     st->tp = (sum.tp_fwd * (1 + ref) + sum.tp_bwd + rc.tp_fwd) *
              (1 - (x->j->tp_comm_overlap ? cal->tp_overlap : 0));
     st->cp = sum.cp_fwd * (1 + ref) + sum.cp_bwd + rc.cp_fwd;
     st->ep = sum.ep_fwd * (1 + ref) + sum.ep_bwd + rc.ep_fwd;
-    if (x->j->moe_a2a_overlap && l->gas > 1) {
+    double compute = st->fwd + st->bwd + st->recompute;
+    if (l->schedule == TP_SCHED_DUALPIPE) {
+        /* DualPipe runs each forward chunk beside another micro-batch's backward chunk, so
+           either's all-to-all hides behind the other's compute, up to that compute, on the
+           micro-batches it pairs (moe_comm.c; DeepSeek-V3 report §3.2.1: "both all-to-all and
+           PP communication can be fully hidden"); the GEMMs lose the exchange's SMs while it
+           runs */
+        double hidden = (st->ep < compute ? st->ep : compute) * tp_dualpipe_paired(l->pp, l->gas);
+        st->ep -= hidden * (1 - sm_share);
+    } else if (x->j->moe_a2a_overlap && l->gas > 1) {
         /* Megatron-Core's combined 1F1B (pipeline_parallel/combined_1f1b.py) runs micro-batch
            i + 1's forward with micro-batch i's backward: each side's all-to-all hides behind
            the other side's compute, up to that compute.  The first forward and the last
            backward of the step have no partner: (gas - 1) / gas of the micro-batches pair. */
-        double compute = st->fwd + st->bwd + st->recompute;
         double hidden = cal->ep_overlap * st->ep;
-        st->ep -= (hidden < compute ? hidden : compute) * (l->gas - 1) / l->gas;
+        hidden = (hidden < compute ? hidden : compute) * (l->gas - 1) / l->gas;
+        st->ep -= hidden * (1 - sm_share);
     }
     if (l->pp > 1) {
         /* activations forward and gradients backward across each of the v chunk boundaries;
@@ -149,6 +166,8 @@ static void stage_time(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
         double bw = inter ? cal->eff_inter * x->c->gpu.inter_bw : tp_comm_intra_bw(x->c, cal, 2);
         double one = tp_comm_latency(cal, 1, inter) + bytes / bw;
         st->pp = 2 * l->vpp * one * (1 + ref / 2) * (1 - cal->pp_overlap);
+        if (l->schedule == TP_SCHED_DUALPIPE) /* hidden with the paired chunk's compute */
+            st->pp *= 1 - tp_dualpipe_paired(l->pp, l->gas);
     }
     st->overhead = cal->layer_overhead_s * n * (1 + ref / 2) +
                    sum.host_fwd * (1 + ref) + sum.host_bwd + rc.host_fwd;
@@ -338,6 +357,7 @@ static double behind(const struct tp_calib *cal, double comm, double window)
 struct stage_eval {
     struct stage_time st;
     struct dp_comm d;
+    double fetch;                    /* DeepSpeed ZeRO-3's on-demand expert fetches */
     double exposed, opt, offload, stage_s;
 };
 
@@ -363,18 +383,31 @@ static void stage_eval(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
     if (sp->expert > 0)
         dp_group_comm(x, sp->expert, sp->quant_expert, expert_train, n_expert,
                       (uint64_t)l->etp * l->ep, &d);
+    if (l->schedule == TP_SCHED_DUALPIPE) {
+        /* two copies of the stage's parameters (stage s and stage pp - 1 - s on each rank,
+           DeepSeek-V3 report Table 2): twice the gradients to reduce, over twice the ranks */
+        d.mb_fwd *= 2;
+        d.mb_bwd *= 2;
+        d.step_reduce *= 2;
+        d.step_gather *= 2;
+    }
     /* exposure: per-micro-batch gathers behind that micro-batch's compute (prefetch); the
        step's reduction behind the last backward, its gather behind the first forward */
     double fwd_w = st->fwd, bwd_w = st->bwd + st->recompute;
     double exposed = gas * (behind(cal, d.mb_fwd, cal->fsdp_overlap * fwd_w) +
                             behind(cal, d.mb_bwd, cal->fsdp_overlap * bwd_w));
-    exposed += gas * z3_expert_fetch(x, st);
+    /* on-demand expert fetches: no prefetch hides them, so all of them is exposed, and all of
+       them is DP/ZeRO traffic too (the total below counts them: issue 40) */
+    double fetch = gas * z3_expert_fetch(x, st);
+    exposed += fetch;
     exposed += behind(cal, d.step_reduce, cal->dp_overlap * bwd_w) +
                behind(cal, d.step_gather, cal->dp_overlap * fwd_w);
     /* optimizer over this GPU's shard of the trainable parameters */
     double n_opt_d = l->zero >= 1 ? (l->shard_group ? l->shard_group : n_dense) : 1;
     double n_opt_e = l->zero >= 1 ? n_expert : 1;
     double local = dense_train / n_opt_d + expert_train / (n_opt_e ? n_opt_e : 1);
+    if (l->schedule == TP_SCHED_DUALPIPE && l->zero == 0)
+        local *= 2; /* both copies' states, unsharded */
     double opt, offload = 0;
     if (l->offload != TP_OFFLOAD_NONE) {
         /* CPU Adam over host memory; gradients down and 16-bit weights up over PCIe */
@@ -387,6 +420,7 @@ static void stage_eval(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
         opt = local * opt_bytes(j->optimizer) / (c->gpu.hbm_bw * cal->opt_eff);
     }
     e->d = d;
+    e->fetch = fetch;
     e->exposed = exposed;
     e->opt = opt;
     e->offload = offload;
@@ -466,6 +500,44 @@ static enum tp_status step_rates(const struct ctx *x, double model, double hardw
     return sane ? TP_OK : TP_EINVAL;
 }
 
+/* One stage evaluated in full (its blocks and parameters from the plan, or worked out). */
+static void eval_stage(const struct ctx *x, const struct cost kinds[TP_TIME_KINDS],
+                       const struct tp_time_plan *p, uint32_t s, struct stage_eval *e)
+{
+    if (p) {
+        stage_eval(x, kinds, s, &p->stages[s].blocks, &p->stages[s].sp, e);
+        return;
+    }
+    struct tp_shard_params sp;
+    struct tp_stage_blocks b;
+    uint32_t first, count;
+    tp_stage_params(x->m, x->j, x->l, s, &sp, &first, &count);
+    stage_blocks(x->m, x->l, s, &b);
+    stage_eval(x, kinds, s, &b, &sp, e);
+}
+
+/* The mean of two stages' figures: a DualPipe rank's per-micro-batch pace. */
+static void mean_eval(const struct stage_eval *a, const struct stage_eval *b,
+                      struct stage_eval *out)
+{
+    *out = *a;
+    struct stage_time *o = &out->st;
+    const struct stage_time *p = &a->st, *q = &b->st;
+#define AVG(f) o->f = (p->f + q->f) / 2
+    AVG(fwd); AVG(bwd); AVG(recompute); AVG(gemm); AVG(attn); AVG(mem); AVG(wgrad);
+    AVG(tp); AVG(cp); AVG(ep); AVG(pp); AVG(overhead); AVG(total);
+#undef AVG
+    o->moe_blocks = p->moe_blocks > q->moe_blocks ? p->moe_blocks : q->moe_blocks;
+    out->d.mb_fwd = (a->d.mb_fwd + b->d.mb_fwd) / 2;
+    out->d.mb_bwd = (a->d.mb_bwd + b->d.mb_bwd) / 2;
+    out->d.step_reduce = (a->d.step_reduce + b->d.step_reduce) / 2;
+    out->d.step_gather = (a->d.step_gather + b->d.step_gather) / 2;
+    out->exposed = (a->exposed + b->exposed) / 2;
+    out->opt = (a->opt + b->opt) / 2;
+    out->offload = (a->offload + b->offload) / 2;
+    out->stage_s = (a->stage_s + b->stage_s) / 2;
+}
+
 /* The step of a checked run: with a plan (its stage parameters, repeated stages, FLOPs and
    block kinds), or without (p NULL: everything worked out here). */
 static enum tp_status step(const struct ctx *x, const struct tp_time_plan *p,
@@ -495,7 +567,22 @@ static enum tp_status step(const struct ctx *x, const struct tp_time_plan *p,
     memset(&worst, 0, sizeof worst);
     double sum_total = 0;
     uint32_t worst_stage = 0;
-    for (uint32_t s = 0; s < l->pp; s++) {
+    bool dualpipe = l->schedule == TP_SCHED_DUALPIPE && l->pp > 1;
+    for (uint32_t s = 0; dualpipe && s < l->pp / 2; s++) {
+        /* DualPipe: rank s runs half the micro-batches through stage s and half through stage
+           pp - 1 - s (DeepSeek-V3 report §3.2.1), so a rank's pace is the mean of its two
+           stages' (a light first stage balances the rank that holds the head) */
+        struct stage_eval a, b;
+        eval_stage(x, kinds, p, s, &a);
+        eval_stage(x, kinds, p, l->pp - 1 - s, &b);
+        mean_eval(&a, &b, &e);
+        sum_total += a.st.total + b.st.total;
+        if (s == 0 || e.stage_s > worst.stage_s) {
+            worst = e;
+            worst_stage = e.stage_s == a.stage_s ? s : l->pp - 1 - s;
+        }
+    }
+    for (uint32_t s = 0; !dualpipe && s < l->pp; s++) {
         /* a repeated stage keeps the one before's figures in e */
         bool repeat = p ? p->stages[s].same_as_prev : tp_stage_same_blocks(m, l, s);
         if (!repeat && p) {
@@ -518,6 +605,12 @@ static enum tp_status step(const struct ctx *x, const struct tp_time_plan *p,
     double mean = sum_total / l->pp;
     double v = l->schedule == TP_SCHED_INTERLEAVED || l->vpp > 1 ? l->vpp : 1;
     double bubble = l->pp > 1 ? (l->pp - 1) / v * mean : 0;
+    if (l->schedule == TP_SCHED_DUALPIPE) {
+        /* [DSV3] Table 2 from the slowest stage's chunk, scaled to the mean stage */
+        double f = worst.st.fwd, b = worst.st.bwd + worst.st.recompute;
+        double scale = f + b > 0 ? mean / (f + b) : 0;
+        bubble = tp_dualpipe_bubble(l->pp, f * scale, b * scale, worst.st.wgrad * scale);
+    }
     double step_overhead = x->cal->step_overhead_s;
 
     out->slowest_stage = worst_stage;
@@ -534,7 +627,7 @@ static enum tp_status step(const struct ctx *x, const struct tp_time_plan *p,
     out->pp_comm_s = gas * worst.st.pp;
     out->dp_comm_s = worst.exposed > 0 ? worst.exposed : 0;
     out->dp_comm_total_s = worst.d.step_reduce + worst.d.step_gather +
-                           gas * (worst.d.mb_fwd + worst.d.mb_bwd);
+                           gas * (worst.d.mb_fwd + worst.d.mb_bwd) + worst.fetch;
     out->bubble_s = bubble;
     out->optimizer_s = worst.opt;
     out->offload_s = worst.offload;

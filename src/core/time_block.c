@@ -364,8 +364,12 @@ static double moe_block(const struct ctx *x, struct cost *c)
                                      : j->moe_imbalance;
     /* the ep ranks of a group route T*k token copies each over E experts, so each of this
        rank's E/ep experts receives T*k*ep/E rows on average; the busiest rank carries `imb`
-       times the mean (dropless) or at most the capacity factor */
-    double per_expert = T * k * ep / E * imb;
+       times the mean (dropless) or at most the capacity factor.  Under sequence parallelism
+       each TP rank routes its T/tp tokens, and the expert-TP group gathers its etp ranks'
+       (Megatron-Core token_dispatcher.py: all-to-all over EP, then all-gather over ETP):
+       T/tp * etp tokens' worth, T when etp = tp */
+    double routed = tp_moe_routed_tokens(x);
+    double per_expert = routed * etp * k * ep / E * imb;
     lin(x, c, E, H, 1, T, 0); /* router */
     if (x->moe_impl == TP_MOE_GROUPED) {
         lin(x, c, up * m->moe_ffn / etp, H, E / ep, per_expert, TP_LORA_GATE | TP_LORA_UP);
@@ -384,12 +388,15 @@ static double moe_block(const struct ctx *x, struct cost *c)
         lin(x, c, up * m->shared_ffn / tp, H, 1, T, TP_LORA_GATE | TP_LORA_UP);
         lin(x, c, H, m->shared_ffn / tp, 1, T, TP_LORA_DOWN);
     }
-    /* dispatch and combine, forward and backward: T*k hidden states leave each rank */
-    double bytes = T * k * H * x->h.act_bytes * imb;
-    double a2a = tp_time_alltoall(x->c, x->cal, bytes, l->ep, x->g_ep);
-    c->ep_fwd = 2 * a2a;
-    c->ep_bwd = 2 * a2a;
-    return etp > 1 || m->shared_ffn ? 2 : 0;
+    /* dispatch and combine, forward and backward, as the job's dispatcher moves them */
+    struct tp_moe_comm mc;
+    tp_moe_comm(x, imb, &mc);
+    c->ep_fwd = mc.fwd;
+    c->ep_bwd = mc.bwd;
+    c->ep_sm_share = mc.sm_share;
+    /* the routed experts' expert-TP exchange is the dispatcher's (moe_comm.c); the shared
+       experts' TP collectives are the block's */
+    return m->shared_ffn ? 2 : 0;
 }
 
 /* Ring attention: each rank passes its K and V chunk around the ring (cp - 1 hops); the

@@ -41,6 +41,7 @@ struct cost {
     double tp_fwd, tp_bwd;   /* TP/SP collectives (not yet reduced by overlap) */
     double cp_fwd, cp_bwd;   /* context-parallel KV exchange, exposed part */
     double ep_fwd, ep_bwd;   /* MoE all-to-all */
+    double ep_sm_share;      /* SMs its kernels take from overlapped GEMMs (not summed) */
     double host_fwd, host_bwd; /* host-bound time of eager loops (launches, syncs) */
 };
 
@@ -67,6 +68,27 @@ static inline unsigned tp_kind_of(const struct tp_model *m, uint32_t layer)
 {
     return tp_block_kind(m, layer);
 }
+
+/* The expert-parallel token exchange of one MoE block for one micro-batch (moe_comm.c):
+   forward (dispatch + combine) and backward seconds, and the share of the SMs its kernels
+   take from the GEMMs they overlap (DeepEP). */
+struct tp_moe_comm {
+    double fwd, bwd, sm_share;
+};
+/* SMs DeepEP's normal kernels occupy: "only 20 SMs are sufficient to fully utilize the
+   bandwidths of IB and NVLink" (DeepSeek-V3 report §3.2.2, H800's 132 SMs). */
+#define TP_MOE_COMM_SMS 20.0
+void tp_moe_comm(const struct ctx *x, double imb, struct tp_moe_comm *out);
+/* Tokens one rank routes to the experts (T/tp under sequence parallelism). */
+double tp_moe_routed_tokens(const struct ctx *x);
+/* Nodes a token may reach in an EP group spanning `nodes` nodes (group-limited routing). */
+double tp_moe_node_limit(const struct tp_model *m, double nodes);
+/* DualPipe's bubble from a chunk's forward, backward and weight-gradient seconds. */
+double tp_dualpipe_bubble(uint32_t pp, double f, double b, double w);
+/* Share of an MLA block's forward GEMMs in its up-projections (moe_comm.c). */
+double tp_mla_up_share(const struct tp_model *m, bool moe);
+/* Share of micro-batches whose chunks DualPipe overlaps with another's. */
+double tp_dualpipe_paired(uint32_t pp, uint32_t gas);
 
 /* The hardware rates of the run's GPU, precision and calibration (time_block.c). */
 void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,

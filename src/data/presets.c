@@ -100,7 +100,7 @@ static const struct preset PRESETS[] = {
       .qk_nope_dim = 128, .qk_rope_dim = 64, .v_head_dim = 128, .head_dim = 192,
       .head_dim_explicit = true, .ffn = 18432, .vocab = 129280, .n_experts = 256, .top_k = 8,
       .moe_ffn = 2048, .n_shared_experts = 1, .moe_first_dense = 3, .router_score_bias = true,
-      .mtp_layers = 1, .default_seq = 4096}},
+      .router_groups = 8, .router_group_topk = 4, .mtp_layers = 1, .default_seq = 4096}},
     /* ---- GLM-4.5-Air: zai-org/GLM-4.5-Air config.json; q/k/v biases, no q/k norm, 1 dense
        block, 1 shared expert, correction-bias buffer, one MTP module (not counted in 106B). */
     {{"glm-4.5-air", "glm4.5-air glm-air", "GLM-4.5-Air (106B-A12B)",

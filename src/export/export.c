@@ -11,6 +11,7 @@
  * src/core/memory.c counts as communication buffers.
  */
 #include "export_internal.h"
+#include "stack_rules.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -348,6 +349,58 @@ static enum tp_status build(enum tp_export_format f, const struct tp_export_plan
     return tp_fail(err, TP_EINVAL, "unknown export format %d", (int)f);
 }
 
+void tp_export_search_limits(enum tp_export_format f, const struct tp_job *j,
+                             struct tp_search_opts *o)
+{
+    enum tp_framework fw = j->framework;
+    bool data_parallel = f == TP_EXPORT_DEEPSPEED || f == TP_EXPORT_AXOLOTL ||
+                         ((f == TP_EXPORT_TORCHRUN || f == TP_EXPORT_SLURM) &&
+                          fw == TP_FW_AXOLOTL);
+    /* torchrun / slurm with the deepspeed stack: Megatron-DeepSpeed where tp > 1
+       (tp_export_stack_of), so not data parallel only */
+    if (data_parallel)
+        o->max_tp = o->max_pp = o->max_cp = o->max_ep = 1;
+    /* the Hugging Face Trainer checkpoints every block or none (gradient_checkpointing) */
+    if (f == TP_EXPORT_AXOLOTL || fw == TP_FW_AXOLOTL)
+        o->recompute_mask &= ~(unsigned)TP_SEARCH_RC_PARTIAL;
+    bool mds = f == TP_EXPORT_MEGATRON_DS || fw == TP_FW_MEGATRON_DS ||
+               ((f == TP_EXPORT_TORCHRUN || f == TP_EXPORT_SLURM) && fw == TP_FW_DEEPSPEED);
+    if (mds && !data_parallel) {
+        o->uneven_pp = false; /* no --decoder-first/last-pipeline-num-layers there */
+        o->max_vpp = 1;
+        o->max_cp = 1;
+    }
+}
+
+/* The framework whose files format f writes for the plan (the rules it starts under). */
+static enum tp_framework target_framework(enum tp_export_format f, const struct tp_export_plan *p)
+{
+    enum tp_framework fw = p->j->framework;
+    switch (f) {
+    case TP_EXPORT_DEEPSPEED:
+        return fw == TP_FW_AXOLOTL ? TP_FW_AXOLOTL : TP_FW_DEEPSPEED;
+    case TP_EXPORT_AXOLOTL:
+        return TP_FW_AXOLOTL;
+    case TP_EXPORT_MEGATRON:
+        return fw == TP_FW_MEGATRON_DS ? TP_FW_MEGATRON_DS : TP_FW_MEGATRON;
+    case TP_EXPORT_MEGATRON_DS:
+        return TP_FW_MEGATRON_DS;
+    case TP_EXPORT_TORCHRUN:
+    case TP_EXPORT_SLURM:
+    case TP_EXPORT_FORMAT_COUNT:
+        break;
+    }
+    switch (tp_export_stack_of(p)) {
+    case TP_STACK_MEGATRON: return TP_FW_MEGATRON;
+    case TP_STACK_MEGATRON_DS: return TP_FW_MEGATRON_DS;
+    case TP_STACK_AXOLOTL: return TP_FW_AXOLOTL;
+    case TP_STACK_DEEPSPEED: return TP_FW_DEEPSPEED;
+    case TP_STACK_TORCHTITAN: return TP_FW_TORCHTITAN;
+    case TP_STACK_SCRIPT: break;
+    }
+    return fw;
+}
+
 enum tp_status tp_export_build(enum tp_export_format f, const struct tp_model *m,
                                const struct tp_cluster *c, const struct tp_job *j,
                                const struct tp_layout *l, const struct tp_export_opts *o,
@@ -370,6 +423,13 @@ enum tp_status tp_export_build(enum tp_export_format f, const struct tp_model *m
     if (l->dp * l->tp * l->pp * l->cp != c->n_gpus)
         return tp_fail(err, TP_EINVAL, "internal: dp*tp*pp*cp = %u, not the %u GPUs",
                        l->dp * l->tp * l->pp * l->cp, c->n_gpus);
+    if ((unsigned)f >= TP_EXPORT_FORMAT_COUNT)
+        return tp_fail(err, TP_EINVAL, "unknown export format %d", (int)f);
+    /* the target framework's own rules (stack_rules.c), whatever stack the plan was made for */
+    struct tp_job jt = *j;
+    jt.framework = target_framework(f, &p);
+    if (tp_stack_rules_check(m, &jt, l, err) != TP_OK)
+        return TP_EUNSUPPORTED;
     enum tp_status st = build(f, &p, err);
     if (st != TP_OK)
         tp_export_free(out);

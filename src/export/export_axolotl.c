@@ -82,9 +82,18 @@ static int emit_node(yaml_emitter_t *e, json_t *v)
         tp_snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
         return emit_scalar(e, num, false);
     case JSON_REAL:
-        tp_snprintf(num, sizeof num, "%.17g", json_real_value(v));
-        if (!strpbrk(num, ".eEn")) /* keep it a float: 1 -> 1.0 */
-            strcat(num, ".0");
+        /* the shortest of %.15g / %.17g that reads back as the same double */
+        tp_snprintf(num, sizeof num, "%.15g", json_real_value(v));
+        if (tp_strtod(num, NULL) != json_real_value(v))
+            tp_snprintf(num, sizeof num, "%.17g", json_real_value(v));
+        /* keep it a float under YAML 1.1 (PyYAML's float needs a '.'): 1 -> 1.0,
+           2e-05 -> 2.0e-05 */
+        if (!strpbrk(num, ".n")) {
+            char *exp = strpbrk(num, "eE");
+            size_t at = exp ? (size_t)(exp - num) : strlen(num);
+            memmove(num + at + 2, num + at, strlen(num + at) + 1);
+            memcpy(num + at, ".0", 2);
+        }
         return emit_scalar(e, num, false);
     case JSON_TRUE:
         return emit_scalar(e, "true", false);
@@ -312,8 +321,9 @@ enum tp_status tp_export_axolotl(const struct tp_export_plan *p, struct tp_error
     }
     if (!p->o->base_model && strcmp(base, p->m->name) == 0)
         tp_export_note(p->out, "base_model: set the model's Hugging Face id or path");
-    tp_export_note(p->out, "add datasets, learning_rate, num_epochs and output_dir to %s",
-                   TP_EXPORT_AXOLOTL_FILE);
+    tp_export_note(p->out, "add datasets (and output_dir) to %s: the launch script stops "
+                           "until it has them", TP_EXPORT_AXOLOTL_FILE);
+    tp_export_train_axolotl(p, d);
     char *text = yaml_text(d);
     json_decref(d);
     enum tp_status st = tp_export_add(p->out, TP_EXPORT_AXOLOTL_FILE, text, err);

@@ -8,6 +8,7 @@
  */
 #include "export_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,8 +21,8 @@ enum tp_export_stack tp_export_stack_of(const struct tp_export_plan *p)
     case TP_FW_DEEPSPEED:
         /* tp > 1 is only Megatron-DeepSpeed's; DeepSpeed's own pipeline engine runs pp */
         return p->l->tp > 1 ? TP_STACK_MEGATRON_DS : TP_STACK_DEEPSPEED;
+    case TP_FW_TORCHTITAN: return TP_STACK_TORCHTITAN;
     case TP_FW_FSDP:
-    case TP_FW_TORCHTITAN:
     case TP_FW_COUNT: break;
     }
     return TP_STACK_SCRIPT;
@@ -45,13 +46,62 @@ static void environment(const struct tp_export_plan *p, enum tp_export_stack sta
                           "ordered before the GEMMs it overlaps\n");
     if (megatron)
         tp_sbuf_printf(b, "source ./%s\n", TP_EXPORT_MEGATRON_FILE);
+    /* Axolotl trains on the datasets its YAML lists: none there is a start-up failure */
+    if (stack == TP_STACK_AXOLOTL)
+        tp_sbuf_printf(b, "grep -q '^datasets:' %s || { echo \"add datasets to %s\" >&2; "
+                          "exit 2; }\n", TP_EXPORT_AXOLOTL_FILE, TP_EXPORT_AXOLOTL_FILE);
 }
 
-/* The program torchrun starts on every GPU, with its arguments. */
-static void entry(enum tp_export_stack stack, struct tp_sbuf *b, bool pass_args)
+/* torchtitan's command-line options (torchtitan/config/configs.py @ b5bcd76c, TrainingConfig
+   and ParallelismConfig; frozen but accepted): the plan's steps, token slots and degrees.  The
+   model, optimizer and learning rate are the user's Trainer.Config (--module, --config). */
+static void torchtitan_args(const struct tp_export_plan *p, struct tp_sbuf *b)
 {
-    const char *rest = pass_args ? " \"$@\"" : "";
+    const struct tp_layout *l = p->l;
+    uint64_t seq = p->j->seq;
+    uint64_t steps = p->o->steps ? p->o->steps
+                     : p->o->tokens > 0 ? (uint64_t)ceil(p->o->tokens / ((double)p->gbs * seq))
+                                        : 0;
+    /* FSDP over the shard group (HSDP) or all of dp; DDP (zero 0) replicates */
+    uint32_t shard = l->zero == 0 ? 1
+                     : l->shard_group && l->shard_group < l->dp * l->cp && l->shard_group >= l->cp
+                         ? l->shard_group / l->cp
+                         : l->dp;
+    tp_sbuf_printf(b, "    -m torchtitan.train \\\n"
+                      "    --module \"${TORCHTITAN_MODULE:?set TORCHTITAN_MODULE to the module of "
+                      "your Trainer.Config function}\" \\\n"
+                      "    --config \"${TORCHTITAN_CONFIG:?set TORCHTITAN_CONFIG to that "
+                      "function}\" \\\n");
+    if (steps)
+        tp_sbuf_printf(b, "    --training.steps %llu \\\n", (unsigned long long)steps);
+    tp_sbuf_printf(b, "    --training.max_context_length %llu \\\n", (unsigned long long)seq);
+    tp_sbuf_printf(b, "    --training.num_tokens_per_microbatch_per_dp_rank %llu \\\n",
+                   (unsigned long long)(l->mbs * seq));
+    tp_sbuf_printf(b, "    --training.num_tokens_per_train_step %llu \\\n",
+                   (unsigned long long)(p->gbs * seq));
+    tp_sbuf_printf(b, "    --parallelism.data_parallel_replicate_degree %u \\\n", l->dp / shard);
+    tp_sbuf_printf(b, "    --parallelism.data_parallel_shard_degree %u \\\n", shard);
+    tp_sbuf_printf(b, "    --parallelism.tensor_parallel_degree %u \\\n", l->tp);
+    tp_sbuf_printf(b, "    --parallelism.pipeline_parallel_degree %u \\\n", l->pp);
+    if (l->pp > 1) {
+        tp_sbuf_printf(b, "    --parallelism.pipeline_parallel_schedule %s \\\n",
+                       l->vpp > 1 ? "Interleaved1F1B" : "1F1B");
+        tp_sbuf_printf(b, "    --parallelism.num_pp_microbatches %u \\\n", l->gas);
+    }
+    tp_sbuf_printf(b, "    --parallelism.context_parallel_degree %u \\\n", l->cp);
+    tp_sbuf_printf(b, "    --parallelism.expert_parallel_degree %u \\\n", l->ep);
+}
+
+/* The program torchrun starts on every GPU, with its arguments and then the script's own
+   ("$@": launch.sh ARGS, sbatch train.sbatch ARGS). */
+static void entry(const struct tp_export_plan *p, enum tp_export_stack stack, struct tp_sbuf *b)
+{
+    const char *rest = " \"$@\"";
     switch (stack) {
+    case TP_STACK_TORCHTITAN:
+        torchtitan_args(p, b);
+        tp_sbuf_printf(b, "   %s\n", rest);
+        break;
     case TP_STACK_MEGATRON:
     case TP_STACK_MEGATRON_DS:
         tp_sbuf_printf(b, "    \"${MEGATRON_DIR:-.}/pretrain_gpt.py\" \"${MEGATRON_ARGS[@]}\"%s\n",
@@ -92,7 +142,7 @@ static void torchrun_script(const struct tp_export_plan *p, enum tp_export_stack
                           "    --rdzv-endpoint \"${MASTER_ADDR:?set MASTER_ADDR to the first "
                           "node}:${MASTER_PORT:-29500}\" \\\n"
                           "    --rdzv-id \"${RDZV_ID:-trainplan}\" \\\n");
-    entry(stack, b, true);
+    entry(p, stack, b);
 }
 
 static void slurm_script(const struct tp_export_plan *p, enum tp_export_stack stack,
@@ -117,7 +167,7 @@ static void slurm_script(const struct tp_export_plan *p, enum tp_export_stack st
     tp_sbuf_printf(b, "    --rdzv-backend c10d \\\n");
     tp_sbuf_printf(b, "    --rdzv-endpoint \"$MASTER_ADDR:29500\" \\\n");
     tp_sbuf_printf(b, "    --rdzv-id \"$SLURM_JOB_ID\" \\\n");
-    entry(stack, b, false);
+    entry(p, stack, b);
 }
 
 enum tp_status tp_export_add_launcher(const struct tp_export_plan *p, bool slurm,
@@ -152,10 +202,18 @@ enum tp_status tp_export_launch(const struct tp_export_plan *p, bool slurm,
             return st != TP_OK ? st : tp_fail(err, TP_ENOMEM, "out of memory");
         return tp_export_add_json(p->out, d, err);
     }
+    case TP_STACK_TORCHTITAN:
+        tp_export_note(p->out, "torchtitan: the model, optimizer and learning rate are your "
+                               "Trainer.Config (TORCHTITAN_MODULE, TORCHTITAN_CONFIG); the "
+                               "launcher passes the plan's steps, token slots and degrees");
+        if (p->l->sp != (p->l->tp > 1))
+            tp_export_note(p->out, "sequence parallelism off with tp %u: set "
+                                   "parallelism.enable_sequence_parallel False in your "
+                                   "Trainer.Config", p->l->tp);
+        break;
     case TP_STACK_SCRIPT:
-        tp_export_note(p->out, "%s: the launcher runs your TRAIN_SCRIPT; trainplan writes no "
-                               "%s config", p->j->framework == TP_FW_FSDP ? "FSDP" : "torchtitan",
-                       p->j->framework == TP_FW_FSDP ? "FSDP" : "torchtitan");
+        tp_export_note(p->out, "FSDP: the launcher runs your TRAIN_SCRIPT; trainplan writes no "
+                               "FSDP config");
         break;
     }
     return TP_OK;

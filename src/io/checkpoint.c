@@ -70,6 +70,7 @@ static bool add_tensor(struct tp_ckpt *c, struct tp_st_tensor *t, uint32_t file)
     d->ndim = t->ndim;
     memcpy(d->shape, t->shape, sizeof d->shape);
     d->elements = t->elements;
+    d->excluded = t->excluded;
     return true;
 }
 
@@ -143,8 +144,10 @@ enum tp_status tp_ck_read_file(struct tp_ckpt *c, const char *path, struct tp_er
         f->header_bytes = h.header_bytes;
         f->tensors = h.n_tensors;
         f->params = h.params;
+        f->excluded = h.n_excluded;
         dtype_list(&h, f->dtypes, sizeof f->dtypes);
-        c->total_bytes += size;
+        if (!tp_add_u64(&c->total_bytes, size) || h.params_overflow)
+            c->totals_overflow = true;
     }
     for (size_t i = 0; ok && i < h.n_problems; i++) {
         if (h.problems[i].kind == TP_CK_STUB)
@@ -165,14 +168,9 @@ static int by_name(const void *a, const void *b)
     return r ? r : (x->file > y->file) - (x->file < y->file);
 }
 
-/* *sum += v, saturating (hostile shapes may hold up to 2^64 - 1 elements each). */
-static void add_sat(uint64_t *sum, uint64_t v)
-{
-    *sum = v > UINT64_MAX - *sum ? UINT64_MAX : *sum + v;
-}
-
 /* Sorts the tensors, reports tensors held by two files (one line per pair of files), and
-   totals the parameters of each name once. */
+   totals the parameters of each name once, with checked adds (a sum past 2^64 - 1 sets
+   totals_overflow instead of wrapping); tensors flagged excluded are counted apart. */
 static bool dedupe(struct tp_ckpt *c)
 {
     if (c->n_tensors > 0)
@@ -184,6 +182,7 @@ static bool dedupe(struct tp_ckpt *c)
     } pairs[32];
     size_t n_pairs = 0, more = 0;
     c->total_params = 0;
+    c->n_excluded = 0;
     memset(c->by_comp, 0, sizeof c->by_comp);
     memset(c->by_dtype, 0, sizeof c->by_dtype);
     for (size_t i = 0; i < c->n_tensors; i++) {
@@ -201,9 +200,14 @@ static bool dedupe(struct tp_ckpt *c)
                 more++;
             continue;
         }
-        add_sat(&c->total_params, t->elements);
-        add_sat(&c->by_comp[tp_ckpt_component(t->name)], t->elements);
-        add_sat(&c->by_dtype[t->dtype], t->elements);
+        if (t->excluded) { /* its problem line says why */
+            c->n_excluded++;
+            continue;
+        }
+        if (!tp_add_u64(&c->total_params, t->elements) ||
+            !tp_add_u64(&c->by_comp[tp_ckpt_component(t->name)], t->elements) ||
+            !tp_add_u64(&c->by_dtype[t->dtype], t->elements))
+            c->totals_overflow = true;
     }
     for (size_t k = 0; k < n_pairs; k++)
         if (!tp_ck_problem(c, TP_CK_DUPLICATE, c->files[pairs[k].b].path, pairs[k].first,
@@ -414,14 +418,6 @@ static bool plain_name(const char *s)
     return s[0] && !strchr(s, '/') && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
 }
 
-static const struct tp_ckpt_file *file_named(const struct tp_ckpt *c, const char *shard)
-{
-    for (size_t i = 0; i < c->n_files; i++)
-        if (strcmp(base_name(c->files[i].path), shard) == 0)
-            return &c->files[i];
-    return NULL;
-}
-
 /* Loads the index's weight_map as pairs {tensor, shard} sorted by tensor; NULL with a
    bad-index problem added (*oom on allocation failure). */
 static const char **load_map(struct tp_ckpt *c, const char *path, json_t **doc, size_t *n,
@@ -467,11 +463,41 @@ static const char **load_map(struct tp_ckpt *c, const char *path, json_t **doc, 
     return pairs;
 }
 
-/* Records the tensors the index maps to `shard` (not on disk) in c->lost, sorted. */
-static bool lose(struct tp_ckpt *c, const char **pairs, size_t n, const char *shard)
+/* The files read so far by base name (-> index into c->files); false when out of memory.
+   `more` is room for the files still to be added. */
+static bool file_set(const struct tp_ckpt *c, size_t more, struct tp_ck_names *set)
+{
+    if (!tp_ck_names_init(set, c->n_files + more))
+        return false;
+    for (size_t i = 0; i < c->n_files; i++)
+        if (tp_ck_names_get(set, base_name(c->files[i].path)) == TP_CK_NO_NAME &&
+            !tp_ck_names_put(set, base_name(c->files[i].path), (uint32_t)i))
+            return false;
+    return true;
+}
+
+/* The index's shards: each distinct shard name -> its number, and how many tensors it maps to
+   each (counts[number]). */
+static bool shard_set(const char **pairs, size_t n, struct tp_ck_names *set, size_t **counts)
+{
+    *counts = calloc(n + 1, sizeof **counts);
+    if (!*counts || !tp_ck_names_init(set, n))
+        return false;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t id = tp_ck_names_get(set, pairs[2 * k + 1]);
+        if (id == TP_CK_NO_NAME && !tp_ck_names_put(set, pairs[2 * k + 1], id = (uint32_t)set->n))
+            return false;
+        (*counts)[id]++;
+    }
+    return true;
+}
+
+/* Records, sorted, the tensors the index maps to shards that are not on disk (c->lost). */
+static bool lose(struct tp_ckpt *c, const char **pairs, size_t n, const struct tp_ck_names *files)
 {
     for (size_t k = 0; k < n; k++) {
-        if (strcmp(pairs[2 * k + 1], shard) != 0)
+        uint32_t f = tp_ck_names_get(files, pairs[2 * k + 1]);
+        if (f == TP_CK_NO_NAME || !c->files[f].missing)
             continue;
         char **v = tp_grow(c->lost, c->n_lost, sizeof *v);
         if (!v)
@@ -481,46 +507,60 @@ static bool lose(struct tp_ckpt *c, const char **pairs, size_t n, const char *sh
             return false;
         c->n_lost++;
     }
-    qsort(c->lost, c->n_lost, sizeof *c->lost, cmp_str);
+    if (c->n_lost)
+        qsort(c->lost, c->n_lost, sizeof *c->lost, cmp_str);
     return true;
 }
 
-/* Reads the shards named by the index that are not read yet (when `read_shards`), reports the
-   missing ones, then checks every mapping both ways. */
+/* Reads the shards named by the index that are not read yet (when `read_shards`), and reports
+   the missing ones: one line each, with the number of tensors the index maps to it.  Every
+   look-up is in a hash set, so N shards cost O(N), not O(N^2). */
 static enum tp_status index_shards(struct tp_ckpt *c, const char *dir, const char **pairs,
                                    size_t n, bool read_shards, struct tp_error *err)
 {
+    struct tp_ck_names files = {0}, shards = {0};
+    size_t *counts = NULL;
+    bool ok = file_set(c, n, &files) && shard_set(pairs, n, &shards, &counts);
+    enum tp_status st = ok ? TP_OK : tp_fail(err, TP_ENOMEM, "out of memory");
     char path[1024];
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; st == TP_OK && i < n; i++) {
         const char *shard = pairs[2 * i + 1];
-        if (file_named(c, shard))
+        if (tp_ck_names_get(&files, shard) != TP_CK_NO_NAME)
             continue;
-        TRY(join(path, sizeof path, dir, shard, err));
-        struct stat st;
-        if (read_shards && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-            TRY(tp_ck_read_file(c, path, err));
-            continue;
+        if ((st = join(path, sizeof path, dir, shard, err)) != TP_OK)
+            break;
+        struct stat sb;
+        if (read_shards && stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
+            st = tp_ck_read_file(c, path, err);
+        } else {
+            size_t count = counts[tp_ck_names_get(&shards, shard)];
+            struct tp_ckpt_file *f = add_file(c, path);
+            if (!f || !tp_ck_problem(c, TP_CK_MISSING_SHARD, path, pairs[2 * i],
+                                     "named by the index for %zu tensor%s; not on disk", count,
+                                     count == 1 ? "" : "s"))
+                st = tp_fail(err, TP_ENOMEM, "out of memory");
+            else
+                f->missing = true;
         }
-        size_t count = 0;
-        for (size_t k = 0; k < n; k++)
-            count += strcmp(pairs[2 * k + 1], shard) == 0;
-        if (!lose(c, pairs, n, shard))
-            return tp_fail(err, TP_ENOMEM, "out of memory");
-        struct tp_ckpt_file *f = add_file(c, path);
-        if (!f || !tp_ck_problem(c, TP_CK_MISSING_SHARD, path, pairs[2 * i],
-                                 "named by the index for %zu tensor%s; not on disk", count,
-                                 count == 1 ? "" : "s"))
-            return tp_fail(err, TP_ENOMEM, "out of memory");
-        f->missing = true;
+        if (st == TP_OK && !tp_ck_names_put(&files, shard, (uint32_t)(c->n_files - 1)))
+            st = tp_fail(err, TP_ENOMEM, "out of memory");
     }
-    return TP_OK;
+    if (st == TP_OK && !lose(c, pairs, n, &files))
+        st = tp_fail(err, TP_ENOMEM, "out of memory");
+    tp_ck_names_free(&files);
+    tp_ck_names_free(&shards);
+    free(counts);
+    return st;
 }
 
 static bool index_mappings(struct tp_ckpt *c, const char *path, const char **pairs, size_t n)
 {
-    bool ok = true;
+    struct tp_ck_names files = {0}, shards = {0};
+    size_t *counts = NULL;
+    bool ok = file_set(c, 0, &files) && shard_set(pairs, n, &shards, &counts);
     for (size_t i = 0; ok && i < n; i++) {
-        const struct tp_ckpt_file *f = file_named(c, pairs[2 * i + 1]);
+        uint32_t k = tp_ck_names_get(&files, pairs[2 * i + 1]);
+        const struct tp_ckpt_file *f = k == TP_CK_NO_NAME ? NULL : &c->files[k];
         if (!f || f->missing || f->stub)
             continue;
         const struct tp_ckpt_tensor *t = find_tensor(c, pairs[2 * i]);
@@ -535,14 +575,11 @@ static bool index_mappings(struct tp_ckpt *c, const char *path, const char **pai
                                t ? c->files[t->file].path : "");
     }
     /* a file the index names nowhere: one line for the file, not one per tensor */
-    bool *unnamed = calloc(c->n_files + 1, sizeof *unnamed);
-    if (!unnamed)
-        return false;
+    bool *unnamed = ok ? calloc(c->n_files + 1, sizeof *unnamed) : NULL;
+    ok = ok && unnamed;
     for (size_t k = 0; ok && k < c->n_files; k++) {
         const struct tp_ckpt_file *f = &c->files[k];
-        bool named = false;
-        for (size_t i = 0; i < n && !named; i++)
-            named = strcmp(pairs[2 * i + 1], base_name(f->path)) == 0;
+        bool named = tp_ck_names_get(&shards, base_name(f->path)) != TP_CK_NO_NAME;
         if (named || f->missing || f->stub || f->tensors == 0)
             continue;
         unnamed[k] = true;
@@ -560,6 +597,9 @@ static bool index_mappings(struct tp_ckpt *c, const char *path, const char **pai
                                "%s does not list it, so loaders never read it", base_name(path));
     }
     free(unnamed);
+    tp_ck_names_free(&files);
+    tp_ck_names_free(&shards);
+    free(counts);
     return ok;
 }
 

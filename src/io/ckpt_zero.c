@@ -301,10 +301,8 @@ static void tally(struct tp_ckpt_zero *z)
 {
     for (size_t i = 0; i < z->n_files; i++) {
         const struct tp_zero_file *f = &z->files[i];
-        if (f->optim)
-            z->optim_bytes += f->bytes;
-        else
-            z->model_bytes += f->bytes;
+        /* checked: a sum past 2^64 - 1 stays UINT64_MAX (printed as unknown), never wraps */
+        (void)tp_add_u64(f->optim ? &z->optim_bytes : &z->model_bytes, f->bytes);
         if (f->mp_rank == UINT32_MAX)
             continue;
         if (f->mp_rank + 1 > z->mp_ranks)

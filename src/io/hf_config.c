@@ -318,9 +318,8 @@ enum tp_status hf_qwen_moe(const struct cfg *c, struct tp_model *m, bool *explic
     TRY(hf_get_u32(c, "moe_intermediate_size", true, 0, &m->moe_ffn));
     TRY(hf_get_u32(c, "shared_expert_intermediate_size", false, 0, &m->shared_ffn));
     m->n_shared_experts = m->shared_ffn > 0;
+    /* positive when given: hf_rules.c */
     TRY(hf_get_u32(c, "decoder_sparse_step", false, 1, &m->moe_step));
-    if (m->moe_step == 0)
-        return hf_field_error(c, "decoder_sparse_step", "must be positive");
     m->moe_phase = m->moe_step - 1;
     uint8_t dense[TP_MAX_LAYERS] = {0};
     bool found;
@@ -393,6 +392,11 @@ static enum tp_status fam_deepseek(const struct cfg *c, struct tp_model *m, bool
         TRY(hf_get_u32(c, "first_k_dense_replace", false, 0, &m->moe_first_dense));
         TRY(hf_get_u32(c, "moe_layer_freq", false, 1, &m->moe_step));
         m->moe_phase = 0;
+        /* group-limited routing (DeepseekV3TopkRouter: n_group, topk_group) */
+        TRY(hf_get_u32(c, "n_group", false, 0, &m->router_groups));
+        TRY(hf_get_u32(c, "topk_group", false, 0, &m->router_group_topk));
+        if (m->router_group_topk >= m->router_groups)
+            m->router_groups = m->router_group_topk = 0; /* no limit */
     }
     /* V3's noaux_tc routing keeps an E-float e_score_correction_bias buffer per MoE block. */
     const char *method = json_string_value(json_object_get(c->obj, "topk_method"));
@@ -431,9 +435,8 @@ static enum tp_status fam_llama4(const struct cfg *c, struct tp_model *m, bool *
     TRY(hf_get_u32(c, "intermediate_size_mlp", false, 0, &m->ffn));
     TRY(hf_get_u32(c, "num_local_experts", true, 0, &m->n_experts));
     TRY(hf_get_u32(c, "num_experts_per_tok", true, 0, &m->top_k));
+    /* positive when given: hf_rules.c */
     TRY(hf_get_u32(c, "interleave_moe_layer_step", false, 1, &m->moe_step));
-    if (m->moe_step == 0)
-        return hf_field_error(c, "interleave_moe_layer_step", "must be positive");
     m->moe_phase = m->moe_step - 1;
     if (m->n_layers > TP_MAX_LAYERS)
         return TP_OK;
@@ -611,6 +614,7 @@ static enum tp_status from_root(const json_t *root, const char *label, struct tp
     tp_snprintf(m->name, sizeof m->name, "%s", type);
     tp_snprintf(m->source, sizeof m->source, "%s", label);
     bool explicit_attn = false, explicit_moe = false, explicit_mixer = false;
+    TRY(hf_check_rules(&c, type));
     TRY(read_family(&c, type, m, &explicit_attn, &explicit_moe, &explicit_mixer));
 
     /* The rules fill whatever the file did not list block by block; then the explicit lists

@@ -86,9 +86,8 @@ enum tp_status hf_fam_qwen3_next(const struct cfg *c, struct tp_model *m, bool *
     TRY(hf_get_u32(c, "linear_key_head_dim", true, 0, &m->gdn_k_dim));
     TRY(hf_get_u32(c, "linear_value_head_dim", true, 0, &m->gdn_v_dim));
     TRY(hf_get_u32(c, "linear_conv_kernel_dim", false, 4, &m->gdn_conv));
+    /* positive when given: hf_rules.c */
     TRY(hf_get_u32(c, "full_attention_interval", false, 4, &m->linear_full_every));
-    if (m->linear_full_every == 0)
-        return hf_field_error(c, "full_attention_interval", "must be positive");
     /* fla's chunk_gated_delta_rule runs chunks of 64 tokens (BT = 64) */
     m->gdn_chunk = 64;
     return hf_get_u32(c, "num_nextn_predict_layers", false, 1, &m->mtp_layers);

@@ -34,4 +34,9 @@ enum tp_status hf_fam_nemotron_h(const struct cfg *c, struct tp_model *m, bool *
 enum tp_status hf_fam_qwen3_next(const struct cfg *c, struct tp_model *m, bool *explicit_attn,
                                  bool *explicit_moe);
 
+/* hf_rules.c: the shapes transformers refuses (zero or non-dividing heads and kv heads, zero
+   windows, chunks and patterns, top-k past the experts), from one table citing the
+   transformers file of each rule; checked on the file's fields before the family reader. */
+enum tp_status hf_check_rules(const struct cfg *c, const char *type);
+
 #endif

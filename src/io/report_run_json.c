@@ -115,8 +115,8 @@ json_t *tp_json_estimate(const struct tp_model *m, const struct tp_cluster *c,
     const struct tp_time *t = &ev->time;
     const struct tp_range *rg = &ev->range;
     json_t *doc = json_pack(
-        "{s:i, s:s, s:{s:s, s:s}, s:{s:s, s:I, s:I}, s:{s:s, s:s, s:s, s:s, s:I, s:o, s:b, s:b, s:b,"
-        " s:b, s:b, s:b, s:s?},"
+        "{s:i, s:s, s:{s:s, s:s}, s:{s:s, s:I, s:I}, s:{s:s, s:s, s:s, s:s, s:I, s:o, s:b, s:b, s:s,"
+        " s:b, s:b, s:b, s:b, s:s?},"
         " s:o,"
         " s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
         "schema_version", TP_SCHEMA_VERSION, "command", "estimate", "model", "name", m->name,
@@ -128,7 +128,8 @@ json_t *tp_json_estimate(const struct tp_model *m, const struct tp_cluster *c,
         "seq", (json_int_t)j->seq, "doc_len",
         j->doc_len ? json_integer((json_int_t)j->doc_len) : json_null(), "tp_comm_overlap",
         (int)j->tp_comm_overlap,
-        "moe_a2a_overlap", (int)j->moe_a2a_overlap,
+        "moe_a2a_overlap", (int)j->moe_a2a_overlap, "moe_dispatcher",
+        tp_name(TP_NAMES_MOE_DISPATCHER, (int)j->moe_dispatcher),
         "fp8_param_gather", (int)j->fp8_param_gather, "zero_quantized_weights",
         (int)j->zero_quant_weights, "zero_quantized_gradients", (int)j->zero_quant_grads,
         "fsdp_backend", (int)j->fsdp_backend, "fp8_recipe",
@@ -225,7 +226,7 @@ static json_t *hit_json(const struct tp_stack_hit *sh, const struct tp_stack_hit
     const struct tp_time *t = &h->time;
     char differs[48];
     tp_search_differs(best, sh, differs, sizeof differs);
-    return json_pack("{s:s, s:b, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I,"
+    json_t *o = json_pack("{s:s, s:b, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I,"
                      " s:s, s:I, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
                      "stack", tp_stack_get(sh->fw)->key, "tie",
                      (int)(h->time_per_token <= best->h.time_per_token * (1 + band)),
@@ -241,6 +242,10 @@ static json_t *hit_json(const struct tp_stack_hit *sh, const struct tp_stack_hit
                      t->tokens_per_s, "model_tflops_per_gpu", t->model_tflops_per_gpu, "mfu",
                      t->mfu, "hw_tflops_per_gpu", t->hw_tflops_per_gpu, "hfu", t->hfu,
                      "memory_bytes", h->memory_bytes, "bubble_s", t->bubble_s);
+    /* the pipeline schedule (DualPipe's layouts, docs/moe.md) */
+    if (o)
+        json_object_set_new(o, "schedule", json_string(tp_name(TP_NAMES_SCHEDULE, (int)l->schedule)));
+    return o;
 }
 
 json_t *tp_json_search_hit(const struct tp_stack_hit *h, const struct tp_stack_hit *best,

@@ -78,29 +78,66 @@ static json_t *row_json(const struct tp_run *run, const struct tp_run_eval *e)
     return o;
 }
 
-static json_t *summary_json(const struct tp_validation *v)
+/* The summary object from a summary, its three group objects and the counts of rows not
+   compared (shared by the in-memory and the streaming validation). */
+static json_t *summary_json(const struct tp_validation_summary *s, json_t *by_source,
+                            json_t *by_gpu, json_t *by_framework, size_t skipped,
+                            size_t duplicates, size_t unmeasured)
 {
-    const struct tp_runs *runs = v->runs;
-    struct tp_validation_summary s;
-    tp_validation_summarize(v, &s);
     json_t *o = json_pack(
         "{s:o, s:o, s:o, s:o, s:o, s:{s:I, s:I}, s:I, s:I, s:I, s:I}", "throughput",
-        stats_json(&s.throughput), "by_source", group_json(v, TP_GROUP_SOURCE), "by_gpu",
-        group_json(v, TP_GROUP_GPU), "by_framework", group_json(v, TP_GROUP_FRAMEWORK), "memory",
-        stats_json(&s.memory), "oom", "rows", (json_int_t)s.oom, "predicted_oom",
-        (json_int_t)s.oom_predicted, "outside_domain", (json_int_t)s.outside_domain, "skipped",
-        (json_int_t)runs->n_skipped, "duplicates", (json_int_t)runs->duplicates, "unmeasured",
-        (json_int_t)runs->unmeasured);
+        stats_json(&s->throughput), "by_source", by_source, "by_gpu", by_gpu, "by_framework",
+        by_framework, "memory", stats_json(&s->memory), "oom", "rows", (json_int_t)s->oom,
+        "predicted_oom", (json_int_t)s->oom_predicted, "outside_domain",
+        (json_int_t)s->outside_domain, "skipped", (json_int_t)skipped, "duplicates",
+        (json_int_t)duplicates, "unmeasured", (json_int_t)unmeasured);
     if (!o)
         return NULL;
-    json_object_set_new(o, "completed", json_integer((json_int_t)s.completed));
-    json_object_set_new(o, "completed_predicted_to_fit", json_integer((json_int_t)s.completed_fit));
-    json_object_set_new(o, "completed_predicted_tight", json_integer((json_int_t)s.completed_tight));
-    json_object_set_new(o, "oom_predicted_tight", json_integer((json_int_t)s.oom_tight));
-    json_object_set_new(o, "in_range", json_integer((json_int_t)s.in_range));
-    json_object_set_new(o, "in_range_of", json_integer((json_int_t)s.measured));
-    json_object_set_new(o, "layout_searched", stats_json(&s.searched));
+    json_object_set_new(o, "completed", json_integer((json_int_t)s->completed));
+    json_object_set_new(o, "completed_predicted_to_fit", json_integer((json_int_t)s->completed_fit));
+    json_object_set_new(o, "completed_predicted_tight", json_integer((json_int_t)s->completed_tight));
+    json_object_set_new(o, "oom_predicted_tight", json_integer((json_int_t)s->oom_tight));
+    json_object_set_new(o, "in_range", json_integer((json_int_t)s->in_range));
+    json_object_set_new(o, "in_range_of", json_integer((json_int_t)s->measured));
+    json_object_set_new(o, "layout_searched", stats_json(&s->searched));
     return o;
+}
+
+static json_t *stream_group_json(const struct tp_validate_stream *v, enum tp_run_group g)
+{
+    json_t *obj = json_object();
+    const char *key;
+    struct tp_err_stats st;
+    for (size_t i = 0; i < tp_validate_stream_groups(v, g); i++) {
+        tp_validate_stream_group(v, g, i, &key, &st);
+        json_object_set_new(obj, key, stats_json(&st));
+    }
+    return obj;
+}
+
+json_t *tp_json_validate_row(const struct tp_run *run, const struct tp_run_eval *e)
+{
+    return row_json(run, e);
+}
+
+json_t *tp_json_validate_stream_summary(const struct tp_validate_stream *v, size_t skipped,
+                                        size_t duplicates, size_t unmeasured)
+{
+    struct tp_validation_summary s;
+    tp_validate_stream_summarize(v, &s);
+    return summary_json(&s, stream_group_json(v, TP_GROUP_SOURCE),
+                        stream_group_json(v, TP_GROUP_GPU),
+                        stream_group_json(v, TP_GROUP_FRAMEWORK), skipped, duplicates,
+                        unmeasured);
+}
+
+static json_t *summary_json_of(const struct tp_validation *v)
+{
+    struct tp_validation_summary s;
+    tp_validation_summarize(v, &s);
+    return summary_json(&s, group_json(v, TP_GROUP_SOURCE), group_json(v, TP_GROUP_GPU),
+                        group_json(v, TP_GROUP_FRAMEWORK), v->runs->n_skipped,
+                        v->runs->duplicates, v->runs->unmeasured);
 }
 
 json_t *tp_json_validate(const struct tp_validation *v, const char *calibration)
@@ -115,7 +152,7 @@ json_t *tp_json_validate(const struct tp_validation *v, const char *calibration)
     return json_pack("{s:i, s:s, s:s, s:o, s:o}", "schema_version", TP_SCHEMA_VERSION,
                      "calibration", calibration ? calibration : "built-in defaults",
                      "error_definition", "predicted / measured - 1", "rows", rows, "summary",
-                     summary_json(v));
+                     summary_json_of(v));
 }
 
 /* calibrate's statistics: null where nothing was measured (no fold, one source). */

@@ -51,6 +51,7 @@ static const struct opt {
     {"framework", K_ENUM, F(framework), 0, 0, -1, 1}, /* tp_stack_find: keys and aliases */
     {"attention", K_ENUM, F(attn_impl), 0, 0, TP_NAMES_ATTENTION, 0},
     {"fp8_recipe", K_ENUM, F(fp8_recipe), 0, 0, TP_NAMES_FP8_RECIPE, 0},
+    {"moe_dispatcher", K_ENUM, F(moe_dispatcher), 0, 0, TP_NAMES_MOE_DISPATCHER, 0},
     {"moe_impl", K_ENUM, F(moe_impl), 0, 0, -1, 0},
     {"z3_leaf", K_BOOL, F(z3_leaf), 0, 0, 0, 0},
     {"fsdp_backend", K_BOOL, F(fsdp_backend), 0, 0, 0, 0},
@@ -245,6 +246,7 @@ static void resolve_job(const struct tp_request *r, const struct tp_model *m, st
     j->tp_comm_overlap = r->tp_comm_overlap;
     j->fp8_param_gather = r->fp8_param_gather;
     j->fp8_recipe = (enum tp_fp8_recipe)r->fp8_recipe;
+    j->moe_dispatcher = (enum tp_moe_dispatcher)r->moe_dispatcher;
     j->seq = r->seq != TP_UNSET ? (uint64_t)r->seq : m->default_seq ? m->default_seq : 4096;
     j->doc_len = r->doc_len > 0 ? (uint32_t)r->doc_len : 0;
     if (r->lora_rank != TP_UNSET)
@@ -365,13 +367,13 @@ enum tp_status tp_request_resolve(const struct tp_request *r, const struct tp_mo
         (!m->n_layers || tp_stack_check(m, j, l, NULL) != TP_OK))
         j->framework = TP_FW_MEGATRON;
     /* size has no model yet: each shape's layouts come from the search */
-    if (m->n_layers) {
+    if (m->n_layers)
         TRY(tp_layout_check(m, c, j, l, err));
-        if (!r->no_stack_check)
-            TRY(tp_stack_check(m, j, l, err));
-    }
     if (r->gbs != TP_UNSET && !r->gbs_is_target)
         TRY(tp_layout_set_gbs(l, (uint64_t)r->gbs, r->gas != TP_UNSET, err));
+    /* after the micro-batches are known (DualPipe's count rule, tp_stack_check) */
+    if (m->n_layers && !r->no_stack_check)
+        TRY(tp_stack_check(m, j, l, err));
     return TP_OK;
 }
 

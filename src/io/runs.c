@@ -77,15 +77,16 @@ enum tp_status tp_row_u32(const struct row *r, const char *name, bool required, 
     }
     char *end;
     errno = 0;
-    double v = tp_strtod(s, &end);
-    if (*end || errno || v < 0 || v > UINT32_MAX || v != floor(v))
+    double v = tp_row_plain_number(s) ? tp_strtod(s, &end) : NAN;
+    if (isnan(v) || errno || v < 0 || v > UINT32_MAX || v != floor(v))
         return tp_fail(r->err, TP_EINVAL, "%s \"%s\" is not a whole number", name, s);
     *out = (uint32_t)v;
     return TP_OK;
 }
 
 /* A measured figure: NaN when empty; an error when it is not a plain non-negative decimal
-   (a unit or suffix such as "5.7k" or "80GB" would otherwise be dropped silently). */
+   (a unit or suffix such as "5.7k" or "80GB" would otherwise be dropped silently; strtod's hex
+   floats, "inf" and "nan" are not decimals either). */
 enum tp_status tp_row_real(const struct row *r, const char *name, double *out)
 {
     const char *s = tp_row_cell(r, name);
@@ -94,8 +95,8 @@ enum tp_status tp_row_real(const struct row *r, const char *name, double *out)
         return TP_OK;
     char *end;
     errno = 0;
-    double v = tp_strtod(s, &end);
-    if (*end || errno || !isfinite(v) || v < 0)
+    double v = tp_row_plain_number(s) ? tp_strtod(s, &end) : NAN;
+    if (errno || !isfinite(v) || v < 0)
         return tp_fail(r->err, TP_EINVAL,
                        "%s \"%s\" is not a plain non-negative number (no units or suffixes)",
                        name, s);
@@ -253,9 +254,7 @@ static enum tp_status map_model(const struct row *r, struct tp_model *m)
         m->head_dim_explicit = true;
     }
     TRY(tp_row_u32(r, "vocab", true, 0, &m->vocab));
-    uint32_t tied = 0;
-    TRY(tp_row_u32(r, "tied", false, 0, &tied));
-    m->tied = tied != 0;
+    TRY(tp_row_bool(r, "tied", false, &m->tied));
     if (!*tp_row_cell(r, "tied"))
         tp_row_assume(r->run, "untied head");
     TRY(tp_row_u32(r, "moe_num_experts", false, 0, &m->n_experts));
@@ -295,11 +294,16 @@ static enum tp_status map_framework(const struct row *r, struct tp_job *j)
                {"colossalai", TP_FW_DEEPSPEED}, {"other", TP_FW_FSDP}};
     const char *key = tp_row_cell(r, "framework_key");
     tp_snprintf(r->run->framework_key, sizeof r->run->framework_key, "%s", key);
+    const char *names[sizeof fws / sizeof fws[0]];
     for (size_t i = 0; i < sizeof fws / sizeof fws[0]; i++)
-        if (strcmp(fws[i].key, key) == 0) {
-            j->framework = fws[i].fw;
-            return TP_OK;
-        }
+        names[i] = fws[i].key;
+    int i;
+    TRY(tp_row_enum(r, "framework_key", names, sizeof fws / sizeof fws[0], &i));
+    if (i >= 0) {
+        tp_snprintf(r->run->framework_key, sizeof r->run->framework_key, "%s", names[i]);
+        j->framework = fws[i].fw;
+        return TP_OK;
+    }
     j->framework = TP_FW_FSDP;
     tp_row_assume(r->run, "framework conventions of FSDP");
     return TP_OK;
@@ -314,26 +318,21 @@ static enum tp_status map_job(const struct row *r, const struct tp_model *m, str
        FSDP2 through Accelerate, not on DeepSpeed */
     const char *zf = tp_row_cell(r, "zero_or_fsdp");
     j->fsdp_backend = j->framework == TP_FW_AXOLOTL &&
-                      (strncmp(zf, "fsdp", 4) == 0 || strcmp(zf, "hsdp") == 0);
-    const char *task = tp_row_cell(r, "task");
+                      (strncmp(zf, "fsdp-", 5) == 0 || strcmp(zf, "hsdp") == 0);
     static const char *const tasks[] = {"pretrain", "sft", "dpo", "lora", "qlora"};
-    for (int i = 0; i < 5; i++)
-        if (strcmp(task, tasks[i]) == 0)
-            j->task = (enum tp_task)i;
-    const char *prec = tp_row_cell(r, "precision");
-    if (strcmp(prec, "fp16") == 0)
-        j->precision = TP_PREC_FP16;
-    else if (strcmp(prec, "fp32") == 0)
-        j->precision = TP_PREC_FP32;
-    else if (strcmp(prec, "mxfp8") == 0)
-        j->precision = TP_PREC_MXFP8;
-    else if (strcmp(prec, "nvfp4") == 0)
-        j->precision = TP_PREC_NVFP4;
-    else if (strcmp(prec, "mxfp4") == 0)
-        j->precision = TP_PREC_MXFP4;
-    else if (strstr(prec, "fp8"))
-        j->precision = TP_PREC_FP8;
-    else if (!*prec)
+    int i;
+    TRY(tp_row_enum(r, "task", tasks, 5, &i));
+    if (i >= 0)
+        j->task = (enum tp_task)i;
+    /* the precision by its whole name: "notfp8" is no FP8 */
+    static const char *const precs[] = {"bf16", "fp16", "fp32", "fp8", "mxfp8", "nvfp4", "mxfp4"};
+    static const enum tp_precision prec_of[] = {TP_PREC_BF16,  TP_PREC_FP16,  TP_PREC_FP32,
+                                                TP_PREC_FP8,   TP_PREC_MXFP8, TP_PREC_NVFP4,
+                                                TP_PREC_MXFP4};
+    TRY(tp_row_enum(r, "precision", precs, 7, &i));
+    if (i >= 0)
+        j->precision = prec_of[i];
+    else
         tp_row_assume(r->run, "bf16");
     const char *fw = tp_row_cell(r, "framework");
     if (strstr(fw, "8bit") || strstr(fw, "8-bit"))
@@ -416,17 +415,20 @@ static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
     TRY(tp_row_u32(r, "etp", false, 0, &l->etp));
     TRY(tp_row_u32(r, "pp_first", false, 0, &l->pp_first));
     TRY(tp_row_u32(r, "pp_last", false, 0, &l->pp_last));
-    uint32_t sp = 0, act_off = 0;
-    TRY(tp_row_u32(r, "offload_activations", false, 0, &act_off));
+    bool act_off = false;
+    TRY(tp_row_bool(r, "offload_activations", false, &act_off));
     TRY(tp_row_u32(r, "offload_layers", false, 0, &l->offload_layers));
-    l->offload_activations = act_off != 0 || l->offload_layers != 0;
-    TRY(tp_row_u32(r, "sp", false, 0, &sp));
-    l->sp = sp != 0;
+    l->offload_activations = act_off || l->offload_layers != 0;
+    TRY(tp_row_bool(r, "sp", false, &l->sp));
     if (!*tp_row_cell(r, "sp") && mcore_recipe(r) && l->tp != 1) {
         l->sp = true; /* NeMo/Megatron-Bridge recipes and Megatron-Core's examples run SP with TP */
         tp_row_assume(run, "sequence parallelism with TP (Megatron-Core recipes)");
     }
-    const char *z = tp_row_cell(r, "zero_or_fsdp");
+    static const char *const zeros[] = {"0", "1", "2", "3", "fsdp-full", "fsdp-grad-op", "hsdp",
+                                        "megatron-distopt"};
+    int zi;
+    TRY(tp_row_enum(r, "zero_or_fsdp", zeros, sizeof zeros / sizeof zeros[0], &zi));
+    const char *z = zi >= 0 ? zeros[zi] : "";
     if (strcmp(z, "fsdp-full") == 0 || strcmp(z, "3") == 0)
         l->zero = 3;
     else if (strcmp(z, "fsdp-grad-op") == 0 || strcmp(z, "2") == 0)
@@ -450,7 +452,18 @@ static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
     run->mbs_unknown = l->mbs == 0;
     if (l->mbs == 0)
         l->mbs = 1; /* derived from global_batch once dp is known */
-    const char *rc = tp_row_cell(r, "recompute");
+    /* the pipeline schedule column (DualPipe rows, data/runs/public_moe_runs.csv) */
+    const char *sched = tp_row_cell(r, "schedule");
+    if (*sched) {
+        int v = tp_name_value(TP_NAMES_SCHEDULE, sched);
+        if (v < 0)
+            return tp_fail(r->err, TP_EINVAL, "schedule \"%s\" is not a known value", sched);
+        l->schedule = (enum tp_schedule)v;
+    }
+    static const char *const modes[] = {"none", "selective", "full"};
+    int ri;
+    TRY(tp_row_enum(r, "recompute", modes, 3, &ri));
+    const char *rc = ri >= 0 ? modes[ri] : "";
     if (strcmp(rc, "full") == 0) {
         l->recompute = TP_RECOMPUTE_FULL;
     } else if (strcmp(rc, "selective") == 0) {
@@ -562,6 +575,9 @@ static enum tp_status resolve_pp_split(const struct row *r, struct tp_run *run)
     }
     if (l->vpp < 2)
         return TP_OK; /* 1F1B spreads an uneven depth itself (stage_span) */
+    if (nv > L) /* as the CLI refuses it: a virtual stage would hold no block */
+        return tp_fail(r->err, TP_EINVAL, "pp x vpp = %u x %u = %u virtual stages exceed "
+                       "n_layers = %u", l->pp, l->vpp, nv, L);
     uint32_t blocks[TP_MAX_VSTAGES];
     for (uint32_t v = 0; v < nv; v++)
         blocks[v] = (uint32_t)((uint64_t)(v + 1) * L / nv - (uint64_t)v * L / nv);
@@ -605,12 +621,17 @@ static enum tp_status map_measured(const struct row *r, struct tp_run *out)
     TRY(tp_row_real(r, "samples_per_s", &out->samples_per_s));
     TRY(tp_row_real(r, "wall_clock_h", &out->wall_clock_h));
     TRY(tp_row_real(r, "total_tokens", &out->total_tokens));
-    out->oom = strcmp(tp_row_cell(r, "oom"), "1") == 0;
+    TRY(tp_row_bool(r, "oom", false, &out->oom));
+    static const char *const convs[] = {"megatron-hfu-2021", "korthikanti-mfu", "megatron-core",
+                                        "nemo-model", "llm-foundry", "torchtitan",
+                                        "dgxc-formula", "other"};
+    int i;
+    TRY(tp_row_enum(r, "tflops_convention", convs, sizeof convs / sizeof convs[0], &i));
     if (!tp_mem_kind_parse(tp_row_cell(r, "mem_kind"), &out->mem_kind))
         return tp_fail(r->err, TP_EINVAL, "mem_kind \"%s\" is not allocated, reserved or device",
                        tp_row_cell(r, "mem_kind"));
     tp_snprintf(out->tflops_convention, sizeof out->tflops_convention, "%s",
-             tp_row_cell(r, "tflops_convention"));
+                i >= 0 ? convs[i] : "");
     return TP_OK;
 }
 
@@ -644,7 +665,7 @@ static enum tp_status derive_batch(const struct row *r, struct tp_run *out)
             tp_row_assume(out, "one micro-batch per step");
     }
     out->global_batch = (double)l->mbs * l->gas * l->dp;
-    return TP_OK;
+    return tp_row_check_batch(r, out, gbs);
 }
 
 enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells, size_t n,
@@ -654,11 +675,12 @@ enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells
         return tp_fail(err, TP_EINVAL, "no row given (columns, cells or the output are NULL)");
     memset(out, 0, sizeof *out);
     struct row r = {cols, cells, n, err, out};
-    tp_snprintf(out->row_id, sizeof out->row_id, "%s", tp_row_cell(&r, "row_id"));
+    /* the identity is echoed by every report: control characters escaped, never cut inside a
+       UTF-8 sequence (a JSON string must stay UTF-8) */
+    tp_text_escape(tp_row_cell(&r, "row_id"), out->row_id, sizeof out->row_id);
     tp_snprintf(out->source, sizeof out->source, "%.*s", (int)strcspn(out->row_id, ":"),
              out->row_id);
-    tp_snprintf(out->release, sizeof out->release, "%s",
-                tp_row_cell(&r, "source_version_or_date"));
+    tp_text_escape(tp_row_cell(&r, "source_version_or_date"), out->release, sizeof out->release);
     out->duplicate = *tp_row_cell(&r, "dup_of") != '\0';
     TRY(map_measured(&r, out));
 
@@ -673,6 +695,13 @@ enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells
     out->cluster.gpu = *g;
     TRY(tp_row_u32(&r, "num_gpus", true, 0, &out->cluster.n_gpus));
     TRY(tp_row_u32(&r, "gpus_per_node", false, g->gpus_per_node, &out->cluster.gpus_per_node));
+    if (out->cluster.gpus_per_node > out->cluster.n_gpus && out->cluster.n_gpus) {
+        /* a job on part of a node (4 of a DGX's 8 GPUs, 64 of an NVL72): said, not silent */
+        char text[96];
+        snprintf(text, sizeof text, "the job's %u GPUs within one node of %u", out->cluster.n_gpus,
+                 out->cluster.gpus_per_node);
+        tp_row_assume(out, text);
+    }
     /* rack-scale parts (GB200/GB300 NVL72): the NVLink domain, not the 4-GPU tray, is what the
        network model calls a node */
     if (g->gpus_per_node >= 32 && out->cluster.gpus_per_node < g->gpus_per_node) {
@@ -702,85 +731,6 @@ enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells
        reported here, with its reason, not dropped later */
     if (tp_run_check(&out->model, &out->cluster, &out->job, l, NULL, &inner) != TP_OK)
         return tp_fail(err, TP_EINVAL, "layout: %s", inner.msg);
-    return TP_OK;
-}
-
-double tp_convention_flops_per_token(const struct tp_model *m, uint64_t seq, const char *conv)
-{
-    struct tp_flops f;
-    if (!conv || tp_flops_per_token(m, seq, TP_ATTN_CAUSAL, TP_RECOMPUTE_NONE, 0, &f, NULL) != TP_OK)
-        return 0;
-    double L = m->n_layers, h = m->hidden, s = (double)seq, V = m->vocab;
-    if (strcmp(conv, "megatron-hfu-2021") == 0) /* [NAR21] eq. 3: counts the recompute forward */
-        return 96 * L * h * h * (1 + s / (6 * h) + V / (16 * L * h));
-    if (strcmp(conv, "korthikanti-mfu") == 0) /* [KOR22]: model FLOPs, no recompute */
-        return f.narayanan_2021;
-    if (strcmp(conv, "megatron-core") == 0 || strcmp(conv, "nemo-model") == 0)
-        return f.megatron_2023; /* 3x forward, full (non-causal) attention square, LM head */
-    if (strcmp(conv, "llm-foundry") == 0) /* 6N + 12 L d s, N with embeddings */
-        return f.palm;
-    if (strcmp(conv, "torchtitan") == 0) /* 6 N_noemb + 12 L H Q T */
-        return f.torchtitan;
-    if (strcmp(conv, "dgxc-formula") == 0) {
-        double g = m->n_kv_heads, a = m->n_heads, ffn = m->ffn;
-        return 12 * L * h * h * (1 + g / a + s / h) + 18 * L * h * ffn + 6 * V * h;
-    }
-    return 0;
-}
-
-static double measured_slots_per_s(const struct tp_run *run, const char **how)
-{
-    *how = "";
-    if (isfinite(run->tokens_per_s_per_gpu) && run->tokens_per_s_per_gpu > 0) {
-        *how = "tokens/s";
-        return run->tokens_per_s_per_gpu;
-    }
-    double n = run->cluster.n_gpus, seq = (double)run->job.seq;
-    if (isfinite(run->step_time_s) && run->step_time_s > 0 && run->global_batch > 0 && n > 0) {
-        *how = "step time";
-        return run->global_batch * seq / run->step_time_s / n;
-    }
-    if (isfinite(run->samples_per_s) && run->samples_per_s > 0 && n > 0) {
-        *how = "samples/s";
-        return run->samples_per_s * seq / n;
-    }
-    /* a whole run's tokens over its wall-clock: start-up, evaluation and checkpoints included,
-       so a lower bound on the steady state */
-    if (isfinite(run->wall_clock_h) && run->wall_clock_h > 0 && isfinite(run->total_tokens) &&
-        run->total_tokens > 0 && n > 0) {
-        *how = "wall-clock";
-        return run->total_tokens / (run->wall_clock_h * 3600) / n;
-    }
-    double per_token = tp_convention_flops_per_token(&run->model, run->job.seq,
-                                                     run->tflops_convention);
-    if (per_token <= 0)
-        return NAN;
-    if (isfinite(run->tflops_per_gpu) && run->tflops_per_gpu > 0) {
-        *how = "TFLOP/s";
-        return run->tflops_per_gpu * 1e12 / per_token;
-    }
-    bool hw = strcmp(run->tflops_convention, "megatron-hfu-2021") == 0;
-    double frac = hw ? run->hfu : run->mfu;
-    if (isfinite(frac) && frac > 0) {
-        *how = hw ? "HFU" : "MFU";
-        return frac * run->cluster.gpu.peak_flops[TP_BF16] / per_token;
-    }
-    return NAN;
-}
-
-/* The measured throughput in the tokens the row's job counts: a tokens/s column or a run's
-   tokens over its wall-clock are taken as counted; step times, samples/s and FLOP rates
-   measure every token slot, so they are scaled by the job's trainable share. */
-bool tp_run_assumed(const struct tp_run *run)
-{
-    return run->layout_searched || run->heads_assumed;
-}
-
-double tp_run_measured_tokens_per_s(const struct tp_run *run, const char **how)
-{
-    const char *unused;
-    how = how ? how : &unused;
-    double slots = measured_slots_per_s(run, how);
-    bool counted = strcmp(*how, "tokens/s") == 0 || strcmp(*how, "wall-clock") == 0;
-    return counted ? slots : slots * tp_job_trainable_frac(&run->job);
+    /* what the row measured must be something the part can do (src/logs/plausible.c) */
+    return tp_run_plausible(out, err);
 }

@@ -32,9 +32,27 @@ enum tp_status tp_row_u32(const struct row *r, const char *name, bool required, 
                           uint32_t *out);
 enum tp_status tp_row_real(const struct row *r, const char *name, double *out);
 
+/* runs_check.c: a plain decimal ("12", "0.41", "1.7e9"; no hex floats, inf, nan, spaces or
+   units) */
+bool tp_row_plain_number(const char *s);
+/* The index of the cell of `col` among `names` (exact; -1 when empty); an error naming the
+   column and listing the values otherwise. */
+enum tp_status tp_row_enum(const struct row *r, const char *col, const char *const *names,
+                           size_t n, int *out);
+/* A boolean cell: 1, 0, true, false (any case); `dflt` when empty; an error otherwise. */
+enum tp_status tp_row_bool(const struct row *r, const char *col, bool dflt, bool *out);
+/* The global batch the row states (gbs; 0 when empty) against micro_batch x grad_accum x dp as
+   mapped (run->global_batch): an error naming the cells when they disagree. */
+enum tp_status tp_row_check_batch(const struct row *r, const struct tp_run *run, uint32_t gbs);
+
 /* Transformer Engine's TP communication overlap at tensor-parallel size `tp` (runs.c);
    *assumed when the row does not state it. */
 bool tp_row_tp_overlap(const struct row *r, uint32_t tp, bool *assumed);
+
+/* src/logs/plausible.c: every measured figure of a mapped run within what its GPU can do (MFU
+   and HFU in (0, 1], TFLOP/s up to the dense peak, rates up to peak / 2N per token, memory up
+   to twice the HBM); an error naming the column otherwise. */
+enum tp_status tp_run_plausible(const struct tp_run *run, struct tp_error *err);
 
 /* runs_search.c: the layout of a row that gives no tp/pp and no dp, searched. */
 enum tp_status tp_row_search_layout(const struct row *r, struct tp_run *run);

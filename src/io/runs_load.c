@@ -15,9 +15,12 @@ struct loader {
     bool failed;
 };
 
-static bool measured_something(const struct tp_run *r)
+bool tp_run_measured_something(const struct tp_run *r)
 {
+    /* every measurement docs/runs-file.md documents (a whole run's hours with its tokens) */
     return isfinite(r->tokens_per_s_per_gpu) || isfinite(r->step_time_s) ||
+           isfinite(r->samples_per_s) ||
+           (isfinite(r->wall_clock_h) && isfinite(r->total_tokens)) ||
            isfinite(r->tflops_per_gpu) || isfinite(r->mfu) || isfinite(r->hfu) ||
            r->mem_gib > 0 || r->oom;
 }
@@ -33,8 +36,11 @@ static bool skip_row(struct loader *ld, const char *path, size_t line, const str
     }
     o->skipped = p;
     struct tp_skipped_row *s = &o->skipped[o->n_skipped++];
-    snprintf(s->row_id, sizeof s->row_id, "%s", run->row_id[0] ? run->row_id : "(no row_id)");
-    snprintf(s->why, sizeof s->why, "%s (%s line %zu)", why->msg, path, line);
+    char text[sizeof s->why];
+    snprintf(text, sizeof text, "%s (%s line %zu)", why->msg, path, line);
+    /* escaped: the reason quotes the cell and may be cut inside a UTF-8 sequence */
+    tp_text_escape(run->row_id[0] ? run->row_id : "(no row_id)", s->row_id, sizeof s->row_id);
+    tp_text_escape(text, s->why, sizeof s->why);
     return true;
 }
 
@@ -49,7 +55,7 @@ static bool on_row(void *ctx, const char *path, size_t line, const struct tp_run
     }
     if (why)
         return skip_row(ld, path, line, run, why);
-    if (!measured_something(run)) {
+    if (!tp_run_measured_something(run)) {
         o->unmeasured++;
         return true;
     }

@@ -20,6 +20,12 @@ void tp_row_recipe_job(const struct row *r, struct tp_job *j)
     if (strstr(fw, "Liger") || strstr(notes, "Liger") || strstr(notes, "chunked_nll") ||
         strstr(notes, "cut_cross_entropy"))
         j->fused_loss = true;
+    /* DeepEP (Megatron-Core's flex dispatcher, --moe-enable-deepep) named in a row's notes: the
+       hierarchical dispatch (src/core/moe_comm.c); a moe_dispatcher column decides instead */
+    if (strstr(notes, "deepep") || strstr(notes, "DeepEP")) {
+        j->moe_dispatcher = TP_MOE_DISPATCH_FLEX;
+        tp_row_assume(r->run, "DeepEP dispatch (flex dispatcher), as the notes name it");
+    }
     /* Transformer Engine's cross-entropy (--cross-entropy-fusion-impl te) writes the gradient
        into its 16-bit input in the forward (transformer_engine/pytorch/cross_entropy.py) */
     if (strstr(notes, "cross-entropy-fusion-impl te"))
@@ -128,7 +134,8 @@ bool tp_row_recipe_recompute(const struct row *r, struct tp_layout *l)
     return true;
 }
 
-/* A boolean column's cell: "1" or "true" (any case); anything else is false. */
+/* A boolean column's cell: "1" or "true" (any case); tp_row_stack_columns has refused
+   anything but those and "0" / "false". */
 static bool cell_true(const char *cell)
 {
     return strcmp(cell, "1") == 0 || strcasecmp(cell, "true") == 0;
@@ -179,7 +186,9 @@ enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j)
       ATTN[] = {{"flash", TP_ATTN_FLASH},  {"flash2", TP_ATTN_FLASH2}, {"fa2", TP_ATTN_FLASH2},
                 {"flash3", TP_ATTN_FLASH3}, {"fa3", TP_ATTN_FLASH3},  {"cudnn", TP_ATTN_FLASH3},
                 {"eager", TP_ATTN_EAGER},  {"fused-softmax", TP_ATTN_EAGER},
-                {"math", TP_ATTN_EAGER},   {"flex", TP_ATTN_FLEX}, {"flex_attention", TP_ATTN_FLEX}};
+                {"math", TP_ATTN_EAGER},   {"flex", TP_ATTN_FLEX}, {"flex_attention", TP_ATTN_FLEX}},
+      DISPATCH[] = {{"alltoall", TP_MOE_DISPATCH_ALLTOALL}, {"allgather", TP_MOE_DISPATCH_ALLGATHER},
+                    {"flex", TP_MOE_DISPATCH_FLEX}, {"deepep", TP_MOE_DISPATCH_FLEX}};
     const struct {
         const char *col;
         const void *table;
@@ -187,7 +196,9 @@ enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j)
         int *dst;
     } cols[] = {{"optimizer", OPTS, sizeof OPTS / sizeof OPTS[0], (int *)&j->optimizer},
                 {"moe_impl", MOE, sizeof MOE / sizeof MOE[0], (int *)&j->moe_impl},
-                {"attention", ATTN, sizeof ATTN / sizeof ATTN[0], (int *)&j->attn_impl}};
+                {"attention", ATTN, sizeof ATTN / sizeof ATTN[0], (int *)&j->attn_impl},
+                {"moe_dispatcher", DISPATCH, sizeof DISPATCH / sizeof DISPATCH[0],
+                 (int *)&j->moe_dispatcher}};
     for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
         const char *v = tp_row_cell(r, cols[c].col);
         if (!*v)
@@ -215,20 +226,19 @@ enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j)
             break;
         }
     }
-    uint32_t kbit = 0;
-    TRY(tp_row_u32(r, "kbit_fp32", false, 0, &kbit));
-    j->kbit_fp32 = kbit != 0;
-    const char *fl = tp_row_cell(r, "fused_loss");
-    if (*fl)
-        j->fused_loss = cell_true(fl);
-    const char *fpg = tp_row_cell(r, "fp8_param_gather");
-    if (*fpg)
-        j->fp8_param_gather = cell_true(fpg);
+    TRY(tp_row_bool(r, "kbit_fp32", false, &j->kbit_fp32));
+    TRY(tp_row_bool(r, "fused_loss", j->fused_loss, &j->fused_loss));
+    TRY(tp_row_bool(r, "fp8_param_gather", j->fp8_param_gather, &j->fp8_param_gather));
     /* DeepSpeed ZeRO++: zero_quantized_weights / zero_quantized_gradients, as its config says */
-    const char *qw = tp_row_cell(r, "zero_quantized_weights");
-    const char *qg = tp_row_cell(r, "zero_quantized_gradients");
-    j->zero_quant_weights = cell_true(qw);
-    j->zero_quant_grads = cell_true(qg);
+    TRY(tp_row_bool(r, "zero_quantized_weights", false, &j->zero_quant_weights));
+    TRY(tp_row_bool(r, "zero_quantized_gradients", false, &j->zero_quant_grads));
+    bool unused;
+    TRY(tp_row_bool(r, "moe_a2a_overlap", false, &unused)); /* read by tp_row_a2a_overlap */
+    /* the FP8 recipe's scaling (docs/runs-file.md) */
+    static const char *const recipes[] = {"tensorwise", "delayed", "current", "rowwise",
+                                          "blockwise", "subchannel"};
+    int ri;
+    TRY(tp_row_enum(r, "fp8_recipe", recipes, sizeof recipes / sizeof recipes[0], &ri));
     /* the share of token slots the row's throughput counts (Axolotl: trainable tokens) */
     double frac;
     TRY(tp_row_real(r, "trainable_frac", &frac));

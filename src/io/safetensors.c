@@ -154,15 +154,19 @@ static bool check_entry_size(struct tp_st_header *h, const struct tp_st_tensor *
 {
     if (t->dtype == TP_ST_UNKNOWN)
         return add_problem(h, TP_CK_UNKNOWN_DTYPE, t->name,
-                           "dtype \"%s\" is not a safetensors dtype", dtype_text);
+                           "dtype \"%s\" is not a safetensors dtype; not counted in the totals",
+                           dtype_text);
     unsigned bits = tp_st_dtype_bits(t->dtype);
     uint64_t have = t->end - t->begin;
     if (t->elements == UINT64_MAX || t->elements > UINT64_MAX / bits)
-        return add_problem(h, TP_CK_SIZE_MISMATCH, t->name, "the shape's element count overflows");
-    uint64_t want = (t->elements * bits + 7) / 8;
+        return add_problem(h, TP_CK_SIZE_MISMATCH, t->name,
+                           "the shape's element count overflows; not counted in the totals");
+    uint64_t nbits = t->elements * bits; /* fits: checked just above */
+    uint64_t want = nbits / 8 + (nbits % 8 != 0); /* (nbits + 7) / 8 could wrap */
     if (have != want)
         return add_problem(h, TP_CK_SIZE_MISMATCH, t->name,
-                           "data_offsets span %llu bytes; the shape and %s need %llu",
+                           "data_offsets span %llu bytes; the shape and %s need %llu; not "
+                           "counted in the totals",
                            (unsigned long long)have, tp_st_dtype_name(t->dtype),
                            (unsigned long long)want);
     return true;
@@ -260,10 +264,17 @@ static bool read_entries(struct tp_st_header *h, json_t *root)
         if (!t.name)
             return false;
         h->tensors[h->n_tensors++] = t;
-        if (h->params != UINT64_MAX)
-            h->params = t.elements > UINT64_MAX - h->params ? UINT64_MAX : h->params + t.elements;
+        size_t before = h->n_problems;
         if (!check_entry_size(h, &h->tensors[h->n_tensors - 1], dtype_text))
             return false;
+        /* a tensor whose shape, dtype and bytes disagree has no trustworthy element count:
+           it stays listed (its name, its problem) but is left out of the total */
+        if (h->n_problems > before) {
+            h->tensors[h->n_tensors - 1].excluded = true;
+            h->n_excluded++;
+        } else if (!tp_add_u64(&h->params, t.elements)) {
+            h->params_overflow = true;
+        }
     }
     return true;
 }
