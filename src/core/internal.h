@@ -157,6 +157,15 @@ uint32_t tp_stage_ranges(const struct tp_model *m, const struct tp_layout *l, ui
    in the same order, with no pp_layout map: then it has the same parameters, block costs and
    activations per micro-batch (memory.c). */
 bool tp_stage_same_blocks(const struct tp_model *m, const struct tp_layout *l, uint32_t s);
+/* The memory beside the tensors (mem_runtime.c) and the step's timeline (mem_timeline.c). */
+double tp_nccl_channel_peer_bytes(void);
+double tp_mem_framework_buffers(const struct tp_model *m, const struct tp_job *j,
+                                const struct tp_layout *l);
+void tp_mem_runtime(const struct tp_job *j, const struct tp_layout *l, double tensors,
+                    struct tp_memory *out);
+double tp_mem_step_temporaries(const struct tp_job *j, const struct tp_layout *l, double shard);
+void tp_mem_timeline(const struct tp_job *j, const struct tp_layout *l, double shard,
+                     struct tp_memory *out);
 /* pp_first/pp_last with vpp > 1 as Megatron-Core builds them, into l->pp_map (pp_layout.c). */
 enum tp_status tp_layout_pp_uneven(uint32_t n_layers, struct tp_layout *l, struct tp_error *err);
 /* The uneven-split part of tp_layout_check (pp_first, pp_last) (layout.c). */
