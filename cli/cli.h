@@ -180,8 +180,11 @@ void report_logits_note(const struct run *r, const struct tp_memory *mem, const 
 /* A change that makes a run fit rendered as the flags that make it: "--recompute full",
    "--fused-loss", "--pp 8 (dp 1)" (a parallel size with the data-parallel size it leaves). */
 void report_fix_flags(const struct tp_job *j, const struct tp_fix *f, char *buf, size_t len);
-/* The "fits with FLAGS (total N GB)" lines of a run that does not fit, or that none was found. */
-void report_fixes(const struct tp_job *j, const struct tp_fix *fixes, size_t n);
+/* The "fits with FLAGS (total N GB)" lines of a run that does not fit, or that none was found;
+   a change that fits `capacity` bytes by less than the memory model's error says "tight". */
+void report_fixes(const struct tp_job *j, const struct tp_fix *fixes, size_t n, double capacity);
+/* A run that fits within the memory model's error: says so, with the changes that leave its margin free. */
+void report_tight(const struct run *r, const struct tp_memory *mem);
 /* The fit hint (tp_fit_hint) as flags; "" when there is none. */
 void report_fit_hint(const struct run *r, const struct tp_memory *mem, char *buf, size_t len);
 /* One CSV cell on stdout through libcsv's writer: quoted, quotes doubled (RFC 4180). */

@@ -113,7 +113,7 @@ static void print_files(const struct tp_ckpt *c)
         if (f->params == UINT64_MAX)
             snprintf(p, sizeof p, "unknown");
         const char *name = strrchr(f->path, '/') ? strrchr(f->path, '/') + 1 : f->path;
-        printf("  %-42s %15s %8s %16s  %s\n", name, f->missing ? "missing" : b, t, p,
+        printf("  %-42s %15s %8s %16s  %s\n", cli_escape(name), f->missing ? "missing" : b, t, p,
                f->missing ? "" : f->stub ? "(stub)" : f->dtypes);
     }
     fmt_count(b, sizeof b, c->total_bytes);
@@ -154,7 +154,8 @@ static void print_compare(const struct tp_ckpt_report *x)
 {
     const struct tp_ckpt *c = x->ck;
     char e[32], f[32];
-    printf("\nagainst the model  %s [%s] from %s\n", x->m.name, x->m.family, x->model_source);
+    printf("\nagainst the model  %s [%s] from %s\n", cli_escape(x->m.name), x->m.family,
+           cli_escape(x->model_source));
     fmt_count(e, sizeof e, c->expected_params);
     fmt_count(f, sizeof f, c->total_params);
     printf("  %-18s %s in the checkpoint, %s in the model (params_checkpoint)\n", "parameters", f,
@@ -173,10 +174,11 @@ static void print_compare(const struct tp_ckpt_report *x)
 
 static void print_zero(const struct tp_ckpt_zero *z)
 {
-    printf("\nDeepSpeed ZeRO     %s (latest: %s)\n", z->tag_dir, z->latest[0] ? z->latest : "none");
+    printf("\nDeepSpeed ZeRO     %s (latest: %s)\n", cli_escape(z->tag_dir),
+           z->latest[0] ? cli_escape(z->latest) : "none");
     printf("  tags             %zu:", z->n_tags);
     for (size_t i = 0; i < z->n_tags && i < 8; i++)
-        printf(" %s", z->tags[i]);
+        printf(" %s", cli_escape(z->tags[i]));
     printf("%s\n", z->n_tags > 8 ? " (the last 8)" : "");
     printf("  ranks            %u data-parallel x %u model-parallel; %s\n", z->dp_ranks,
            z->mp_ranks, z->stage_hint == 3 ? "stage 3 (per-rank module files)" : "stage 0-2");
@@ -225,7 +227,7 @@ static void print_step_folders(const char *path)
 static void print_table(const struct tp_ckpt_report *x)
 {
     const struct tp_ckpt *c = x->ck;
-    printf("trainplan %s - checkpoint\n\npath     %s%s\n", TP_VERSION, c->path,
+    printf("trainplan %s - checkpoint\n\npath     %s%s\n", TP_VERSION, cli_escape(c->path),
            c->has_index ? " (with a shard index)" : "");
     if (!x->have_model)
         printf("model    none (no comparison: give MODEL or --config)%s%s\n",
@@ -252,9 +254,9 @@ static void print_table(const struct tp_ckpt_report *x)
     printf("\nproblems           %zu\n", c->n_problems);
     for (size_t i = 0; i < c->n_problems; i++) {
         const struct tp_ckpt_problem *p = &c->problems[i];
-        printf("  %-17s %s%s%s%s: %s\n", tp_ckpt_problem_name(p->kind), p->file,
-               p->file[0] && p->tensor[0] ? " " : "", p->tensor[0] ? p->tensor : "",
-               p->file[0] || p->tensor[0] ? "" : "(checkpoint)", p->detail);
+        printf("  %-17s %s%s%s%s: %s\n", tp_ckpt_problem_name(p->kind), cli_escape(p->file),
+               p->file[0] && p->tensor[0] ? " " : "", p->tensor[0] ? cli_escape(p->tensor) : "",
+               p->file[0] || p->tensor[0] ? "" : "(checkpoint)", cli_escape(p->detail));
     }
 }
 
@@ -276,14 +278,14 @@ static void print_csv(const struct tp_ckpt *c)
     for (size_t i = 0; i < c->n_files; i++) {
         const struct tp_ckpt_file *f = &c->files[i];
         printf("file,%s,", f->missing ? "missing" : f->stub ? "stub" : "safetensors");
-        report_csv_cell(f->path);
+        report_csv_cell(cli_escape(f->path));
         printf(",,%llu,%zu,", (unsigned long long)f->bytes, f->tensors);
         csv_count(f->params);
         report_csv_cell(f->dtypes);
         putchar('\n');
     }
     printf("total,,");
-    report_csv_cell(c->path);
+    report_csv_cell(cli_escape(c->path));
     printf(",,");
     csv_count(c->total_bytes);
     printf("%zu,", c->n_tensors);
@@ -292,11 +294,11 @@ static void print_csv(const struct tp_ckpt *c)
     for (size_t i = 0; i < c->n_problems; i++) {
         const struct tp_ckpt_problem *p = &c->problems[i];
         printf("problem,%s,", tp_ckpt_problem_name(p->kind));
-        report_csv_cell(p->file);
+        report_csv_cell(cli_escape(p->file));
         putchar(',');
-        report_csv_cell(p->tensor);
+        report_csv_cell(cli_escape(p->tensor));
         printf(",,,,");
-        report_csv_cell(p->detail);
+        report_csv_cell(cli_escape(p->detail));
         putchar('\n');
     }
 }

@@ -279,6 +279,8 @@ static json_t *estimate_row(const struct run *r, const struct tp_memory *mem,
                           "hw_tflops_per_gpu", out_num(t->hw_tflops_per_gpu), "hfu",
                           out_num(t->hfu), "memory_bytes", out_num(mem->total_bytes), "fits",
                           (int)mem->fits, "fits_with", hint);
+    if (o) /* fits, tight (within the memory model's error) or does not fit */
+        json_object_set_new(o, "memory_verdict", json_string(tp_mem_verdict_name(mem->verdict)));
     if (o && b) {
         json_object_set_new(o, "train_time_s", b->tokens > 0 ? out_num(b->w.train_s) : json_null());
         json_object_set_new(o, "gpu_hours", b->tokens > 0 ? out_num(b->gpu_hours) : json_null());
@@ -349,7 +351,7 @@ static void print_no_fit(const struct run *r, const struct tp_memory *mem, const
     size_t n = tp_memory_suggest(&r->m, &r->c, &r->j, &r->l, fixes, MAX_FIXES);
     printf("\ndoes not fit by %.2f GiB; no time breakdown for a run "
            "that cannot start. Changes that make it fit:\n", -mem->headroom_bytes / 1073741824.0);
-    report_fixes(&r->j, fixes, n);
+    report_fixes(&r->j, fixes, n, r->c.gpu.hbm_bytes);
     printf("(as given it would run at %.0f tokens/s per GPU, MFU %.1f%%; --format json has the "
            "breakdown)\n", t->tokens_per_s_per_gpu, 100 * t->mfu);
 }
@@ -437,9 +439,13 @@ int cmd_estimate(int argc, char **argv)
         report_fit_hint(&r, &mem, hint, sizeof hint);
         printf("\nmemory       %.2f GiB of %.2f GiB per GPU (worst stage %u) -> %s%s%s%s\n",
                mem.total_bytes / 1073741824.0, mem.capacity_bytes / 1073741824.0, mem.stage,
-               mem.fits ? "fits" : "DOES NOT FIT", hint[0] ? " (fits with " : "", hint,
-               hint[0] ? ")" : "");
+               mem.verdict == TP_MEM_TIGHT ? "fits, but within the model's error: tight"
+               : mem.fits                  ? "fits"
+                                           : "DOES NOT FIT",
+               hint[0] ? " (fits with " : "", hint, hint[0] ? ")" : "");
         report_logits_note(&r, &mem, "warning      ");
+        if (mem.verdict == TP_MEM_TIGHT)
+            report_tight(&r, &mem);
         if (!mem.fits) {
             print_no_fit(&r, &mem, &t);
             return cli_finish(EXIT_NO);

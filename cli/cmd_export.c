@@ -119,15 +119,17 @@ static int print_json(const struct cli_args *a, const struct run *r, const struc
     return cli_print_json(doc, 12);
 }
 
-static void print_csv(const struct cli_args *a, const struct run *r, const struct tp_export *x)
+static void print_csv(const struct cli_args *a, const struct run *r, const struct tp_export *x,
+                      const struct tp_memory *mem)
 {
     const struct tp_layout *l = &r->l;
-    printf("file,bytes,to,gpus,dp,tp,pp,vpp,cp,ep,zero,mbs,gas,global_batch\n");
+    printf("file,bytes,to,gpus,dp,tp,pp,vpp,cp,ep,zero,mbs,gas,global_batch,memory_verdict\n");
     for (size_t i = 0; i < x->n_files; i++)
-        printf("%s,%zu,%s,%u,%u,%u,%u,%u,%u,%u,%u,%u,%u,%llu\n", x->files[i].name,
+        printf("%s,%zu,%s,%u,%u,%u,%u,%u,%u,%u,%u,%u,%u,%llu,%s\n", x->files[i].name,
                strlen(x->files[i].text), a->to, r->c.n_gpus, l->dp, l->tp, l->pp, l->vpp, l->cp,
                l->ep, l->zero, l->mbs, l->gas,
-               (unsigned long long)((uint64_t)l->mbs * l->gas * l->dp));
+               (unsigned long long)((uint64_t)l->mbs * l->gas * l->dp),
+               tp_mem_verdict_name(mem->verdict));
 }
 
 /* --best with layout flags: the search chooses those. */
@@ -190,7 +192,7 @@ static int export_output(const struct cli_args *a, const struct run *r,
     if (a->format == FMT_JSON) {
         rc = print_json(a, r, x, mem);
     } else if (a->format == FMT_CSV) {
-        print_csv(a, r, x);
+        print_csv(a, r, x, mem);
     } else if (a->output) {
         for (size_t i = 0; i < x->n_files; i++)
             printf("wrote %s/%s\n", a->output, x->files[i].name);
@@ -262,6 +264,11 @@ int cmd_export(int argc, char **argv)
                                : 0;
     /* the stack is the target's (export_run): not a default that can move */
     cli_advice(&a, &r, &cal, searched | TP_GIVEN_FRAMEWORK, false, &export_adv);
+    if (mem.verdict == TP_MEM_TIGHT)
+        fprintf(stderr, "trainplan: warning: the layout fits by %.2f GB, less than the memory "
+                        "model's error for %s stacks (%.0f%%): tight (trainplan memory lists the "
+                        "changes that leave that margin free)\n",
+                mem.headroom_bytes / 1e9, mem.margin_class, 100 * mem.margin);
     rc = export_output(&a, &r, &x, &mem);
     tp_export_free(&x);
     return rc != EXIT_OK ? rc : cli_finish(EXIT_OK);

@@ -146,7 +146,7 @@ static void print_steps(const struct tp_logs_result *r)
 {
     const struct tp_log_info *in = &r->info;
     const struct tp_log_steady *s = &r->st;
-    printf("log          %s\n", r->path);
+    printf("log          %s\n", cli_escape(r->path));
     printf("format       %s (%s)\n", tp_log_format_name(in->format),
            tp_log_format_label(in->format));
     print_stated(in);
@@ -282,7 +282,7 @@ static void print_one(const struct cli_args *a, const struct tp_logs_result *r)
     for (size_t i = 0; i < n; i++)
         printf("%s %s\n", i ? "           " : "\nnote       ", notes[i]);
     if (r->row_id[0])
-        printf("row          %s written to %s\n", r->row_id, a->row_out);
+        printf("row          %s written to %s\n", cli_escape(r->row_id), cli_escape(a->row_out));
 }
 
 /* ----------------------------------------------------------------------------------------- */
@@ -305,7 +305,8 @@ static void print_csv(const struct tp_logs_result *res, size_t n)
     for (size_t i = 0; i < n; i++) {
         const struct tp_logs_result *r = &res[i];
         const struct tp_log_steady *s = &r->st;
-        csv_fwrite(stdout, r->path, strlen(r->path));
+        const char *shown = cli_escape(r->path);
+        csv_fwrite(stdout, shown, strlen(shown));
         printf(",%s,%zu,%zu,%zu,%zu,", tp_log_format_name(r->info.format), s->n_steps,
                s->n_warmup, s->n_outliers, s->n_used);
         csv_num(s->step_s_median, false);

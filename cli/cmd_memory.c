@@ -34,7 +34,7 @@ static json_t *memory_row(const struct run *r, const struct tp_memory *m)
 {
     char hint[160];
     report_fit_hint(r, m, hint, sizeof hint);
-    return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:o, s:o,"
+    json_t *row = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:o, s:o,"
                      " s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:s}",
                      "model", r->m.name, "gpu", r->c.gpu.key, "gpus", (json_int_t)r->c.n_gpus,
                      "seq", (json_int_t)r->j.seq, "dp", (json_int_t)r->l.dp, "tp",
@@ -49,6 +49,9 @@ static json_t *memory_row(const struct run *r, const struct tp_memory *m)
                      "overhead_bytes", out_num(m->overhead_bytes), "total_bytes",
                      out_num(m->total_bytes), "capacity_bytes", out_num(m->capacity_bytes),
                      "fits", (int)m->fits, "fits_with", hint);
+    if (row) /* fits, tight (within the model's error) or does not fit */
+        json_object_set_new(row, "verdict", json_string(tp_mem_verdict_name(m->verdict)));
+    return row;
 }
 
 static int sweep_one(const struct cli_args *a, struct run *r, void *ctx, json_t *row, bool *ok)
@@ -72,7 +75,8 @@ static int sweep(const struct cli_args *a)
         {"logits_bytes", "logits GiB", 2, 1 / 1073741824.0},
         {"total_bytes", " total GiB", 2, 1 / 1073741824.0},
         {"capacity_bytes", "capacity GiB", 2, 1 / 1073741824.0},
-        {"fits", "fits", 0, 1},    {"fits_with", "hint", 0, 1}};
+        {"fits", "fits", 0, 1},    {"fits_with", "hint", 0, 1},
+        {"verdict", "verdict", 0, 1}};
     static struct tp_calib cal; /* memory takes no --calibration: the built-in one */
     tp_calib_init(&cal);
     return cli_sweep_print(a, sweep_one, &cal, "memory", "", COLS, sizeof COLS / sizeof COLS[0],
@@ -129,7 +133,9 @@ int cmd_memory(int argc, char **argv)
         if (!worst.fits) {
             printf("\ndoes not fit by %.2f GB. Changes that make it fit:\n",
                    -worst.headroom_bytes / 1e9);
-            report_fixes(&r.j, fixes, n_fixes);
+            report_fixes(&r.j, fixes, n_fixes, r.c.gpu.hbm_bytes);
+        } else if (worst.verdict == TP_MEM_TIGHT) {
+            report_tight(&r, &worst);
         }
         cli_advice_print(&r, &adv, true);
     }

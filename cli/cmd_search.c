@@ -63,6 +63,15 @@ static void help(void)
     printf("\nexit status: 0 a layout fits; 1 none fits; 2 usage or input error.\n");
 }
 
+/* A hit's memory verdict: tight when it fits by less than the memory model's error for its
+   stack (tp_memory_margin), which the default search does not keep free (--mem-headroom). */
+static enum tp_mem_verdict hit_verdict(const struct run *r, const struct tp_stack_hit *h)
+{
+    struct tp_job j = r->j;
+    j.framework = h->fw;
+    return tp_memory_verdict(h->h.memory_bytes, r->c.gpu.hbm_bytes, tp_memory_margin(&j, NULL));
+}
+
 /* The document from the library's builder (the Python package's), or its results as CSV. */
 static int print_json(const struct run *r, const struct tp_search_stats *st,
                       const struct tp_stack_hit *hits, size_t n, uint64_t gbs,
@@ -78,6 +87,8 @@ static int print_json(const struct run *r, const struct tp_search_stats *st,
             json_decref(h);
             if (i == 0)
                 cli_advice_cell(o, adv, false);
+            json_object_set_new(o, "memory_verdict",
+                                json_string(tp_mem_verdict_name(hit_verdict(r, &hits[i]))));
             json_array_append_new(rows, o);
         }
         return out_csv_rows(rows);
@@ -161,6 +172,11 @@ static void print_table(const struct run *r, const struct tp_search_stats *st,
         split_text(&r->m, l, split, sizeof split);
         report_recompute(l, rc, sizeof rc);
         tp_search_differs(&hits[0], &hits[i], differs, sizeof differs);
+        if (hit_verdict(r, &hits[i]) == TP_MEM_TIGHT) { /* within the model's memory error */
+            char d[sizeof differs];
+            memcpy(d, differs, sizeof d);
+            snprintf(differs, sizeof differs, "tight memory%s%.32s", d[0] ? "; " : "", d);
+        }
         bool tie = hits[i].h.time_per_token <= hits[0].h.time_per_token * (1 + band);
         printf("%4zu%c %-18s %4u %4u %4u %4u %-12s %2s %4u %4u %4u %4u %5u %-9s %-9s %9.3f %9.0f "
                "%5.1f%% %7.1f  %s\n",
@@ -168,6 +184,15 @@ static void print_table(const struct run *r, const struct tp_search_stats *st,
                split, l->sp && l->tp > 1 ? "y" : "-", l->cp, l->ep, l->zero, l->mbs, l->gas, rc,
                tp_name(TP_NAMES_OFFLOAD, (int)l->offload), t->step_s, t->tokens_per_s_per_gpu, 100 * t->mfu,
                hits[i].h.memory_bytes / 1073741824.0, differs);
+    }
+    if (hit_verdict(r, &hits[0]) == TP_MEM_TIGHT) {
+        struct tp_job j = r->j;
+        j.framework = hits[0].fw;
+        double m = tp_memory_margin(&j, NULL);
+        /* kept free: total <= capacity / (1 + m), i.e. a headroom of m / (1 + m), rounded up */
+        printf("\nwarning: the best layout fits by less than the memory model's error for its "
+               "stack (%.0f%%): tight; --mem-headroom %.2f searches with that margin kept free\n",
+               100 * m, ceil(100 * m / (1 + m)) / 100);
     }
     printf("\n= ties the best: within %.0f%% per token, the estimate's uncertainty (half its 80%% "
            "range, %s: %s%s)\n", 100 * band, rg->cls, rg->basis,

@@ -82,7 +82,9 @@ static void table_row(FILE *f, const struct tp_run *run, const struct tp_run_eva
                  e->measured_mem_gib, 100 * e->mem_err);
     else if (e->measured_oom)
         snprintf(mem, sizeof mem, "%.1f / OOM (%s)", e->predicted_mem_gib,
-                 e->predicted_fits ? "predicted to fit" : "predicted OOM");
+                 e->predicted_verdict == TP_MEM_TIGHT ? "predicted tight"
+                 : e->predicted_fits                  ? "predicted to fit"
+                                                      : "predicted OOM");
     else if (!e->predicted_fits)
         snprintf(mem, sizeof mem, "%.1f / ran (predicted OOM)", e->predicted_mem_gib);
     if (isnan(e->err))
@@ -316,6 +318,9 @@ static void print_summary(const struct vstate *st)
         printf(" (%.1f%%)\n", 100.0 * (double)s.oom_predicted / (double)s.oom);
     else
         printf(" (no row marks an OOM)\n");
+    /* fits by less than the memory model's error for its class (docs/memory.md) */
+    printf("predicted to fit but tight (within the memory model's error): %zu of the runs that "
+           "ran, %zu of those that ran out of memory\n", s.completed_tight, s.oom_tight);
     printf("measured inside the prediction's 80%% range: %zu of %zu (%.0f%%)\n", s.in_range,
            s.measured, s.measured ? 100.0 * (double)s.in_range / (double)s.measured : 0.0);
     printf("rows outside the calibrated domain: %zu\n", s.outside_domain);

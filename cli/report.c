@@ -191,12 +191,21 @@ void report_memory_stage(const struct run *r, const struct tp_memory *mem, bool 
         line("communication buffers", mem->comm_bytes, t);
     line("overhead (context, NCCL, fragmentation)", mem->overhead_bytes, t);
     line("total", mem->total_bytes, 0);
+    /* the same peak as PyTorch reports it (docs/memory.md): the total is the device's */
+    printf("    %-42s %9.2f GB %9.2f GiB   (%s)\n", "as max_memory_allocated",
+           mem->allocated_bytes / 1e9, mem->allocated_bytes / 1073741824.0,
+           mem->peak_phase == TP_PHASE_OPTIMIZER ? "peak at the optimizer step"
+                                                 : "peak at the start of the backward");
+    printf("    %-42s %9.2f GB %9.2f GiB\n", "as max_memory_reserved", mem->reserved_bytes / 1e9,
+           mem->reserved_bytes / 1073741824.0);
     line("capacity", mem->capacity_bytes, 0);
     char hint[160];
     report_fit_hint(r, mem, hint, sizeof hint);
     printf("  %-44s %9.2f GB   -> %s%s%s%s\n", "headroom", mem->headroom_bytes / 1e9,
-           mem->fits ? "fits" : "DOES NOT FIT", hint[0] ? " (fits with " : "", hint,
-           hint[0] ? ")" : "");
+           mem->verdict == TP_MEM_TIGHT ? "fits, but within the model's error: tight"
+           : mem->fits                  ? "fits"
+                                        : "DOES NOT FIT",
+           hint[0] ? " (fits with " : "", hint, hint[0] ? ")" : "");
     report_logits_note(r, mem, "  warning: ");
     if (mem->host_bytes_per_node > 0)
         printf("  host RAM for the offload: %.1f GB per node\n", mem->host_bytes_per_node / 1e9);
@@ -245,14 +254,38 @@ void report_fit_hint(const struct run *r, const struct tp_memory *mem, char *buf
         report_fix_flags(&r->j, &hint, buf, len);
 }
 
-void report_fixes(const struct tp_job *j, const struct tp_fix *fixes, size_t n)
+void report_fixes(const struct tp_job *j, const struct tp_fix *fixes, size_t n, double capacity)
 {
     char flags[256];
     for (size_t i = 0; i < n; i++) {
         report_fix_flags(j, &fixes[i], flags, sizeof flags);
-        printf("  fits with %-40s (total %.2f GB)\n", flags, fixes[i].total_bytes / 1e9);
+        /* a change that fits by less than the memory model's error says so */
+        double margin = tp_memory_margin(&fixes[i].job, NULL);
+        bool tight = tp_memory_verdict(fixes[i].total_bytes, capacity, margin) == TP_MEM_TIGHT;
+        if (tight)
+            printf("  fits with %-40s (total %.2f GB; tight: within the model's %.0f%% error)\n",
+                   flags, fixes[i].total_bytes / 1e9, 100 * margin);
+        else
+            printf("  fits with %-40s (total %.2f GB)\n", flags, fixes[i].total_bytes / 1e9);
     }
     if (n == 0)
         printf("  none found among single or paired changes; try more GPUs or a GPU with more "
                "memory\n");
+}
+
+/* A run that fits by less than the memory model's measured error for its class: says so, and
+   the changes after which it fits with that margin to spare (tp_memory_suggest against the
+   capacity less the margin). */
+void report_tight(const struct run *r, const struct tp_memory *mem)
+{
+    printf("\ntight: fits by %.2f GB, less than the memory model's error for %s stacks (%.0f%% of "
+           "the prediction, %.2f GB: docs/memory.md). Changes that leave that much free:\n",
+           mem->headroom_bytes / 1e9, mem->margin_class, 100 * mem->margin,
+           mem->total_bytes * mem->margin / 1e9);
+    static struct tp_cluster c;
+    c = r->c;
+    c.gpu.hbm_bytes = r->c.gpu.hbm_bytes / (1 + mem->margin);
+    struct tp_fix fixes[TP_MAX_FIXES];
+    size_t n = tp_memory_suggest(&r->m, &c, &r->j, &r->l, fixes, TP_MAX_FIXES);
+    report_fixes(&r->j, fixes, n, r->c.gpu.hbm_bytes);
 }

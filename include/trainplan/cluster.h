@@ -182,8 +182,13 @@ enum {
    modeling code with PyTorch's cross_entropy (transformers >= 4.45 ForCausalLMLoss): the model
    output keeps the 16-bit logits, the loss upcasts them and saves the fp32 log-softmax, whose
    backward holds two fp32 gradients at once.  HF_FP32_LOGITS: transformers <= 4.44, whose
-   forward upcast the logits itself (logits = logits.float()) and returned the fp32 copy. */
-enum tp_loss_impl { TP_LOSS_DEFAULT = 0, TP_LOSS_16BIT, TP_LOSS_HF, TP_LOSS_HF_FP32_LOGITS };
+   forward upcast the logits itself (logits = logits.float()) and returned the fp32 copy.
+   UPCAST: PyTorch's cross_entropy over an fp32 copy of logits the caller frees before the
+   backward (torchtitan's train.py of 2024: cross_entropy(pred.flatten(0, 1).float(), ...),
+   uncompiled, then "del pred" before loss.backward()): the fp32 log-softmax and two fp32
+   gradients at the log-softmax's backward, 12 bytes per logit. */
+enum tp_loss_impl { TP_LOSS_DEFAULT = 0, TP_LOSS_16BIT, TP_LOSS_HF, TP_LOSS_HF_FP32_LOGITS,
+                    TP_LOSS_UPCAST };
 
 struct tp_job {
     enum tp_task task;
@@ -245,6 +250,8 @@ struct tp_job {
     double overhead_comm_bytes;   /* per live NCCL communicator */
     double overhead_frag;         /* allocator fragmentation, fraction of states + activations
                                      (logits included) */
+    bool expandable_segments;     /* PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (torchtitan's
+                                     run_train.sh sets it: implied for that stack) */
 };
 
 /* DUALPIPE: DeepSeek-V3's bidirectional pipeline (DeepSeek-V3 report §3.2.1, Table 2;

@@ -245,6 +245,7 @@ struct tp_request {
     int moe_dispatcher;             /* enum tp_moe_dispatcher */
     bool z3_leaf, dropout, fused_loss, tp_comm_overlap, kbit_fp32, fp8_param_gather;
     bool fsdp_backend;              /* framework axolotl on FSDP2, not DeepSpeed */
+    bool expandable_segments;       /* PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True */
     bool moe_a2a_overlap;
     bool zero_quant_weights, zero_quant_grads; /* ZeRO++ qwZ, qgZ */
     int64_t seq;                    /* TP_UNSET: the model's context, else 4096 */
@@ -417,6 +418,7 @@ struct tp_args {
     /* job */
     int task, optimizer, precision, attn_impl, dropout, fused_loss, tp_comm_overlap;
     int framework;           /* enum tp_framework; TP_UNSET: the stack the layout needs */
+    int expandable_segments; /* PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True */
     int kbit_fp32;
     int fp8_param_gather;
     int fp8_recipe;          /* enum tp_fp8_recipe */

@@ -18,7 +18,21 @@ extern "C" {
 /* Memory per GPU                                                                              */
 /* ----------------------------------------------------------------------------------------- */
 
-/* Bytes on one GPU of one pipeline stage at its peak (start of the last backward). */
+/* Which memory a figure is (docs/memory.md): what torch.cuda.max_memory_allocated reports (the
+   tensors), max_memory_reserved (the caching allocator's segments: the tensors plus its
+   rounding and fragmentation), or the device's used memory as nvidia-smi / rocm-smi show it
+   (the reserved segments plus the CUDA/HIP context, the libraries' modules and workspaces and
+   the NCCL/RCCL buffers).  TP_MEM_UNKNOWN: the source does not say (compared as device-used). */
+enum tp_mem_kind { TP_MEM_UNKNOWN = 0, TP_MEM_ALLOCATED, TP_MEM_RESERVED, TP_MEM_DEVICE };
+/* The phase of one optimizer step at which the allocated memory peaks (src/eval/mem_timeline.c). */
+enum tp_mem_phase { TP_PHASE_BACKWARD = 0, TP_PHASE_OPTIMIZER };
+/* The fit against the model's own measured error (src/eval/mem_margin.c): FITS with the
+   margin to spare; TIGHT fits, but by less than the model's error for its class of run; NO_FIT
+   does not fit. */
+enum tp_mem_verdict { TP_MEM_FITS = 0, TP_MEM_TIGHT, TP_MEM_NO_FIT };
+
+/* Bytes on one GPU of one pipeline stage at its peak over one optimizer step: the larger of the
+   start of the last backward and the optimizer step (src/eval/mem_timeline.c). */
 struct tp_memory {
     uint32_t stage;            /* 0-based pipeline stage */
     uint32_t first_layer, n_layers;
@@ -37,7 +51,36 @@ struct tp_memory {
     bool fits;
     double in_flight;          /* micro-batches whose activations are held */
     double host_bytes_per_node;/* CPU RAM the offload needs per node */
+    /* the peak as each tool reports it (enum tp_mem_kind); device_bytes == total_bytes */
+    double allocated_bytes, reserved_bytes, device_bytes;
+    double allocator_bytes;    /* reserved - allocated: block rounding and fragmentation */
+    double context_bytes;      /* CUDA/HIP context, library modules and workspaces */
+    double nccl_bytes;         /* NCCL/RCCL channel buffers of the live communicators */
+    /* the step's timeline: allocated at the start of the last backward and at the optimizer
+       step (its temporaries), and which one is the peak */
+    double backward_bytes, optimizer_step_bytes;
+    double step_temp_bytes;    /* the optimizer step's temporaries */
+    enum tp_mem_phase peak_phase;
+    /* the fit against the model's measured error for the run's class (tp_memory_margin) */
+    double margin;             /* fraction of the prediction the measured peaks exceeded it by */
+    enum tp_mem_verdict verdict;
+    const char *margin_class;  /* "torchtitan", "megatron", "hf" (static) */
 };
+/* The memory model's measured error for the class of `j` (a fraction: the 80th percentile of
+   measured/predicted - 1 over the runs that report memory, compiled in from bench_memory), and
+   the class's name. */
+TP_API double tp_memory_margin(const struct tp_job *j, const char **cls);
+/* The verdict of a total against a capacity with a margin (enum tp_mem_verdict). */
+TP_API enum tp_mem_verdict tp_memory_verdict(double total_bytes, double capacity_bytes,
+                                             double margin);
+/* "fits", "tight" or "does not fit". */
+TP_API const char *tp_mem_verdict_name(enum tp_mem_verdict v);
+/* "allocated", "reserved", "device" or "unknown"; tp_mem_kind_parse the reverse (false when the
+   name is none of them; "" is unknown). */
+TP_API const char *tp_mem_kind_name(enum tp_mem_kind k);
+TP_API bool tp_mem_kind_parse(const char *name, enum tp_mem_kind *out);
+/* The peak of `m` as a tool of kind `k` reports it (unknown: device-used). */
+TP_API double tp_memory_as(const struct tp_memory *m, enum tp_mem_kind k);
 
 /* Memory of pipeline stage `stage` (0..pp-1) for a checked layout. Pure, allocation-free.
    TP_EINVAL (NaN totals, fits false) when tp_run_check() rejects the inputs or stage >= pp. */

@@ -35,6 +35,7 @@ struct tp_run {
     char tflops_convention[24]; /* how tflops_per_gpu / mfu count FLOPs (runs README) */
     double global_batch;    /* sequences per step as mapped (mbs * gas * dp) */
     double mem_gib;         /* measured peak memory per GPU (GiB as the source prints it) */
+    enum tp_mem_kind mem_kind; /* which memory mem_gib is (the mem_kind column) */
     bool oom;
     bool duplicate;         /* dup_of is set: the same measurement as another row */
     bool gas_unknown;       /* grad_accum was empty (derived from global_batch, else 1) */
@@ -103,10 +104,11 @@ struct tp_run_eval {
     const char *native_unit;
     double err;                 /* predicted / measured tokens/s - 1 (NaN when unmeasured) */
     double predicted_step_s;
-    double predicted_mem_gib;   /* worst stage */
+    double predicted_mem_gib;   /* worst stage, as the row's mem_kind measures it */
     double measured_mem_gib;    /* NaN when the row gives none */
     double mem_err;             /* predicted / measured - 1 */
     bool predicted_fits, measured_oom;
+    enum tp_mem_verdict predicted_verdict; /* fits, tight (within the model's error), no fit */
     unsigned domain;            /* TP_DOMAIN_* flags */
     char domain_note[320];
     struct tp_range range;      /* the prediction's 80% range (tp_time_range) */
@@ -174,7 +176,9 @@ struct tp_validation_summary {
     struct tp_err_stats throughput; /* every row */
     struct tp_err_stats memory;     /* rows with a measured peak: worst stage against it */
     size_t oom, oom_predicted;      /* OOM rows, and those predicted not to fit */
+    size_t oom_tight;               /* OOM rows predicted to fit, but tight */
     size_t completed, completed_fit;/* rows that ran, and those predicted to fit */
+    size_t completed_tight;         /* rows that ran predicted to fit, but tight */
     size_t measured, in_range;      /* rows with a throughput, and those inside the 80% range */
     size_t outside_domain;          /* rows outside the calibration's domain */
     struct tp_err_stats searched;   /* the rows with a searched layout (also in throughput) */

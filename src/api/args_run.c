@@ -64,6 +64,7 @@ enum tp_status tp_args_request(const struct tp_args *a, struct tp_request *q,
     q->dropout = a->dropout != 0;
     q->fused_loss = a->fused_loss != 0;
     q->kbit_fp32 = a->kbit_fp32 != 0;
+    q->expandable_segments = a->expandable_segments != 0;
     q->tp_comm_overlap = a->tp_comm_overlap != 0;
     q->fp8_param_gather = a->fp8_param_gather != 0;
     q->seq = a->seq;

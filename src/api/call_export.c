@@ -25,13 +25,16 @@ json_t *tp_json_export(const struct tp_model *m, const struct tp_cluster *c,
                                                "path", output ? json_string(path) : json_null(),
                                                "content", x->files[i].text));
     }
-    return json_pack(
+    json_t *doc = json_pack(
         "{s:i, s:s, s:s, s:{s:s, s:s}, s:s, s:I, s:I, s:o, s:I, s:b, s:f, s:s, s:o}",
         "schema_version", TP_SCHEMA_VERSION, "command", "export", "to", to, "model", "name",
         m->name, "family", m->family, "gpu", c->gpu.key, "gpus", (json_int_t)c->n_gpus,
         "nodes", (json_int_t)nodes, "layout", tp_json_layout(l), "global_batch",
         (json_int_t)((uint64_t)l->mbs * l->gas * l->dp), "fits", (int)mem->fits,
         "memory_bytes", mem->total_bytes, "notes", x->notes, "files", files);
+    if (doc) /* fits, or tight: within the memory model's error (docs/memory.md) */
+        json_object_set_new(doc, "memory_verdict", json_string(tp_mem_verdict_name(mem->verdict)));
+    return doc;
 }
 
 /* best searches the layout: the layout options are the search's to choose. */

@@ -419,6 +419,9 @@ static const struct tp_option OPTIONS[] = {
     {.name = "kbit-fp32", .kind = TP_OPT_FLAG, .offset = F(kbit_fp32), .lo = 1, .hi = 1,
      .verbs = JOB_CMDS, .help = "QLoRA through PEFT's prepare_model_for_kbit_training (TRL): "
      "non-quantized weights, activations and logits in fp32"},
+    {.name = "expandable-segments", .kind = TP_OPT_FLAG, .offset = F(expandable_segments),
+     .lo = 1, .hi = 1, .verbs = JOB_CMDS, .help = "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:"
+     "True: a quarter of the fragmentation (implied for torchtitan)"},
     {.name = "moe-capacity", .kind = TP_OPT_REAL, .offset = F(moe_capacity), .lo = 0, .hi = 64,
      .verbs = JOB_CMDS, .metavar = "X", .help = "token-dropping capacity factor (default: "
      "dropless)"},

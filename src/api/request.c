@@ -63,6 +63,7 @@ static void resolve_job(const struct tp_request *r, const struct tp_model *m, st
     j->dropout = r->dropout;
     j->fused_loss = r->fused_loss;
     j->kbit_fp32 = r->kbit_fp32;
+    j->expandable_segments = r->expandable_segments;
     j->tp_comm_overlap = r->tp_comm_overlap;
     j->fp8_param_gather = r->fp8_param_gather;
     j->fp8_recipe = (enum tp_fp8_recipe)r->fp8_recipe;

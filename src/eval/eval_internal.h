@@ -50,6 +50,15 @@ double tp_gemm_weight_bytes(const struct tp_job *j, double half);
 /* The parameters of stage `stage`; `first`/`count` receive its block range (memory.c). */
 void tp_stage_params(const struct tp_model *m, const struct tp_job *j, const struct tp_layout *l,
                      uint32_t stage, struct tp_shard_params *s, uint32_t *first, uint32_t *count);
+/* The memory beside the tensors (mem_runtime.c) and the step's timeline (mem_timeline.c). */
+double tp_nccl_channel_peer_bytes(void);
+double tp_mem_framework_buffers(const struct tp_model *m, const struct tp_job *j,
+                                const struct tp_layout *l);
+void tp_mem_runtime(const struct tp_job *j, const struct tp_layout *l, double tensors,
+                    struct tp_memory *out);
+double tp_mem_step_temporaries(const struct tp_job *j, const struct tp_layout *l, double shard);
+void tp_mem_timeline(const struct tp_job *j, const struct tp_layout *l, double shard,
+                     struct tp_memory *out);
 
 /* A run's calibration-independent part of tp_time_step, worked out once (time.c): the checks,
    each stage's parameters and whether it repeats the stage before, the FLOPs per token, each

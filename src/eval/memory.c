@@ -451,15 +451,11 @@ static double logits(const struct tp_model *m, const struct tp_job *j, const str
     case TP_LOSS_16BIT: return elems * 2 + tokens * 4;
     case TP_LOSS_HF: return elems * (2 + 4 + 4 + 4); /* at the log-softmax's backward */
     case TP_LOSS_HF_FP32_LOGITS: return elems * (4 + 4 + 4 + 4);
+    case TP_LOSS_UPCAST: return elems * (4 + 4 + 4); /* log-softmax output, its gradient in
+                                                         and out, fp32; no 16-bit logits */
     case TP_LOSS_DEFAULT: break;
     }
     return elems * (2 + 4);
-}
-
-/* Live NCCL communicators: one per parallel dimension with more than one rank. */
-static double communicators(const struct tp_layout *l)
-{
-    return (l->tp > 1) + (l->pp > 1) + (l->dp * l->cp > 1) + (l->ep > 1) + (l->cp > 1);
 }
 
 /* The model states of a stage on its GPU (16-bit weights, gradients, optimizer states)
@@ -542,15 +538,24 @@ static double gathered_bytes(const struct tp_job *j, const struct tp_layout *l,
        reshard_after_forward=False with PP): the stage's weights stay gathered and its
        gradients accumulate unsharded until the step ends */
     bool fsdp = j->framework == TP_FW_FSDP || j->framework == TP_FW_TORCHTITAN;
+    double grad = half;
     if (fsdp && l->pp > 1) {
         unit = params;
         gemm = sp->quantizable;
+        /* ... in the reduce dtype: the pipeline schedule turns gradient sync off for all but
+           the last micro-batch (torch/distributed/pipelining/stage.py backward_maybe_with_nosync:
+           set_requires_gradient_sync), and FSDP2 then accumulates the unsharded gradient
+           upcast to MixedPrecisionPolicy.reduce_dtype (_fsdp_param.py
+           to_accumulated_grad_if_needed), fp32 where the stack reduces in fp32 (torchtitan's
+           mixed_precision_reduce "float32") */
+        if (tp_stack_get(j->framework)->fp32_grad_reduce && !j->grad_16bit && !adapters)
+            grad = 4;
     }
     if (adapters)
         return half * unit;
-    /* 16-bit gradients, and the weights with the GEMMs' in their FP8 format (fp8_param_gather:
+    /* gradients, and the weights with the GEMMs' in their FP8 format (fp8_param_gather:
        Megatron-FSDP and torch FSDP2 gather the quantized shards) */
-    return 2 * half * unit - gemm * (half - tp_gemm_weight_bytes(j, half));
+    return (half + grad) * unit - gemm * (half - tp_gemm_weight_bytes(j, half));
 }
 
 /* One stage of a checked run. */
@@ -611,22 +616,26 @@ static void stage_memory(const struct tp_model *m, const struct tp_cluster *c,
     out->host_bytes_per_node += act_host * c->gpus_per_node;
     if (stage == l->pp - 1 || (dualpipe && mirror == l->pp - 1))
         out->logits_bytes = logits(m, j, l);
-    /* DeepSpeed's reduce and all-gather buckets ("auto" = hidden^2 elements, 16-bit), and the
-       MoE all-to-all send/receive buffers */
-    if (tp_job_ds_zero(j) && l->dp * l->cp > 1)
-        out->comm_bytes += 2.0 * m->hidden * m->hidden * 2;
-    if (l->ep > 1)
-        out->comm_bytes += 2.0 * l->mbs * (double)j->seq / l->cp * m->top_k * m->hidden * 2;
+    out->comm_bytes = tp_mem_framework_buffers(m, j, l);
+    /* the peak over the step (mem_timeline.c): the optimizer updates its shard of the stage */
+    double shard = sp.dense / n_dense + sp.expert / (n_expert > 0 ? n_expert : 1);
+    if (j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA)
+        shard = sp.lora / n_dense;
+    if (l->zero == 0)
+        shard = j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA ? sp.lora : out->params;
+    tp_mem_timeline(j, l, shard, out);
+    /* what the allocator splits and frees: the states, the activations and the logits (the
+       logits are activations to the allocator too); then the context and NCCL (mem_runtime.c) */
     double w = out->weights_bytes, g = out->grads_bytes, o = out->optimizer_bytes;
-    double body = w + g + o + out->gather_bytes + out->activations_bytes + out->logits_bytes;
-    out->overhead_bytes = j->overhead_base_bytes + j->overhead_comm_bytes * communicators(l) +
-                          j->overhead_frag * (w + g + o + out->activations_bytes +
-                                              out->logits_bytes); /* the logits are activations
-                                                                     to the allocator too */
-    out->total_bytes = body + out->comm_bytes + out->overhead_bytes;
+    tp_mem_runtime(j, l, w + g + o + out->activations_bytes + out->logits_bytes, out);
+    out->reserved_bytes = out->allocated_bytes + out->allocator_bytes;
+    out->device_bytes = out->reserved_bytes + out->context_bytes + out->nccl_bytes;
+    out->total_bytes = out->device_bytes;
     out->capacity_bytes = c->gpu.hbm_bytes;
     out->headroom_bytes = out->capacity_bytes - out->total_bytes;
     out->fits = out->headroom_bytes >= 0;
+    out->margin = tp_memory_margin(j, &out->margin_class);
+    out->verdict = tp_memory_verdict(out->total_bytes, out->capacity_bytes, out->margin);
 }
 
 enum tp_status tp_memory_stage(const struct tp_model *m, const struct tp_cluster *c,

@@ -60,8 +60,9 @@ enum tp_status tp_run_evaluate(const struct tp_run *run, const struct tp_calib *
         out->predicted_native = 100 * t->slots_per_s_per_gpu * per_token /
                                 run->cluster.gpu.peak_flops[TP_BF16];
     }
-    out->predicted_mem_gib = ev.memory.total_bytes / GIB;
+    out->predicted_mem_gib = tp_memory_as(&ev.memory, run->mem_kind) / GIB; /* like with like */
     out->predicted_fits = ev.memory.fits;
+    out->predicted_verdict = ev.memory.verdict;
     out->measured_oom = run->oom;
     out->measured_mem_gib = run->mem_gib > 0 ? run->mem_gib : NAN;
     out->mem_err = out->measured_mem_gib > 0 ? out->predicted_mem_gib / out->measured_mem_gib - 1

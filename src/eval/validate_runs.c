@@ -71,9 +71,11 @@ void tp_validation_summarize(const struct tp_validation *v, struct tp_validation
         if (e->measured_oom) { /* OOM rows: how many the memory model calls */
             s->oom++;
             s->oom_predicted += !e->predicted_fits;
+            s->oom_tight += e->predicted_verdict == TP_MEM_TIGHT;
         } else { /* rows that ran: how many the memory model says fit */
             s->completed++;
             s->completed_fit += e->predicted_fits;
+            s->completed_tight += e->predicted_fits && e->predicted_verdict == TP_MEM_TIGHT;
         }
         if (!isnan(e->mem_err))
             v->err[n_mem++] = e->mem_err;

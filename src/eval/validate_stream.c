@@ -177,9 +177,11 @@ enum tp_status tp_validate_stream_add(struct tp_validate_stream *s, const struct
     if (e->measured_oom) { /* as tp_validation_summarize counts them */
         c->oom++;
         c->oom_predicted += !e->predicted_fits;
+        c->oom_tight += e->predicted_verdict == TP_MEM_TIGHT;
     } else {
         c->completed++;
         c->completed_fit += e->predicted_fits;
+        c->completed_tight += e->predicted_fits && e->predicted_verdict == TP_MEM_TIGHT;
     }
     if (isfinite(e->err)) {
         c->measured++;

@@ -624,6 +624,9 @@ static enum tp_status map_measured(const struct row *r, struct tp_run *out)
     TRY(tp_row_bool(r, "oom", false, &out->oom));
     int i;
     TRY(tp_row_enum(r, "tflops_convention", TP_FLOP_CONVENTIONS, TP_CONV_COUNT, &i));
+    if (!tp_mem_kind_parse(tp_row_cell(r, "mem_kind"), &out->mem_kind))
+        return tp_fail(r->err, TP_EINVAL, "mem_kind \"%s\" is not allocated, reserved or device",
+                       tp_row_cell(r, "mem_kind"));
     tp_snprintf(out->tflops_convention, sizeof out->tflops_convention, "%s",
                 i >= 0 ? TP_FLOP_CONVENTIONS[i] : "");
     return TP_OK;

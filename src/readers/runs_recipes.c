@@ -216,7 +216,7 @@ enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j)
     }
     TRY(tp_row_u32(r, "lora_rank", false, j->lora_rank, &j->lora_rank));
     TRY(tp_row_u32(r, "doc_len", false, j->doc_len, &j->doc_len));
-    static const char *const LOSSES[] = {"default", "16bit", "hf", "hf-fp32-logits"};
+    static const char *const LOSSES[] = {"default", "16bit", "hf", "hf-fp32-logits", "upcast"};
     const char *loss = tp_row_cell(r, "loss");
     for (size_t i = 0; *loss && i <= sizeof LOSSES / sizeof LOSSES[0]; i++) {
         if (i == sizeof LOSSES / sizeof LOSSES[0])

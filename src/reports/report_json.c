@@ -34,7 +34,7 @@ json_t *tp_json_layout(const struct tp_layout *l)
 
 json_t *tp_json_memory(const struct tp_memory *m)
 {
-    return json_pack("{s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f,"
+    json_t *o = json_pack("{s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f,"
                      " s:b, s:f, s:f}",
                      "stage", (json_int_t)m->stage, "first_layer", (json_int_t)m->first_layer,
                      "layers", (json_int_t)m->n_layers, "params_per_gpu", m->params,
@@ -46,6 +46,24 @@ json_t *tp_json_memory(const struct tp_memory *m)
                      "headroom_bytes", m->headroom_bytes, "fits", (int)m->fits,
                      "micro_batches_in_flight", m->in_flight,
                      "host_bytes_per_node", m->host_bytes_per_node);
+    /* which memory (docs/memory.md), the step's peak, and the verdict with the model's error */
+    json_t *kinds = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:s, s:f, s:f, s:f, s:f, s:s, s:f,"
+                              " s:s}",
+                              "allocated_bytes", m->allocated_bytes, "reserved_bytes",
+                              m->reserved_bytes, "device_bytes", m->device_bytes,
+                              "allocator_bytes", m->allocator_bytes, "context_bytes",
+                              m->context_bytes, "nccl_bytes", m->nccl_bytes, "peak_phase",
+                              m->peak_phase == TP_PHASE_OPTIMIZER ? "optimizer step" : "backward",
+                              "backward_bytes", m->backward_bytes, "optimizer_step_bytes",
+                              m->optimizer_step_bytes, "step_temp_bytes", m->step_temp_bytes,
+                              "margin", m->margin, "margin_class",
+                              m->margin_class ? m->margin_class : "", "margin_bytes",
+                              m->total_bytes * m->margin, "verdict",
+                              tp_mem_verdict_name(m->verdict));
+    if (o && kinds)
+        json_object_update(o, kinds);
+    json_decref(kinds);
+    return o;
 }
 
 json_t *tp_json_ckpt_plan(const struct tp_ckpt_plan *p)

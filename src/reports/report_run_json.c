@@ -144,6 +144,8 @@ json_t *tp_json_estimate(const struct tp_model *m, const struct tp_cluster *c,
     if (!doc)
         return NULL;
     json_object_set_new(doc, "fits", json_boolean(ev->memory.fits));
+    json_object_set_new(doc, "memory_verdict",
+                        json_string(tp_mem_verdict_name(ev->memory.verdict)));
     if (tp_job_trainable_frac(j) < 1) { /* the rates above count trainable tokens */
         json_object_set_new(doc, "trainable_frac", json_real(tp_job_trainable_frac(j)));
         json_object_set_new(doc, "slots_per_s_per_gpu", json_real(t->slots_per_s_per_gpu));
@@ -262,8 +264,17 @@ json_t *tp_json_search(const struct tp_model *m, const struct tp_cluster *c,
         json_object_set_new(rej, tp_reject_name((enum tp_reject)i),
                             json_integer((json_int_t)st->rejected[i]));
     json_t *res = json_array();
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(res, hit_json(&hits[i], &hits[0], band));
+    for (size_t i = 0; i < n; i++) {
+        json_t *h = hit_json(&hits[i], &hits[0], band);
+        if (h) { /* fits, or tight: within the memory model's error for the stack */
+            struct tp_job sj = *j;
+            sj.framework = hits[i].fw;
+            double margin = tp_memory_margin(&sj, NULL);
+            json_object_set_new(h, "memory_verdict", json_string(tp_mem_verdict_name(
+                tp_memory_verdict(hits[i].h.memory_bytes, c->gpu.hbm_bytes, margin))));
+        }
+        json_array_append_new(res, h);
+    }
     json_t *doc = json_pack("{s:i, s:s, s:{s:s}, s:{s:s, s:I, s:I}, s:I, s:I, s:I, s:I, s:I,"
                             " s:I, s:I, s:o, s:o}",
                             "schema_version", TP_SCHEMA_VERSION, "command", "search", "model",

@@ -53,6 +53,8 @@ static json_t *row_json(const struct tp_run *run, const struct tp_run_eval *e)
         "outside_domain", e->domain ? json_string(e->domain_note) : json_null());
     if (!o)
         return NULL;
+    json_object_set_new(o, "memory_verdict", json_string(tp_mem_verdict_name(e->predicted_verdict)));
+    json_object_set_new(o, "measured_memory_kind", json_string(tp_mem_kind_name(run->mem_kind)));
     json_object_set_new(o, "range_class", json_string(e->range.cls));
     json_object_set_new(o, "predicted_tokens_per_s_per_gpu_low",
                         num_or_null(e->predicted_tokens_per_s_per_gpu * e->range.lo));
@@ -93,6 +95,8 @@ static json_t *summary_json(const struct tp_validation_summary *s, json_t *by_so
         return NULL;
     json_object_set_new(o, "completed", json_integer((json_int_t)s->completed));
     json_object_set_new(o, "completed_predicted_to_fit", json_integer((json_int_t)s->completed_fit));
+    json_object_set_new(o, "completed_predicted_tight", json_integer((json_int_t)s->completed_tight));
+    json_object_set_new(o, "oom_predicted_tight", json_integer((json_int_t)s->oom_tight));
     json_object_set_new(o, "in_range", json_integer((json_int_t)s->in_range));
     json_object_set_new(o, "in_range_of", json_integer((json_int_t)s->measured));
     json_object_set_new(o, "layout_searched", stats_json(&s->searched));
