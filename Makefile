@@ -24,7 +24,12 @@ WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wmissing-prototypes -Wstrict-prot
 # TP_LDFLAGS) instead of replacing them.
 # (sanitizer builds default to -O1: faster to build, still useful stack traces)
 CFLAGS   ?= $(if $(filter 1 fuzz,$(SAN)),-O1,-O2) -g
-TP_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -Iinclude -Isrc/core -MMD -MP
+# every floor's private header by its name (docs/design.md "Source layout: floors": a file
+# includes its own floor's header, which includes the floors below; scripts/check-layers.py
+# checks that);
+# src/core/ holds only the transitional umbrella internal.h
+TP_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -Iinclude \
+              $(addprefix -I,$(sort $(dir $(wildcard src/*/*.h)))) -MMD -MP
 # the CLI runs the search on POSIX threads (cli/par_search.c); the library has none
 TP_CFLAGS  += -pthread
 TP_LDFLAGS := -pthread
@@ -81,7 +86,7 @@ CLI_OBJ  := $(filter-out $(BUILD)/cli/main.o,$(CLI_SRC:%.c=$(BUILD)/%.o))
 REPLAYS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
 FUZZERS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 
-.PHONY: all deps run test unit header-test cli-test formats-test svg-test export-test schema-test \
+.PHONY: all deps run test unit header-test layers-test cli-test formats-test svg-test export-test schema-test \
         web web-test bench-smoke bench clean calibration check-calibration fuzz-replay fuzz fuzzers \
         valgrind install python-test python readme-test
 .SECONDARY:
@@ -162,8 +167,14 @@ run: deps
 test: deps
 	@sh scripts/check-citations.sh
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory unit header-test bench-smoke fuzz-replay cli-test formats-test \
-	    svg-test export-test python-test schema-test readme-test $(if $(filter 1,$(SAN)),,web-test)
+	@$(MAKE) --no-print-directory unit header-test layers-test bench-smoke fuzz-replay cli-test \
+	    formats-test svg-test export-test python-test schema-test readme-test \
+	    $(if $(filter 1,$(SAN)),,web-test)
+
+# The floors of src/ depend only downward: the #include lines and the symbols each object
+# defines and uses (nm), in the order docs/design.md gives ("Source layout: floors")
+layers-test: $(LIB)
+	@python3 scripts/check-layers.py $(BUILD)
 
 # Each topical public header compiles on its own (it includes what it uses), as C11 and, with a
 # C++ compiler installed, as C++ (the extern "C" blocks).
@@ -190,7 +201,7 @@ cli-test: $(BIN)
 export-test: $(BIN)
 	@sh tests/export/check.sh ./$(BIN)
 
-# the options are declared once, in src/io/option_table.c: no CLI option, Python keyword or
+# the options are declared once, in src/api/option_table.c: no CLI option, Python keyword or
 # page field anywhere else
 schema-test:
 	@sh tests/schema/check.sh

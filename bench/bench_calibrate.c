@@ -111,7 +111,7 @@ static double quantile(const double *sorted, size_t n, double p)
     return sorted[f] + (sorted[c] - sorted[f]) * (k - (double)f);
 }
 
-/* Per class of run (src/core/range.c): the 10th and 90th percentiles of measured / predicted of the
+/* Per class of run (src/eval/range.c): the 10th and 90th percentiles of measured / predicted of the
    held-out predictions (what the built-in 80% ranges should be), and the share of held-out runs
    inside the built-in range (its coverage; 0.8 is honest). */
 static void range_table(const struct state *s, const double *held)

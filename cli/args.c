@@ -1,5 +1,5 @@
 /*
- * args.c - argv through the library's one option table (src/io/option_table.c: tp_option_find,
+ * args.c - argv through the library's one option table (src/api/option_table.c: tp_option_find,
  * tp_args_set): parsing, validation, "did you mean" and --help for every command.  The table
  * is the only place an option is declared; this file knows argv's shapes alone (--name VALUE,
  * --name=VALUE, -h, positional MODEL or files).

@@ -39,7 +39,7 @@ enum {
 #define CLI_MAX_SWEEP_VALUES TP_ARGS_MAX_SWEEP_VALUES
 
 /* The parsed arguments are the library's options (struct tp_args, include/trainplan/io.h),
-   filled through its one option table (src/io/option_table.c): the commands keep calling them
+   filled through its one option table (src/api/option_table.c): the commands keep calling them
    struct cli_args, a list option struct cli_sweep. */
 #define cli_args tp_args
 #define cli_sweep tp_sweep

@@ -5,7 +5,7 @@
  * Every published fit's closed-form optimum, then a grid of concrete shapes of the family,
  * each counted and costed exactly, ranked by the loss a fit predicts for the tokens the budget
  * buys it; with a cluster the tokens come from each shape's fastest layout (the search core).
- * The library composes it (tp_size_report, src/io/call_size.c, on the CLI's thread pool) and
+ * The library composes it (tp_size_report, src/api/call_size.c, on the CLI's thread pool) and
  * makes the JSON document (tp_json_size); this file prints the table, the CSV and the SVG.
  * Exit status 0 when a shape is listed, 1 when none fits the cluster, 2 on bad input.
  */

@@ -1,5 +1,5 @@
 /*
- * test_advise.c - advice read off the model (src/core/advise.c): the changes that make a run
+ * test_advise.c - advice read off the model (src/search/advise.c): the changes that make a run
  * faster carry the model's own gain, and the defaults that move the answer are those past the
  * 80% range.
  *

@@ -1,5 +1,5 @@
 /*
- * test_export_rules.c - one test per row of the frameworks' rules table (src/core/stack_rules.c):
+ * test_export_rules.c - one test per row of the frameworks' rules table (src/plan/stack_rules.c):
  * a layout that breaks the rule is refused by tp_stack_check under the rule's stack, with the
  * rule's id and its source file and line in the message, and the nearest layout the framework
  * accepts passes.  Each row cites the assertion it ports, at the commits the table names:

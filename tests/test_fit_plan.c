@@ -1,6 +1,6 @@
 /*
  * test_fit_plan.c - calibrate's fast path gives the figures of the plain one: a run's time plan
- * (the calibration-independent work done once, src/core/time.c) prices it to the bit as
+ * (the calibration-independent work done once, src/eval/time.c) prices it to the bit as
  * tp_time_step does, for dense, pipelined, interleaved, recomputed, MoE, LoRA and eager runs
  * and for calibrations the plan was not recorded with; and the fit with its folds on threads
  * (tp_calib_fit_validate) gives the calibration and held-out errors of tp_calib_fit and
@@ -12,8 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "internal.h"
-#include "../fit/fit_internal.h"
+#include "fit_internal.h"
 
 #include <math.h>
 #include <stdio.h>

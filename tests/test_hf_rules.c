@@ -1,6 +1,6 @@
 /*
  * test_hf_rules.c - config.json shapes refused as Hugging Face transformers refuses them
- * (src/io/hf_rules.c, issue 41).  Each refused file is a published config with one field
+ * (src/readers/hf_rules.c, issue 41).  Each refused file is a published config with one field
  * broken; the same file unbroken must still load with its published parameter count, so a rule
  * that refused too much fails here as surely as one that refused too little.
  *

@@ -1,6 +1,6 @@
 /*
- * test_options.c - the one option table (src/io/option_table.c) and setting options by name
- * (src/io/options.c, src/io/args_run.c): every name and alias unique and findable, the
+ * test_options.c - the one option table (src/api/option_table.c) and setting options by name
+ * (src/api/options.c, src/api/args_run.c): every name and alias unique and findable, the
  * frameworks' spellings land on the same field, strict values, enums decoded to the library's
  * own values, one "did you mean", and the pooled search equal to one call.
  *

@@ -659,7 +659,7 @@ static void test_fp8_rowwise(void **state)
     assert_string_equal(err.field, "fp8_recipe");
 }
 
-/* The host (src/core/host.c): a GPT-2 124M block at micro-batch 1 and 512 tokens under
+/* The host (src/eval/host.c): a GPT-2 124M block at micro-batch 1 and 512 tokens under
    Hugging Face's eager modules launches 40 kernels forward and 75 backward, 12 us of host time
    each forward and 6 us backward (pytorch/pytorch#41383's measured per-op CPU time plus the
    launch): 930 us per block, far above its GPU work, so the 12 blocks take at least the host's

@@ -203,7 +203,7 @@ TP_API void tp_ckpt_free(struct tp_ckpt *c);
 /* The component a Hugging Face tensor name belongs to (TP_COMP_COUNT: none of them). */
 TP_API enum tp_component tp_ckpt_component(const char *name);
 
-/* The names of the job and layout enums, one table each (src/core/names.c): what the CLI's
+/* The names of the job and layout enums, one table each (src/base/names.c): what the CLI's
    options take, a binding's keywords take, and the JSON documents print. */
 enum tp_names {
     TP_NAMES_TASK = 0,  /* enum tp_task: pretrain, sft, dpo, lora, qlora */
@@ -229,7 +229,7 @@ TP_API int tp_name_value(enum tp_names t, const char *name);
 TP_API size_t tp_name_choices(enum tp_names t, char *buf, size_t len);
 
 /* ----------------------------------------------------------------------------------------- */
-/* A run as options (src/io/request.c): what the CLI's flags and a binding's keywords describe */
+/* A run as options (src/api/request.c): what the CLI's flags and a binding's keywords describe */
 /* ----------------------------------------------------------------------------------------- */
 
 /* A run's settings, from the options (tp_args_request).  TP_UNSET / 0 / negative leave the
@@ -285,7 +285,7 @@ TP_API enum tp_status tp_model_from_name(const char *name, struct tp_model *m,
 TP_API uint32_t tp_lora_targets_parse(const char *list);
 
 /* ----------------------------------------------------------------------------------------- */
-/* The option schema (src/io/option_table.c: the one table; src/io/options.c: parsing)        */
+/* The option schema (src/api/option_table.c: the one table; src/api/options.c: parsing)      */
 /* ----------------------------------------------------------------------------------------- */
 
 /* The verbs, as bits: which verbs an option applies to. */
@@ -500,7 +500,7 @@ TP_API void tp_args_fit_opts(const struct tp_args *a, struct tp_fit_opts *o);
 TP_API char *tp_options_json(unsigned verb, bool cli);
 
 /* ----------------------------------------------------------------------------------------- */
-/* JSON documents (src/io/report_json.c, src/io/report_run_json.c, src/io/call.c)              */
+/* JSON documents (src/reports/report_json.c, src/reports/report_run_json.c, src/api/call.c)   */
 /* ----------------------------------------------------------------------------------------- */
 
 /* The documents `--format json` prints, as jansson objects (json_t, new references; NULL when
@@ -626,7 +626,7 @@ TP_API enum tp_status tp_call_json(const char *verb, const char *model, const ch
 /* tp_call_json's export: the options already set (to, best, force, base_model, job_name,
    the run's and the search's); the document without writing a file. */
 TP_API enum tp_status tp_call_export(const struct tp_args *a, char **out, struct tp_error *err);
-/* `trainplan checkpoint PATH [MODEL]` as a report (src/io/call_checkpoint.c): the model
+/* `trainplan checkpoint PATH [MODEL]` as a report (src/api/call_checkpoint.c): the model
    compared with (files[1], config, else the config.json beside PATH), the checkpoint read
    (tp_ckpt_inspect), the saves' plan (gpus, zero, storage_gbps: else the ZeRO folder's, else
    8 GPUs and ZeRO 0). */
@@ -650,7 +650,7 @@ TP_API enum tp_status tp_checkpoint_report(const struct tp_args *a, struct tp_ck
 TP_API void tp_checkpoint_report_free(struct tp_ckpt_report *r);
 /* Its document, as the CLI's --format json prints it. */
 TP_API struct json_t *tp_json_checkpoint(const struct tp_ckpt_report *r);
-/* `trainplan size` as a report (src/io/call_size.c): the budget (flops, else the cluster
+/* `trainplan size` as a report (src/api/call_size.c): the budget (flops, else the cluster
    gpu x gpus over days or gpu_hours), the fit (fit, default besiroglu; the loss from
    besiroglu's law when the chosen fit has none), the family grid (family, vocab, seq), the
    ranked shapes (top, default 5; with a cluster each searched for its fastest layout on
@@ -693,7 +693,7 @@ TP_API const char *tp_size_tie_breaker(const struct tp_size_report *r);
    calling thread, dumped (tp_call_json's size). */
 TP_API struct json_t *tp_json_size(const struct tp_size_report *r);
 TP_API enum tp_status tp_call_size(const struct tp_args *a, char **out, struct tp_error *err);
-/* `trainplan logs FILE...` as results (src/io/call_logs.c).  tp_logs_check: the options
+/* `trainplan logs FILE...` as results (src/api/call_logs.c).  tp_logs_check: the options
    together (files given, row_out and model need the model and the GPU, gpu_hour_price needs
    tokens).  tp_logs_result_eval: log `index` (r->path set, the rest zeroed) read, parsed and
    evaluated; *steps (the parsed steps, free with free(); NULL on error) for a plot. */
@@ -739,7 +739,7 @@ TP_API enum tp_status tp_call_runs_json(const char *verb, const char *const *fil
                                         size_t n, char **out, struct tp_error *err);
 
 /* ----------------------------------------------------------------------------------------- */
-/* Version and layout checks for bindings (src/core/abi.c)                                     */
+/* Version and layout checks for bindings (src/base/abi.c)                                     */
 /* ----------------------------------------------------------------------------------------- */
 
 /* The library's version, TP_VERSION as it was built. */

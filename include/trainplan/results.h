@@ -24,15 +24,15 @@ extern "C" {
    (the reserved segments plus the CUDA/HIP context, the libraries' modules and workspaces and
    the NCCL/RCCL buffers).  TP_MEM_UNKNOWN: the source does not say (compared as device-used). */
 enum tp_mem_kind { TP_MEM_UNKNOWN = 0, TP_MEM_ALLOCATED, TP_MEM_RESERVED, TP_MEM_DEVICE };
-/* The phase of one optimizer step at which the allocated memory peaks (src/core/mem_timeline.c). */
+/* The phase of one optimizer step at which the allocated memory peaks (src/eval/mem_timeline.c). */
 enum tp_mem_phase { TP_PHASE_BACKWARD = 0, TP_PHASE_OPTIMIZER };
-/* The fit against the model's own measured error (src/core/mem_margin.c): FITS with the
+/* The fit against the model's own measured error (src/eval/mem_margin.c): FITS with the
    margin to spare; TIGHT fits, but by less than the model's error for its class of run; NO_FIT
    does not fit. */
 enum tp_mem_verdict { TP_MEM_FITS = 0, TP_MEM_TIGHT, TP_MEM_NO_FIT };
 
 /* Bytes on one GPU of one pipeline stage at its peak over one optimizer step: the larger of the
-   start of the last backward and the optimizer step (src/core/mem_timeline.c). */
+   start of the last backward and the optimizer step (src/eval/mem_timeline.c). */
 struct tp_memory {
     uint32_t stage;            /* 0-based pipeline stage */
     uint32_t first_layer, n_layers;
@@ -112,7 +112,7 @@ TP_API size_t tp_memory_suggest(const struct tp_model *m, const struct tp_cluste
                          const struct tp_job *j, const struct tp_layout *l, struct tp_fix *out,
                          size_t cap);
 
-/* A change that makes a fitting run faster (src/core/advise.c): its settings and the run with
+/* A change that makes a fitting run faster (src/search/advise.c): its settings and the run with
    them (fix.total_bytes its worst stage), and the model's own figures for it. */
 struct tp_speedup {
     struct tp_fix fix;
@@ -349,7 +349,7 @@ TP_API enum tp_status tp_time_step(const struct tp_model *m, const struct tp_clu
 
 /* An 80% range on a throughput estimate: measured / predicted tokens/s of held-out runs of the
    same class (stack kind, GPU vendor, dense or MoE), widened outside the calibrated domain
-   (src/core/range.c, docs/accuracy.md).  tokens/s low = predicted * lo, high = predicted * hi;
+   (src/eval/range.c, docs/accuracy.md).  tokens/s low = predicted * lo, high = predicted * hi;
    a step time or a wall-clock divides by them. */
 struct tp_range {
     double lo, hi;
@@ -393,7 +393,7 @@ TP_API void tp_ckpt_plan(const struct tp_model *m, const struct tp_cluster *c, c
                   const struct tp_layout *l, double storage_bps, struct tp_ckpt_plan *out);
 
 /* ----------------------------------------------------------------------------------------- */
-/* Wall-clock as users measure it (src/core/wallclock.c)                                       */
+/* Wall-clock as users measure it (src/eval/wallclock.c)                                       */
 /* ----------------------------------------------------------------------------------------- */
 
 struct tp_wallclock_opts {
@@ -417,7 +417,7 @@ TP_API void tp_wallclock(const struct tp_time *t, const struct tp_ckpt_plan *ck,
                   const struct tp_wallclock_opts *o, struct tp_wallclock *out);
 
 /* ----------------------------------------------------------------------------------------- */
-/* One evaluation of a run (src/core/evaluate.c): what every verb that prices a run calls      */
+/* One evaluation of a run (src/eval/evaluate.c): what every verb that prices a run calls      */
 /* ----------------------------------------------------------------------------------------- */
 
 struct tp_eval_opts {

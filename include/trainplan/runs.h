@@ -130,7 +130,7 @@ struct tp_err_stats {
 /* `scratch` holds n doubles; NaNs in `err` are skipped. */
 TP_API void tp_err_stats(const double *err, size_t n, double *scratch, struct tp_err_stats *out);
 
-/* Measured runs of one or more runs files in memory (src/io/runs_load.c), for validate and
+/* Measured runs of one or more runs files in memory (src/readers/runs_load.c), for validate and
    calibrate. */
 struct tp_skipped_row {
     char row_id[96];
@@ -156,7 +156,7 @@ TP_API void tp_runs_free(struct tp_runs *r);
 enum tp_run_group { TP_GROUP_SOURCE, TP_GROUP_GPU, TP_GROUP_FRAMEWORK };
 TP_API const char *tp_run_group_key(const struct tp_run *r, enum tp_run_group g);
 
-/* Every loaded run predicted with one calibration (src/core/validate_runs.c). */
+/* Every loaded run predicted with one calibration (src/eval/validate_runs.c). */
 struct tp_validation {
     const struct tp_runs *runs;
     struct tp_run_eval *ev;         /* ev[i] for runs->runs[i] */
@@ -186,7 +186,7 @@ struct tp_validation_summary {
 TP_API void tp_validation_summarize(const struct tp_validation *v,
                                     struct tp_validation_summary *s);
 
-/* Validation as a stream (src/core/validate_stream.c): rows added one at a time, the summary
+/* Validation as a stream (src/eval/validate_stream.c): rows added one at a time, the summary
    from running counts and, for the error quantiles, a reservoir of at most TP_RESERVOIR errors
    per statistic (Algorithm R, fixed seed: the same file gives the same figures).  While a
    statistic has seen at most TP_RESERVOIR errors its quantiles are exactly those of

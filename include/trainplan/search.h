@@ -232,7 +232,7 @@ enum tp_scaling_form {
                                   (C / c_ref)^d_exp; no loss law */
 };
 
-/* One published scaling-law fit, as data (src/core/scaling.c cites each). */
+/* One published scaling-law fit, as data (src/search/scaling.c cites each). */
 struct tp_scaling_fit {
     const char *key;          /* "hoffmann-3", "besiroglu", "kaplan", ... */
     const char *label;

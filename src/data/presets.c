@@ -6,7 +6,7 @@
  * 2 norms per block.  A preset's default_seq is the context length the model was pre-trained at,
  * as its source states (long-context extensions are not the default for per-token FLOPs).
  */
-#include "internal.h"
+#include "data_internal.h"
 
 #include <stdio.h>
 #include <string.h>

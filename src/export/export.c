@@ -8,7 +8,7 @@
  * bucket sizes are the ones the Hugging Face Trainer's DeepSpeed integration computes for
  * "auto" (transformers/integrations/deepspeed.py, trainer_config_finalize: reduce bucket H^2,
  * stage-3 prefetch bucket 0.9 H^2, persistence threshold 10 H), the same H^2 buckets
- * src/core/memory.c counts as communication buffers.
+ * src/eval/memory.c counts as communication buffers.
  */
 #include "export_internal.h"
 #include "stack_rules.h"

@@ -4,7 +4,7 @@
 #ifndef TP_EXPORT_INTERNAL_H
 #define TP_EXPORT_INTERNAL_H
 
-#include "internal.h"
+#include "search_internal.h"
 #include "trainplan_export.h"
 
 #include <jansson.h>

@@ -88,7 +88,7 @@ const struct global tp_fit_global_params[] = {
        4.2), logit sd 0.5 */
     M(eff_intra, LOGIT, 0.5, "nccl-tests all-reduce busbw over NVLink line rate (0.75-0.85)"),
     M(eff_inter, LOGIT, 0.5, "nccl-tests all-reduce busbw over NIC line rate (0.85-0.95)"),
-    /* host time per eager launch (src/core/host.c): 5-25 us measured, prior 12, log sd 0.4 */
+    /* host time per eager launch (src/eval/host.c): 5-25 us measured, prior 12, log sd 0.4 */
     M(eager_op_s, LOG, 0.4,
       "pytorch/pytorch#41383: 6.8 us/op CPU side + 1-3 us launch; 5-25 us per op in all"),
 };

@@ -5,7 +5,7 @@
 #ifndef TP_FIT_INTERNAL_H
 #define TP_FIT_INTERNAL_H
 
-#include "internal.h"
+#include "search_internal.h"
 
 /* One time plan per row (struct tp_time_plan) and the stages they point at. */
 struct tp_fit_plans {

@@ -6,9 +6,17 @@
 #ifndef TP_LOGS_INTERNAL_H
 #define TP_LOGS_INTERNAL_H
 
-#include "internal.h"
+#include "search_internal.h"
 
 #include <regex.h>
+
+/* Drops (sets NaN) and counts the physically impossible figures of parsed log steps and of the
+   log's run facts; returns how many, also added to info->n_implausible. */
+size_t tp_log_drop_implausible(struct tp_log_step *steps, size_t n, struct tp_log_info *info);
+/* plausible.c: every measured figure of a mapped run within what its GPU can do (MFU
+   and HFU in (0, 1], TFLOP/s up to the dense peak, rates up to peak / 2N per token, memory up
+   to twice the HBM); an error naming the column otherwise (runs.c calls it). */
+enum tp_status tp_run_plausible(const struct tp_run *run, struct tp_error *err);
 
 enum { LINE_CAP = 8192 };
 

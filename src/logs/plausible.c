@@ -6,8 +6,7 @@
  * went.  In a runs file, the same bounds, now against the row's own GPU, make the row an error
  * naming the column (tp_run_plausible): a row is one measurement, not a series to clean.
  */
-#include "internal.h"
-#include "../io/runs_internal.h"
+#include "logs_internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
 #ifndef TP_SVG_INTERNAL_H
 #define TP_SVG_INTERNAL_H
 
-#include "internal.h"
+#include "base_internal.h"
 
 /* The canvas: a chart fills W x H pixels; the plot area leaves room for the title and
    subtitle above, the x axis below, the y axis left and the legend right. */

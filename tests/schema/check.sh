@@ -1,8 +1,8 @@
 #!/bin/sh
-# check.sh - the options are declared once, in src/io/option_table.c (make schema-test, part of
+# check.sh - the options are declared once, in src/api/option_table.c (make schema-test, part of
 # make test).  Fails when a CLI option, a Python keyword or a page field is declared anywhere
 # else:
-#   C      the front ends and the binding calls (cli/, src/io/call.c, request.c, args_run.c,
+#   C      the front ends and the binding calls (cli/, src/api/call.c, request.c, args_run.c,
 #          web/main_web.c) hold no option row ({"name", <kind or offset>...}), no offsetof into
 #          the options, no table of struct tp_option, and call.c, request.c, args_run.c,
 #          common.c and main_web.c compare no text with an option's name;
@@ -15,7 +15,7 @@ set -u
 python3 - <<'PY'
 import ast, glob, re, sys
 
-table = open("src/io/option_table.c").read()
+table = open("src/api/option_table.c").read()
 rows = re.findall(r'\{\.name = "([a-z0-9-]+)",(?:\s*\.aliases = ((?:"[^"]*"\s*)+))?', table)
 names = set()
 for name, aliases in rows:
@@ -23,7 +23,7 @@ for name, aliases in rows:
     for a in "".join(re.findall(r'"([^"]*)"', aliases)).split("|") if aliases else []:
         names.add(a)
 if len(rows) < 100:
-    print("schema: only %d option rows read from src/io/option_table.c" % len(rows))
+    print("schema: only %d option rows read from src/api/option_table.c" % len(rows))
     sys.exit(1)
 names = {n for n in names if len(n) > 1}  # -h, -o, -q: no name a table could hold
 forms = names | {n.replace("-", "_") for n in names}
@@ -32,9 +32,9 @@ exempt_rows = {"cli/cmd_search.c"}
 bad = []
 
 front = sorted(set(glob.glob("cli/*.c") + glob.glob("cli/*.h") + glob.glob("web/*.c") +
-                   glob.glob("src/io/call*.c") + glob.glob("src/io/request.c") +
-                   glob.glob("src/io/args_run.c")))
-compare = {"src/io/call.c", "src/io/request.c", "src/io/args_run.c", "cli/common.c",
+                   glob.glob("src/api/call*.c") + glob.glob("src/api/request.c") +
+                   glob.glob("src/api/args_run.c")))
+compare = {"src/api/call.c", "src/api/request.c", "src/api/args_run.c", "cli/common.c",
            "web/main_web.c"}
 for path in front:
     text = open(path).read()
@@ -85,7 +85,7 @@ for m in re.finditer(r"'--([a-z0-9-]+)'", js):
 for b in bad:
     print("schema: " + b)
 if bad:
-    print("schema: %d declarations outside src/io/option_table.c" % len(bad))
+    print("schema: %d declarations outside src/api/option_table.c" % len(bad))
     sys.exit(1)
-print("schema: %d options, declared once (src/io/option_table.c)" % len(rows))
+print("schema: %d options, declared once (src/api/option_table.c)" % len(rows))
 PY

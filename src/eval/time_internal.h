@@ -1,0 +1,109 @@
+/*
+ * time_internal.h - what the step (time.c) and the cost of one block (time_block.c) share:
+ * the resolved hardware rates, a block's cost, the evaluation context.  Private to src/eval.
+ */
+#ifndef TP_TIME_INTERNAL_H
+#define TP_TIME_INTERNAL_H
+
+#include "eval_internal.h"
+
+/* The GEMM shapes of a run replayed (struct tp_time_plan): gemm() reads the next record instead
+   of working out the tile and wave quantization again, or writes it when recording. */
+struct tape {
+    const struct tp_gemm_rec *play; /* replay from here (NULL: compute) */
+    struct tp_gemm_rec *rec;        /* record into here (NULL: do not) */
+    uint32_t pos, cap;
+    bool overflow;                  /* more GEMMs than cap: the recording is unusable */
+};
+
+/* What one evaluation needs from the cluster and calibration, resolved once. */
+struct hw {
+    double gemm_flops;  /* GEMM dtype peak * MAMF * gemm_scale */
+    double gemm16_flops; /* the same at 16 bits (GEMMs left out of FP8/FP4: the LM head) */
+    double attn_flops;  /* 16-bit peak * attn_eff */
+    double attn_bwd;    /* the backward's time over the forward's (attn_bwd_ratio; FlexAttention
+                           runs its backward further below the fused kernels than its forward) */
+    double mem_bw;      /* HBM bandwidth * mem_eff */
+    double sms, tile_m, tile_n;
+    bool fp8;           /* quantized GEMMs (fp8, mxfp8, nvfp4, mxfp4) with their casts */
+    enum tp_dtype gemm_dtype;
+    double cast_fwd, cast_bwd; /* bytes moved per element by the input / gradient casts */
+    bool rowwise;       /* torchao's row-wise FP8 recipe (tp_fp8_recipe) */
+    bool fp8_tp_gather; /* TP all-gathers in FP8 (tp_stack.fp8_tp_gather, tensor-wise FP8) */
+    double rowwise_gemm; /* its forward GEMM's rate over the tensor-wise kernel's */
+    double act_bytes;   /* bytes per activation element (2; 4 in fp32 training) */
+    struct tape *tape;  /* NULL: every GEMM computed from its shape */
+};
+
+/* Forward / backward cost of one block (or the embedding and head) for one micro-batch. */
+struct cost {
+    double fwd_gemm, bwd_gemm, fwd_attn, bwd_attn, fwd_mem, bwd_mem;
+    double tp_fwd, tp_bwd;   /* TP/SP collectives (not yet reduced by overlap) */
+    double cp_fwd, cp_bwd;   /* context-parallel KV exchange, exposed part */
+    double ep_fwd, ep_bwd;   /* MoE all-to-all */
+    double ep_sm_share;      /* SMs its kernels take from overlapped GEMMs (not summed) */
+    double host_fwd, host_bwd; /* host-bound time of eager loops (launches, syncs) */
+};
+
+struct ctx {
+    const struct tp_model *m;
+    const struct tp_cluster *c;
+    const struct tp_job *j;
+    const struct tp_layout *l;
+    const struct tp_calib *cal;
+    struct hw h;
+    double tokens;   /* tokens of one micro-batch on this rank (after CP; DPO pairs) */
+    double seqs;     /* sequences of one micro-batch (DPO: chosen + rejected) */
+    double seq_local;/* tokens of one sequence on this rank */
+    bool frozen;     /* LoRA/QLoRA: base weights get no gradient */
+    bool eager;      /* Hugging Face modules op by op (no fused kernels, no fused loss) */
+    enum tp_moe_impl moe_impl;
+    uint32_t g_tp, g_cp, g_ep;
+    const double *kpq; /* keys per query of each block kind (a plan's), or NULL */
+    uint32_t tape_outer; /* where the head's GEMMs start in h.tape */
+};
+
+/* Block kinds: blocks with the same FFN, mixer and attention reach cost the same. */
+static inline unsigned tp_kind_of(const struct tp_model *m, uint32_t layer)
+{
+    return tp_block_kind(m, layer);
+}
+
+/* The expert-parallel token exchange of one MoE block for one micro-batch (moe_comm.c):
+   forward (dispatch + combine) and backward seconds, and the share of the SMs its kernels
+   take from the GEMMs they overlap (DeepEP). */
+struct tp_moe_comm {
+    double fwd, bwd, sm_share;
+};
+/* SMs DeepEP's normal kernels occupy: "only 20 SMs are sufficient to fully utilize the
+   bandwidths of IB and NVLink" (DeepSeek-V3 report §3.2.2, H800's 132 SMs). */
+#define TP_MOE_COMM_SMS 20.0
+void tp_moe_comm(const struct ctx *x, double imb, struct tp_moe_comm *out);
+/* Tokens one rank routes to the experts (T/tp under sequence parallelism). */
+double tp_moe_routed_tokens(const struct ctx *x);
+/* Nodes a token may reach in an EP group spanning `nodes` nodes (group-limited routing). */
+double tp_moe_node_limit(const struct tp_model *m, double nodes);
+/* DualPipe's bubble from a chunk's forward, backward and weight-gradient seconds. */
+double tp_dualpipe_bubble(uint32_t pp, double f, double b, double w);
+/* Share of an MLA block's forward GEMMs in its up-projections (moe_comm.c). */
+double tp_mla_up_share(const struct tp_model *m, bool moe);
+/* Share of micro-batches whose chunks DualPipe overlaps with another's. */
+double tp_dualpipe_paired(uint32_t pp, uint32_t gas);
+
+/* The hardware rates of the run's GPU, precision and calibration (time_block.c). */
+void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
+                   const struct tp_calib *cal, struct hw *h);
+/* The cost of block `layer` for one micro-batch (time_block.c). */
+void tp_block_cost(const struct ctx *x, uint32_t layer, struct cost *c);
+/* The embedding (first stage) and the head with the loss (last stage) (time_block.c). */
+void tp_outer_cost(const struct ctx *x, bool first, bool last, struct cost *c);
+/* The kernel style of a stack's blocks (host.c): stacks of one style run the same kernels and
+   launches, so rows of one vouch for the others (tp_calib_domain_check). */
+unsigned tp_kernel_style_of(enum tp_framework fw);
+/* Kernels block `layer` launches per micro-batch, forward and backward, by stack (host.c). */
+void tp_host_launches(const struct ctx *x, uint32_t layer, double *fwd, double *bwd);
+/* Adds to c->host_fwd / host_bwd the host time of the block's launches that its GPU work does
+   not cover (host.c); c holds the block's GPU costs. */
+void tp_host_block(const struct ctx *x, uint32_t layer, struct cost *c);
+
+#endif
