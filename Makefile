@@ -26,8 +26,7 @@ WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wmissing-prototypes -Wstrict-prot
 CFLAGS   ?= $(if $(filter 1 fuzz,$(SAN)),-O1,-O2) -g
 # every floor's private header by its name (docs/design.md "Source layout: floors": a file
 # includes its own floor's header, which includes the floors below; scripts/check-layers.py
-# checks that);
-# src/core/ holds only the transitional umbrella internal.h
+# checks that)
 TP_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -Iinclude \
               $(addprefix -I,$(sort $(dir $(wildcard src/*/*.h)))) -MMD -MP
 # the CLI runs the search on POSIX threads (cli/par_search.c); the library has none

@@ -10,9 +10,8 @@ the same rule:
             lower one (the public include/ headers and generated files are below everything);
   symbols   every symbol an object of BUILD/src/*/*.o uses (nm: U) that another library object
             defines (T, D, B, R, ...) is defined on the user's floor or a lower one.
-A dependency that runs back up, a cycle between folders (which needs one), a folder that is not
-in the order and the transitional umbrella src/core/internal.h outside the allow-list each fail
-the check with one line per finding.  Without BUILD's objects only the includes are checked.
+A dependency that runs back up, a cycle between folders (which needs one) and a folder that is
+not in the order each fail the check with one line per finding.  Without BUILD's objects only the includes are checked.
 """
 import glob
 import os
@@ -25,11 +24,6 @@ FLOORS = ["base", "model", "plan", "eval", "data", "search", "fit", "logs", "rea
           "reports", "export", "api", "plot"]
 RANK = {f: i for i, f in enumerate(FLOORS)}
 
-# Files written before the re-floor that may still include the umbrella src/core/internal.h
-# (and may sit in a folder outside the order, src/core/ or src/io/): the integrator moves them
-# to their floors and empties this list.
-UMBRELLA = "internal.h"
-ALLOW = set()
 
 
 def floor_of(path):
@@ -41,11 +35,9 @@ def check_folders(errors):
         name = d.split("/")[1]
         if name in RANK:
             continue
-        files = [f for f in glob.glob(d + "*") if f != "src/core/" + UMBRELLA]
-        for f in sorted(files):
-            if f not in ALLOW:
-                errors.append("%s: folder src/%s/ is not a floor (docs/design.md \"Floors\")"
-                              % (f, name))
+        for f in sorted(glob.glob(d + "*")):
+            errors.append("%s: folder src/%s/ is not a floor (docs/design.md \"Floors\")"
+                          % (f, name))
 
 
 def header_floors():
@@ -66,10 +58,9 @@ def check_includes(errors):
             if not m:
                 continue
             inc = m.group(1)
-            if inc == UMBRELLA:
-                if f not in ALLOW:
-                    errors.append("%s:%d: includes the umbrella %s: include the floor's own "
-                                  "header (%s_internal.h)" % (f, n, UMBRELLA, own))
+            if inc == "internal.h":
+                errors.append("%s:%d: includes internal.h: include the floor's own header "
+                              "(%s_internal.h)" % (f, n, own))
                 continue
             if "/" in inc or inc.startswith("trainplan") or inc.endswith(".inc"):
                 if inc.startswith(".."):
