@@ -183,19 +183,7 @@ static void print_table(const struct tp_calibration *r, const char *base_name,
 static void fit_opts(const struct cli_args *a, struct tp_fit_opts *o)
 {
     static struct progress prog = {"fit and leave-one-source-out", {0, 0}};
-    tp_fit_opts_init(o);
-    if (a->prior_weight >= 0)
-        o->prior_weight = a->prior_weight;
-    const struct {
-        int64_t v;
-        uint32_t *dst;
-    } counts[] = {{a->min_gpu_rows, &o->min_gpu_rows}, {a->max_evals, &o->max_evals},
-                  {a->starts, &o->starts},             {a->fold_rows, &o->fold_rows},
-                  {a->max_folds, &o->max_folds},       {a->fit_rows, &o->fit_rows}};
-    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
-        if (counts[i].v != TP_UNSET)
-            *counts[i].dst = (uint32_t)counts[i].v;
-    o->per_gpu = !a->no_per_gpu;
+    tp_args_fit_opts(a, o); /* the options as the bindings read them */
     if (a->no_cv)
         prog.phase = "fit";
     clock_gettime(CLOCK_MONOTONIC, &prog.start);
