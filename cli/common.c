@@ -87,14 +87,7 @@ void fmt_count(char *buf, size_t len, uint64_t v)
 
 void fmt_si(char *buf, size_t len, double v)
 {
-    static const char *const suffix[] = {"", "K", "M", "B", "T", "P"};
-    int i = 0;
-    double x = fabs(v);
-    while (x >= 999.995 && i < 5) {
-        x /= 1000;
-        i++;
-    }
-    snprintf(buf, len, "%s%.*f%s", v < 0 ? "-" : "", i == 0 ? 0 : 2, x, suffix[i]);
+    tp_fmt_si(buf, len, v);
 }
 
 int cli_resolve_run(const struct cli_args *a, struct run *r)

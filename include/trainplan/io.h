@@ -724,6 +724,8 @@ TP_API enum tp_status tp_logs_result_eval(const struct tp_args *a, const struct 
 enum { TP_LOGS_MAX_NOTES = 3, TP_LOGS_NOTE_LEN = 320 };
 /* A count with thousands separators: 8,030,261,248. */
 TP_API void tp_fmt_count(char *buf, size_t len, uint64_t v);
+/* A figure with an SI suffix to two decimals: 8.03B, 124.44M, 512. */
+TP_API void tp_fmt_si(char *buf, size_t len, double v);
 TP_API size_t tp_logs_notes(const struct tp_logs_result *r, char notes[][TP_LOGS_NOTE_LEN],
                             bool memory);
 /* `trainplan logs`'s document over n results. */

@@ -54,19 +54,6 @@ const char *tp_size_tie_breaker(const struct tp_size_report *r)
                       : "the fewest parameters first (cheaper to serve)";
 }
 
-/* 8.03B, 124.4M: the grid's bounds in the budget's error */
-static void si(char *buf, size_t len, double v)
-{
-    static const char *const suffix[] = {"", "K", "M", "B", "T", "P"};
-    int i = 0;
-    double x = fabs(v);
-    while (x >= 999.995 && i < 5) {
-        x /= 1000;
-        i++;
-    }
-    tp_snprintf(buf, len, "%s%.*f%s", v < 0 ? "-" : "", i == 0 ? 0 : 2, x, suffix[i]);
-}
-
 /* The grid's extreme shapes bound the budgets it can answer: a budget whose compute-optimal
    model (by the loss fit) lies outside them would only rank the grid's edge. */
 static enum tp_status check_budget(const struct tp_size_report *r, struct tp_error *err)
@@ -80,9 +67,9 @@ static enum tp_status check_budget(const struct tp_size_report *r, struct tp_err
     TRY(tp_size_grid_span(&r->g, r->loss_fit, &lo, &hi, err));
     if (o.n_opt < lo || o.n_opt > hi) {
         char n[16], l[16], h[16];
-        si(n, sizeof n, o.n_opt);
-        si(l, sizeof l, lo);
-        si(h, sizeof h, hi);
+        tp_fmt_si(n, sizeof n, o.n_opt);
+        tp_fmt_si(l, sizeof l, lo);
+        tp_fmt_si(h, sizeof h, hi);
         return tp_fail(err, TP_EINVAL, "a budget of %.3g FLOPs wants a %s-parameter model (%s), "
                        "outside the %s grid's %s..%s", r->nominal, n, r->loss_fit->key,
                        tp_size_family_name(r->g.family), l, h);

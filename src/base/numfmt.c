@@ -10,6 +10,7 @@
 #include "base_internal.h"
 
 #include <locale.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,4 +69,16 @@ void tp_fmt_count(char *buf, size_t len, uint64_t v)
     }
     if (len)
         buf[o] = '\0';
+}
+
+void tp_fmt_si(char *buf, size_t len, double v)
+{
+    static const char *const suffix[] = {"", "K", "M", "B", "T", "P"};
+    int i = 0;
+    double x = fabs(v);
+    while (x >= 999.995 && i < 5) {
+        x /= 1000;
+        i++;
+    }
+    tp_snprintf(buf, len, "%s%.*f%s", v < 0 ? "-" : "", i == 0 ? 0 : 2, x, suffix[i]);
 }
