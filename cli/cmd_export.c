@@ -82,8 +82,11 @@ static int best_layout(const struct cli_args *a, enum tp_export_format fmt, stru
         return EXIT_NO;
     }
     r->l = best.layout;
-    if (best.note[0])
-        fprintf(stderr, "trainplan: note: %s\n", best.note);
+    if (best.note[0]) { /* its settings as flags (to=megatron: --to megatron) */
+        char note[2 * sizeof best.note];
+        cli_render_settings(best.note, note, sizeof note);
+        fprintf(stderr, "trainplan: note: %s\n", note);
+    }
     return EXIT_OK;
 }
 
