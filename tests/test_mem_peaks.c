@@ -140,7 +140,7 @@ static void test_published_peaks(void **state)
 /* What each kind adds: allocated <= reserved <= device-used, the device's total; the context
    and NCCL live outside the allocator.  torchtitan's 8B row: the 2024 loss's 12 bytes per
    logit (the fp32 log-softmax and two fp32 gradients; the 16-bit logits freed first) over
-   2 x 8192 tokens x 128256. */
+   2 x 8192 tokens x 128256; its 70B row on tp 8 (loss parallelism): 16. */
 static void test_kinds_and_loss(void **state)
 {
     (void)state;
@@ -159,6 +159,11 @@ static void test_kinds_and_loss(void **state)
     const struct tp_memory *m = row(p, "torchtitan_benchmarks:2", &measured, &kind);
     assert_int_equal(kind, TP_MEM_RESERVED);
     assert_true(fabs(m->logits_bytes - 2.0 * 8192 * 128256 * 12) < 1);
+    /* the 70B row on tp 8: loss parallelism's backward (torch/distributed/tensor/parallel/
+       loss.py) keeps one more fp32 tensor per local logit, 16 bytes over 16 x 8192 tokens x
+       128256 / 8 */
+    m = row(p, "torchtitan_benchmarks:11", &measured, &kind);
+    assert_true(fabs(m->logits_bytes - 16.0 * 8192 * 128256 / 8 * 16) < 1);
     m = row(p, "ttune3b:1", &measured, &kind);
     assert_int_equal(kind, TP_MEM_ALLOCATED);
 }

@@ -451,8 +451,17 @@ static double logits(const struct tp_model *m, const struct tp_job *j, const str
     case TP_LOSS_16BIT: return elems * 2 + tokens * 4;
     case TP_LOSS_HF: return elems * (2 + 4 + 4 + 4); /* at the log-softmax's backward */
     case TP_LOSS_HF_FP32_LOGITS: return elems * (4 + 4 + 4 + 4);
-    case TP_LOSS_UPCAST: return elems * (4 + 4 + 4); /* log-softmax output, its gradient in
-                                                         and out, fp32; no 16-bit logits */
+    case TP_LOSS_UPCAST:
+        /* log-softmax output, its gradient in and out, fp32; no 16-bit logits (torchtitan
+           deletes pred before backward, train.py).  Under torchtitan's loss parallelism (on
+           whenever tp > 1: parallel_dims.py loss_parallel_enabled) DTensor's handler computes
+           the backward as (grad_input + torch.exp(x)) * grad_output on the local shard
+           (torch/distributed/tensor/parallel/loss.py _nll_loss_and_log_softmax_backward):
+           the zeros_like grad_input, exp(x) and their sum are fp32 tensors alive at once
+           beside the saved output, one more than aten's fused _log_softmax_backward_data */
+        if (j->framework == TP_FW_TORCHTITAN && l->tp > 1)
+            return elems * (4 + 4 + 4 + 4);
+        return elems * (4 + 4 + 4);
     case TP_LOSS_DEFAULT: break;
     }
     return elems * (2 + 4);
