@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "trainplan.h"
+#include "st_parse.h" /* the parser on crafted buffers: one fault each */
 
 #include <dirent.h>
 #include <jansson.h>
@@ -410,27 +411,6 @@ static void test_bad_header(void **state)
     rmtree(fx.dir);
 }
 
-/* The parser on crafted buffers: one fault each. */
-static struct tp_st_header parse_text(const char *json, uint64_t data_bytes)
-{
-    static unsigned char buf[4096];
-    size_t n = strlen(json);
-    for (int i = 0; i < 8; i++)
-        buf[i] = (unsigned char)(n >> (8 * i));
-    memcpy(buf + 8, json, n);
-    struct tp_st_header h;
-    struct tp_error err;
-    assert_int_equal(tp_st_parse(buf, 8 + n, 8 + n + data_bytes, &h, &err), TP_OK);
-    return h;
-}
-
-static void assert_kind(struct tp_st_header *h, enum tp_ckpt_kind kind, const char *tensor)
-{
-    assert_int_equal(h->n_problems, 1);
-    assert_int_equal(h->problems[0].kind, kind);
-    assert_string_equal(h->problems[0].tensor, tensor);
-    tp_st_header_free(h);
-}
 
 static void test_parser(void **state)
 {
