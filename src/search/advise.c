@@ -158,16 +158,24 @@ static size_t speed_trials(const struct tp_model *m, const struct tp_job *j,
     return n;
 }
 
+/* The run as given, the trials' yardstick; false when it cannot be evaluated. */
+static bool run_base(const struct tp_model *m, const struct tp_cluster *c,
+                     const struct tp_job *j, const struct tp_layout *l,
+                     const struct tp_calib *cal, struct trial *base)
+{
+    memset(base, 0, sizeof *base);
+    base->j = *j;
+    base->l = *l;
+    run(m, c, cal, base);
+    return base->ok;
+}
+
 size_t tp_time_suggest(const struct tp_model *m, const struct tp_cluster *c,
                        const struct tp_job *j, const struct tp_layout *l,
                        const struct tp_calib *cal, struct tp_speedup *out, size_t cap)
 {
     struct trial base, t[MAX_TRIALS];
-    memset(&base, 0, sizeof base);
-    base.j = *j;
-    base.l = *l;
-    run(m, c, cal, &base);
-    if (!base.ok || cap == 0)
+    if (!run_base(m, c, j, l, cal, &base) || cap == 0)
         return 0;
     size_t n = speed_trials(m, j, l, t), found = 0;
     for (size_t i = 0; i < n; i++) {
@@ -308,11 +316,7 @@ size_t tp_defaults_that_matter(const struct tp_model *m, const struct tp_cluster
                                struct tp_default_effect *out, size_t cap)
 {
     struct trial base, t[MAX_TRIALS];
-    memset(&base, 0, sizeof base);
-    base.j = *j;
-    base.l = *l;
-    run(m, c, cal, &base);
-    if (!base.ok || cap == 0)
+    if (!run_base(m, c, j, l, cal, &base) || cap == 0)
         return 0;
     struct tp_range rg;
     tp_time_range(m, c, j, l, 0, &rg);
