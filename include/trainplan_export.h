@@ -126,9 +126,16 @@ struct tp_export_field {
 TP_API size_t tp_export_field_count(void);
 TP_API const struct tp_export_field *tp_export_field_at(size_t i);
 
+/* What tp_export_base_model found. */
+enum tp_base_kind {
+    TP_BASE_HUB,  /* a Hugging Face id: the model's tokenizer can be loaded by it */
+    TP_BASE_PATH, /* the config's local directory */
+    TP_BASE_NONE  /* neither (a preset described, not named by an id): the model's name */
+};
 /* The Hugging Face id (or local directory) of the model: "meta-llama/Llama-3.3-70B-Instruct"
    from a preset's source, "zai-org/GLM-4.5-Air" from a hub-cache path
-   (.../models--zai-org--GLM-4.5-Air/snapshots/...), else the config's directory. */
-TP_API void tp_export_base_model(const struct tp_model *m, char *buf, size_t len);
+   (.../models--zai-org--GLM-4.5-Air/snapshots/...), else the config's directory; for a preset
+   without an id, its name (TP_BASE_NONE). */
+TP_API enum tp_base_kind tp_export_base_model(const struct tp_model *m, char *buf, size_t len);
 
 #endif

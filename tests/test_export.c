@@ -604,8 +604,15 @@ static void test_base_model(void **state)
     tp_export_base_model(&m, buf, sizeof buf);
     assert_string_equal(buf, "Qwen/Qwen3-30B-A3B");
     snprintf(m.source, sizeof m.source, "/data/models/mine/config.json");
-    tp_export_base_model(&m, buf, sizeof buf);
+    assert_int_equal(tp_export_base_model(&m, buf, sizeof buf), TP_BASE_PATH);
     assert_string_equal(buf, "/data/models/mine");
+    /* a preset described rather than named by an id (the users' from-scratch designs): its name,
+       never the description, which once became a tokenizer default and broke the script's
+       quoting */
+    snprintf(m.name, sizeof m.name, "llama2-1.36b");
+    snprintf(m.source, sizeof m.source, "users' notes 002 (config/full_llama_1.36b.py: ...)");
+    assert_int_equal(tp_export_base_model(&m, buf, sizeof buf), TP_BASE_NONE);
+    assert_string_equal(buf, "llama2-1.36b");
 }
 
 int main(void)

@@ -126,7 +126,7 @@ void tp_export_free(struct tp_export *x)
     memset(x, 0, sizeof *x);
 }
 
-void tp_export_base_model(const struct tp_model *m, char *buf, size_t len)
+enum tp_base_kind tp_export_base_model(const struct tp_model *m, char *buf, size_t len)
 {
     const char *src = m->source;
     const char *hub = strstr(src, "models--");
@@ -137,14 +137,20 @@ void tp_export_base_model(const struct tp_model *m, char *buf, size_t len)
         if (sep && (size_t)(sep - hub) < n) {
             tp_snprintf(buf, len, "%.*s/%.*s", (int)(sep - hub), hub, (int)(n - (size_t)(sep - hub) - 2),
                      sep + 2);
-            return;
+            return TP_BASE_HUB;
         }
     }
     /* a preset's source starts with the Hugging Face id: "meta-llama/Llama-3.1-8B config.json" */
     size_t word = strcspn(src, " ");
     if (strncmp(src + word, " config.json", 12) == 0 && memchr(src, '/', word)) {
         tp_snprintf(buf, len, "%.*s", (int)word, src);
-        return;
+        return TP_BASE_HUB;
+    }
+    /* a preset whose source is a description, not an id (the users' from-scratch designs): the
+       model's name stands in */
+    if (!*src || src[strcspn(src, " \t'\"")]) {
+        tp_snprintf(buf, len, "%s", m->name);
+        return TP_BASE_NONE;
     }
     /* a config.json path: its directory (Axolotl loads a local directory too) */
     size_t n = strlen(src);
@@ -152,7 +158,8 @@ void tp_export_base_model(const struct tp_model *m, char *buf, size_t len)
         n -= 12;
     else if (n > 0 && src[n - 1] == '/')
         n--;
-    tp_snprintf(buf, len, "%.*s", (int)n, n ? src : m->name);
+    tp_snprintf(buf, len, "%.*s", (int)n, src);
+    return TP_BASE_PATH;
 }
 
 void tp_export_summary(const struct tp_export_plan *p, char *buf, size_t len)

@@ -287,10 +287,11 @@ enum tp_status tp_export_axolotl(const struct tp_export_plan *p, struct tp_error
          tp_prec_gemm_dtype(p->j->precision) == TP_FP4) && !ds)
         return tp_fail(err, TP_EUNSUPPORTED, "the Axolotl export writes bf16, fp16 or fp32");
     char base[256];
+    bool no_id = false; /* the model's name stands in: the note below asks for the id */
     if (p->o->base_model)
         tp_snprintf(base, sizeof base, "%s", p->o->base_model);
     else
-        tp_export_base_model(p->m, base, sizeof base);
+        no_id = tp_export_base_model(p->m, base, sizeof base) == TP_BASE_NONE;
     json_t *d = json_object();
     json_object_set_new(d, "base_model", json_string(base));
     json_object_set_new(d, "sequence_len", json_integer((json_int_t)p->j->seq));
@@ -319,7 +320,7 @@ enum tp_status tp_export_axolotl(const struct tp_export_plan *p, struct tp_error
         json_object_set_new(d, "fsdp_version", json_integer(2));
         json_object_set_new(d, "fsdp_config", fsdp_block(p));
     }
-    if (!p->o->base_model && strcmp(base, p->m->name) == 0)
+    if (no_id)
         tp_export_note(p->out, "base_model: set the model's Hugging Face id or path");
     tp_export_note(p->out, "add datasets (and output_dir) to %s: the launch script stops "
                            "until it has them", TP_EXPORT_AXOLOTL_FILE);

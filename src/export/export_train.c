@@ -102,11 +102,7 @@ void tp_export_train_lm(const struct tp_export_plan *p, struct tp_flags *a, bool
                        src);
     /* data and tokenizer: the tokenizer is the model's own where its Hugging Face id is known */
     char id[256];
-    tp_export_base_model(p->m, id, sizeof id);
-    /* a Hugging Face id is ORG/NAME: no blank, quote or shell character (a preset whose source
-       is a description, not an id, asks for the tokenizer instead) */
-    bool hub = strchr(id, '/') && id[0] != '/' && id[0] != '.' && !strstr(id, "config.json") &&
-               !id[strcspn(id, " \t'\"$`\\(){}")];
+    bool hub = tp_export_base_model(p->m, id, sizeof id) == TP_BASE_HUB;
     tp_arg(a, "#", "data and tokenizer: set DATA_PATH (a preprocessed prefix, or weighted "
                    "prefixes) and TOKENIZER_MODEL");
     tp_arg(a, "--tokenizer-type", "%s", deepspeed ? "HFTokenizer" : "HuggingFaceTokenizer");
