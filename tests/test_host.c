@@ -1,6 +1,6 @@
 /*
- * test_host.c - the host terms of the time model (src/eval/host.c, docs/physics.md §5.6)
- * against the code and measurements they come from.
+ * test_host.c - the host terms of the time model (src/eval/host.c, docs/host.md) against the
+ * code and measurements they come from ([MDS-CODE], [HOST-ISS]).
  *
  *   - Megatron-DeepSpeed's ParallelTransformerLayer.forward (megatron/model/transformer.py)
  *     creates two CUDA scalars with torch.tensor(0.0, device=...) in every block: two

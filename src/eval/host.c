@@ -52,8 +52,9 @@
  * CUDA graphs (Megatron-Core --enable-cuda-graph, torch.compile mode reduce-overhead) replace a
  * block's launches by one graph launch: no job here says so yet, so no stack is priced that way.
  *
- * Beside the launches, host time that no launch count shows (docs/physics.md §5.6), each in
- * units of eager_op_s so that one calibrated constant carries the CPU's speed:
+ * Beside the launches, host time that no launch count shows (docs/host.md; sources [HOST-ISS],
+ * [MDS-CODE]), each in units of eager_op_s so that one calibrated constant carries the CPU's
+ * speed:
  *   - Python per module call: nn.Module.__call__ (_call_impl's hook checks, 158 Python opcodes
  *     per Linear call after pytorch/pytorch PR #50431, 218 before: dev-discuss.pytorch.org
  *     "Overhead in nn.Module causing massive slowdowns") and the module's own forward body: a
