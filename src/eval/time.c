@@ -173,8 +173,11 @@ static void stage_time(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
         if (l->schedule == TP_SCHED_DUALPIPE) /* hidden with the paired chunk's compute */
             st->pp *= 1 - tp_dualpipe_paired(l->pp, l->gas);
     }
+    /* the data path's host work per micro-batch runs where the batch is loaded: the first and
+       last stages (host.c) */
+    double data_host = stage == 0 || stage == l->pp - 1 ? tp_host_micro_batch(x) : 0;
     st->overhead = cal->layer_overhead_s * n * (1 + ref / 2) +
-                   sum.host_fwd * (1 + ref) + sum.host_bwd + rc.host_fwd;
+                   sum.host_fwd * (1 + ref) + sum.host_bwd + rc.host_fwd + data_host;
     st->total = st->fwd + st->bwd + st->recompute + st->tp + st->cp + st->ep + st->pp +
                 st->overhead;
 }

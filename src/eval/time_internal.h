@@ -105,5 +105,8 @@ void tp_host_launches(const struct ctx *x, uint32_t layer, double *fwd, double *
 /* Adds to c->host_fwd / host_bwd the host time of the block's launches that its GPU work does
    not cover (host.c); c holds the block's GPU costs. */
 void tp_host_block(const struct ctx *x, uint32_t layer, struct cost *c);
+/* Host time of one micro-batch outside the blocks that no GPU work hides (host.c): the
+   Megatron-DeepSpeed data path's syncs and TP broadcasts. */
+double tp_host_micro_batch(const struct ctx *x);
 
 #endif
