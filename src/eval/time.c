@@ -155,10 +155,11 @@ static void stage_time(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
     } else if (x->j->moe_a2a_overlap && l->gas > 1) {
         /* Megatron-Core's combined 1F1B (pipeline_parallel/combined_1f1b.py) runs micro-batch
            i + 1's forward with micro-batch i's backward: each side's all-to-all hides behind
-           the other side's compute, up to that compute.  The first forward and the last
-           backward of the step have no partner: (gas - 1) / gas of the micro-batches pair. */
+           the other side's compute, up to that compute, on the chunks the interleaved
+           schedule pairs: not its warm-up forwards nor its cool-down backwards (moe_comm.c) */
         double hidden = cal->ep_overlap * st->ep;
-        hidden = (hidden < compute ? hidden : compute) * (l->gas - 1) / l->gas;
+        hidden = (hidden < compute ? hidden : compute) *
+                 tp_a2a_overlap_paired(l->pp, l->vpp, l->gas);
         st->ep -= hidden * (1 - sm_share);
     }
     if (l->pp > 1) {

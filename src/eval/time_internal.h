@@ -89,6 +89,8 @@ double tp_dualpipe_bubble(uint32_t pp, double f, double b, double w);
 double tp_mla_up_share(const struct tp_model *m, bool moe);
 /* Share of micro-batches whose chunks DualPipe overlaps with another's. */
 double tp_dualpipe_paired(uint32_t pp, uint32_t gas);
+/* Share of a stage's chunks that Megatron-Core's 1F1B all-to-all overlap pairs (moe_comm.c). */
+double tp_a2a_overlap_paired(uint32_t pp, uint32_t vpp, uint32_t gas);
 
 /* The hardware rates of the run's GPU, precision and calibration (time_block.c). */
 void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
