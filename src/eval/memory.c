@@ -495,6 +495,18 @@ static double logits(const struct tp_model *m, const struct tp_job *j, const str
        flash-attn's fused cross-entropy (flash_attn/ops/triton/cross_entropy.py) saves the
        16-bit logits and an fp32 log-sum-exp per token (ctx.save_for_backward(logits, lse,
        labels)), no fp32 copy. */
+    if (j->loss_impl == TP_LOSS_CHUNKED) {
+        /* TRL's chunked_nll (trl/trainer/sft_trainer.py _chunked_cross_entropy_loss, chunks of
+           _CHUNKED_LM_HEAD_CHUNK_SIZE = 256 tokens, each under torch.utils.checkpoint): per
+           token, the valid tokens' hidden states gathered in a new order (hidden[order], which
+           the chunks' checkpoints keep), and their gradient accumulated over the chunks beside
+           each chunk's full-size slice gradient, 2 + 2 + 2 bytes per hidden element; once, the
+           chunk's backward rebuilding the head's weight in fp32 (w.float()), its fp32 gradient
+           and that gradient cast to the weight's dtype (4 + 4 + 2 bytes per weight), and the
+           chunk's fp32 logits, log-softmax and their gradients (4 x 4 bytes per logit) */
+        double v = (double)m->vocab / l->tp, chunk = 256;
+        return tokens * 6 * m->hidden + v * m->hidden * 10 + chunk * v * 16;
+    }
     if (j->fused_loss)
         return elems * 2 / 8;
     enum tp_loss_impl impl = j->loss_impl;
@@ -515,7 +527,9 @@ static double logits(const struct tp_model *m, const struct tp_job *j, const str
         if (j->framework == TP_FW_TORCHTITAN && l->tp > 1)
             return elems * (4 + 4 + 4 + 4);
         return elems * (4 + 4 + 4);
-    case TP_LOSS_DEFAULT: break;
+    case TP_LOSS_DEFAULT:
+    case TP_LOSS_CHUNKED: /* above */
+        break;
     }
     return elems * (2 + 4);
 }
