@@ -59,6 +59,31 @@ double tp_mem_framework_buffers(const struct tp_model *m, const struct tp_job *j
     return bytes;
 }
 
+/* torch.distributed.pipelining's receive buffers (torchtitan, and the fsdp stack with a
+   pipeline): a PipelineStage allocates them once for every micro-batch of the step and keeps
+   them (torch/distributed/pipelining/stage.py: _prepare_forward_infra makes a _RecvInfo per
+   micro-batch, _prepare_backward_infra a grad_recv_info per micro-batch, each buffer a
+   torch.empty of the stage's input or output shape, _make_tensor_from_meta).  Per stage held by
+   the rank (vpp with a multi-stage schedule): the activations it receives (not on pipeline stage
+   0), less the in-flight micro-batches, whose received input the activations count as their
+   first block's input; the output gradients it receives (not on the last stage), all of them.
+   One buffer is a micro-batch's hidden state in 16 bits, split by tp under sequence
+   parallelism. */
+double tp_mem_pipeline_buffers(const struct tp_model *m, const struct tp_job *j,
+                               const struct tp_layout *l, uint32_t stage, double in_flight)
+{
+    if (l->pp <= 1 || (j->framework != TP_FW_TORCHTITAN && j->framework != TP_FW_FSDP))
+        return 0;
+    double v = l->vpp > 1 ? l->vpp : 1, mb = l->gas;
+    double buffer = (double)l->mbs * (double)j->seq / l->cp * m->hidden * 2 /
+                    (l->sp && l->tp > 1 ? (double)l->tp : 1.0);
+    /* virtual stage c of rank `stage` is pipeline stage c * pp + stage: the first is stage 0
+       on rank 0 only, the last is on rank pp - 1 only */
+    double receivers = v - (stage == 0), senders = v - (stage == l->pp - 1);
+    double idle = mb - in_flight / v; /* micro-batches per virtual stage not in flight */
+    return buffer * (receivers * (idle > 0 ? idle : 0) + senders * mb);
+}
+
 /* reserved - allocated, the context and the NCCL buffers of a stage whose tensors at the peak
    are `tensors` bytes (states, activations and logits: what the allocator splits and frees). */
 void tp_mem_runtime(const struct tp_job *j, const struct tp_layout *l, double tensors,

@@ -692,7 +692,8 @@ static void stage_memory(const struct tp_model *m, const struct tp_cluster *c,
     out->host_bytes_per_node += act_host * c->gpus_per_node;
     if (stage == l->pp - 1 || (dualpipe && mirror == l->pp - 1))
         out->logits_bytes = logits(m, j, l);
-    out->comm_bytes = tp_mem_framework_buffers(m, j, l);
+    out->comm_bytes = tp_mem_framework_buffers(m, j, l) +
+                      tp_mem_pipeline_buffers(m, j, l, stage, out->in_flight);
     /* the peak over the step (mem_timeline.c): the optimizer updates its shard of the stage */
     double shard = sp.dense / n_dense + sp.expert / (n_expert > 0 ? n_expert : 1);
     if (j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA)
