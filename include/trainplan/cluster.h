@@ -251,6 +251,8 @@ struct tp_job {
     /* Framework overhead (explicit and overridable; docs/physics.md §3.8 [heuristic]) */
     double overhead_base_bytes;   /* CUDA context, cuBLAS/flash workspaces */
     double overhead_comm_bytes;   /* per live NCCL communicator */
+    double nccl_buffsize;         /* NCCL_BUFFSIZE: the Simple protocol's buffer per channel
+                                     and peer, bytes (NCCL's default 4 MiB) */
     double overhead_frag;         /* allocator fragmentation, fraction of states + activations
                                      (logits included) */
     bool expandable_segments;     /* PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (torchtitan's

@@ -21,8 +21,11 @@
  */
 #include "eval_internal.h"
 
-/* NCCL's buffers per channel and connected peer, all three protocols (src/init.cc). */
-#define NCCL_CHANNEL_PEER_BYTES (4194304.0 + 120.0 * 640 * 8 * 8 + 8.0 * 512 * 8 * 16)
+/* NCCL's buffers per channel and connected peer, all three protocols (src/init.cc): Simple
+   NCCL_BUFFSIZE, LL128 and LL. */
+#define NCCL_SIMPLE_BYTES 4194304.0
+#define NCCL_LL_BYTES (120.0 * 640 * 8 * 8 + 8.0 * 512 * 8 * 16)
+#define NCCL_CHANNEL_PEER_BYTES (NCCL_SIMPLE_BYTES + NCCL_LL_BYTES)
 
 double tp_nccl_channel_peer_bytes(void)
 {
@@ -105,6 +108,12 @@ void tp_mem_runtime(const struct tp_job *j, const struct tp_layout *l, double te
        (overhead_comm_bytes: about 2 peers x 16-32 channels x NCCL_CHANNEL_PEER_BYTES on an
        NVLink node, 0.3-0.6 GB, as NCCL #964 measures) */
     out->context_bytes = j->overhead_base_bytes;
-    out->nccl_bytes = j->overhead_comm_bytes * communicators(l);
+    /* NCCL_BUFFSIZE sets the Simple protocol's buffer of every channel and peer (NCCL's
+       environment variables documentation: "NCCL_BUFFSIZE ... Default 4194304 (4 MiB)"; the
+       LL and LL128 buffers do not move with it): overhead_comm_bytes is priced at the default,
+       so its Simple share scales */
+    double buffsize = j->nccl_buffsize > 0 ? j->nccl_buffsize : NCCL_SIMPLE_BYTES;
+    double scale = (buffsize + NCCL_LL_BYTES) / NCCL_CHANNEL_PEER_BYTES;
+    out->nccl_bytes = j->overhead_comm_bytes * scale * communicators(l);
     out->overhead_bytes = out->allocator_bytes + out->context_bytes + out->nccl_bytes;
 }
