@@ -7,7 +7,9 @@
  * §5.1 and [FSDP]; MoE expert-data-parallel groups [MEG-DO], [DS-MOE]; activations [KOR22] §4
  * generalised to the modern decoder (§3.7) and its TP/SP/CP splits; pipeline in-flight
  * micro-batches [KOR22] and [MEG-M]; QLoRA NF4 bytes [BNB]; LoRA [LoRA]; offload and host RAM
- * [DS-MEM]; overhead §3.8 [heuristic, explicit in struct tp_job].
+ * [DS-MEM]; overhead §3.8 [heuristic, explicit in struct tp_job]; torch's context-parallel
+ * ring buffers (torch/distributed/tensor/experimental/_context_parallel/_attention.py) and TRL's
+ * chunked loss (trl/trainer/sft_trainer.py), docs/memory.md.
  */
 #include "eval_internal.h"
 
