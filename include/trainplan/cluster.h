@@ -186,9 +186,12 @@ enum {
    UPCAST: PyTorch's cross_entropy over an fp32 copy of logits the caller frees before the
    backward (torchtitan's train.py of 2024: cross_entropy(pred.flatten(0, 1).float(), ...),
    uncompiled, then "del pred" before loss.backward()): the fp32 log-softmax and two fp32
-   gradients at the log-softmax's backward, 12 bytes per logit. */
+   gradients at the log-softmax's backward, 12 bytes per logit.
+   CHUNKED (with fused_loss): TRL's chunked_nll (trl/trainer/sft_trainer.py
+   _chunked_cross_entropy_loss): the head's projection and the loss over checkpointed chunks
+   of 256 tokens in fp32, with the head's weight upcast per chunk (src/eval/memory.c). */
 enum tp_loss_impl { TP_LOSS_DEFAULT = 0, TP_LOSS_16BIT, TP_LOSS_HF, TP_LOSS_HF_FP32_LOGITS,
-                    TP_LOSS_UPCAST };
+                    TP_LOSS_UPCAST, TP_LOSS_CHUNKED };
 
 struct tp_job {
     enum tp_task task;
@@ -248,6 +251,8 @@ struct tp_job {
     /* Framework overhead (explicit and overridable; docs/physics.md §3.8 [heuristic]) */
     double overhead_base_bytes;   /* CUDA context, cuBLAS/flash workspaces */
     double overhead_comm_bytes;   /* per live NCCL communicator */
+    double nccl_buffsize;         /* NCCL_BUFFSIZE: the Simple protocol's buffer per channel
+                                     and peer, bytes (NCCL's default 4 MiB) */
     double overhead_frag;         /* allocator fragmentation, fraction of states + activations
                                      (logits included) */
     bool expandable_segments;     /* PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (torchtitan's

@@ -253,6 +253,7 @@ struct tp_request {
     int64_t lora_rank;              /* TP_UNSET = 16 */
     uint32_t lora_targets;          /* TP_LORA_* mask; 0 = all */
     double moe_capacity, moe_imbalance, overhead_gb, nccl_gb, frag; /* < 0 = default */
+    double nccl_buffsize;           /* NCCL_BUFFSIZE in bytes; < 0 = NCCL's 4 MiB */
     double trainable_frac; /* < 0 = every slot counts */
     /* layout (TP_UNSET = default or derived) */
     int64_t dp, tp, pp, vpp, ep, etp, cp, zero, shard_group, mbs, gas, gbs, recompute_layers;
@@ -430,6 +431,7 @@ struct tp_args {
     int64_t lora_rank;
     const char *lora_targets;
     double moe_capacity, moe_imbalance, overhead_gb, nccl_gb, frag, trainable_frac;
+    double nccl_buffsize;    /* --nccl-buffsize; < 0 = default */
     int per_stage;
     const char *svg;         /* the command's plot */
     /* logs */

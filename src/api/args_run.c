@@ -79,6 +79,7 @@ enum tp_status tp_args_request(const struct tp_args *a, struct tp_request *q,
     q->trainable_frac = a->trainable_frac;
     q->overhead_gb = a->overhead_gb;
     q->nccl_gb = a->nccl_gb;
+    q->nccl_buffsize = a->nccl_buffsize;
     q->frag = a->frag;
     const int64_t src[] = {a->dp,  a->tp,  a->pp,  a->vpp, a->ep, a->etp, a->cp, a->shard_group,
                            a->hpz, a->mbs, a->gas, a->gbs, a->recompute_layers, a->pp_first,

@@ -442,6 +442,10 @@ static const struct tp_option OPTIONS[] = {
      "1.0)"},
     {.name = "nccl-gb", .kind = TP_OPT_REAL, .offset = F(nccl_gb), .lo = 0, .hi = 1e3,
      .verbs = JOB_CMDS, .metavar = "X", .help = "NCCL memory per live communicator (default 0.5)"},
+    {.name = "nccl-buffsize", .kind = TP_OPT_REAL, .offset = F(nccl_buffsize), .lo = 4096,
+     .hi = 1073741824, .verbs = JOB_CMDS, .metavar = "BYTES", .help = "NCCL_BUFFSIZE, the Simple "
+     "protocol's buffer per channel and peer (default 4194304, NCCL's): scales --nccl-gb's "
+     "Simple share"},
     {.name = "fragmentation", .aliases = "frag", .kind = TP_OPT_REAL, .offset = F(frag), .lo = 0,
      .hi = 1, .verbs = JOB_CMDS, .metavar = "F", .help = "allocator fragmentation, fraction of "
      "states + activations (default 0.08)"},

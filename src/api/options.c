@@ -152,6 +152,7 @@ void tp_args_init(unsigned cmd, struct tp_args *a)
     a->offload_layers = TP_UNSET;
     a->framework = TP_UNSET;
     a->moe_capacity = a->moe_imbalance = a->overhead_gb = a->nccl_gb = a->frag = -1;
+    a->nccl_buffsize = -1;
     a->trainable_frac = -1;
     a->price = a->prior_weight = -1;
     a->min_gpu_rows = a->max_evals = a->starts = a->fold_rows = TP_UNSET;

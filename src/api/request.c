@@ -18,6 +18,7 @@ void tp_request_init(struct tp_request *r)
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
         *dims[i] = TP_UNSET;
     r->moe_capacity = r->moe_imbalance = r->overhead_gb = r->nccl_gb = r->frag = -1;
+    r->nccl_buffsize = -1;
     r->trainable_frac = -1;
     r->framework = TP_UNSET;
 }
@@ -84,6 +85,8 @@ static void resolve_job(const struct tp_request *r, const struct tp_model *m, st
         j->overhead_base_bytes = r->overhead_gb * 1e9;
     if (r->nccl_gb >= 0)
         j->overhead_comm_bytes = r->nccl_gb * 1e9;
+    if (r->nccl_buffsize >= 0)
+        j->nccl_buffsize = r->nccl_buffsize;
     if (r->frag >= 0)
         j->overhead_frag = r->frag;
 }

@@ -57,6 +57,8 @@ double tp_mem_framework_buffers(const struct tp_model *m, const struct tp_job *j
 void tp_mem_runtime(const struct tp_job *j, const struct tp_layout *l, double tensors,
                     struct tp_memory *out);
 double tp_mem_step_temporaries(const struct tp_job *j, const struct tp_layout *l, double shard);
+double tp_mem_pipeline_buffers(const struct tp_model *m, const struct tp_job *j,
+                               const struct tp_layout *l, uint32_t stage, double in_flight);
 void tp_mem_timeline(const struct tp_job *j, const struct tp_layout *l, double shard,
                      struct tp_memory *out);
 

@@ -21,8 +21,11 @@
  */
 #include "eval_internal.h"
 
-/* NCCL's buffers per channel and connected peer, all three protocols (src/init.cc). */
-#define NCCL_CHANNEL_PEER_BYTES (4194304.0 + 120.0 * 640 * 8 * 8 + 8.0 * 512 * 8 * 16)
+/* NCCL's buffers per channel and connected peer, all three protocols (src/init.cc): Simple
+   NCCL_BUFFSIZE, LL128 and LL. */
+#define NCCL_SIMPLE_BYTES 4194304.0
+#define NCCL_LL_BYTES (120.0 * 640 * 8 * 8 + 8.0 * 512 * 8 * 16)
+#define NCCL_CHANNEL_PEER_BYTES (NCCL_SIMPLE_BYTES + NCCL_LL_BYTES)
 
 double tp_nccl_channel_peer_bytes(void)
 {
@@ -59,6 +62,31 @@ double tp_mem_framework_buffers(const struct tp_model *m, const struct tp_job *j
     return bytes;
 }
 
+/* torch.distributed.pipelining's receive buffers (torchtitan, and the fsdp stack with a
+   pipeline): a PipelineStage allocates them once for every micro-batch of the step and keeps
+   them (torch/distributed/pipelining/stage.py: _prepare_forward_infra makes a _RecvInfo per
+   micro-batch, _prepare_backward_infra a grad_recv_info per micro-batch, each buffer a
+   torch.empty of the stage's input or output shape, _make_tensor_from_meta).  Per stage held by
+   the rank (vpp with a multi-stage schedule): the activations it receives (not on pipeline stage
+   0), less the in-flight micro-batches, whose received input the activations count as their
+   first block's input; the output gradients it receives (not on the last stage), all of them.
+   One buffer is a micro-batch's hidden state in 16 bits, split by tp under sequence
+   parallelism. */
+double tp_mem_pipeline_buffers(const struct tp_model *m, const struct tp_job *j,
+                               const struct tp_layout *l, uint32_t stage, double in_flight)
+{
+    if (l->pp <= 1 || (j->framework != TP_FW_TORCHTITAN && j->framework != TP_FW_FSDP))
+        return 0;
+    double v = l->vpp > 1 ? l->vpp : 1, mb = l->gas;
+    double buffer = (double)l->mbs * (double)j->seq / l->cp * m->hidden * 2 /
+                    (l->sp && l->tp > 1 ? (double)l->tp : 1.0);
+    /* virtual stage c of rank `stage` is pipeline stage c * pp + stage: the first is stage 0
+       on rank 0 only, the last is on rank pp - 1 only */
+    double receivers = v - (stage == 0), senders = v - (stage == l->pp - 1);
+    double idle = mb - in_flight / v; /* micro-batches per virtual stage not in flight */
+    return buffer * (receivers * (idle > 0 ? idle : 0) + senders * mb);
+}
+
 /* reserved - allocated, the context and the NCCL buffers of a stage whose tensors at the peak
    are `tensors` bytes (states, activations and logits: what the allocator splits and frees). */
 void tp_mem_runtime(const struct tp_job *j, const struct tp_layout *l, double tensors,
@@ -80,6 +108,12 @@ void tp_mem_runtime(const struct tp_job *j, const struct tp_layout *l, double te
        (overhead_comm_bytes: about 2 peers x 16-32 channels x NCCL_CHANNEL_PEER_BYTES on an
        NVLink node, 0.3-0.6 GB, as NCCL #964 measures) */
     out->context_bytes = j->overhead_base_bytes;
-    out->nccl_bytes = j->overhead_comm_bytes * communicators(l);
+    /* NCCL_BUFFSIZE sets the Simple protocol's buffer of every channel and peer (NCCL's
+       environment variables documentation: "NCCL_BUFFSIZE ... Default 4194304 (4 MiB)"; the
+       LL and LL128 buffers do not move with it): overhead_comm_bytes is priced at the default,
+       so its Simple share scales */
+    double buffsize = j->nccl_buffsize > 0 ? j->nccl_buffsize : NCCL_SIMPLE_BYTES;
+    double scale = (buffsize + NCCL_LL_BYTES) / NCCL_CHANNEL_PEER_BYTES;
+    out->nccl_bytes = j->overhead_comm_bytes * scale * communicators(l);
     out->overhead_bytes = out->allocator_bytes + out->context_bytes + out->nccl_bytes;
 }

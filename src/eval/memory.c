@@ -7,7 +7,9 @@
  * §5.1 and [FSDP]; MoE expert-data-parallel groups [MEG-DO], [DS-MOE]; activations [KOR22] §4
  * generalised to the modern decoder (§3.7) and its TP/SP/CP splits; pipeline in-flight
  * micro-batches [KOR22] and [MEG-M]; QLoRA NF4 bytes [BNB]; LoRA [LoRA]; offload and host RAM
- * [DS-MEM]; overhead §3.8 [heuristic, explicit in struct tp_job].
+ * [DS-MEM]; overhead §3.8 [heuristic, explicit in struct tp_job]; torch's context-parallel
+ * ring buffers (torch/distributed/tensor/experimental/_context_parallel/_attention.py) and TRL's
+ * chunked loss (trl/trainer/sft_trainer.py), docs/memory.md.
  */
 #include "eval_internal.h"
 
@@ -354,6 +356,46 @@ static double in_flight(const struct tp_layout *l, uint32_t stage)
     return held;
 }
 
+/* torch's context parallelism (torch/distributed/tensor/experimental/_context_parallel/
+   _attention.py), which torchtitan (parallel_dims cp) and Accelerate's FSDP2 cp_size run (TRL's
+   and the Trainer's context parallelism: accelerate/utils/fsdp_utils.py, TRL
+   docs/source/distributing_training.md "Ring Attention (FSDP2)"); Megatron-Core's and NeMo's CP
+   is Transformer Engine's (AttnFuncWithCPAndKVP2P), DeepSpeed's sequence parallelism Ulysses. */
+static bool torch_ring_cp(const struct tp_job *j, const struct tp_layout *l)
+{
+    if (l->cp <= 1)
+        return false;
+    return j->framework == TP_FW_FSDP || j->framework == TP_FW_TORCHTITAN ||
+           (j->framework == TP_FW_AXOLOTL && j->fsdp_backend);
+}
+
+/* Bytes per local token of torch's ring attention buffers at the backward of one attention
+   block (_templated_ring_attention_backward), with the default _ContextParallelOptions
+   (convert_to_f32 True, rotate_method ALL_GATHER):
+     grad_query accumulated in fp32 (zeros_like(query, dtype=float32)) beside the op's 16-bit
+       grad_query_, grad_key_ and grad_value_ of the current step: 4 q + 2 q + 2 (k + v);
+     the K and V of every rank: _AllGatherRotater all-gathers the concatenated local K and V
+       once (all_gather_tensor, kept as _aggregated_buffer for the whole loop), cp x 2 (k + v),
+       plus the local torch.cat([key.flatten(), value.flatten()]) it was sent from, 2 (k + v);
+     the K and V gradients travelling the other way (dkv_rotater, ALL_TO_ALL): fp32, the buffer
+       received from the previous rank that grad_key and grad_value view, the concatenated one
+       being sent and the next one being received (permute_tensor): 3 x 4 (k + v).
+   q, k, v are the widths of the local query, key and value heads (split by tp). */
+static double ring_backward_bytes(const struct tp_model *m, const struct tp_layout *l)
+{
+    double q, kv;
+    if (m->attn == TP_ATTN_MLA) {
+        q = (double)m->n_heads * ((double)m->qk_nope_dim + m->qk_rope_dim);
+        kv = q + (double)m->n_heads * m->v_head_dim;
+    } else {
+        q = (double)m->n_heads * m->head_dim;
+        kv = 2.0 * m->n_kv_heads * m->head_dim;
+    }
+    q /= l->tp;
+    kv /= l->tp;
+    return 6 * q + (2.0 * l->cp + 2 + 2 + 12) * kv;
+}
+
 static double activations(const struct tp_model *m, const struct tp_job *j,
                           const struct tp_layout *l, uint32_t stage, double *in_flight_out,
                           double *offloaded)
@@ -366,6 +408,8 @@ static double activations(const struct tp_model *m, const struct tp_job *j,
     /* each kind's bytes once: kept, rebuilt by selective recompute, rebuilt whole (the
        search prices a stage's blocks for every layout it tries) */
     double full_k[TP_BLOCK_KINDS], back_k[TP_BLOCK_KINDS], whole_k[TP_BLOCK_KINDS];
+    double attn_k[TP_BLOCK_KINDS];
+    double ring = torch_ring_cp(j, l) ? ring_backward_bytes(m, l) : 0;
     bool have[TP_BLOCK_KINDS] = {false};
     uint32_t rc = recomputed(l);
     uint32_t lo[TP_MAX_LAYERS], hi[TP_MAX_LAYERS];
@@ -379,6 +423,10 @@ static double activations(const struct tp_model *m, const struct tp_job *j,
             full_k[k] = act_bytes(kind, l, (rc & TP_RC_CORE_ATTN) != 0);
             back_k[k] = act_bytes(whole, l, (rc & TP_RC_CORE_ATTN) != 0) - full_k[k];
             whole_k[k] = act_bytes(whole, l, false);
+            /* the block without its FFN: what a rebuilt block holds at its attention's backward */
+            attn_k[k] = act_bytes(block_activations(m, j, l, layer,
+                                                    TP_RC_MLP | TP_RC_MOE | TP_RC_SHARED),
+                                  l, false);
             have[k] = true;
         }
         double full = full_k[k];
@@ -389,6 +437,13 @@ static double activations(const struct tp_model *m, const struct tp_job *j,
         }
         bool ckpt = l->recompute == TP_RECOMPUTE_FULL &&
                     (l->recompute_layers == 0 || seen < l->recompute_layers);
+        if (ring > 0 && m->layer_mixer[layer] == TP_MIXER_ATTN) {
+            /* the ring's buffers at this block's attention backward, beside what the block
+               still holds there: its attention's saved tensors when it is rebuilt (the MLP's
+               are freed by then), nothing more when it was stored (stored counts it) */
+            double attn = ckpt ? attn_k[k] : 0;
+            working = attn + ring > working ? attn + ring : working;
+        }
         bool offload = l->offload_activations && (l->offload_layers == 0 ||
                                                   seen < l->offload_layers);
         seen++;
@@ -442,6 +497,18 @@ static double logits(const struct tp_model *m, const struct tp_job *j, const str
        flash-attn's fused cross-entropy (flash_attn/ops/triton/cross_entropy.py) saves the
        16-bit logits and an fp32 log-sum-exp per token (ctx.save_for_backward(logits, lse,
        labels)), no fp32 copy. */
+    if (j->loss_impl == TP_LOSS_CHUNKED) {
+        /* TRL's chunked_nll (trl/trainer/sft_trainer.py _chunked_cross_entropy_loss, chunks of
+           _CHUNKED_LM_HEAD_CHUNK_SIZE = 256 tokens, each under torch.utils.checkpoint): per
+           token, the valid tokens' hidden states gathered in a new order (hidden[order], which
+           the chunks' checkpoints keep), and their gradient accumulated over the chunks beside
+           each chunk's full-size slice gradient, 2 + 2 + 2 bytes per hidden element; once, the
+           chunk's backward rebuilding the head's weight in fp32 (w.float()), its fp32 gradient
+           and that gradient cast to the weight's dtype (4 + 4 + 2 bytes per weight), and the
+           chunk's fp32 logits, log-softmax and their gradients (4 x 4 bytes per logit) */
+        double v = (double)m->vocab / l->tp, chunk = 256;
+        return tokens * 6 * m->hidden + v * m->hidden * 10 + chunk * v * 16;
+    }
     if (j->fused_loss)
         return elems * 2 / 8;
     enum tp_loss_impl impl = j->loss_impl;
@@ -462,7 +529,9 @@ static double logits(const struct tp_model *m, const struct tp_job *j, const str
         if (j->framework == TP_FW_TORCHTITAN && l->tp > 1)
             return elems * (4 + 4 + 4 + 4);
         return elems * (4 + 4 + 4);
-    case TP_LOSS_DEFAULT: break;
+    case TP_LOSS_DEFAULT:
+    case TP_LOSS_CHUNKED: /* above */
+        break;
     }
     return elems * (2 + 4);
 }
@@ -625,7 +694,8 @@ static void stage_memory(const struct tp_model *m, const struct tp_cluster *c,
     out->host_bytes_per_node += act_host * c->gpus_per_node;
     if (stage == l->pp - 1 || (dualpipe && mirror == l->pp - 1))
         out->logits_bytes = logits(m, j, l);
-    out->comm_bytes = tp_mem_framework_buffers(m, j, l);
+    out->comm_bytes = tp_mem_framework_buffers(m, j, l) +
+                      tp_mem_pipeline_buffers(m, j, l, stage, out->in_flight);
     /* the peak over the step (mem_timeline.c): the optimizer updates its shard of the stage */
     double shard = sp.dense / n_dense + sp.expert / (n_expert > 0 ? n_expert : 1);
     if (j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA)

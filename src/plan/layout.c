@@ -27,6 +27,7 @@ void tp_job_init(struct tp_job *j)
     j->moe_imbalance = 1.2;                /* docs/physics.md §3.7 [heuristic] */
     j->overhead_base_bytes = 1.0e9;        /* §3.8: CUDA context ~0.3-0.5 GB + workspaces */
     j->overhead_comm_bytes = 0.5e9;        /* §3.8: NCCL, per live communicator */
+    j->nccl_buffsize = 4194304;            /* NCCL's NCCL_BUFFSIZE default (src/init.cc) */
     j->overhead_frag = 0.08;               /* §3.8: allocator fragmentation [heuristic] */
 }
 

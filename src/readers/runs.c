@@ -442,6 +442,14 @@ static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
         tp_row_assume(run, "distributed optimizer (Megatron-Core recipes' default)");
     } else if (strcmp(z, "0") != 0)
         tp_row_assume(run, "no ZeRO sharding");
+    /* parameter / optimizer CPU offload as the run stated it: DeepSpeed's offload_optimizer /
+       offload_param, FSDP2's CPUOffloadPolicy (Accelerate's fsdp_offload_params: the sharded
+       parameters, their gradients and the optimizer step on the host) */
+    static const char *const offloads[] = {"none", "optimizer", "params"};
+    int oi;
+    TRY(tp_row_enum(r, "offload", offloads, 3, &oi));
+    if (oi > 0)
+        l->offload = oi == 1 ? TP_OFFLOAD_OPTIMIZER : TP_OFFLOAD_PARAMS;
     TRY(tp_row_u32(r, "shard_group_size", false, 0, &l->shard_group));
     TRY(tp_row_u32(r, "hpz", false, 0, &l->hpz)); /* ZeRO++ zero_hpz_partition_size */
     TRY(tp_row_u32(r, "micro_batch", false, 0, &l->mbs));

@@ -20,6 +20,8 @@ void tp_row_recipe_job(const struct row *r, struct tp_job *j)
     if (strstr(fw, "Liger") || strstr(notes, "Liger") || strstr(notes, "chunked_nll") ||
         strstr(notes, "cut_cross_entropy"))
         j->fused_loss = true;
+    if (strstr(notes, "chunked_nll")) /* whose chunks hold the head's weight in fp32 */
+        j->loss_impl = TP_LOSS_CHUNKED;
     /* DeepEP (Megatron-Core's flex dispatcher, --moe-enable-deepep) named in a row's notes: the
        hierarchical dispatch (src/eval/moe_comm.c); a moe_dispatcher column decides instead */
     if (strstr(notes, "deepep") || strstr(notes, "DeepEP")) {
@@ -216,7 +218,8 @@ enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j)
     }
     TRY(tp_row_u32(r, "lora_rank", false, j->lora_rank, &j->lora_rank));
     TRY(tp_row_u32(r, "doc_len", false, j->doc_len, &j->doc_len));
-    static const char *const LOSSES[] = {"default", "16bit", "hf", "hf-fp32-logits", "upcast"};
+    static const char *const LOSSES[] = {"default", "16bit", "hf", "hf-fp32-logits", "upcast",
+                                         "chunked"};
     const char *loss = tp_row_cell(r, "loss");
     for (size_t i = 0; *loss && i <= sizeof LOSSES / sizeof LOSSES[0]; i++) {
         if (i == sizeof LOSSES / sizeof LOSSES[0])
