@@ -494,6 +494,41 @@ void tp_outer_cost(const struct ctx *x, bool first, bool last, struct cost *c)
     }
 }
 
+/* How much nearer its peak a GPU's tensor-core kernels run than the H100's, where the
+   calibration's attention rate (attn_eff) and real-shape GEMM loss (gemm_scale) are measured:
+   1 for every GPU but those with a measurement against the H100, attention and GEMMs apart.
+
+   H20 (GH100 cut to 148 TF bf16 over 78 SMs, with 4.0 TB/s): each SM's tensor cores run at
+   about a quarter of the H100 SM's rate (148/78 against 989/132 TF) while its softmax units,
+   load pipes and HBM do not, so the non-matmul work of a tile hides behind the slower MMAs.
+   FlashAttention-3's forward, head dim 128, 2k keys, non-causal: 126.2 TFLOP/s of 148 on H20
+   (0.853, Dao-AILab/flash-attention#1310; cuDNN 129.1, 0.872) against 625 of 989 on H100
+   (0.632, FA3 paper arXiv:2407.08608 Fig. 5; cuDNN 617, 0.624): 1.35.  The GEMMs' loss
+   against the MAMF sweep (gemm_scale) has the same origin (epilogues, wave tails and
+   operand loads not hidden behind the MMAs) and shrinks by the same factor [derived].
+
+   AMD CDNA 3 (MI300X, MI325X): the attention kernel is two GEMMs and a softmax on the same
+   matrix cores, and those cores reach a smaller share of their peak than the H100's do: the
+   MAMF sweeps ([MLE], the catalog's mamf_bf16) measure 668 of 1307.4 TF on MI300X (0.511)
+   and 0.601 of peak on MI325X against 0.803 on H100 SXM, so attention runs at 0.511 / 0.803
+   = 0.64 (MI325X 0.75) of the H100's share of peak [derived bound].  The backward is
+   slower still where PyTorch's SDPA runs (AOTriton's flash backward at 19.9 TFLOP/s against
+   183 on H100 at one Llama-3-8B shape, pytorch/pytorch#135431), which this leaves out.  The
+   GEMMs carry the catalog's MAMF already (gemm 1). */
+static void kernel_rel(const struct tp_gpu *g, double *attn, double *gemm)
+{
+    static const struct {
+        const char *key;
+        double attn, gemm;
+    } REL[] = {{"h20", 1.35, 1.35}, {"mi300x", 0.64, 1}, {"mi325x", 0.75, 1}};
+    *attn = *gemm = 1;
+    for (size_t i = 0; i < sizeof REL / sizeof REL[0]; i++)
+        if (strcmp(g->key, REL[i].key) == 0) {
+            *attn = REL[i].attn;
+            *gemm = REL[i].gemm;
+        }
+}
+
 void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
                    const struct tp_calib *cal, struct hw *h)
 {
@@ -504,6 +539,12 @@ void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
     double attn_eff = o && o->attn_eff > 0 ? o->attn_eff : cal->attn_eff;
     double mem_eff = o && o->mem_eff > 0 ? o->mem_eff : cal->mem_eff;
     double p16 = g->peak_flops[TP_BF16];
+    /* a compute-poor GPU's kernels run nearer their peak (kernel_rel); neither the GEMMs nor
+       the attention pass the MAMF sweep's rate or 0.95 of the peak */
+    double rel_attn, rel_gemm;
+    kernel_rel(g, &rel_attn, &rel_gemm);
+    double gemm_scale = cal->gemm_scale * rel_gemm > 1 ? 1 : cal->gemm_scale * rel_gemm;
+    attn_eff = attn_eff * rel_attn > 0.95 ? 0.95 : attn_eff * rel_attn;
     /* FlashAttention-2 is an Ampere-style (mma.sync) kernel: on async-MMA GPUs it reaches only
        fa2_ratio of the native kernel's rate.  FlexAttention against FlashAttention-2, the
        kernel the PyTorch stacks run beside it (Dong et al. 2024, arXiv:2412.05496, and the
@@ -537,14 +578,14 @@ void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
     h->act_bytes = j->precision == TP_PREC_FP32 ? 4 : 2;
     if (j->precision == TP_PREC_FP32) {
         double p = g->peak_flops[TP_TF32] > 0 ? g->peak_flops[TP_TF32] : g->peak_flops[TP_FP32];
-        h->gemm_flops = p * mamf * cal->gemm_scale;
+        h->gemm_flops = p * mamf * gemm_scale;
         h->gemm16_flops = h->gemm_flops;
         h->attn_flops = p * attn_eff;
     } else {
-        h->gemm16_flops = p16 * mamf * cal->gemm_scale;
-        h->gemm_flops = !h->fp8        ? p16 * mamf * cal->gemm_scale
-                        : gd == TP_FP4 ? g->peak_flops[TP_FP4] * mamf4 * cal->gemm_scale
-                                       : g->peak_flops[TP_FP8] * mamf8 * cal->gemm_scale;
+        h->gemm16_flops = p16 * mamf * gemm_scale;
+        h->gemm_flops = !h->fp8        ? p16 * mamf * gemm_scale
+                        : gd == TP_FP4 ? g->peak_flops[TP_FP4] * mamf4 * gemm_scale
+                                       : g->peak_flops[TP_FP8] * mamf8 * gemm_scale;
         h->attn_flops = p16 * attn_eff;
     }
     h->mem_bw = g->hbm_bw * mem_eff;
