@@ -406,6 +406,7 @@ static void stage_eval(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
     } else {
         opt = local * tp_optimizer_step_bytes(j->optimizer) / (c->gpu.hbm_bw * cal->opt_eff);
     }
+    opt += tp_z3_subgroup_step_s(x, local);
     e->d = d;
     e->fetch = fetch;
     e->exposed = exposed;
