@@ -76,25 +76,27 @@ static void check_speedups(const struct tp_speedup *s, size_t n)
     }
 }
 
-/* ZeRO-3 on an MoE model under the Hugging Face stack: the expert fetches dominate, and the
-   changes that cut them (a lower stage with the experts split, leaf modules) lead. */
+/* ZeRO-3 on an MoE model under the Hugging Face stack: Axolotl's zero3 JSON (sub_group_size 0)
+   makes DeepSpeed's optimizer step walk all 18.9k tensors once per tensor (deepspeed issue
+   #8586), most of a micro-batch-1 step; a lower stage with the experts split leads, and the
+   leaf module is not offered: Axolotl sets it for qwen3_moe already (MOE_ARCH_BLOCK). */
 static void test_faster_moe_zero3(void **state)
 {
     (void)state;
     setup("qwen3-30b-a3b", "mi300x", 8, TP_FW_AXOLOTL, 3);
     struct tp_time t;
     assert_int_equal(tp_time_step(&model, &cluster, &job, &lay, &cal, &t), TP_OK);
-    assert_true(t.dp_comm_s > 0.5 * t.step_s); /* the fetches are most of the step */
+    assert_true(t.optimizer_s > 0.5 * t.step_s); /* the sub-group walk is most of the step */
     struct tp_speedup s[3];
     size_t n = tp_time_suggest(&model, &cluster, &job, &lay, &cal, s, 3);
-    assert_true(n >= 2);
+    assert_true(n >= 1);
     check_speedups(s, n);
     bool leaf = false, lower = false;
     for (size_t i = 0; i < n; i++) {
         leaf = leaf || strcmp(s[i].fix.set[0].field, "z3_leaf") == 0;
         lower = lower || strcmp(s[i].fix.set[0].field, "zero") == 0;
     }
-    assert_true(leaf);
+    assert_false(leaf);
     assert_true(lower);
     /* a cap of one keeps the fastest */
     struct tp_speedup one;
@@ -117,7 +119,7 @@ static void test_faster_less_recompute(void **state)
     assert_true(less);
 }
 
-/* The defaults: mbs left at 1 moves tokens/s past the range; given, it is not reported; every
+/* The defaults: gas left at 1 moves tokens/s past the range; given, it is not reported; every
    reported default's ratio is the model's own and lies outside the range (or the memory moves). */
 static void test_defaults_that_matter(void **state)
 {
@@ -128,29 +130,31 @@ static void test_defaults_that_matter(void **state)
     unsigned given = TP_GIVEN_ZERO | TP_GIVEN_FRAMEWORK;
     struct tp_default_effect e[8];
     size_t n = tp_defaults_that_matter(&model, &cluster, &job, &lay, &cal, given, e, 8);
-    bool mbs = false;
+    bool gas = false;
     for (size_t i = 0; i < n; i++) {
         assert_true(e[i].moves_time || e[i].moves_memory);
         if (e[i].moves_time)
             assert_true(e[i].ratio < rg.lo || e[i].ratio > rg.hi);
         assert_string_not_equal(e[i].field, "zero");      /* given */
         assert_string_not_equal(e[i].field, "framework"); /* given */
-        if (strcmp(e[i].field, "mbs") == 0) {
-            mbs = true;
+        /* the optimizer step's sub-group walk is paid once per step: more micro-batches per
+           step spread it (the default that matters here) */
+        if (strcmp(e[i].field, "gas") == 0) {
+            gas = true;
             assert_string_equal(e[i].taken, "1");
             assert_true(e[i].moves_time);
             assert_true(e[i].ratio > 1.5);
             struct tp_layout x = lay;
-            x.mbs = (uint32_t)strtoul(e[i].tried, NULL, 10);
+            x.gas = (uint32_t)strtoul(e[i].tried, NULL, 10);
             assert_true(fabs(tps(&job, &x) / tps(&job, &lay) - e[i].ratio) < 1e-9);
         }
         if (i > 0)
             assert_true(fabs(log(e[i].ratio)) <= fabs(log(e[i - 1].ratio)) + 1e-12);
     }
-    assert_true(mbs);
-    n = tp_defaults_that_matter(&model, &cluster, &job, &lay, &cal, given | TP_GIVEN_MBS, e, 8);
+    assert_true(gas);
+    n = tp_defaults_that_matter(&model, &cluster, &job, &lay, &cal, given | TP_GIVEN_GBS, e, 8);
     for (size_t i = 0; i < n; i++)
-        assert_string_not_equal(e[i].field, "mbs");
+        assert_string_not_equal(e[i].field, "gas");
     /* everything given: nothing to say */
     assert_int_equal(tp_defaults_that_matter(&model, &cluster, &job, &lay, &cal, ~0u, e, 8), 0);
 }

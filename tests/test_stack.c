@@ -175,9 +175,11 @@ static double tokens_per_s(uint32_t zero, uint32_t ep, uint32_t mbs)
 }
 
 /* The users' Qwen3-30B-A3B SFT on 8 x MI300X (notes 000/001): ZeRO-2 with DeepSpeed-MoE ep 2
-   took ~15 h where ZeRO-3 took ~38 h for the same data (2.5x).  ZeRO-3 fetches every expert's
-   tensors on demand and Hugging Face's loop syncs once per expert; ZeRO-2 + EP keeps the
-   parameters local.  The ordering must come out right at any micro-batch. */
+   took ~15 h where ZeRO-3 took ~38 h for the same data (2.5x).  Axolotl runs qwen3_moe's
+   block as a ZeRO-3 leaf (MOE_ARCH_BLOCK, PR #2596, every release from v0.10.0), and its
+   zero3 JSON's sub_group_size 0 makes DeepSpeed's optimizer step walk every tensor once per
+   tensor (deepspeed issue #8586); ZeRO-2 + EP has neither.  The ordering must come out right
+   at any micro-batch. */
 static void test_zero2_ep_beats_zero3(void **state)
 {
     (void)state;
@@ -191,10 +193,18 @@ static void test_zero2_ep_beats_zero3(void **state)
         if (!(z2 > 1.5 * z3))
             fail_msg("mbs %u: ZeRO-2+EP2 %.0f vs ZeRO-3 %.0f tokens/s per GPU", mbs, z2, z3);
     }
-    /* a leaf MoE block (set_z3_leaf_modules) removes the on-demand fetches */
-    double plain = tokens_per_s(3, 1, 1);
+    /* Axolotl sets the leaf for qwen3_moe by itself, not for bailing_moe (Ling/Ring 2.0), and
+       only on DeepSpeed's ZeRO; the other stacks leave it to --z3-leaf */
+    assert_true(tp_job_z3_leaf(&model, &job));
+    job.fsdp_backend = true;
+    assert_false(tp_job_z3_leaf(&model, &job));
+    job.fsdp_backend = false;
+    job.framework = TP_FW_DEEPSPEED;
+    assert_false(tp_job_z3_leaf(&model, &job));
     job.z3_leaf = true;
-    assert_true(tokens_per_s(3, 1, 1) > 1.2 * plain);
+    assert_true(tp_job_z3_leaf(&model, &job));
+    setup("ring-mini-2.0", "mi300x", 8, TP_FW_AXOLOTL);
+    assert_false(tp_job_z3_leaf(&model, &job));
 }
 
 /* ZeRO++ on the DeepSpeed blog's cluster (blogs/zeropp; the ZeRO++ tutorial's model): an 18B
@@ -491,8 +501,9 @@ static void test_ranges(void **state)
     setup("qwen3-30b-a3b", "mi300x", 8, TP_FW_AXOLOTL);
     tp_time_range(&model, &cluster, &job, &lay, 0, &r);
     assert_string_equal(r.cls, "hf/other/moe");
-    /* from the users' three SFT runs, at most 3x wide (test_moe.c holds the runs in it) */
-    assert_true(r.hi / r.lo > 2 && r.hi / r.lo <= 3.0 + 1e-9);
+    /* from the users' three SFT runs (test_moe.c holds the runs in it): their spread, which
+       Ring-mini-2.0 widens past the issue's 3x (docs/moe.md) */
+    assert_true(r.hi / r.lo > 2 && r.hi / r.lo <= 5.5);
 }
 
 int main(void)

@@ -352,6 +352,10 @@ TP_API const char *tp_moe_impl_name(enum tp_moe_impl impl);
    reduce-scatter, ZeRO-3 module hooks, ZeRO++): its stack's, unless the Hugging Face stack runs
    on FSDP2 (fsdp_backend). */
 TP_API bool tp_job_ds_zero(const struct tp_job *j);
+/* Whether DeepSpeed ZeRO-3 fetches the job's MoE blocks whole (set_z3_leaf_modules): --z3-leaf,
+   or the Axolotl stack on ZeRO-3 for the model types Axolotl marks itself (MOE_ARCH_BLOCK).
+   `m` may be NULL. */
+TP_API bool tp_job_z3_leaf(const struct tp_model *m, const struct tp_job *j);
 /* Whether the job's stack can run the layout; TP_EINVAL names the first thing it cannot
    ("axolotl runs no tensor parallelism (tp 4)"), for search and for layouts a user gives. */
 TP_API enum tp_status tp_stack_check(const struct tp_model *m, const struct tp_job *j,

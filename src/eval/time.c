@@ -299,7 +299,7 @@ static double z3_expert_fetch(const struct ctx *x, const struct stage_time *st)
     const struct tp_layout *l = x->l;
     const struct tp_job *j = x->j;
     bool ds = tp_job_ds_zero(j);
-    if (l->zero != 3 || !ds || j->z3_leaf || x->moe_impl != TP_MOE_EAGER || st->moe_blocks == 0)
+    if (l->zero != 3 || !ds || tp_job_z3_leaf(x->m, j) || x->moe_impl != TP_MOE_EAGER || st->moe_blocks == 0)
         return 0;
     double tensors = (x->m->mlp == TP_MLP_GLU ? 3.0 : 2.0) * x->m->n_experts / l->ep;
     double passes = 2 + (l->recompute == TP_RECOMPUTE_FULL);
@@ -410,6 +410,7 @@ static void stage_eval(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
     } else {
         opt = local * tp_optimizer_step_bytes(j->optimizer) / (c->gpu.hbm_bw * cal->opt_eff);
     }
+    opt += tp_z3_subgroup_step_s(x, local);
     e->d = d;
     e->fetch = fetch;
     e->exposed = exposed;

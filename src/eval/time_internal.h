@@ -63,6 +63,13 @@ struct ctx {
     uint32_t tape_outer; /* where the head's GEMMs start in h.tape */
 };
 
+/* moe_hf.c: the trainable tensors of the model as transformers 4.x builds it (one per expert
+   projection unless `grouped` kernels stack them), and the seconds DeepSpeed ZeRO-3's optimizer step spends per sub-group on this
+   rank holding `local_params` trainable parameters (sub-group set-up and the zero_grad walk
+   over every tensor once per sub-group: deepspeed issue #8586). */
+double tp_hf_param_tensors(const struct tp_model *m, bool grouped);
+double tp_z3_subgroup_step_s(const struct ctx *x, double local_params);
+
 /* Block kinds: blocks with the same FFN, mixer and attention reach cost the same. */
 static inline unsigned tp_kind_of(const struct tp_model *m, uint32_t layer)
 {

@@ -185,6 +185,29 @@ bool tp_job_ds_zero(const struct tp_job *j)
     return tp_stack_get(j->framework)->ds_zero && !j->fsdp_backend;
 }
 
+/* Axolotl marks an architecture's MoE block a DeepSpeed ZeRO-3 leaf module by itself [AX-Z3]:
+   with ZeRO-3 on, ModelLoader._set_z3_leaf_modules calls deepspeed.utils.set_z3_leaf_modules
+   for the model types of MOE_ARCH_BLOCK.  qwen3_moe is there from PR #2596 (2025-04-30), in
+   every release from v0.10.0, before the users' runs (docs/moe.md); the rest as the table
+   stands on main (2026-07) for the families trainplan knows.  bailing_moe (Ling/Ring 2.0) is in
+   no version.  The other stacks leave it to --z3-leaf. */
+static const char *const AXOLOTL_LEAF[] = {
+    "dbrx",        "jamba",       "jetmoe",   "mixtral",  "phimoe",
+    "qwen2_moe",   "qwen3_moe",   "qwen3_vl_moe", "deepseek_v2", "deepseek_v3",
+    "gpt_oss",     "glm4_moe",    "lfm2_moe", "minimax_m2", "nemotron_h"};
+
+bool tp_job_z3_leaf(const struct tp_model *m, const struct tp_job *j)
+{
+    if (j->z3_leaf)
+        return true;
+    if (j->framework != TP_FW_AXOLOTL || !tp_job_ds_zero(j) || !m || m->n_experts == 0)
+        return false;
+    for (size_t i = 0; i < sizeof AXOLOTL_LEAF / sizeof AXOLOTL_LEAF[0]; i++)
+        if (strcmp(m->family, AXOLOTL_LEAF[i]) == 0)
+            return true;
+    return false;
+}
+
 /* The Hugging Face stack on FSDP2 (Accelerate's FullyShardedDataParallelPlugin, Axolotl's
    fsdp_version 2): FSDP shards by strategy (no_shard, shard_grad_op, full_shard, hybrid) with
    no optimizer-only stage, and DeepSpeed's extensions do not exist there.  Expert parallel in

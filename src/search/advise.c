@@ -145,7 +145,7 @@ static size_t speed_trials(const struct tp_model *m, const struct tp_job *j,
         tp_snprintf(v1, sizeof v1, "%u", x.ep);
         n = add(out, n, j, &x, "ep", v1, R_EP, NULL, NULL);
     }
-    if (moe && l->zero == 3 && !j->z3_leaf) {
+    if (moe && l->zero == 3 && !tp_job_z3_leaf(m, j)) {
         y = *j;
         y.z3_leaf = true;
         n = add(out, n, &y, l, "z3_leaf", "true", R_LEAF, NULL, NULL);
