@@ -334,14 +334,14 @@ static unsigned split_flags(enum regime k)
                            : 0;
 }
 
-/* Group-balanced share of the flagged rows with |x - centre| <= 1.2816 sqrt(v0 + d^2). */
-static double flagged_cover(size_t n, const double *z, const double *v0, const double *w,
-                            double d)
+/* Weighted share of the flagged rows with |x - centre| <= q sqrt(v0 + d^2). */
+static double flagged_cover(size_t n, const double *z, const double *v0, const double *q,
+                            const double *w, double d)
 {
     double in = 0, all = 0;
     for (size_t i = 0; i < n; i++) {
         all += w[i];
-        in += fabs(z[i]) <= 1.2816 * sqrt(v0[i] + d * d) ? w[i] : 0;
+        in += fabs(z[i]) <= q[i] * sqrt(v0[i] + d * d) ? w[i] : 0;
     }
     return all > 0 ? in / all : NAN;
 }
@@ -354,7 +354,7 @@ static double flagged_cover(size_t n, const double *z, const double *v0, const d
 static void split_figures(const struct state *s, enum regime k)
 {
     static uint32_t id[MAX_ROWS];
-    static double w[MAX_ROWS], z[MAX_ROWS], v0[MAX_ROWS], widths[MAX_ROWS];
+    static double w[MAX_ROWS], z[MAX_ROWS], v0[MAX_ROWS], quant[MAX_ROWS], widths[MAX_ROWS];
     static double src_n[MAX_ROWS], src_in[MAX_ROWS], grp_n[MAX_ROWS];
     source_ids(s, id);
     memset(src_n, 0, sizeof src_n);
@@ -420,19 +420,18 @@ static void split_figures(const struct state *s, enum regime k)
             const struct tp_run *r = &s->runs[i];
             struct tp_range rest; /* the row's range without this split's term */
             tp_time_range(&r->model, &r->cluster, &r->job, &r->layout, row_flags[i] & ~g, &rest);
-            double c = 0.5 * (log(rest.hi) + log(rest.lo));
-            double h = 0.5 * (log(rest.hi) - log(rest.lo));
-            z[n] = row_x[i] - c;
-            v0[n] = (h / 1.2816) * (h / 1.2816);
+            z[n] = row_x[i] - 0.5 * (log(rest.hi) + log(rest.lo));
+            v0[n] = rest.sd * rest.sd;
+            quant[n] = rest.q;
             w[n++] = 1 / grp_n[by_group ? row_group[i] : id[i]];
         }
         double lo = 0, hi = 3;
-        if (n == 0 || flagged_cover(n, z, v0, w, 0) >= 0.8) {
+        if (n == 0 || flagged_cover(n, z, v0, quant, w, 0) >= 0.8) {
             hi = 0;
         } else {
             for (int it = 0; it < 60; it++) {
                 double mid = 0.5 * (lo + hi);
-                if (flagged_cover(n, z, v0, w, mid) >= 0.8)
+                if (flagged_cover(n, z, v0, quant, w, mid) >= 0.8)
                     hi = mid;
                 else
                     lo = mid;
