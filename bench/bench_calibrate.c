@@ -126,7 +126,7 @@ static void range_table(const struct state *s, const double *held)
     size_t n_seen = 0;
     printf("\n  80%% ranges by class (measured / held-out prediction):\n");
     printf("  %-22s %5s %8s %8s   %-17s %8s   %s\n", "class", "rows", "p10", "p90",
-           "built-in range", "coverage", "source-balanced  random-effect 10-90%");
+           "built-in range", "coverage", "source-balanced p10 - p90");
     for (size_t i = 0; i < s->n; i++) {
         bool done = false;
         for (size_t k = 0; k < n_seen; k++)
@@ -145,11 +145,9 @@ static void range_table(const struct state *s, const double *held)
         if (n == 0)
             continue;
         qsort(ratio, n, sizeof ratio[0], cmp_double);
-        /* the predictive distribution with a per-source random effect: log(measured/predicted)
-           = mu + b_source + e_row, b of variance tau^2 between the sources' means (each source
-           weighs one), e of the pooled variance within sources; its 10th-90th percentiles */
-        double src_mean[64], src_n[64], within = 0, mu = 0;
-        size_t n_src = 0, n_w = 0;
+        /* the sources of the class and their rows, for the source-balanced percentiles */
+        double src_n[64];
+        size_t n_src = 0;
         const char *names[64];
         for (size_t j = 0; j < s->n; j++) {
             if (strcmp(rg[j].cls, rg[i].cls) != 0 || !isfinite(held[j]))
@@ -159,32 +157,11 @@ static void range_table(const struct state *s, const double *held)
                 q++;
             if (q == n_src && n_src < 64) {
                 names[n_src] = s->runs[j].source;
-                src_mean[n_src] = src_n[n_src] = 0;
-                n_src++;
+                src_n[n_src++] = 0;
             }
-            if (q < n_src) {
-                src_mean[q] += -log1p(held[j]);
+            if (q < n_src)
                 src_n[q]++;
-            }
         }
-        for (size_t q = 0; q < n_src; q++) {
-            src_mean[q] /= src_n[q];
-            mu += src_mean[q] / (double)n_src;
-        }
-        for (size_t j = 0; j < s->n; j++) {
-            if (strcmp(rg[j].cls, rg[i].cls) != 0 || !isfinite(held[j]))
-                continue;
-            for (size_t q = 0; q < n_src; q++)
-                if (strcmp(names[q], s->runs[j].source) == 0) {
-                    double d = -log1p(held[j]) - src_mean[q];
-                    within += d * d;
-                    n_w++;
-                }
-        }
-        double tau2 = 0;
-        for (size_t q = 0; q < n_src; q++)
-            tau2 += (src_mean[q] - mu) * (src_mean[q] - mu) / (n_src > 1 ? n_src - 1.0 : 1.0);
-        double sd = sqrt(tau2 + (n_w > n_src ? within / (double)(n_w - n_src) : 0));
         /* and the source-balanced percentiles: each source's rows weigh 1 / (sources x its
            rows), so a new source is predicted as any source, not as the largest */
         static struct wr {
@@ -209,10 +186,9 @@ static void range_table(const struct state *s, const double *held)
             if (isnan(b90) && cum >= 0.9)
                 b90 = wr[q].r;
         }
-        printf("  %-22s %5zu %8.3f %8.3f   %6.2f - %-8.2f %7.0f%%   %5.3f - %5.3f   %5.3f - %5.3f "
-               "(%zu sources, tau %.3f)\n", rg[i].cls, n, quantile(ratio, n, 0.1),
-               quantile(ratio, n, 0.9), rg[i].lo, rg[i].hi, 100.0 * (double)inside / (double)n,
-               b10, b90, exp(mu - 1.2816 * sd), exp(mu + 1.2816 * sd), n_src, sqrt(tau2));
+        printf("  %-22s %5zu %8.3f %8.3f   %6.2f - %-8.2f %7.0f%%   %5.3f - %5.3f (%zu sources)\n",
+               rg[i].cls, n, quantile(ratio, n, 0.1), quantile(ratio, n, 0.9), rg[i].lo, rg[i].hi,
+               100.0 * (double)inside / (double)n, b10, b90, n_src);
     }
 }
 
@@ -238,7 +214,6 @@ static double tokens_per_micro_batch(const struct tp_run *r)
    random-effects spread of the leave-one-source-out log errors (tp_range_spread) and the span of
    model sizes and tokens per micro-batch per GPU its rows cover; and the between-source spread of
    every source (the tau of classes measured by fewer than three sources). */
-static double tau_all = NAN;
 static void range_model(const struct state *s, const double *held)
 {
     static double x[MAX_ROWS];
@@ -253,7 +228,6 @@ static void range_model(const struct state *s, const double *held)
     struct tp_range_spread all;
     if (tp_range_spread(x, id, s->n, &all) != TP_OK)
         return;
-    tau_all = all.tau;
     printf("\n  range model (src/eval/range.c): log(measured / held-out prediction) = mu + "
            "source + row\n");
     printf("  all classes: %zu rows, %zu sources, mu %.3f, within %.3f, tau %.3f (between "
@@ -261,7 +235,8 @@ static void range_model(const struct state *s, const double *held)
     printf("  %-20s %5s %4s %7s %7s %7s %7s   %-17s %s\n", "class", "rows", "src", "mu",
            "within", "tau", "used", "params", "tokens/micro-batch/GPU");
     char seen[16][32];
-    size_t n_seen = 0;
+    size_t n_seen = 0, hf_dof = 0;
+    double hf_ss = 0;
     for (size_t i = 0; i < s->n; i++) {
         bool done = false;
         for (size_t k = 0; k < n_seen; k++)
@@ -287,10 +262,16 @@ static void range_model(const struct state *s, const double *held)
         if (tp_range_spread(cx, id, s->n, &c) != TP_OK)
             continue;
         double tau = c.sources >= 3 ? c.tau : all.tau;
+        if (strncmp(rg[i].cls, "hf/", 3) == 0 && c.rows > c.sources) {
+            hf_ss += c.within * c.within * (double)(c.rows - c.sources);
+            hf_dof += c.rows - c.sources;
+        }
         printf("  %-20s %5zu %4zu %7.3f %7.3f %7.3f %7.3f   %.3g-%-9.3g %.4g-%.4g\n", rg[i].cls,
                c.rows, c.sources, c.mu, c.within, c.sources >= 2 ? c.tau : NAN, tau, p_lo, p_hi,
                t_lo, t_hi);
     }
+    printf("  Hugging Face classes' rows: within-source sum of squares %.4f over %zu degrees of "
+           "freedom (src/eval/range.c pools them with the users' MoE runs)\n", hf_ss, hf_dof);
 }
 
 /* Leave-one-group-out, as a user meets a run the calibration never saw: the rows grouped by
