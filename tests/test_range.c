@@ -149,6 +149,19 @@ static void test_range_monotone_in_distance(void **state)
     assert_int_equal(other.rows, 0);
     assert_float_equal(other.lo, nv_far.lo, 1e-12);
     assert_float_equal(other.hi, nv_far.hi, 1e-12);
+    /* the range is the distribution's quantiles: log(hi / lo) = 2 q sd, q the normal's 1.2816
+       or a Student's t above it (never below: a t quantile is wider than the normal's) */
+    assert_float_equal(log(base.hi / base.lo), 2 * base.q * base.sd, 1e-9);
+    assert_true(base.q >= 1.2816 && base.q < 1.3);
+    /* the Hugging Face classes estimate their spread from a handful of runs: t for 6 degrees
+       of freedom, 1.4398 */
+    struct tp_job hfj = j;
+    hfj.framework = TP_FW_AXOLOTL;
+    struct tp_range hf;
+    tp_time_range(&m, &amd, &hfj, &l, 0, &hf);
+    assert_string_equal(hf.cls, "hf/other/dense");
+    assert_float_equal(hf.q, 1.4398, 1e-4);
+    assert_float_equal(log(hf.hi / hf.lo), 2 * hf.q * hf.sd, 1e-9);
     /* a model size outside what the class's rows cover never narrows it */
     static struct tp_model big;
     big = m;
