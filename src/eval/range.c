@@ -19,8 +19,8 @@
  * cannot show how far the next one lies).  Each distance term is the inflation that the
  * leave-one-regime-out split of that dimension needs: the extra spread of the rows a fold had
  * never seen the like of (GPU family, stack, model-size decade), from `bench_calibrate`'s
- * "range model" block, which prints every number of this file.  Cheap: a table look-up and one
- * square root per evaluation.
+ * "range model" block, which prints every number of this file.  Cheap: a table look-up, a
+ * parameter count and one square root per evaluation.
  */
 #include "eval_internal.h"
 
@@ -163,5 +163,5 @@ void tp_time_range(const struct tp_model *m, const struct tp_cluster *c, const s
     out->q = r->q;
     out->lo = exp(r->mu - r->q * out->sd);
     out->hi = exp(r->mu + r->q * out->sd);
-    out->widened = domain != 0 || shape > 0;
+    out->widened = domain != 0 || shape * D_SHAPE > 0; /* the domain's flags, or a wider shape term */
 }
