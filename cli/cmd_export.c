@@ -135,32 +135,6 @@ static void print_csv(const struct cli_args *a, const struct run *r, const struc
                tp_mem_verdict_name(mem->verdict));
 }
 
-/* --best with layout flags: the search chooses those. */
-static int check_best_flags(const struct cli_args *a)
-{
-    const struct {
-        bool given;
-        const char *name;
-    } dims[] = {{a->dp != TP_UNSET, "dp"},       {a->tp != TP_UNSET, "tp"},
-                {a->pp != TP_UNSET, "pp"},       {a->vpp != TP_UNSET, "vpp"},
-                {a->ep != TP_UNSET, "ep"},       {a->cp != TP_UNSET, "cp"},
-                {a->mbs != TP_UNSET, "mbs"},     {a->gas != TP_UNSET, "gas"},
-                {a->zero != TP_UNSET, "zero"},   {a->recompute != 0, "recompute"},
-                {a->offload != 0, "offload"},    {a->pp_first != TP_UNSET, "pp-first"},
-                {a->pp_last != TP_UNSET, "pp-last"}};
-    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
-        if (dims[i].given) {
-            cli_error("--best searches the layout: drop --%s (or drop --best to export the "
-                      "layout given)", dims[i].name);
-            return EXIT_USAGE;
-        }
-    if (a->gbs == TP_UNSET) {
-        cli_error("--best needs the global batch (--gbs, in sequences)");
-        return EXIT_USAGE;
-    }
-    return EXIT_OK;
-}
-
 /* The run to export: the flags resolved with the target's stack when --framework is not
    given, and with --best the layout the search ranks first. */
 static int export_run(const struct cli_args *a, enum tp_export_format fmt, struct run *r)
@@ -230,8 +204,10 @@ int cmd_export(int argc, char **argv)
         cli_error("--tokens and --steps both give the stopping point: give one");
         return EXIT_USAGE;
     }
-    if (a.best && (rc = check_best_flags(&a)) != EXIT_OK)
-        return rc;
+    if (tp_export_args_check(&a, &err) != TP_OK) {
+        cli_error_field(&err);
+        return EXIT_USAGE;
+    }
     static struct run r;
     if ((rc = export_run(&a, fmt, &r)) != EXIT_OK)
         return rc;

@@ -626,6 +626,10 @@ TP_API enum tp_status tp_call_json(const char *verb, const char *model, const ch
 /* tp_call_json's export: the options already set (to, best, force, base_model, job_name,
    the run's and the search's); the document without writing a file. */
 TP_API enum tp_status tp_call_export(const struct tp_args *a, char **out, struct tp_error *err);
+/* export's checks of its own options before anything is resolved: with best, no layout option
+   (the search chooses them) and the global batch given.  err names the option (field "tp",
+   "pp_first", "gbs"); the CLI and tp_call_export both call it. */
+TP_API enum tp_status tp_export_args_check(const struct tp_args *a, struct tp_error *err);
 /* `trainplan checkpoint PATH [MODEL]` as a report (src/api/call_checkpoint.c): the model
    compared with (files[1], config, else the config.json beside PATH), the checkpoint read
    (tp_ckpt_inspect), the saves' plan (gpus, zero, storage_gbps: else the ZeRO folder's, else

@@ -38,8 +38,10 @@ json_t *tp_json_export(const struct tp_model *m, const struct tp_cluster *c,
 }
 
 /* best searches the layout: the layout options are the search's to choose. */
-static enum tp_status best_given(const struct tp_args *a, struct tp_error *err)
+enum tp_status tp_export_args_check(const struct tp_args *a, struct tp_error *err)
 {
+    if (!a->best)
+        return TP_OK;
     const struct {
         bool given;
         const char *key;
@@ -52,12 +54,12 @@ static enum tp_status best_given(const struct tp_args *a, struct tp_error *err)
                 {a->pp_last != TP_UNSET, "pp_last"}};
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
         if (dims[i].given)
-            return tp_fail_field(err, TP_EINVAL, dims[i].key, "%s: best searches the layout "
-                                 "(drop it, or drop best to export the layout given)",
-                                 dims[i].key);
+            return tp_fail_field(err, TP_EINVAL, dims[i].key, "%s: best=true searches the "
+                                 "layout (drop it, or drop best=true to export the layout "
+                                 "given)", dims[i].key);
     if (a->gbs == TP_UNSET)
-        return tp_fail_field(err, TP_EINVAL, "gbs", "best needs the global batch (gbs, in "
-                             "sequences)");
+        return tp_fail_field(err, TP_EINVAL, "gbs", "gbs: best=true needs the global batch "
+                             "(in sequences)");
     return TP_OK;
 }
 
@@ -168,8 +170,7 @@ enum tp_status tp_call_export(const struct tp_args *a, char **out, struct tp_err
     if (a->tokens > 0 && a->steps > 0)
         return tp_fail_field(err, TP_EINVAL, "steps", "tokens and steps both give the stopping "
                              "point: give one");
-    if (a->best)
-        TRY(best_given(a, err));
+    TRY(tp_export_args_check(a, err));
     struct export_call *e = calloc(1, sizeof *e);
     if (!e)
         return tp_fail(err, TP_ENOMEM, "out of memory");

@@ -51,6 +51,50 @@
  * more each way).
  * CUDA graphs (Megatron-Core --enable-cuda-graph, torch.compile mode reduce-overhead) replace a
  * block's launches by one graph launch: no job here says so yet, so no stack is priced that way.
+ *
+ * Beside the launches, host time that no launch count shows (docs/host.md; sources [HOST-ISS],
+ * [MDS-CODE]), each in units of eager_op_s so that one calibrated constant carries the CPU's
+ * speed:
+ *   - Python per module call: nn.Module.__call__ (_call_impl's hook checks, 158 Python opcodes
+ *     per Linear call after pytorch/pytorch PR #50431, 218 before: dev-discuss.pytorch.org
+ *     "Overhead in nn.Module causing massive slowdowns") and the module's own forward body: a
+ *     quarter of a launch (about 3 us: 158 opcodes at ~20 ns each in CPython 3.8-3.11)
+ *     [derived] per module, 12 modules per block in every stack counted
+ *     (Megatron-DeepSpeed's ParallelTransformerLayer: the layer, 2 LayerNorms, attention, QKV,
+ *     core attention, softmax, dropout, dense, MLP, fc1, fc2; torchtitan's TransformerBlock and
+ *     Hugging Face's LlamaDecoderLayer likewise: norms, attention, 4 projections, MLP, 3
+ *     projections).
+ *   - Custom Python autograd Functions: their backward is Python too (the C++ engine calls it
+ *     through PyNode under the GIL: torch/csrc/autograd/python_function.cpp), so their backward
+ *     launches cost a forward one, not half.  Per block: Megatron-DeepSpeed 8 (apex
+ *     FusedLayerNormAffineFunction x2, LinearWithGradAccumulationAndAsyncCommunication x4 in
+ *     megatron/core/tensor_parallel/layers.py, ScaledUpperTriangMaskedSoftmax, GeLUFunction);
+ *     Transformer Engine 5 (_LayerNormLinear, FusedAttnFunc, _Linear, _LayerNormMLP, fused
+ *     RoPE); Liger 4 (RMSNorm x2, RoPE, SiLU-mul); eager torchtitan and Hugging Face none.
+ *   - A tensor-parallel collective called from Python: Megatron's region autograd Function
+ *     (megatron/core/tensor_parallel/mappings.py: _ReduceFromModelParallelRegion and kin, forward
+ *     and backward both Python), torch.distributed.all_reduce's Python checks and work object,
+ *     and ProcessGroupNCCL::collective's CUDA calls beside NCCL's kernel launch (an event
+ *     recorded on the compute stream, the NCCL stream's wait on it, the end event): 3 launches'
+ *     worth each way beside its own launch, the three layers costing about one eager op each
+ *     (pytorch/pytorch#41383: an op's CPU time is about half Python, half C++ dispatch)
+ *     [derived: no published per-call measurement was found].
+ *   - Syncs that drain the queue.  Megatron-DeepSpeed's ParallelTransformerLayer.forward
+ *     (megatron/model/transformer.py, since microsoft/Megatron-DeepSpeed#48, 2022) creates
+ *     `moe_loss` and `mlp_bias` with torch.tensor(0.0, device=...) in every block, dense ones
+ *     too: a copy from host memory with a cudaStreamSynchronize behind it (pytorch/pytorch#120996:
+ *     torch.cuda.set_sync_debug_mode flags torch.tensor(3.14, device="cuda") as "a synchronizing
+ *     CUDA operation"; pytorch/pytorch#190217).  The host waits there for everything it queued:
+ *     when the host is ahead of nothing (host-bound), for the block's last collective, which
+ *     cannot finish before the slowest rank of the TP group has issued it (NVIDIA/nccl#701,
+ *     jbachan: a 228-byte all-reduce "took" 4 ms because "one GPU showed up 4ms later than its
+ *     peers"); when the GPU is behind (GPU-bound), the drained GPU then waits for the host's next
+ *     launch.  Each copy is also a host call of its own.  And per micro-batch, its data path
+ *     (pretrain_gpt.py get_batch_pipe -> megatron/core/tensor_parallel/data.py broadcast_data)
+ *     broadcasts the sizes and the tokens over the TP group, with two more drained syncs
+ *     (LongTensor(sizes) on the device, sizes_cuda.cpu()).
+ *   The jitter between the ranks' hosts, which the slowest rank turns into time at every
+ *   collective the syncs expose, is not priced: no public measurement gives its size.
  */
 #include "time_internal.h"
 
@@ -111,15 +155,61 @@ void tp_host_launches(const struct ctx *x, uint32_t layer, double *fwd, double *
 
 /* Backward launches cost this share of a forward launch's host time (the C++ engine). */
 #define BWD_HOST_SHARE 0.5
+/* Host time per nn.Module call, in launches (see the header), and modules per block. */
+#define MODULE_OPS 0.25
+#define BLOCK_MODULES 12.0
+/* Host time of a TP collective's Python and c10d work beside its launch, in launches. */
+#define COLL_HOST_OPS 3.0
+/* Megatron-DeepSpeed's torch.tensor(0.0, device=...) copies per block forward. */
+#define MDS_BLOCK_SYNCS 2.0
+
+/* Custom Python autograd Functions per block (their backward runs Python). */
+static double python_functions(enum kstyle s)
+{
+    static const double PYFN[] = {5, 8, 0, 0, 4};
+    return PYFN[s];
+}
 
 void tp_host_block(const struct ctx *x, uint32_t layer, struct cost *c)
 {
     double f, b;
     tp_host_launches(x, layer, &f, &b);
+    enum kstyle s = kernel_style(x);
+    bool tp = x->l->tp > 1;
+    double colls = tp ? 2 : 0; /* each way, as tp_host_launches counts them */
+    bool syncs = x->j->framework == TP_FW_MEGATRON_DS;
     double op = x->cal->eager_op_s;
-    double host_f = f * op, host_b = b * op * BWD_HOST_SHARE;
+    double ops_f = f + BLOCK_MODULES * MODULE_OPS + colls * COLL_HOST_OPS +
+                   (syncs ? MDS_BLOCK_SYNCS : 0);
+    double ops_b = b * BWD_HOST_SHARE + python_functions(s) * (1 - BWD_HOST_SHARE) +
+                   colls * COLL_HOST_OPS;
+    double host_f = ops_f * op, host_b = ops_b * op;
     double gpu_f = c->fwd_gemm + c->fwd_attn + c->fwd_mem + c->tp_fwd + c->cp_fwd + c->ep_fwd;
     double gpu_b = c->bwd_gemm + c->bwd_attn + c->bwd_mem + c->tp_bwd + c->cp_bwd + c->ep_bwd;
-    c->host_fwd += fmax(0, host_f - gpu_f);
+    double exposed_f = fmax(0, host_f - gpu_f);
+    if (syncs) {
+        /* the first copy waits for the queue: host-bound, for the last collective (the slowest
+           rank's); GPU-bound, the drained GPU waits for the next launch; the second copy
+           finds the queue empty and the GPU waits for the launch after it */
+        double tail = tp ? c->tp_fwd / colls : 0;
+        exposed_f += (host_f >= gpu_f ? tail : op) + op;
+    }
+    c->host_fwd += exposed_f;
     c->host_bwd += fmax(0, host_b - gpu_b);
+}
+
+double tp_host_micro_batch(const struct ctx *x)
+{
+    if (x->j->framework != TP_FW_MEGATRON_DS)
+        return 0;
+    /* broadcast_data: two drained syncs (each a host call and a launch the GPU waits for) and,
+       with TP, two broadcasts over the TP group: their host calls and their NCCL latency, the
+       GPU idle behind the syncs */
+    double op = x->cal->eager_op_s, t = 2 * 2 * op;
+    if (x->l->tp > 1) {
+        uint32_t nodes = tp_comm_nodes_of(x->l->tp, x->g_tp);
+        t += 2 * ((1 + COLL_HOST_OPS) * op +
+                  tp_comm_latency(x->cal, x->l->tp - 1.0, nodes - 1.0));
+    }
+    return t;
 }

@@ -161,6 +161,26 @@ double tp_dualpipe_paired(uint32_t pp, uint32_t gas)
     return gas > 0 && pairs > 0 ? pairs / gas : 0;
 }
 
+/* Share of a pipeline rank's forward and backward chunks that Megatron-Core's 1F1B all-to-all
+   overlap (--overlap-moe-expert-parallel-comm) runs in pairs.  Its schedule
+   (megatron/core/pipeline_parallel/schedules.py, get_pp_rank_microbatches) runs the warm-up
+   forward chunks alone, and as many cool-down backward chunks: on pipeline rank r of pp with
+   vpp model chunks, (pp - r - 1) * 2 + (vpp - 1) * pp of the gas * vpp, plus one more "to
+   ensure the forward and backward computations are independent in all 1f1b steps"; without a
+   pipeline the first forward and the last backward have no partner.  Only the paired chunks
+   hide their exchange (models/common/model_chunk_schedule_plan.py: combine_bwd beside the
+   attention forward, dispatch_fwd and dispatch_bwd beside mlp_bwd and mlp_fwd, combine_fwd
+   beside the attention backward).  Rank 0, with the longest warm-up, sets the pace; one
+   figure for every stage keeps repeated stages' times shared (time.c). */
+double tp_a2a_overlap_paired(uint32_t pp, uint32_t vpp, uint32_t gas)
+{
+    double v = vpp > 1 ? vpp : 1, chunks = (double)gas * v;
+    double warm = 1;
+    if (pp > 1)
+        warm = (pp - 1.0) * (v > 1 ? 2 : 1) + (v - 1) * pp + 1;
+    return chunks > warm ? (chunks - warm) / chunks : 0;
+}
+
 /* The share of an MLA block's forward GEMM work in its up-projections (q_b and kv_b, rebuilt
    from the latents when mla_up_proj is recomputed: DeepSeek-V3 report §3.2.3, "we recompute
    all RMSNorm operations and MLA up-projections during back-propagation"), the routed experts

@@ -155,10 +155,11 @@ static void stage_time(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
     } else if (x->j->moe_a2a_overlap && l->gas > 1) {
         /* Megatron-Core's combined 1F1B (pipeline_parallel/combined_1f1b.py) runs micro-batch
            i + 1's forward with micro-batch i's backward: each side's all-to-all hides behind
-           the other side's compute, up to that compute.  The first forward and the last
-           backward of the step have no partner: (gas - 1) / gas of the micro-batches pair. */
+           the other side's compute, up to that compute, on the chunks the interleaved
+           schedule pairs: not its warm-up forwards nor its cool-down backwards (moe_comm.c) */
         double hidden = cal->ep_overlap * st->ep;
-        hidden = (hidden < compute ? hidden : compute) * (l->gas - 1) / l->gas;
+        hidden = (hidden < compute ? hidden : compute) *
+                 tp_a2a_overlap_paired(l->pp, l->vpp, l->gas);
         st->ep -= hidden * (1 - sm_share);
     }
     if (l->pp > 1) {
@@ -173,8 +174,11 @@ static void stage_time(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
         if (l->schedule == TP_SCHED_DUALPIPE) /* hidden with the paired chunk's compute */
             st->pp *= 1 - tp_dualpipe_paired(l->pp, l->gas);
     }
+    /* the data path's host work per micro-batch runs where the batch is loaded: the first and
+       last stages (host.c) */
+    double data_host = stage == 0 || stage == l->pp - 1 ? tp_host_micro_batch(x) : 0;
     st->overhead = cal->layer_overhead_s * n * (1 + ref / 2) +
-                   sum.host_fwd * (1 + ref) + sum.host_bwd + rc.host_fwd;
+                   sum.host_fwd * (1 + ref) + sum.host_bwd + rc.host_fwd + data_host;
     st->total = st->fwd + st->bwd + st->recompute + st->tp + st->cp + st->ep + st->pp +
                 st->overhead;
 }

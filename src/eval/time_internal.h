@@ -89,6 +89,8 @@ double tp_dualpipe_bubble(uint32_t pp, double f, double b, double w);
 double tp_mla_up_share(const struct tp_model *m, bool moe);
 /* Share of micro-batches whose chunks DualPipe overlaps with another's. */
 double tp_dualpipe_paired(uint32_t pp, uint32_t gas);
+/* Share of a stage's chunks that Megatron-Core's 1F1B all-to-all overlap pairs (moe_comm.c). */
+double tp_a2a_overlap_paired(uint32_t pp, uint32_t vpp, uint32_t gas);
 
 /* The hardware rates of the run's GPU, precision and calibration (time_block.c). */
 void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
@@ -105,5 +107,8 @@ void tp_host_launches(const struct ctx *x, uint32_t layer, double *fwd, double *
 /* Adds to c->host_fwd / host_bwd the host time of the block's launches that its GPU work does
    not cover (host.c); c holds the block's GPU costs. */
 void tp_host_block(const struct ctx *x, uint32_t layer, struct cost *c);
+/* Host time of one micro-batch outside the blocks that no GPU work hides (host.c): the
+   Megatron-DeepSpeed data path's syncs and TP broadcasts. */
+double tp_host_micro_batch(const struct ctx *x);
 
 #endif
