@@ -126,7 +126,7 @@ static void range_table(const struct state *s, const double *held)
     size_t n_seen = 0;
     printf("\n  80%% ranges by class (measured / held-out prediction):\n");
     printf("  %-22s %5s %8s %8s   %-17s %8s   %s\n", "class", "rows", "p10", "p90",
-           "built-in range", "coverage", "source-balanced  random-effect 10-90%");
+           "built-in range", "coverage", "source-balanced p10 - p90");
     for (size_t i = 0; i < s->n; i++) {
         bool done = false;
         for (size_t k = 0; k < n_seen; k++)
@@ -145,11 +145,9 @@ static void range_table(const struct state *s, const double *held)
         if (n == 0)
             continue;
         qsort(ratio, n, sizeof ratio[0], cmp_double);
-        /* the predictive distribution with a per-source random effect: log(measured/predicted)
-           = mu + b_source + e_row, b of variance tau^2 between the sources' means (each source
-           weighs one), e of the pooled variance within sources; its 10th-90th percentiles */
-        double src_mean[64], src_n[64], within = 0, mu = 0;
-        size_t n_src = 0, n_w = 0;
+        /* the sources of the class and their rows, for the source-balanced percentiles */
+        double src_n[64];
+        size_t n_src = 0;
         const char *names[64];
         for (size_t j = 0; j < s->n; j++) {
             if (strcmp(rg[j].cls, rg[i].cls) != 0 || !isfinite(held[j]))
@@ -159,32 +157,11 @@ static void range_table(const struct state *s, const double *held)
                 q++;
             if (q == n_src && n_src < 64) {
                 names[n_src] = s->runs[j].source;
-                src_mean[n_src] = src_n[n_src] = 0;
-                n_src++;
+                src_n[n_src++] = 0;
             }
-            if (q < n_src) {
-                src_mean[q] += -log1p(held[j]);
+            if (q < n_src)
                 src_n[q]++;
-            }
         }
-        for (size_t q = 0; q < n_src; q++) {
-            src_mean[q] /= src_n[q];
-            mu += src_mean[q] / (double)n_src;
-        }
-        for (size_t j = 0; j < s->n; j++) {
-            if (strcmp(rg[j].cls, rg[i].cls) != 0 || !isfinite(held[j]))
-                continue;
-            for (size_t q = 0; q < n_src; q++)
-                if (strcmp(names[q], s->runs[j].source) == 0) {
-                    double d = -log1p(held[j]) - src_mean[q];
-                    within += d * d;
-                    n_w++;
-                }
-        }
-        double tau2 = 0;
-        for (size_t q = 0; q < n_src; q++)
-            tau2 += (src_mean[q] - mu) * (src_mean[q] - mu) / (n_src > 1 ? n_src - 1.0 : 1.0);
-        double sd = sqrt(tau2 + (n_w > n_src ? within / (double)(n_w - n_src) : 0));
         /* and the source-balanced percentiles: each source's rows weigh 1 / (sources x its
            rows), so a new source is predicted as any source, not as the largest */
         static struct wr {
@@ -209,11 +186,92 @@ static void range_table(const struct state *s, const double *held)
             if (isnan(b90) && cum >= 0.9)
                 b90 = wr[q].r;
         }
-        printf("  %-22s %5zu %8.3f %8.3f   %6.2f - %-8.2f %7.0f%%   %5.3f - %5.3f   %5.3f - %5.3f "
-               "(%zu sources, tau %.3f)\n", rg[i].cls, n, quantile(ratio, n, 0.1),
-               quantile(ratio, n, 0.9), rg[i].lo, rg[i].hi, 100.0 * (double)inside / (double)n,
-               b10, b90, exp(mu - 1.2816 * sd), exp(mu + 1.2816 * sd), n_src, sqrt(tau2));
+        printf("  %-22s %5zu %8.3f %8.3f   %6.2f - %-8.2f %7.0f%%   %5.3f - %5.3f (%zu sources)\n",
+               rg[i].cls, n, quantile(ratio, n, 0.1), quantile(ratio, n, 0.9), rg[i].lo, rg[i].hi,
+               100.0 * (double)inside / (double)n, b10, b90, n_src);
     }
+}
+
+/* Numbers the rows' sources 0, 1, ... in order of first appearance (tp_range_spread's ids). */
+static void source_ids(const struct state *s, uint32_t *id)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        id[i] = (uint32_t)i;
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(s->runs[j].source, s->runs[i].source) == 0) {
+                id[i] = id[j];
+                break;
+            }
+    }
+}
+
+static double tokens_per_micro_batch(const struct tp_run *r)
+{
+    return (double)r->layout.mbs * (double)r->job.seq / (double)(r->layout.cp ? r->layout.cp : 1);
+}
+
+/* The range model's components (src/eval/range.c prints them as its table): per class, the
+   random-effects spread of the leave-one-source-out log errors (tp_range_spread) and the span of
+   model sizes and tokens per micro-batch per GPU its rows cover; and the between-source spread of
+   every source (the tau of classes measured by fewer than three sources). */
+static void range_model(const struct state *s, const double *held)
+{
+    static double x[MAX_ROWS];
+    static uint32_t id[MAX_ROWS];
+    static struct tp_range rg[MAX_ROWS];
+    source_ids(s, id);
+    for (size_t i = 0; i < s->n; i++) {
+        const struct tp_run *r = &s->runs[i];
+        tp_time_range(&r->model, &r->cluster, &r->job, &r->layout, 0, &rg[i]);
+        x[i] = isfinite(held[i]) ? -log1p(held[i]) : NAN;
+    }
+    struct tp_range_spread all;
+    if (tp_range_spread(x, id, s->n, &all) != TP_OK)
+        return;
+    printf("\n  range model (src/eval/range.c): log(measured / held-out prediction) = mu + "
+           "source + row\n");
+    printf("  all classes: %zu rows, %zu sources, mu %.3f, within %.3f, tau %.3f (between "
+           "sources)\n", all.rows, all.sources, all.mu, all.within, all.tau);
+    printf("  %-20s %5s %4s %7s %7s %7s %7s   %-17s %s\n", "class", "rows", "src", "mu",
+           "within", "tau", "used", "params", "tokens/micro-batch/GPU");
+    char seen[16][32];
+    size_t n_seen = 0, hf_dof = 0;
+    double hf_ss = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        bool done = false;
+        for (size_t k = 0; k < n_seen; k++)
+            done = done || strcmp(seen[k], rg[i].cls) == 0;
+        if (done || n_seen == 16)
+            continue;
+        snprintf(seen[n_seen++], sizeof seen[0], "%s", rg[i].cls);
+        static double cx[MAX_ROWS];
+        double p_lo = INFINITY, p_hi = 0, t_lo = INFINITY, t_hi = 0;
+        for (size_t j = 0; j < s->n; j++) {
+            bool in = strcmp(rg[j].cls, rg[i].cls) == 0;
+            cx[j] = in ? x[j] : NAN;
+            if (!in)
+                continue;
+            struct tp_params p;
+            tp_count_params(&s->runs[j].model, &p);
+            p_lo = fmin(p_lo, (double)p.total);
+            p_hi = fmax(p_hi, (double)p.total);
+            t_lo = fmin(t_lo, tokens_per_micro_batch(&s->runs[j]));
+            t_hi = fmax(t_hi, tokens_per_micro_batch(&s->runs[j]));
+        }
+        struct tp_range_spread c;
+        if (tp_range_spread(cx, id, s->n, &c) != TP_OK)
+            continue;
+        double tau = c.sources >= 3 ? c.tau : all.tau;
+        if (strncmp(rg[i].cls, "hf/", 3) == 0 && c.rows > c.sources) {
+            hf_ss += c.within * c.within * (double)(c.rows - c.sources);
+            hf_dof += c.rows - c.sources;
+        }
+        printf("  %-20s %5zu %4zu %7.3f %7.3f %7.3f %7.3f   %.3g-%-9.3g %.4g-%.4g\n", rg[i].cls,
+               c.rows, c.sources, c.mu, c.within, c.sources >= 2 ? c.tau : NAN, tau, p_lo, p_hi,
+               t_lo, t_hi);
+    }
+    printf("  Hugging Face classes' rows: within-source sum of squares %.4f over %zu degrees of "
+           "freedom (src/eval/range.c pools them with the users' MoE runs)\n", hf_ss, hf_dof);
 }
 
 /* Leave-one-group-out, as a user meets a run the calibration never saw: the rows grouped by
@@ -241,6 +299,135 @@ static void regime_key(const struct tp_run *r, enum regime k, char *out, size_t 
     }
 }
 
+/* Per row of the split being run: log(measured / predicted), inside its range, the fold's domain
+   flags, its group and its range's width (high / low). */
+static double row_x[MAX_ROWS], row_width[MAX_ROWS];
+static bool row_in[MAX_ROWS];
+static uint32_t row_group[MAX_ROWS];
+static unsigned row_flags[MAX_ROWS];
+
+/* The distance flags each regime split measures (src/eval/range.c's D_GPU, D_STACK, D_SHAPE). */
+static unsigned split_flags(enum regime k)
+{
+    return k == BY_GPU     ? TP_DOMAIN_GPU | TP_DOMAIN_MAMF | TP_DOMAIN_MFU
+           : k == BY_STACK ? TP_DOMAIN_STACK
+           : k == BY_SIZE  ? TP_DOMAIN_SIZE | TP_DOMAIN_SEQ | TP_DOMAIN_SCALE
+                           : 0;
+}
+
+/* Weighted share of the flagged rows with |x - centre| <= q sqrt(v0 + d^2). */
+static double flagged_cover(size_t n, const double *z, const double *v0, const double *q,
+                            const double *w, double d)
+{
+    double in = 0, all = 0;
+    for (size_t i = 0; i < n; i++) {
+        all += w[i];
+        in += fabs(z[i]) <= q[i] * sqrt(v0[i] + d * d) ? w[i] : 0;
+    }
+    return all > 0 ? in / all : NAN;
+}
+
+/* The split's coverage source-balanced, its ranges' median width per class, and for a regime
+   split the distance term its flagged rows need: the d (sd in log space, added in quadrature
+   to the rest of each row's range) that puts 80% of them inside, each source weighing one (a
+   user's cluster is a new source) and each held-out group weighing one, whichever needs more
+   (bisection; 0 when they are already inside at 80%). */
+static void split_figures(const struct state *s, enum regime k)
+{
+    static uint32_t id[MAX_ROWS];
+    static double w[MAX_ROWS], z[MAX_ROWS], v0[MAX_ROWS], quant[MAX_ROWS], widths[MAX_ROWS];
+    static double src_n[MAX_ROWS], src_in[MAX_ROWS], grp_n[MAX_ROWS];
+    source_ids(s, id);
+    memset(src_n, 0, sizeof src_n);
+    memset(src_in, 0, sizeof src_in);
+    memset(grp_n, 0, sizeof grp_n);
+    for (size_t i = 0; i < s->n; i++)
+        if (isfinite(row_x[i])) {
+            src_n[id[i]]++;
+            src_in[id[i]] += row_in[i];
+        }
+    double bal = 0, n_src = 0;
+    for (size_t q = 0; q < s->n; q++)
+        if (src_n[q] > 0) {
+            bal += src_in[q] / src_n[q];
+            n_src++;
+        }
+    printf("  source-balanced: %.0f%% inside (%g sources); median width high/low:", 100 * bal / n_src,
+           n_src);
+    char seen[16][32];
+    size_t n_seen = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (!isfinite(row_x[i]))
+            continue;
+        struct tp_range rg;
+        const struct tp_run *r = &s->runs[i];
+        tp_time_range(&r->model, &r->cluster, &r->job, &r->layout, 0, &rg);
+        bool done = false;
+        for (size_t q = 0; q < n_seen; q++)
+            done = done || strcmp(seen[q], rg.cls) == 0;
+        if (done || n_seen == 16)
+            continue;
+        snprintf(seen[n_seen++], sizeof seen[0], "%s", rg.cls);
+        size_t m = 0;
+        for (size_t j = 0; j < s->n; j++) {
+            struct tp_range rj;
+            if (!isfinite(row_x[j]))
+                continue;
+            tp_time_range(&s->runs[j].model, &s->runs[j].cluster, &s->runs[j].job,
+                          &s->runs[j].layout, 0, &rj);
+            if (strcmp(rj.cls, rg.cls) == 0)
+                widths[m++] = row_width[j];
+        }
+        qsort(widths, m, sizeof widths[0], cmp_double);
+        printf(" %s %.2fx", rg.cls, quantile(widths, m, 0.5));
+    }
+    printf("\n");
+    unsigned g = split_flags(k);
+    if (!g)
+        return;
+    /* both weightings: each source weighing one, and each held-out group weighing one; the
+       term is the larger need, so that both shares reach 80% */
+    double need[2];
+    size_t n = 0, sources = 0;
+    for (int by_group = 0; by_group < 2; by_group++) {
+        memset(grp_n, 0, sizeof grp_n);
+        for (size_t i = 0; i < s->n; i++)
+            if (isfinite(row_x[i]) && (row_flags[i] & g))
+                grp_n[by_group ? row_group[i] : id[i]]++;
+        n = 0;
+        for (size_t i = 0; i < s->n; i++) {
+            if (!isfinite(row_x[i]) || !(row_flags[i] & g))
+                continue;
+            const struct tp_run *r = &s->runs[i];
+            struct tp_range rest; /* the row's range without this split's term */
+            tp_time_range(&r->model, &r->cluster, &r->job, &r->layout, row_flags[i] & ~g, &rest);
+            z[n] = row_x[i] - 0.5 * (log(rest.hi) + log(rest.lo));
+            v0[n] = rest.sd * rest.sd;
+            quant[n] = rest.q;
+            w[n++] = 1 / grp_n[by_group ? row_group[i] : id[i]];
+        }
+        double lo = 0, hi = 3;
+        if (n == 0 || flagged_cover(n, z, v0, quant, w, 0) >= 0.8) {
+            hi = 0;
+        } else {
+            for (int it = 0; it < 60; it++) {
+                double mid = 0.5 * (lo + hi);
+                if (flagged_cover(n, z, v0, quant, w, mid) >= 0.8)
+                    hi = mid;
+                else
+                    lo = mid;
+            }
+        }
+        need[by_group] = hi;
+        if (!by_group)
+            for (size_t q = 0; q < s->n; q++)
+                sources += grp_n[q] > 0;
+    }
+    printf("  distance term for this split's flags: %zu flagged rows of %zu sources need sd %.3f "
+           "(in log space) for 80%% inside source-balanced, %.3f group-balanced: %.3f\n", n,
+           sources, need[0], need[1], fmax(need[0], need[1]));
+}
+
 static void regime_out(const struct state *s, const struct tp_calib *prior,
                        const struct tp_fit_opts *o, enum regime k)
 {
@@ -249,8 +436,12 @@ static void regime_out(const struct state *s, const struct tp_calib *prior,
     static double tm[MAX_ROWS], pick[MAX_ROWS], scratch[MAX_ROWS];
     static double medians[MAX_ROWS], cover[MAX_ROWS];
     static const char *const NAMES[] = {"source", "GPU family", "stack", "model-size decade"};
-    for (size_t i = 0; i < s->n; i++)
+    for (size_t i = 0; i < s->n; i++) {
         regime_key(&s->runs[i], k, key[i], sizeof key[i]);
+        row_x[i] = NAN;
+        row_in[i] = false;
+        row_flags[i] = 0;
+    }
     printf("\n  leave-one-%s-out (each group predicted by a fit to the others, with that fit's "
            "domain and 80%% range):\n", k == BY_SOURCE ? "source" : "regime");
     printf("  %-46s %5s %8s %8s %9s\n", NAMES[k], "rows", "median", "p90", "in range");
@@ -282,6 +473,11 @@ static void regime_out(const struct state *s, const struct tp_calib *prior,
                 continue;
             pick[n++] = e.err;
             in += e.in_range;
+            row_x[j] = -log1p(e.err);
+            row_in[j] = e.in_range;
+            row_flags[j] = e.domain;
+            row_width[j] = e.range.hi / e.range.lo;
+            row_group[j] = (uint32_t)n_groups;
         }
         if (n == 0)
             continue;
@@ -303,6 +499,7 @@ static void regime_out(const struct state *s, const struct tp_calib *prior,
         printf("  by %s: median of the %zu group medians %.1f%%; inside the 80%% range %.0f%% of "
                "the rows, %.0f%% group-balanced\n", NAMES[k], n_groups, 100 * bal.median_abs,
                100.0 * (double)in_all / (double)n_all, 100 * mean_cover);
+    split_figures(s, k);
 }
 
 int main(int argc, char **argv)
@@ -412,6 +609,7 @@ int main(int argc, char **argv)
            "%u evaluations, fit %.1f s, cross-validation %.1f s\n",
            res.objective_before, res.objective_after, res.evaluations, fit_s, cv_s);
     range_table(&s, held);
+    range_model(&s, held);
     for (int k = BY_SOURCE; k <= BY_SIZE; k++)
         regime_out(&s, &prior, &o, (enum regime)k);
     return 0;

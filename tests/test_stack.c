@@ -501,9 +501,9 @@ static void test_ranges(void **state)
     setup("qwen3-30b-a3b", "mi300x", 8, TP_FW_AXOLOTL);
     tp_time_range(&model, &cluster, &job, &lay, 0, &r);
     assert_string_equal(r.cls, "hf/other/moe");
-    /* from the users' three SFT runs (test_moe.c holds the runs in it): their spread, which
-       Ring-mini-2.0 widens past the issue's 3x (docs/moe.md) */
-    assert_true(r.hi / r.lo > 2 && r.hi / r.lo <= 5.5);
+    /* three runs of one source: wider than the 342 runs of seven behind the dense NVIDIA class
+       (its width is an accuracy figure: bench/users_runs.sh and docs/calibration.md print it) */
+    assert_true(r.rows == 3 && r.hi / r.lo > hi / lo);
 }
 
 int main(void)

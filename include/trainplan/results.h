@@ -347,12 +347,16 @@ struct tp_time {
 TP_API enum tp_status tp_time_step(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
                   const struct tp_layout *l, const struct tp_calib *cal, struct tp_time *out);
 
-/* An 80% range on a throughput estimate: measured / predicted tokens/s of held-out runs of the
-   same class (stack kind, GPU vendor, dense or MoE), widened outside the calibrated domain
-   (src/eval/range.c, docs/accuracy.md).  tokens/s low = predicted * lo, high = predicted * hi;
-   a step time or a wall-clock divides by them. */
+/* An 80% range on a throughput estimate: the 10th and 90th percentiles of a predictive
+   distribution of measured / predicted tokens/s for the class (stack kind, GPU vendor, dense or
+   MoE), with the spread between sources and a term per way the run lies away from the
+   calibration data (src/eval/range.c, docs/calibration.md "Ranges").  tokens/s low =
+   predicted * lo, high = predicted * hi; a step time or a wall-clock divides by them. */
 struct tp_range {
     double lo, hi;
+    double sd, q;          /* the distribution's sd in log space, and the quantile the range
+                              spans: log(hi / lo) = 2 q sd (q 1.2816 for a normal, Student's t
+                              where the spread was estimated from few runs) */
     char cls[32];          /* "fused/nvidia/dense", "hf/other/moe", ... */
     uint32_t rows;         /* held-out runs behind it (0: borrowed from a nearer class) */
     const char *basis;     /* where the range comes from, in words */

@@ -130,6 +130,21 @@ struct tp_err_stats {
 /* `scratch` holds n doubles; NaNs in `err` are skipped. */
 TP_API void tp_err_stats(const double *err, size_t n, double *scratch, struct tp_err_stats *out);
 
+/* The spread of held-out log errors x = log(measured / predicted) as a one-way random-effects
+   model, x = mu + b_source + e_row (src/fit/crossval.c; docs/calibration.md "Ranges"): mu the
+   mean of the sources' means (each source weighs one), `within` the pooled standard deviation
+   of e inside the sources, `tau` the standard deviation of b between them (method of moments:
+   the variance of the source means less the share of `within` they carry, at least 0).
+   source[i] < n numbers row i's source (tp_source_ordinals' order).  `within` is NaN when no
+   source has two rows, `tau` NaN under two sources; NaN x are skipped.  TP_ENOMEM when out of
+   memory. */
+struct tp_range_spread {
+    double mu, within, tau;
+    size_t rows, sources;
+};
+TP_API enum tp_status tp_range_spread(const double *x, const uint32_t *source, size_t n,
+                                      struct tp_range_spread *out);
+
 /* Measured runs of one or more runs files in memory (src/readers/runs_load.c), for validate and
    calibrate. */
 struct tp_skipped_row {

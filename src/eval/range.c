@@ -1,76 +1,123 @@
 /*
- * range.c - an honest 80% range on every throughput estimate.
+ * range.c - an honest 80% range on every throughput estimate: the prediction times the 10th and
+ * 90th percentiles of a predictive distribution of log(measured / predicted), not a band fitted
+ * to the rows we have.
  *
- * A prediction is only as good as the model was on runs it had not seen.  For each class of run
- * (stack kind, GPU vendor, dense or MoE) the range is the 10th and 90th percentile of
- * measured / predicted tokens/s of the runs of that class, each predicted by a calibration
- * fitted WITHOUT its own source (leave-one-source-out: `bench_calibrate --rows` writes the
- * held-out error of every row; `bench_calibrate` prints this table), with every source weighing
- * one (source-balanced: a user's cluster is a new source, drawn like any source, not like the
- * largest); a class measured by one source adds the spread between sources, 0.145 in log (the
- * root mean square of the nine calibration sources' held-out median log errors), in quadrature:
- * one source cannot show how far the next one lies.  Classes with too few held-out runs take
- * the range of the class they are closest to, widened, and say so; an input outside the
- * calibrated domain widens it again (x1.5 in log space per reason).
+ * The distribution is normal in log space (docs/calibration.md "Ranges"):
+ *
+ *   centre   mu                      the class's held-out bias (each source weighing one)
+ *   variance within^2                the class's spread of runs inside one source
+ *          + tau^2                   the spread BETWEEN sources: a user's cluster is a new source
+ *          + sum of distance terms   one per way the run lies away from the calibration data
+ *
+ * and the range is exp(mu -+ q sd): q = 1.2816, the standard normal's 90th percentile, or
+ * Student's t at 0.9 where the within-source spread was estimated from a handful of runs.
+ * mu, within and tau per class (stack kind, GPU vendor, dense or MoE) come from the
+ * leave-one-source-out errors of the calibration rows (each source predicted by a fit that never
+ * saw it; tp_range_spread, src/fit/crossval.c: a one-way random-effects model); a class measured
+ * by fewer than three sources takes the between-source spread of all of them (one or two sources
+ * cannot show how far the next one lies).  Each distance term is the inflation that the
+ * leave-one-regime-out split of that dimension needs: the extra spread of the rows a fold had
+ * never seen the like of (GPU family, stack, model-size decade), from `bench_calibrate`'s
+ * "range model" block, which prints every number of this file.  Cheap: a table look-up, a
+ * parameter count and one square root per evaluation.
  */
 #include "eval_internal.h"
 
 #include <math.h>
 #include <string.h>
 
-/* measured / predicted, 10th and 90th percentiles, and the held-out runs behind them
-   (bench_calibrate over data/runs with the built-in calibration's fit options,
-   2026-11-28, 414 rows: its "source-balanced" column).  `fallback` classes have fewer than 8 runs: the range of the class
-   named in `basis`, widened as the comment says. */
+/* the standard normal's 90th percentile: a central 80% interval is mu -+ Z80 sd */
+#define Z80 1.2816
+
+/* Distance terms (sd in log space), each the inflation that brings the rows its
+   leave-one-regime-out split flags (the fold never saw their GPU family, their stack's kernel
+   style, or their model size within 4x) to 80% inside their range, both with each source and
+   with each held-out group weighing one (the larger of the two needs; bench_calibrate's
+   "distance term" lines, data/runs/calibration.txt, 2026-11-28).  The GPU-family split: 0.072
+   (group-balanced; 0 source-balanced); the stack split: 0.086 (source-balanced; 0
+   group-balanced); the size-decade split's flagged rows (43, 4 sources) are already inside
+   at over 80% without a term, so 0: the class's spread covers them. */
+#define D_GPU 0.072   /* GPU family not measured (or no measured GEMM rate, or an MFU past the
+                         highest measured): the GPU-family split */
+#define D_STACK 0.086 /* no stack with these kernels measured: the stack split */
+#define D_SHAPE 0.000 /* model size, sequence or scale outside the calibration, or model size or
+                         tokens per micro-batch per GPU outside what the class covers: the
+                         model-size-decade split */
+
+/* Per class: log(measured / predicted) of held-out predictions (bench_calibrate "range model",
+   the same file and date): centre mu (the mean of the source means), sd within sources, sd
+   between sources (tau: the class's own for 3 or more sources, else 0.149, the between-source
+   sd of all nine sources' held-out errors), the quantile q of the 80% range (Student's t at 0.9
+   for the degrees of freedom of the within-source spread: 1.2841 for 335, 1.2949 for 64,
+   1.4398 for 6), and the model sizes and tokens per micro-batch per GPU the class's rows
+   cover.  A class without runs borrows the components of `from` and adds the distance terms
+   `adds` (another vendor's kernels: the GPU-family term).
+
+   The Hugging Face classes have a handful of runs each, all from one source (the users' notes):
+   their within-source spread is pooled over the loop's three measured classes, each about its
+   own centre (sums of squares 0.2038 over hf/other/dense's 4 held-out rows and hf/nvidia/moe's
+   2, 0.9821 over hf/other/moe's 3; 6 degrees of freedom: sd 0.445).
+   hf/other/moe's runs are the users' three MoE SFT runs on MI300X (users000:1-3: Qwen3-30B-A3B
+   ZeRO-3 700 and ZeRO-2 + ep 2 1,759 tokens/s per GPU, Ring-mini-2.0 ZeRO-3 2,600; not
+   calibration rows, so the built-in calibration's predictions of them are held out: with the
+   flags of tests/test_moe.c's test_users_hf_moe, 810, 2,515 and 1,008 (docs/moe.md: the ZeRO-3
+   sub-group walk), logs -0.146, -0.358 and +0.948, centre +0.148; Ring-mini-2.0, whose notes
+   leave its MoE kernels and ZeRO stage open, is what widens the spread). */
 static const struct range_row {
     const char *cls;
-    double lo, hi;
-    uint32_t rows;
+    double mu, within, tau, q;
+    double min_params, max_params, min_tokens, max_tokens;
+    uint32_t rows, sources;
     const char *basis;
+    const char *from;
+    unsigned adds;
 } RANGES[] = {
-    {"fused/nvidia/dense", 0.913, 1.197, 342, "342 held-out runs of 7 sources, each weighing one"},
-    /* one source (Megatron-Bridge's MoE rows): 0.594-1.126 source-balanced, about its centre
-       0.818 a log half-width of 0.320 (sd 0.249), with the spread between sources (0.145) in
-       quadrature sd 0.288, half-width 0.369 */
-    {"fused/nvidia/moe", 0.566, 1.183, 66,
-     "66 held-out runs of one source, widened by the spread between sources"},
-    {"fused/other/dense", 0.70, 1.39, 0,
-     "no held-out run: fused/nvidia/dense widened x2 in log space (another vendor's kernels)"},
-    {"fused/other/moe", 0.35, 1.39, 0,
-     "no held-out run: fused/nvidia/moe widened x2 in log space (another vendor's kernels)"},
-    /* the users' four dense MI300X Axolotl runs, predicted with the flags their notes give
-       (bench/users_runs.sh: the SFT runs count trainable tokens, 0.61 of the slots), came in
-       at 0.79-1.22 of the prediction; four runs are too few for percentiles, so the range is
-       their span widened x1.6 in log space about its geometric centre (0.98).  Without the
-       trainable share the same rows read 0.65-0.78 of the slot rate, near the low end. */
-    {"hf/other/dense", 0.69, 1.38, 4,
-     "4 runs (users000, MI300X, Axolotl ZeRO-3) at 0.79-1.22 of the prediction"},
-    {"hf/nvidia/dense", 0.50, 1.10, 0,
-     "no held-out run: hf/other/dense (the users' MI300X runs) widened"},
-    /* Hugging Face MoE on NVIDIA: two held-out runs, the users' Llama-4-Scout QLoRA on H100
-       (users000:9/10, Axolotl README) at 0.46-0.74 of the held-out prediction; too few for
-       percentiles: their span widened x1.6 in log space, the high end raised to 1.10 for the
-       loop configurations they do not cover. */
-    {"hf/nvidia/moe", 0.39, 1.10, 2,
-     "2 held-out runs (users000 Llama-4-Scout QLoRA, H100) at 0.46-0.74 of the prediction"},
-    /* Hugging Face MoE elsewhere: the users' three MI300X SFT runs (users000:1-3, not mappable
-       or with no throughput column, so not held-out runs), predicted with the flags their notes
-       give (docs/moe.md: Axolotl, ZeRO-3 with the MoE block a leaf where Axolotl sets one, or
-       ZeRO-2 + DeepSpeed-MoE ep 2, the experts in the Hugging Face loop, trainable tokens)
-       measured 0.84 (Qwen3-30B-A3B ZeRO-3), 0.63 (ZeRO-2 + ep 2) and 2.56 (Ring-mini-2.0) of
-       the prediction at 131k tokens per micro-batch; three runs are too few for percentiles,
-       so the range is their span widened x1.2 in log space about its geometric centre (1.27).
-       The DPO run (users000:4) is left out: its rate is a token count the notes derived from
-       the SFT rate, not a measurement (docs/stacks.md).  (0.55 - 2.94: 5.4x; Ring-mini-2.0,
-       whose MoE implementation and ZeRO stage the notes leave open, is what widens it.) */
-    {"hf/other/moe", 0.55, 2.94, 3,
-     "3 runs (users000, MI300X, Axolotl ZeRO-3 / ZeRO-2 + ep 2) at 0.63-2.56 of the prediction"},
+    {"fused/nvidia/dense", 0.038, 0.091, 0.018, 1.2841, 1.24e8, 1.01e12, 2048, 1.311e5, 342, 7,
+     "342 held-out runs of 7 sources, each weighing one", NULL, 0},
+    {"fused/nvidia/moe", -0.263, 0.291, 0.149, 1.2949, 3.05e10, 1.17e11, 4096, 3.277e4, 65, 1,
+     "65 held-out runs of one source and the spread between sources", NULL, 0},
+    {"hf/other/dense", -0.237, 0.445, 0.149, 1.4398, 3.21e9, 1.47e10, 3.277e4, 1.311e5, 4, 1,
+     "4 held-out runs of one source (users000, MI300X, Axolotl), the Hugging Face runs' pooled "
+     "spread and the spread between sources", NULL, 0},
+    {"hf/nvidia/moe", -0.557, 0.445, 0.149, 1.4398, 1.08e11, 1.08e11, 4096, 4096, 2, 1,
+     "2 held-out runs of one source (users000 Llama-4-Scout QLoRA, H100), the Hugging Face "
+     "runs' pooled spread and the spread between sources", NULL, 0},
+    {"hf/other/moe", 0.148, 0.445, 0.149, 1.4398, 0, 0, 0, 0, 3, 1,
+     "3 runs (users000, MI300X, Axolotl ZeRO-3 / ZeRO-2 + ep 2), the Hugging Face runs' pooled "
+     "spread and the spread between sources", NULL, 0},
+    {"fused/other/dense", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+     "no held-out run: fused/nvidia/dense with another vendor's kernels (the GPU-family term)",
+     "fused/nvidia/dense", TP_DOMAIN_GPU},
+    {"fused/other/moe", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+     "no held-out run: fused/nvidia/moe with another vendor's kernels (the GPU-family term)",
+     "fused/nvidia/moe", TP_DOMAIN_GPU},
+    {"hf/nvidia/dense", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+     "no held-out run: hf/other/dense on another vendor (the GPU-family term)", "hf/other/dense",
+     TP_DOMAIN_GPU},
 };
 #define N_RANGES (sizeof RANGES / sizeof RANGES[0])
 
 static const char *vendor(const struct tp_gpu *g)
 {
     return strncmp(g->label, "NVIDIA ", 7) == 0 ? "nvidia" : "other";
+}
+
+static const struct range_row *find(const char *cls)
+{
+    for (size_t i = 0; i < N_RANGES; i++)
+        if (strcmp(RANGES[i].cls, cls) == 0)
+            return &RANGES[i];
+    return NULL;
+}
+
+/* How far x lies outside [lo, hi], in decades, at most 1 (0 inside, or no span known). */
+static double decades_out(double x, double lo, double hi)
+{
+    if (!(lo > 0) || !(hi >= lo) || !(x > 0))
+        return 0;
+    double d = x < lo ? log10(lo / x) : x > hi ? log10(x / hi) : 0;
+    return d < 1 ? d : 1;
 }
 
 void tp_time_range(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
@@ -83,23 +130,39 @@ void tp_time_range(const struct tp_model *m, const struct tp_cluster *c, const s
               (m->n_experts > 0 && tp_job_moe_impl(m, j, l) != TP_MOE_GROUPED);
     tp_snprintf(out->cls, sizeof out->cls, "%s/%s/%s", hf ? "hf" : "fused",
              vendor(&c->gpu), m->n_experts > 0 ? "moe" : "dense");
-    out->lo = 0.5;
-    out->hi = 2.0;
-    out->basis = "no class: a factor of two either way";
-    for (size_t i = 0; i < N_RANGES; i++)
-        if (strcmp(RANGES[i].cls, out->cls) == 0) {
-            out->lo = RANGES[i].lo;
-            out->hi = RANGES[i].hi;
-            out->rows = RANGES[i].rows;
-            out->basis = RANGES[i].basis;
-        }
-    unsigned reasons = 0;
-    for (unsigned d = domain; d; d &= d - 1)
-        reasons++;
-    if (reasons) {
-        double k = pow(1.5, reasons);
-        out->lo = exp(log(out->lo) * k);
-        out->hi = exp(log(out->hi) * k);
-        out->widened = true;
+    const struct range_row *r = find(out->cls), *own = r;
+    if (r && r->from)
+        r = find(r->from);
+    if (!r || !own) { /* every class is in the table; a factor of two either way otherwise */
+        out->lo = 0.5;
+        out->hi = 2.0;
+        out->q = Z80;
+        out->sd = log(2.0) / Z80;
+        out->basis = "no class: a factor of two either way";
+        return;
     }
+    out->rows = own->rows;
+    out->basis = own->basis;
+    unsigned far = domain | own->adds;
+    double var = r->within * r->within + r->tau * r->tau;
+    if (far & (TP_DOMAIN_GPU | TP_DOMAIN_MAMF | TP_DOMAIN_MFU))
+        var += D_GPU * D_GPU;
+    if (far & TP_DOMAIN_STACK)
+        var += D_STACK * D_STACK;
+    /* the shape: flagged outside the calibration, or outside what the class's own rows cover
+       (graded up to one decade out) */
+    struct tp_params p;
+    tp_count_params(m, &p);
+    double tokens = (double)l->mbs * (double)j->seq / (double)(l->cp ? l->cp : 1);
+    double shape = far & (TP_DOMAIN_SIZE | TP_DOMAIN_SEQ | TP_DOMAIN_SCALE) ? 1 : 0;
+    if (r == own) {
+        shape = fmax(shape, decades_out((double)p.total, r->min_params, r->max_params));
+        shape = fmax(shape, decades_out(tokens, r->min_tokens, r->max_tokens));
+    }
+    var += shape * D_SHAPE * D_SHAPE;
+    out->sd = sqrt(var);
+    out->q = r->q;
+    out->lo = exp(r->mu - r->q * out->sd);
+    out->hi = exp(r->mu + r->q * out->sd);
+    out->widened = domain != 0 || shape * D_SHAPE > 0; /* the domain's flags, or a wider shape term */
 }

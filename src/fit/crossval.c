@@ -408,3 +408,57 @@ enum tp_status tp_calib_fit_validate(const struct tp_run *const *runs, const dou
 {
     return fit_jobs(runs, measured, n, base, o, out, res, held_out, err);
 }
+
+/* ---- the spread of held-out errors between and within sources ----------------------------- */
+
+/* One-way random effects by the method of moments (DerSimonian & Laird 1986, "Meta-analysis in
+   clinical trials", Controlled Clinical Trials 7:177, eq. 3, with each source's mean as a
+   study): tau^2 = var(source means) - within^2 x mean(1 / n_s), floored at 0. */
+enum tp_status tp_range_spread(const double *x, const uint32_t *source, size_t n,
+                               struct tp_range_spread *out)
+{
+    memset(out, 0, sizeof *out);
+    out->mu = out->within = out->tau = NAN;
+    double *sum = calloc(n ? n : 1, sizeof *sum), *cnt = calloc(n ? n : 1, sizeof *cnt);
+    if (!sum || !cnt) {
+        free(sum);
+        free(cnt);
+        return TP_ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(x[i]) && source[i] < n) {
+            sum[source[i]] += x[i];
+            cnt[source[i]]++;
+            out->rows++;
+        }
+    double mu = 0, ss = 0, inv_n = 0;
+    for (size_t s = 0; s < n; s++)
+        if (cnt[s] > 0) {
+            sum[s] /= cnt[s]; /* now the source's mean */
+            mu += sum[s];
+            inv_n += 1 / cnt[s];
+            out->sources++;
+        }
+    if (out->sources) {
+        mu /= (double)out->sources;
+        inv_n /= (double)out->sources;
+        out->mu = mu;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(x[i]) && source[i] < n)
+            ss += (x[i] - sum[source[i]]) * (x[i] - sum[source[i]]);
+    if (out->rows > out->sources)
+        out->within = sqrt(ss / (double)(out->rows - out->sources));
+    if (out->sources >= 2) {
+        double between = 0;
+        for (size_t s = 0; s < n; s++)
+            if (cnt[s] > 0)
+                between += (sum[s] - mu) * (sum[s] - mu);
+        between /= (double)(out->sources - 1);
+        double w2 = isfinite(out->within) ? out->within * out->within : 0;
+        out->tau = sqrt(fmax(0, between - w2 * inv_n));
+    }
+    free(sum);
+    free(cnt);
+    return TP_OK;
+}
