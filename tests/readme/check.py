@@ -23,11 +23,14 @@ What is an example, and how it is compared:
   listed as not pinned, with the reason.
 
 Each failure names the README line of the example and of the pasted line that differs, with
-both texts.  --update rewrites the differing pastes that elide nothing with the build's output
-(after a deliberate change; an elided paste is left to be edited by hand).  Exit status 0 when every example matches, 1 otherwise, 2 on bad usage.
+both texts.  --update rewrites the differing pastes after a deliberate change: a paste that
+elides nothing becomes the build's output; in an elided one each shown line the build no longer
+prints becomes the build's most similar line (check the diff).  Exit status 0 when every example
+matches, 1 otherwise, 2 on bad usage.
 """
 
 import argparse
+import difflib
 import os
 import re
 import shutil
@@ -93,6 +96,21 @@ def match(expected, got):
     return go(0, 0)
 
 
+def refresh(expected, got):
+    """`expected` (an elided paste) with each literal line the build no longer prints replaced
+    by the most similar line of `got` (difflib ratio 0.75 or more), else kept."""
+    printed = set(g.rstrip() for g in got)
+    out = []
+    for e in expected:
+        if e.strip() == "..." or e.rstrip() in printed:
+            out.append(e)
+            continue
+        best = max(got, key=lambda g: difflib.SequenceMatcher(None, e, g).ratio(), default=None)
+        ok = best is not None and difflib.SequenceMatcher(None, e, best).ratio() >= 0.75
+        out.append(best if ok else e)
+    return out
+
+
 class Checker:
     def __init__(self, readme, binary, lib, python):
         self.readme = readme
@@ -152,6 +170,10 @@ class Checker:
         if self.update is not None and not any(e.strip() == "..." for e in expected):
             # a whole paste (no elision): --update writes what the build prints
             self.update.append((out_line, len(expected), got))
+        elif self.update is not None:
+            # an elided paste: each shown line the build no longer prints becomes the build's
+            # most similar line (the elisions and the lines still printed stay as they are)
+            self.update.append((out_line, len(expected), refresh(expected, got)))
         i, printed = r
         if i < len(expected):
             where = "README line %d" % (out_line + i)
