@@ -19,30 +19,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct tp_model model;
-static struct tp_cluster cluster;
-static struct tp_job job;
-static struct tp_layout lay;
-static struct tp_calib cal;
+#include "run_fixture.h"
 
 static void setup(const char *preset, const char *gpu, uint32_t gpus, enum tp_framework fw,
                   uint32_t zero)
 {
-    struct tp_error err = {{0}, {0}};
-    if (tp_model_from_preset(preset, &model, &err) != TP_OK)
-        fail_msg("%s", err.msg);
-    if (tp_cluster_init(&cluster, gpu, gpus, &err) != TP_OK)
-        fail_msg("%s", err.msg);
-    tp_job_init(&job);
+    fixture_run(preset, gpu, gpus);
     job.framework = fw;
     job.seq = 4096;
-    tp_layout_init(&lay);
     lay.dp = gpus;
     lay.zero = zero;
-    tp_calib_init(&cal);
-    if (tp_layout_check(&model, &cluster, &job, &lay, &err) != TP_OK ||
-        tp_stack_check(&model, &job, &lay, &err) != TP_OK)
-        fail_msg("%s", err.msg);
+    fixture_check();
 }
 
 static double tps(const struct tp_job *j, const struct tp_layout *l)

@@ -26,38 +26,25 @@
 #include <stdio.h>
 #include <string.h>
 
-static struct tp_model model;
-static struct tp_cluster cluster;
-static struct tp_job job;
-static struct tp_layout lay;
-static struct tp_calib cal;
+#include "run_fixture.h"
 
 /* The users' SFT as their notes give it: Axolotl, 8 MI300X, AdamW-8bit, seq 8k, mbs 16, full
    recompute, Liger's fused loss, trainable tokens. */
 static void setup(const char *preset, uint32_t zero, uint32_t ep)
 {
-    struct tp_error err = {{0}, {0}};
-    if (tp_model_from_preset(preset, &model, &err) != TP_OK)
-        fail_msg("%s", err.msg);
-    if (tp_cluster_init(&cluster, "mi300x", 8, &err) != TP_OK)
-        fail_msg("%s", err.msg);
-    tp_job_init(&job);
+    fixture_run(preset, "mi300x", 8);
     job.framework = TP_FW_AXOLOTL;
     job.task = TP_TASK_SFT;
     job.optimizer = TP_OPT_ADAMW_8BIT;
     job.seq = 8192;
     job.fused_loss = true;
     job.trainable_frac = 0.61; /* SFT: the trainable share of the token slots */
-    tp_layout_init(&lay);
     lay.dp = 8;
     lay.zero = zero;
     lay.ep = ep;
     lay.mbs = 16;
     lay.recompute = TP_RECOMPUTE_FULL;
-    tp_calib_init(&cal);
-    if (tp_layout_check(&model, &cluster, &job, &lay, &err) != TP_OK ||
-        tp_stack_check(&model, &job, &lay, &err) != TP_OK)
-        fail_msg("%s", err.msg);
+    fixture_check();
 }
 
 static struct tp_time step(void)

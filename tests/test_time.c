@@ -17,21 +17,11 @@
 #include <stdio.h>
 #include <string.h>
 
-static struct tp_model model;
-static struct tp_cluster cluster;
-static struct tp_job job;
-static struct tp_layout lay;
-static struct tp_calib cal;
+#include "run_fixture.h"
 
 static void setup_run(const char *preset, const char *gpu, uint32_t gpus)
 {
-    struct tp_error err = {{0}, {0}};
-    if (tp_model_from_preset(preset, &model, &err) != TP_OK)
-        fail_msg("%s", err.msg);
-    if (tp_cluster_init(&cluster, gpu, gpus, &err) != TP_OK)
-        fail_msg("%s", err.msg);
-    tp_job_init(&job);
-    tp_layout_init(&lay);
+    fixture_run(preset, gpu, gpus);
     /* the document's worked examples use the sourced efficiencies: the priors */
     tp_calib_prior(&cal);
     /* the document's achieved NVLink bus bandwidth: 370 GB/s of 450 */

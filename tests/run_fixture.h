@@ -1,0 +1,38 @@
+/*
+ * run_fixture.h - one run to price, for the tests of a step (test_time.c, test_host.c,
+ * test_advise.c, test_moe_hf.c): a preset on N GPUs of a type, the job and the layout at their
+ * defaults and the built-in calibration; each test then sets what its source ran.
+ */
+#ifndef TP_TEST_RUN_FIXTURE_H
+#define TP_TEST_RUN_FIXTURE_H
+
+#include "trainplan.h"
+
+static struct tp_model model;
+static struct tp_cluster cluster;
+static struct tp_job job;
+static struct tp_layout lay;
+static struct tp_calib cal;
+
+static inline void fixture_run(const char *preset, const char *gpu, uint32_t gpus)
+{
+    struct tp_error err = {{0}, {0}};
+    if (tp_model_from_preset(preset, &model, &err) != TP_OK)
+        fail_msg("%s", err.msg);
+    if (tp_cluster_init(&cluster, gpu, gpus, &err) != TP_OK)
+        fail_msg("%s", err.msg);
+    tp_job_init(&job);
+    tp_layout_init(&lay);
+    tp_calib_init(&cal);
+}
+
+/* The run as set is one the library and its stack accept. */
+static inline void fixture_check(void)
+{
+    struct tp_error err = {{0}, {0}};
+    if (tp_layout_check(&model, &cluster, &job, &lay, &err) != TP_OK ||
+        tp_stack_check(&model, &job, &lay, &err) != TP_OK)
+        fail_msg("%s", err.msg);
+}
+
+#endif
