@@ -18,9 +18,9 @@
 
 /* Megatron-Core fuses the query, key and value projections into one linear_qkv and a gated
    MLP's gate and up projections into one linear_fc1, the routed experts' too
-   (megatron/core/models/gpt/gpt_layer_specs.py; megatron/core/transformer/mlp.py and
+   ([MEG-PEFT] megatron/core/models/gpt/gpt_layer_specs.py; megatron/core/transformer/mlp.py and
    moe/experts.py: fc1 of width 2 x ffn with gated_linear_unit), and an adapter wraps the fused
-   module with a single lora_A over its input (Megatron-SWIFT's swift/megatron/tuners/lora.py
+   module with a single lora_A over its input ([SWIFT-MCORE] swift/megatron/tuners/lora.py
    LoraParallelLinear.update_layer: lora_A in_features -> r, lora_B r -> out_features; NeMo's
    LoRA on linear_qkv / linear_fc1 alike).  A tensor fused behind a targeted one therefore adds
    only its share of lora_B, r x its output width. */
@@ -30,7 +30,8 @@ static bool lora_shares_input(const struct tp_model *m, const struct tp_tensor *
     if (j->framework != TP_FW_MEGATRON)
         return false;
     uint32_t k = t->lora, on = j->lora_targets;
-    return (k == TP_LORA_UP && (on & TP_LORA_GATE) && m->mlp == TP_MLP_GLU) || (k == TP_LORA_K && (on & TP_LORA_Q)) ||
+    return (k == TP_LORA_UP && (on & TP_LORA_GATE) && m->mlp == TP_MLP_GLU) ||
+           (k == TP_LORA_K && (on & TP_LORA_Q)) ||
            (k == TP_LORA_V && (on & (TP_LORA_Q | TP_LORA_K)));
 }
 
@@ -586,17 +587,17 @@ static void stage_states(const struct tp_model *m, const struct tp_cluster *c,
         aj.precision = TP_PREC_FP32;
         aj.framework = TP_FW_FSDP;
         if (j->framework == TP_FW_MEGATRON && j->precision != TP_PREC_FP32) {
-            /* Megatron (Megatron-SWIFT's swift/megatron/tuners/lora.py, NeMo/Megatron-Bridge
+            /* Megatron ([SWIFT-MCORE] swift/megatron/tuners/lora.py, NeMo/Megatron-Bridge
                PEFT): the adapters are injected inside the model provider
-               (swift/megatron/trainers/base.py setup_model_and_optimizer:
+               ([SWIFT-MCORE] swift/megatron/trainers/base.py setup_model_and_optimizer:
                new_model_provider_func calls prepare_mcore_model), before get_model wraps the
                model in Float16Module, whose __init__ casts every parameter with
-               module.bfloat16() (megatron/core/transformer/module.py): the adapters train as
-               the base does, 16-bit weights, fp32 main gradients in DDP's buffer, and the
-               distributed optimizer's fp32 master and Adam states, 2 + 4 + 12 B.  DDP puts the
-               expert parameters in buffers of their own over the expert-data-parallel group
-               (megatron/core/distributed/distributed_data_parallel.py: expert_parallel_buffers),
-               so the routed experts' adapters shard over n_expert, not n_dense */
+               module.bfloat16() ([MEG-PEFT] megatron/core/transformer/module.py): the adapters
+               train as the base does, 16-bit weights, fp32 main gradients in DDP's buffer, and
+               the distributed optimizer's fp32 master and Adam states, 2 + 4 + 12 B.  DDP puts
+               the expert parameters in buffers of their own over the expert-data-parallel group
+               ([MEG-PEFT] distributed_data_parallel.py: expert_parallel_buffers), so the
+               routed experts' adapters shard over n_expert, not n_dense */
             aj = *j;
             add_states(&aj, extra_o, l->zero, sp.lora - sp.lora_expert, n_dense, &st);
             add_states(&aj, extra_o, l->zero, sp.lora_expert, n_expert, &st);
