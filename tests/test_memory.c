@@ -222,6 +222,45 @@ static void test_moe_megatron(void **state)
     near("world 32", states(&m), 42.4e9, 0.05e9);
 }
 
+static void test_lora_megatron(void **state)
+{
+    (void)state;
+    /* ms-swift examples/train/flash_attention_3/mcore.sh (Megatron-SWIFT): Qwen3-30B-A3B LoRA,
+       rank 32, all-linear, EP 4 on 4 GPUs, the distributed optimizer.  Qwen3-30B-A3B
+       config.json: 48 blocks, hidden 2048, 32 x 128 query and 4 x 128 key/value heads, 128
+       experts of width 768: 1,541,093,376 dense and 28,991,029,248 expert parameters.
+       The frozen base: 2 B per parameter, the experts split over EP 4.
+       The adapters: Megatron-Core's fused linear_qkv and linear_fc1 take one lora_A each
+       (swift/megatron/tuners/lora.py update_layer), so per block r (2048 + 4096 + 2 x 512) on
+       linear_qkv, r (4096 + 2048) on linear_proj and, per expert, r (2048 + 2 x 768) on fc1
+       and r (768 + 2048) on fc2.  Float16Module casts them to bf16 (megatron/core/transformer/
+       module.py) and they train as Megatron trains its weights: 2 + 4 (fp32 main gradient)
+       + 12 (fp32 master, Adam m and v) B, the 12 sharded over the data-parallel group (4) for
+       the dense adapters and over the expert-data-parallel group (4 / EP 4 = 1) for the
+       experts' (distributed_data_parallel.py expert_parallel_buffers). */
+    setup_run("qwen3-30b-a3b", "h100-sxm", 4);
+    job.framework = TP_FW_MEGATRON;
+    job.task = TP_TASK_LORA;
+    job.lora_rank = 32;
+    lay.zero = 1;
+    lay.ep = 4;
+    struct tp_memory m = eval();
+    double base = 2.0 * (1541093376.0 + 28991029248.0 / 4);
+    double dense = 48.0 * 32 * ((2048 + 4096 + 2 * 512) + (4096 + 2048));
+    double expert = 48.0 * 128 * 32 * ((2048 + 2 * 768) + (768 + 2048)) / 4;
+    near("megatron lora dense adapters", dense, 20447232, 0);
+    near("megatron lora expert adapters", expert, 314572800, 0);
+    near("megatron lora states", states(&m), base + (2 + 4 + 12.0 / 4) * dense + 18 * expert,
+         1);
+    /* the same run on the Hugging Face conventions keeps PEFT's separate projections and
+       fp32 adapters, 16 B sharded over all 4 ranks as ZeRO-1 shards them */
+    job.framework = TP_FW_FSDP;
+    m = eval();
+    double hf = 48.0 * 32 * ((2048 + 4096) + 2 * (2048 + 512) + (4096 + 2048)) +
+                48.0 * 128 * 32 * 3 * (2048 + 768) / 4;
+    near("hf lora states", states(&m), base + (4 + 4 + 8.0 / 4) * hf, 1);
+}
+
 static void test_pipeline_and_dpo(void **state)
 {
     (void)state;
@@ -548,6 +587,7 @@ int main(void)
         cmocka_unit_test(test_zero_paper),         cmocka_unit_test(test_deepspeed_estimator),
         cmocka_unit_test(test_korthikanti),        cmocka_unit_test(test_modern_decoder_worked_total),
         cmocka_unit_test(test_qlora_lora),         cmocka_unit_test(test_moe_megatron),
+        cmocka_unit_test(test_lora_megatron),
         cmocka_unit_test(test_pipeline_and_dpo),   cmocka_unit_test(test_layout_errors),
         cmocka_unit_test(test_uneven_split),       cmocka_unit_test(test_fp8_param_gather),
         cmocka_unit_test(test_properties),         cmocka_unit_test(test_suggestions),

@@ -40,6 +40,7 @@ struct tp_shard_params {
     double quantizable;  /* linear weights QLoRA stores in NF4 (subset of dense + expert) */
     double quant_expert; /* the routed experts' share of quantizable */
     double lora;      /* LoRA adapter parameters on the targeted weights */
+    double lora_expert; /* the routed experts' share of lora (after EP * ETP split) */
     double largest_block; /* the largest block: a ZeRO-3/FSDP gather unit */
     double largest_block_q; /* its linear (GEMM) weights */
     double largest_outer; /* the embedding or the head: separate gather units */

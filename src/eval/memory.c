@@ -16,12 +16,33 @@
 #include <math.h>
 #include <string.h>
 
-static void add_tensors(const struct tp_tensor *t, size_t n, const struct tp_layout *l,
-                        const struct tp_job *j, struct tp_shard_params *s, double *unit)
+/* Megatron-Core fuses the query, key and value projections into one linear_qkv and a gated
+   MLP's gate and up projections into one linear_fc1, the routed experts' too
+   ([MEG-PEFT] megatron/core/models/gpt/gpt_layer_specs.py; megatron/core/transformer/mlp.py and
+   moe/experts.py: fc1 of width 2 x ffn with gated_linear_unit), and an adapter wraps the fused
+   module with a single lora_A over its input ([SWIFT-MCORE] swift/megatron/tuners/lora.py
+   LoraParallelLinear.update_layer: lora_A in_features -> r, lora_B r -> out_features; NeMo's
+   LoRA on linear_qkv / linear_fc1 alike).  A tensor fused behind a targeted one therefore adds
+   only its share of lora_B, r x its output width. */
+static bool lora_shares_input(const struct tp_model *m, const struct tp_tensor *t,
+                              const struct tp_job *j)
+{
+    if (j->framework != TP_FW_MEGATRON)
+        return false;
+    uint32_t k = t->lora, on = j->lora_targets;
+    return (k == TP_LORA_UP && (on & TP_LORA_GATE) && m->mlp == TP_MLP_GLU) ||
+           (k == TP_LORA_K && (on & TP_LORA_Q)) ||
+           (k == TP_LORA_V && (on & (TP_LORA_Q | TP_LORA_K)));
+}
+
+static void add_tensors(const struct tp_model *m, const struct tp_tensor *t, size_t n,
+                        const struct tp_layout *l, const struct tp_job *j,
+                        struct tp_shard_params *s, double *unit)
 {
     for (size_t i = 0; i < n; i++) {
         double elems = (double)t[i].rows * (double)t[i].cols * t[i].count;
-        double lora = j->lora_rank * ((double)t[i].rows + (double)t[i].cols) * t[i].count;
+        double in = lora_shares_input(m, &t[i], j) ? 0 : (double)t[i].cols;
+        double lora = j->lora_rank * ((double)t[i].rows + in) * t[i].count;
         double split;
         if (t[i].comp == TP_COMP_EXPERTS) {
             split = (double)l->ep * l->etp;
@@ -36,8 +57,11 @@ static void add_tensors(const struct tp_tensor *t, size_t n, const struct tp_lay
             s->quantizable += elems / split;
         if (linear && t[i].comp == TP_COMP_EXPERTS)
             s->quant_expert += elems / split;
-        if (t[i].lora & j->lora_targets)
+        if (t[i].lora & j->lora_targets) {
             s->lora += lora / split;
+            if (t[i].comp == TP_COMP_EXPERTS)
+                s->lora_expert += lora / split;
+        }
         *unit += elems / split;
     }
 }
@@ -65,7 +89,7 @@ void tp_stage_params(const struct tp_model *m, const struct tp_job *j,
         if (!have[k]) {
             memset(&kind[k], 0, sizeof kind[k]);
             kind_unit[k] = 0;
-            add_tensors(t, tp_block_tensors(m, layer, t), l, j, &kind[k], &kind_unit[k]);
+            add_tensors(m, t, tp_block_tensors(m, layer, t), l, j, &kind[k], &kind_unit[k]);
             have[k] = true;
         }
         s->dense += kind[k].dense;
@@ -73,6 +97,7 @@ void tp_stage_params(const struct tp_model *m, const struct tp_job *j,
         s->quantizable += kind[k].quantizable;
         s->quant_expert += kind[k].quant_expert;
         s->lora += kind[k].lora;
+        s->lora_expert += kind[k].lora_expert;
         if (kind_unit[k] > s->largest_block) {
             s->largest_block = kind_unit[k];
             s->largest_block_q = kind[k].quantizable;
@@ -88,9 +113,9 @@ void tp_stage_params(const struct tp_model *m, const struct tp_job *j,
         bool keep = input ? stage == 0 : stage == l->pp - 1;
         double unit = 0;
         if (keep)
-            add_tensors(&t[i], 1, l, j, s, &unit);
+            add_tensors(m, &t[i], 1, l, j, s, &unit);
         if (m->tied && l->pp > 1 && t[i].comp == TP_COMP_EMBEDDING && stage == l->pp - 1)
-            add_tensors(&t[i], 1, l, j, s, &unit);
+            add_tensors(m, &t[i], 1, l, j, s, &unit);
         if (unit > s->largest_outer)
             s->largest_outer = unit;
     }
@@ -561,7 +586,24 @@ static void stage_states(const struct tp_model *m, const struct tp_cluster *c,
         struct tp_job aj = *j;
         aj.precision = TP_PREC_FP32;
         aj.framework = TP_FW_FSDP;
-        add_states(&aj, extra_o, l->zero, sp.lora, n_dense, &st);
+        if (j->framework == TP_FW_MEGATRON && j->precision != TP_PREC_FP32) {
+            /* Megatron ([SWIFT-MCORE] swift/megatron/tuners/lora.py, NeMo/Megatron-Bridge
+               PEFT): the adapters are injected inside the model provider
+               ([SWIFT-MCORE] swift/megatron/trainers/base.py setup_model_and_optimizer:
+               new_model_provider_func calls prepare_mcore_model), before get_model wraps the
+               model in Float16Module, whose __init__ casts every parameter with
+               module.bfloat16() ([MEG-PEFT] megatron/core/transformer/module.py): the adapters
+               train as the base does, 16-bit weights, fp32 main gradients in DDP's buffer, and
+               the distributed optimizer's fp32 master and Adam states, 2 + 4 + 12 B.  DDP puts
+               the expert parameters in buffers of their own over the expert-data-parallel group
+               ([MEG-PEFT] distributed_data_parallel.py: expert_parallel_buffers), so the
+               routed experts' adapters shard over n_expert, not n_dense */
+            aj = *j;
+            add_states(&aj, extra_o, l->zero, sp.lora - sp.lora_expert, n_dense, &st);
+            add_states(&aj, extra_o, l->zero, sp.lora_expert, n_expert, &st);
+        } else {
+            add_states(&aj, extra_o, l->zero, sp.lora, n_dense, &st);
+        }
     } else {
         add_states(j, extra_o, l->zero, sp.dense, n_dense, &st);
         add_states(j, extra_o, l->zero, sp.expert, n_expert, &st);
@@ -699,7 +741,10 @@ static void stage_memory(const struct tp_model *m, const struct tp_cluster *c,
     /* the peak over the step (mem_timeline.c): the optimizer updates its shard of the stage */
     double shard = sp.dense / n_dense + sp.expert / (n_expert > 0 ? n_expert : 1);
     if (j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA)
-        shard = sp.lora / n_dense;
+        shard = j->framework == TP_FW_MEGATRON
+                    ? (sp.lora - sp.lora_expert) / n_dense +
+                          sp.lora_expert / (n_expert > 0 ? n_expert : 1)
+                    : sp.lora / n_dense;
     if (l->zero == 0)
         shard = j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA ? sp.lora : out->params;
     tp_mem_timeline(j, l, shard, out);
