@@ -323,6 +323,10 @@ static void print_summary(const struct vstate *st)
            "ran, %zu of those that ran out of memory\n", s.completed_tight, s.oom_tight);
     printf("measured inside the prediction's 80%% range: %zu of %zu (%.0f%%)\n", s.in_range,
            s.measured, s.measured ? 100.0 * (double)s.in_range / (double)s.measured : 0.0);
+    if (s.sources)
+        printf("every source weighing one (%zu source%s): median of the source medians %.1f%%, "
+               "inside the 80%% range %.0f%%\n", s.sources, s.sources == 1 ? "" : "s",
+               100 * s.source_median, 100 * s.source_in_range);
     printf("rows outside the calibrated domain: %zu\n", s.outside_domain);
     printf("rows with a searched layout (counted above; calibrate does not fit them): %zu",
            s.searched.n);

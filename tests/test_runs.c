@@ -90,6 +90,10 @@ static void test_load_and_validate(void **state)
     assert_int_equal(s.memory.n, 1);
     assert_int_equal(s.completed, 1);
     assert_int_equal(s.measured, 1);
+    /* one source: its median is the row's |error|, its share inside the range the row's */
+    assert_int_equal(s.sources, 1);
+    assert_true(fabs(s.source_median - fabs(v.ev[0].err)) < 1e-12);
+    assert_true(s.source_in_range == (v.ev[0].in_range ? 1.0 : 0.0));
     const char *key;
     struct tp_err_stats st;
     assert_true(tp_validation_group(&v, TP_GROUP_FRAMEWORK, 0, &key, &st));

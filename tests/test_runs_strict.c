@@ -326,7 +326,8 @@ static void test_stream_equals_memory(void **state)
     tp_validation_summarize(&v, &a);
     tp_validate_stream_summarize(s, &b);
     assert_memory_equal(&a, &b, sizeof a);
-    size_t k = 0;
+    size_t k = 0, n_med = 0;
+    double med[8], share = 0;
     for (size_t i = 0; i < runs.n; i++) {
         const char *key_a, *key_b;
         struct tp_err_stats st_a, st_b;
@@ -335,8 +336,24 @@ static void test_stream_equals_memory(void **state)
         tp_validate_stream_group(s, TP_GROUP_SOURCE, k++, &key_b, &st_b);
         assert_string_equal(key_a, key_b);
         assert_memory_equal(&st_a, &st_b, sizeof st_a);
+        size_t measured = 0, inside = 0; /* this source's rows inside their range */
+        for (size_t j = 0; j < runs.n; j++)
+            if (isfinite(v.ev[j].err) && strcmp(runs.runs[j].source, runs.runs[i].source) == 0) {
+                measured++;
+                inside += v.ev[j].in_range;
+            }
+        if (measured && n_med < 8) {
+            med[n_med++] = st_a.median_abs;
+            share += (double)inside / (double)measured;
+        }
     }
     assert_int_equal(k, tp_validate_stream_groups(s, TP_GROUP_SOURCE));
+    /* every source weighing one: the median of the two throughput sources' medians (the OOM
+       file measures none) and the mean of their shares inside the range */
+    assert_int_equal(n_med, 2);
+    assert_int_equal(a.sources, 2);
+    assert_true(fabs(a.source_median - 0.5 * (med[0] + med[1])) < 1e-12);
+    assert_true(fabs(a.source_in_range - share / 2) < 1e-12);
     /* past the reservoir: the counts stay exact and the quantiles are a fixed-seed sample */
     struct tp_validate_stream *big = tp_validate_stream_new(), *again = tp_validate_stream_new();
     size_t finite = 0;

@@ -197,6 +197,11 @@ struct tp_validation_summary {
     size_t measured, in_range;      /* rows with a throughput, and those inside the 80% range */
     size_t outside_domain;          /* rows outside the calibration's domain */
     struct tp_err_stats searched;   /* the rows with a searched layout (also in throughput) */
+    /* every source weighing one, over the sources with a throughput row: how many, the median
+       of their median |error| (NAN when none) and the mean of their shares inside the 80% range
+       (NAN when none) */
+    size_t sources;
+    double source_median, source_in_range;
 };
 TP_API void tp_validation_summarize(const struct tp_validation *v,
                                     struct tp_validation_summary *s);

@@ -61,6 +61,52 @@ bool tp_validation_group(const struct tp_validation *v, enum tp_run_group g, siz
     return true;
 }
 
+void tp_validation_balance(const double *medians, size_t n, double share_sum, double *scratch,
+                           struct tp_validation_summary *s)
+{
+    s->sources = n;
+    s->source_median = s->source_in_range = NAN;
+    if (n == 0 || !scratch)
+        return;
+    struct tp_err_stats st;
+    tp_err_stats(medians, n, scratch, &st);
+    s->source_median = st.median_abs;
+    s->source_in_range = share_sum / (double)n;
+}
+
+/* Every source weighing one: each source's median |error| and share inside the range, in the
+   order the sources first appear (as the stream keeps them). */
+static void balance(const struct tp_validation *v, struct tp_validation_summary *s)
+{
+    size_t rows = v->runs->n ? v->runs->n : 1;
+    double *med = malloc(2 * rows * sizeof *med);
+    size_t n = 0;
+    double share = 0;
+    for (size_t i = 0; med && i < v->runs->n; i++) {
+        const char *k = tp_run_group_key(&v->runs->runs[i], TP_GROUP_SOURCE);
+        bool first = true;
+        for (size_t j = 0; j < i && first; j++)
+            first = strcmp(tp_run_group_key(&v->runs->runs[j], TP_GROUP_SOURCE), k) != 0;
+        if (!first)
+            continue;
+        size_t measured = 0, in_range = 0;
+        for (size_t j = i; j < v->runs->n; j++)
+            if (isfinite(v->ev[j].err) &&
+                strcmp(tp_run_group_key(&v->runs->runs[j], TP_GROUP_SOURCE), k) == 0) {
+                measured++;
+                in_range += v->ev[j].in_range;
+            }
+        if (!measured)
+            continue;
+        struct tp_err_stats st;
+        tp_validation_stats(v, TP_GROUP_SOURCE, k, &st);
+        med[n++] = st.median_abs;
+        share += (double)in_range / (double)measured;
+    }
+    tp_validation_balance(med, n, share, med ? med + rows : NULL, s);
+    free(med);
+}
+
 void tp_validation_summarize(const struct tp_validation *v, struct tp_validation_summary *s)
 {
     memset(s, 0, sizeof *s);
@@ -91,4 +137,5 @@ void tp_validation_summarize(const struct tp_validation *v, struct tp_validation
         if (v->runs->runs[i].layout_searched)
             v->err[n_searched++] = v->ev[i].err;
     tp_err_stats(v->err, n_searched, v->scratch, &s->searched);
+    balance(v, s);
 }

@@ -25,6 +25,7 @@ struct reservoir {
 struct vgroup {
     char *key;
     struct reservoir r;
+    size_t measured, in_range; /* rows with a throughput, and those inside the 80% range */
 };
 
 struct vgroups {
@@ -193,6 +194,10 @@ enum tp_status tp_validate_stream_add(struct tp_validate_stream *s, const struct
     for (int k = 0; k < 3 && ok; k++) {
         struct vgroup *g = group_of(&s->groups[k], tp_run_group_key(run, (enum tp_run_group)k));
         ok = g && reservoir_add(&g->r, e->err);
+        if (ok && isfinite(e->err)) {
+            g->measured++;
+            g->in_range += e->in_range;
+        }
     }
     return ok ? TP_OK : tp_fail(err, TP_ENOMEM, "out of memory");
 }
@@ -204,6 +209,21 @@ void tp_validate_stream_summarize(const struct tp_validate_stream *s,
     reservoir_stats(&s->all, s->scratch, &out->throughput);
     reservoir_stats(&s->mem, s->scratch, &out->memory);
     reservoir_stats(&s->searched, s->scratch, &out->searched);
+    const struct vgroups *src = &s->groups[TP_GROUP_SOURCE];
+    double *med = malloc(2 * (src->n ? src->n : 1) * sizeof *med);
+    size_t n = 0;
+    double share = 0;
+    for (size_t i = 0; med && i < src->n; i++) {
+        const struct vgroup *g = &src->g[i];
+        if (!g->measured)
+            continue;
+        struct tp_err_stats st;
+        reservoir_stats(&g->r, s->scratch, &st);
+        med[n++] = st.median_abs;
+        share += (double)g->in_range / (double)g->measured;
+    }
+    tp_validation_balance(med, n, share, med ? med + src->n : NULL, out);
+    free(med);
 }
 
 size_t tp_validate_stream_groups(const struct tp_validate_stream *s, enum tp_run_group g)

@@ -100,6 +100,12 @@ static json_t *summary_json(const struct tp_validation_summary *s, json_t *by_so
     json_object_set_new(o, "in_range", json_integer((json_int_t)s->in_range));
     json_object_set_new(o, "in_range_of", json_integer((json_int_t)s->measured));
     json_object_set_new(o, "layout_searched", stats_json(&s->searched));
+    /* every source weighing one (null when no source has a throughput row) */
+    json_object_set_new(o, "sources", json_integer((json_int_t)s->sources));
+    json_object_set_new(o, "source_median_abs", isfinite(s->source_median)
+                                                    ? json_real(s->source_median) : json_null());
+    json_object_set_new(o, "source_in_range", isfinite(s->source_in_range)
+                                                  ? json_real(s->source_in_range) : json_null());
     return o;
 }
 
