@@ -22,6 +22,8 @@
 
 #include "trainplan.h"
 
+#include "ep_step.h"
+
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -141,31 +143,10 @@ static void test_dualpipe_table2(void **state)
 static double ep_comm(struct tp_model *m, uint32_t topk, uint32_t groups, uint32_t gpus,
                       uint32_t ep, enum tp_moe_dispatcher d)
 {
-    struct tp_cluster c;
-    struct tp_job j;
-    struct tp_layout l;
-    struct tp_calib cal;
-    struct tp_time t;
-    struct tp_error err = {{0}, {0}};
-    assert_int_equal(tp_cluster_init(&c, "h800", gpus, &err), TP_OK);
-    tp_job_init(&j);
-    tp_layout_init(&l);
-    tp_calib_init(&cal);
     m->top_k = topk;
     m->router_groups = groups;
     m->router_group_topk = groups ? 4 : 0;
-    j.framework = TP_FW_MEGATRON;
-    j.precision = TP_PREC_FP8;
-    j.seq = 4096;
-    j.moe_imbalance = 1; /* DeepEP's benchmark routes uniformly */
-    j.moe_dispatcher = d;
-    l.dp = gpus;
-    l.ep = ep;
-    l.zero = 1;
-    l.recompute = TP_RECOMPUTE_NONE;
-    assert_int_equal(tp_layout_check(m, &c, &j, &l, &err), TP_OK);
-    assert_int_equal(tp_time_step(m, &c, &j, &l, &cal, &t), TP_OK);
-    return t.ep_comm_s;
+    return ep_step_comm(m, gpus, ep, d);
 }
 
 static void test_dispatch(void **state)

@@ -27,38 +27,19 @@
 
 #include "trainplan.h"
 
+#include "ep_step.h"
+
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 
 /* One step of DeepEP's benchmark on `gpus` H800 (8 per node) with EP over all of them: the
    exchange's seconds for one FP8 dispatch and one BF16 combine of 4096 tokens per rank. */
-static double deepep_pair(const struct tp_model *m0, uint32_t gpus)
+static double deepep_pair(const struct tp_model *m, uint32_t gpus)
 {
-    struct tp_model m = *m0;
-    struct tp_cluster c;
-    struct tp_job j;
-    struct tp_layout l;
-    struct tp_calib cal;
-    struct tp_time t;
-    struct tp_error err = {{0}, {0}};
-    assert_int_equal(tp_cluster_init(&c, "h800", gpus, &err), TP_OK);
-    tp_job_init(&j);
-    tp_layout_init(&l);
-    tp_calib_init(&cal);
-    j.framework = TP_FW_MEGATRON;
-    j.precision = TP_PREC_FP8;
-    j.seq = 4096;
-    j.moe_imbalance = 1; /* DeepEP's benchmark routes uniformly */
-    j.moe_dispatcher = TP_MOE_DISPATCH_FLEX;
-    l.dp = gpus;
-    l.ep = gpus;
-    l.zero = 1;
-    l.recompute = TP_RECOMPUTE_NONE;
-    assert_int_equal(tp_layout_check(&m, &c, &j, &l, &err), TP_OK);
-    assert_int_equal(tp_time_step(&m, &c, &j, &l, &cal, &t), TP_OK);
     /* forward and backward each run a dispatch and a combine per MoE block */
-    return t.ep_comm_s / (2.0 * (m.n_layers - m.moe_first_dense));
+    return ep_step_comm(m, gpus, gpus, TP_MOE_DISPATCH_FLEX) /
+           (2.0 * (m->n_layers - m->moe_first_dense));
 }
 
 /* [DEEPEP]'s internode table: its bytes (one copy per node a token reaches) over the model's

@@ -68,31 +68,31 @@ static const struct range_row {
     const char *cls;
     double mu, within, tau, q;
     double min_params, max_params, min_tokens, max_tokens;
-    uint32_t rows, sources;
+    uint32_t rows;
     const char *basis;
     const char *from;
     unsigned adds;
 } RANGES[] = {
-    {"fused/nvidia/dense", 0.038, 0.091, 0.018, 1.2841, 1.24e8, 1.01e12, 2048, 1.311e5, 342, 7,
+    {"fused/nvidia/dense", 0.038, 0.091, 0.018, 1.2841, 1.24e8, 1.01e12, 2048, 1.311e5, 342,
      "342 held-out runs of 7 sources, each weighing one", NULL, 0},
-    {"fused/nvidia/moe", -0.263, 0.291, 0.149, 1.2949, 3.05e10, 1.17e11, 4096, 3.277e4, 65, 1,
+    {"fused/nvidia/moe", -0.263, 0.291, 0.149, 1.2949, 3.05e10, 1.17e11, 4096, 3.277e4, 65,
      "65 held-out runs of one source and the spread between sources", NULL, 0},
-    {"hf/other/dense", -0.237, 0.445, 0.149, 1.4398, 3.21e9, 1.47e10, 3.277e4, 1.311e5, 4, 1,
+    {"hf/other/dense", -0.237, 0.445, 0.149, 1.4398, 3.21e9, 1.47e10, 3.277e4, 1.311e5, 4,
      "4 held-out runs of one source (users000, MI300X, Axolotl), the Hugging Face runs' pooled "
      "spread and the spread between sources", NULL, 0},
-    {"hf/nvidia/moe", -0.557, 0.445, 0.149, 1.4398, 1.08e11, 1.08e11, 4096, 4096, 2, 1,
+    {"hf/nvidia/moe", -0.557, 0.445, 0.149, 1.4398, 1.08e11, 1.08e11, 4096, 4096, 2,
      "2 held-out runs of one source (users000 Llama-4-Scout QLoRA, H100), the Hugging Face "
      "runs' pooled spread and the spread between sources", NULL, 0},
-    {"hf/other/moe", 0.148, 0.445, 0.149, 1.4398, 0, 0, 0, 0, 3, 1,
+    {"hf/other/moe", 0.148, 0.445, 0.149, 1.4398, 0, 0, 0, 0, 3,
      "3 runs (users000, MI300X, Axolotl ZeRO-3 / ZeRO-2 + ep 2), the Hugging Face runs' pooled "
      "spread and the spread between sources", NULL, 0},
-    {"fused/other/dense", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    {"fused/other/dense", 0, 0, 0, 0, 0, 0, 0, 0, 0,
      "no held-out run: fused/nvidia/dense with another vendor's kernels (the GPU-family term)",
      "fused/nvidia/dense", TP_DOMAIN_GPU},
-    {"fused/other/moe", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    {"fused/other/moe", 0, 0, 0, 0, 0, 0, 0, 0, 0,
      "no held-out run: fused/nvidia/moe with another vendor's kernels (the GPU-family term)",
      "fused/nvidia/moe", TP_DOMAIN_GPU},
-    {"hf/nvidia/dense", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    {"hf/nvidia/dense", 0, 0, 0, 0, 0, 0, 0, 0, 0,
      "no held-out run: hf/other/dense on another vendor (the GPU-family term)", "hf/other/dense",
      TP_DOMAIN_GPU},
 };
@@ -150,14 +150,18 @@ void tp_time_range(const struct tp_model *m, const struct tp_cluster *c, const s
     if (far & TP_DOMAIN_STACK)
         var += D_STACK * D_STACK;
     /* the shape: flagged outside the calibration, or outside what the class's own rows cover
-       (graded up to one decade out) */
-    struct tp_params p;
-    tp_count_params(m, &p);
-    double tokens = (double)l->mbs * (double)j->seq / (double)(l->cp ? l->cp : 1);
-    double shape = far & (TP_DOMAIN_SIZE | TP_DOMAIN_SEQ | TP_DOMAIN_SCALE) ? 1 : 0;
-    if (r == own) {
-        shape = fmax(shape, decades_out((double)p.total, r->min_params, r->max_params));
-        shape = fmax(shape, decades_out(tokens, r->min_tokens, r->max_tokens));
+       (graded up to one decade out); counted only while its term has a weight (a parameter
+       count per evaluation otherwise spent on nothing) */
+    double shape = 0;
+    if (D_SHAPE > 0) {
+        shape = far & (TP_DOMAIN_SIZE | TP_DOMAIN_SEQ | TP_DOMAIN_SCALE) ? 1 : 0;
+        if (r == own) {
+            struct tp_params p;
+            tp_count_params(m, &p);
+            double tokens = (double)l->mbs * (double)j->seq / (double)(l->cp ? l->cp : 1);
+            shape = fmax(shape, decades_out((double)p.total, r->min_params, r->max_params));
+            shape = fmax(shape, decades_out(tokens, r->min_tokens, r->max_tokens));
+        }
     }
     var += shape * D_SHAPE * D_SHAPE;
     out->sd = sqrt(var);

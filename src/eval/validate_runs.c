@@ -83,12 +83,11 @@ static void balance(const struct tp_validation *v, struct tp_validation_summary 
     size_t n = 0;
     double share = 0;
     for (size_t i = 0; med && i < v->runs->n; i++) {
+        const char *key;
+        struct tp_err_stats st;
+        if (!tp_validation_group(v, TP_GROUP_SOURCE, i, &key, &st))
+            continue; /* not the first row of its source */
         const char *k = tp_run_group_key(&v->runs->runs[i], TP_GROUP_SOURCE);
-        bool first = true;
-        for (size_t j = 0; j < i && first; j++)
-            first = strcmp(tp_run_group_key(&v->runs->runs[j], TP_GROUP_SOURCE), k) != 0;
-        if (!first)
-            continue;
         size_t measured = 0, in_range = 0;
         for (size_t j = i; j < v->runs->n; j++)
             if (isfinite(v->ev[j].err) &&
@@ -98,8 +97,6 @@ static void balance(const struct tp_validation *v, struct tp_validation_summary 
             }
         if (!measured)
             continue;
-        struct tp_err_stats st;
-        tp_validation_stats(v, TP_GROUP_SOURCE, k, &st);
         med[n++] = st.median_abs;
         share += (double)in_range / (double)measured;
     }
