@@ -215,14 +215,13 @@ static double tokens_per_s(const char *preset, const char *gpu, uint32_t gpus, u
 static void test_fp4_speedups(void **state)
 {
     (void)state;
-    /* Megatron-Bridge docs/performance-summary-archive.md, 26.06 NeMo container, the same
-       layout in both precisions: Llama 3.1 405B on 256 GB200 (TP 4, PP 16, VP 8, GBS 1536,
-       seq 8192): MXFP8 783, NVFP4 1166 tokens/s/GPU (x1.49).  The model's NVFP4 speed-up is
-       within 10% of it.  (Llama 3 70B on 64 GB200, TP 2 PP 4 VP 5, measures x1.31 and the
-       model gives x1.44: smaller GEMMs gain less from FP4 than modelled; README, FP4.) */
+    /* NVIDIA GB200 NVL72 datasheet: dense FP4 10 PF against FP8 5 PF per GPU (x2).  Only the
+       GEMMs speed up (attention, norms, the 16-bit LM head and the communication do not), so
+       NVFP4 over MXFP8 on the same layout lies above 1 and below the datasheet's x2.  (No
+       measured NVFP4 run is shipped: docs/design.md, FP4.) */
     double mx = tokens_per_s("llama-3.1-405b", "gb200", 256, 4, 16, 8, 1536, TP_PREC_MXFP8);
     double nv = tokens_per_s("llama-3.1-405b", "gb200", 256, 4, 16, 8, 1536, TP_PREC_NVFP4);
-    assert_true(fabs(nv / mx / (1166.0 / 783) - 1) < 0.10);
+    assert_true(nv / mx > 1.2 && nv / mx < 2.0);
     /* FP4 needs FP4 tensor cores: H100 has none (datasheet: FP8 is its narrowest type) */
     struct setup x;
     struct tp_error err = {{0}, {0}};

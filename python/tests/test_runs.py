@@ -20,7 +20,7 @@ ROOT = os.path.join(HERE, "..", "..")
 CLI = os.environ.get("TRAINPLAN_CLI", os.path.join(ROOT, "build", "trainplan"))
 RUNS = sorted(glob.glob(os.path.join(ROOT, "data", "runs", "*.csv")))
 HF = os.path.join(ROOT, "data", "runs", "public_hf_stacks.csv")
-HYBRID = os.path.join(ROOT, "data", "runs", "public_hybrid_runs.csv")
+MORE = os.path.join(ROOT, "data", "runs", "public_hf_stacks_more.csv")
 CALIBRATION = os.path.join(ROOT, "data", "calibration.json")
 
 
@@ -67,11 +67,11 @@ class Validate(unittest.TestCase):
 
 class ThreadsAndLocale(unittest.TestCase):
     def test_two_threads_and_a_comma_locale(self):
-        want = trainplan.validate(HF, HYBRID)
+        want = trainplan.validate(HF, MORE)
         got = {}
 
         def work(i):
-            got[i] = [trainplan.validate(HF, HYBRID) for _ in range(3)]
+            got[i] = [trainplan.validate(HF, MORE) for _ in range(3)]
 
         threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
         for t in threads:
@@ -85,7 +85,7 @@ class ThreadsAndLocale(unittest.TestCase):
             except locale.Error:
                 continue
             try:
-                self.assertEqual(trainplan.validate(HF, HYBRID), want)
+                self.assertEqual(trainplan.validate(HF, MORE), want)
             finally:
                 locale.setlocale(locale.LC_ALL, "C")
             return
@@ -93,7 +93,7 @@ class ThreadsAndLocale(unittest.TestCase):
 
 
 class Calibrate(unittest.TestCase):
-    FILES = [HF, HYBRID]
+    FILES = [HF, MORE]
 
     def test_fit_as_the_cli(self):
         with tempfile.TemporaryDirectory() as tmp:
