@@ -5,7 +5,7 @@
  * (the flags of estimate, or the search's best layout with --best), refuses a layout that does
  * not fit, and prints or writes the files.
  *
- * Exit status 0 exported; 1 the layout does not fit (without --force) or --best finds none;
+ * Exit status 0 exported; 1 the layout does not fit (without --allow-oom) or --best finds none;
  * 2 usage, input or I/O error, or a plan the target framework cannot express.
  */
 #include "cli.h"
@@ -20,7 +20,7 @@
 static void help(void)
 {
     printf("usage: trainplan export --to FORMAT MODEL [--gpu NAME] [--gpus N] [layout and job options]\n"
-           "                        [--best --gbs B [search options]] [--force] [-o DIR]\n\n"
+           "                        [--best --gbs B [search options]] [--allow-oom] [--force] [-o DIR]\n\n"
            "Writes the planned run as the files its framework reads, with every batch, parallel\n"
            "and precision value the plan's (train_batch_size = micro-batch x accumulation x dp):\n"
            "  deepspeed            DeepSpeed config JSON (ZeRO stage, offload, buckets sized for\n"
@@ -39,12 +39,12 @@ static void help(void)
            "target cannot say exactly as planned is printed as notes on stderr.  Key and flag\n"
            "names are checked against the frameworks' sources: see docs/export.md.\n\n"
            "--best runs `trainplan search` with the same flags (--gbs needed) and exports its\n"
-           "fastest layout.  A layout that does not fit is refused unless --force.\n\n"
+           "fastest layout.  A layout that does not fit is refused unless --allow-oom.\n\n"
            "JSON keys: schema_version, command, to, model, gpus, nodes, layout{...},\n"
            "global_batch, fits, memory_bytes, notes, files[] (name, path, content).\n\n"
            "options:\n");
     cli_print_options(stdout, CMD_EXPORT);
-    printf("\nexit status: 0 exported; 1 does not fit (without --force) or no layout fits;\n"
+    printf("\nexit status: 0 exported; 1 does not fit (without --allow-oom) or no layout fits;\n"
            "2 usage, input or I/O error, or a plan the framework cannot express.\n");
 }
 
@@ -231,10 +231,10 @@ int cmd_export(int argc, char **argv)
     tp_eval_opts_init(&eo);
     tp_evaluate(&r.m, &r.c, &r.j, &r.l, &cal, &eo, &ev, NULL);
     const struct tp_memory mem = ev.memory;
-    if (!mem.fits && !a.force) {
+    if (!mem.fits && !a.allow_oom) {
         fprintf(stderr, "trainplan: the layout does not fit: the worst pipeline stage needs "
                         "%.2f GB of %.2f GB per GPU (trainplan memory lists the changes that make "
-                        "it fit; --force exports it anyway)\n",
+                        "it fit; --allow-oom exports it anyway)\n",
                 mem.total_bytes / 1e9, mem.capacity_bytes / 1e9);
         tp_export_free(&x);
         return EXIT_NO;

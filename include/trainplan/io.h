@@ -444,7 +444,8 @@ struct tp_args {
     const char *job_name;    /* Slurm job name */
     int64_t steps;           /* the stopping point in optimizer steps; 0 = none */
     double lr;               /* peak learning rate; 0 = the task's default */
-    int best, force;         /* force: export a layout that does not fit, replace files */
+    int best, force;         /* force: replace the files -o DIR already holds */
+    int allow_oom;           /* export a layout the memory model says does not fit */
     /* size */
     double flops, days, gpu_hours;
     const char *fit, *family;

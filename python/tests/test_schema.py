@@ -67,7 +67,7 @@ class EveryVerb(unittest.TestCase):
         for kw, field in [(dict(gpus=8), "to"), (dict(to="deepspeed", gpus=8, output="d"),
                                                  "output"),
                           (dict(to="deepspeed", best=True, tp=2, gbs=64), "tp"),
-                          (dict(to="deepspeed", gpus=8, zero=0), "force")]:
+                          (dict(to="deepspeed", gpus=8, zero=0), "allow_oom")]:
             with self.subTest(**kw):
                 with self.assertRaises(trainplan.Error) as cm:
                     trainplan.export("llama-3.1-8b", **kw)

@@ -127,10 +127,10 @@ static enum tp_status run_export(struct export_call *e, const struct tp_args *a,
     struct tp_eval_opts opts;
     tp_eval_opts_init(&opts);
     enum tp_status s = tp_evaluate(&e->m, &e->c, &e->j, &e->l, &e->cal, &opts, &e->ev, err);
-    if (s == TP_OK && !e->ev.memory.fits && !a->force)
-        s = tp_fail_field(err, TP_EINVAL, "force", "the layout does not fit: the worst pipeline "
+    if (s == TP_OK && !e->ev.memory.fits && !a->allow_oom)
+        s = tp_fail_field(err, TP_EINVAL, "allow_oom", "the layout does not fit: the worst pipeline "
                           "stage needs %.2f GB of %.2f GB per GPU (memory lists the changes "
-                          "that make it fit; force exports it anyway)",
+                          "that make it fit; allow_oom exports it anyway)",
                           e->ev.memory.total_bytes / 1e9, e->ev.memory.capacity_bytes / 1e9);
     if (s == TP_OK) {
         json_t *doc = tp_json_export(&e->m, &e->c, &e->l, a->to, &e->x, &e->ev.memory, NULL);

@@ -154,8 +154,9 @@ static const struct tp_option OPTIONS[] = {
      .verbs = TP_VERB_EXPORT, .help = "run the search (with --gbs and the search options) and "
      "export its fastest layout"},
     {.name = "force", .kind = TP_OPT_FLAG, .offset = F(force), .lo = 1, .hi = 1,
-     .verbs = TP_VERB_EXPORT, .help = "export a layout that does not fit in memory, and replace "
-     "the files -o DIR already holds"},
+     .verbs = TP_VERB_EXPORT, .help = "replace the files -o DIR already holds"},
+    {.name = "allow-oom", .kind = TP_OPT_FLAG, .offset = F(allow_oom), .lo = 1, .hi = 1,
+     .verbs = TP_VERB_EXPORT, .help = "export a layout that the memory model says does not fit"},
     {.name = "base-model", .kind = TP_OPT_STR, .offset = F(base_model), .verbs = TP_VERB_EXPORT,
      .metavar = "ID", .help = "Axolotl base_model (default: the preset's Hugging Face id or the "
      "config's directory)"},

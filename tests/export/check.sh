@@ -31,19 +31,19 @@ exp() {
 for m in $("$bin" models --format csv | sed 1d | cut -d, -f1 | tr -d '"'); do
     case $m in
     nemotron-h-8b|nemotron-3-nano-30b-a3b|qwen3-next-80b-a3b)
-        if "$bin" export --to megatron "$m" --gpus 8 --force >/dev/null 2>&1; then
+        if "$bin" export --to megatron "$m" --gpus 8 --allow-oom >/dev/null 2>&1; then
             echo "FAIL export-test $m: a hybrid model is exported for pretrain_gpt.py"; fail=1
         fi
         continue ;;
     esac
-    exp "preset-$m" --to slurm --framework megatron "$m" --gpu h100-sxm --gpus 8 --force \
+    exp "preset-$m" --to slurm --framework megatron "$m" --gpu h100-sxm --gpus 8 --allow-oom \
         --tokens 1e9
 done
 # every fixture config (Hugging Face config.json as shipped)
 for f in tests/fixtures/hf/*.json; do
     b=$(basename "$f" .json)
     case $b in nemotron-h-8b|qwen3-next-80b-a3b) continue ;; esac
-    exp "config-$b" --to megatron "$f" --gpu h100-sxm --gpus 8 --force --steps 1000
+    exp "config-$b" --to megatron "$f" --gpu h100-sxm --gpus 8 --allow-oom --steps 1000
 done
 # the users' scenarios and the layouts the rules touch
 exp slurm-70b --to slurm llama-3.1-70b --gpu h100-sxm --gpus 64 --tp 8 --pp 2 --sp --gas 16 \
@@ -51,25 +51,25 @@ exp slurm-70b --to slurm llama-3.1-70b --gpu h100-sxm --gpus 64 --tp 8 --pp 2 --
 exp qwen-ep-tp --to megatron qwen3-30b-a3b --gpu h100-sxm --gpus 16 --tp 2 --pp 2 --ep 4 \
     --framework megatron --seq 4096 --tokens 1e12
 exp qwen-fp8-vpp --to megatron qwen3-30b-a3b --gpu h100-sxm --gpus 64 --tp 2 --pp 4 --vpp 2 \
-    --ep 4 --sp --zero 1 --precision fp8 --framework megatron --gbs 256 --seq 4096 --force
+    --ep 4 --sp --zero 1 --precision fp8 --framework megatron --gbs 256 --seq 4096 --allow-oom
 exp glm-uneven --to megatron glm-4.5-air --gpu h100-sxm --gpus 64 --pp 4 --pp-first 10 \
     --pp-last 12 --ep 8 --distributed-optimizer --mbs 1 --gbs 512 --seq 4096 --recompute full \
     --framework megatron
 exp ax-70b --to axolotl llama-3.3-70b --gpu mi300x --gpus 8 --task sft --seq 8192 --mbs 4 \
-    --gas 4 --zero 3 --recompute full --framework axolotl --force --tokens 1e8
+    --gas 4 --zero 3 --recompute full --framework axolotl --allow-oom --tokens 1e8
 exp ax-best --to axolotl --best glm-4.5-air --gpu mi300x --gpus 8 --framework axolotl \
     --gbs 64 --seq 4096 --task sft
 exp ax-qlora-fsdp --to axolotl qwen3-30b-a3b --gpu h100-sxm --gpus 8 --task qlora \
-    --framework axolotl --fsdp full_shard --force
+    --framework axolotl --fsdp full_shard --allow-oom
 exp ds-8b --to deepspeed llama-3.1-8b --gpu h100-sxm --gpus 8 --zero 2
 exp torchrun-ds-offload --to torchrun llama-3.1-8b --gpu h100-sxm --gpus 16 --zero 3 \
     --offload optimizer --framework deepspeed
 exp titan-qwen --to slurm qwen3-30b-a3b --gpu h100-sxm --gpus 16 --tp 2 --ep 4 --zero 3 \
-    --framework torchtitan --seq 4096 --tokens 1e10 --force
+    --framework torchtitan --seq 4096 --tokens 1e10 --allow-oom
 exp titan-pp --to torchrun llama-3.1-70b --gpu h100-sxm --gpus 64 --tp 8 --pp 4 --vpp 5 --sp \
-    --zero 3 --framework torchtitan --gas 16 --force
+    --zero 3 --framework torchtitan --gas 16 --allow-oom
 exp mds-bloom --to megatron-deepspeed bloom-176b --gpu a100-80gb --gpus 384 --tp 4 --pp 12 \
-    --gbs 2048 --seq 2048 --zero 1 --recompute full --force --tokens 3.66e11
+    --gbs 2048 --seq 2048 --zero 1 --recompute full --allow-oom --tokens 3.66e11
 python3 scripts/check-export-start.py "$out"/*/ || fail=1
 # the checker fails on broken files
 broken() {
