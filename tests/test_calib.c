@@ -114,12 +114,12 @@ static void test_domain(void **state)
     assert_int_equal(tp_cluster_init(&c, "h100-sxm", 8, &err), TP_OK);
     assert_int_equal(tp_calib_domain_check(&cal, &m, &c, &j, NAN, why, sizeof why), TP_DOMAIN_GPU);
     assert_non_null(strstr(why, "h100-sxm was never measured"));
-    /* a GPU with no measured GEMM efficiency says so (Intel Max 1550); GB300 takes its die's,
+    /* a GPU with no measured GEMM efficiency says so (RTX A6000); GB300 takes its die's,
        B300's 0.786; MI250X has ml-engineering's 147.0 of 191.5 TF on one GCD */
-    assert_int_equal(tp_cluster_init(&c, "max1550", 8, &err), TP_OK);
+    assert_int_equal(tp_cluster_init(&c, "a6000", 8, &err), TP_OK);
     assert_int_equal(tp_calib_domain_check(&cal, &m, &c, &j, NAN, why, sizeof why),
                      TP_DOMAIN_GPU | TP_DOMAIN_MAMF);
-    assert_non_null(strstr(why, "max1550 has no measured GEMM efficiency: MAMF 0.80 assumed"));
+    assert_non_null(strstr(why, "a6000 has no measured GEMM efficiency: MAMF 0.80 assumed"));
     assert_int_equal(tp_cluster_init(&c, "gb300", 8, &err), TP_OK);
     assert_int_equal(tp_calib_domain_check(&cal, &m, &c, &j, NAN, why, sizeof why), TP_DOMAIN_GPU);
     assert_int_equal(tp_cluster_init(&c, "mi250x", 8, &err), TP_OK);

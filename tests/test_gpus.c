@@ -207,6 +207,16 @@ static void test_published_values(void **state)
     /* Max 1550: Aurora tile 448 EU x 512 FLOP/clk x 1.3 GHz; the card is 2 tiles of 64 GB */
     near("pvc tile", find("max1550-tile")->peak_flops[TP_BF16], 448.0 * 512 * 1.3e9);
     near("pvc card hbm", find("max1550")->hbm_bytes, 2 * find("max1550-tile")->hbm_bytes);
+    /* ALCF's Aurora node benchmarks (argonne-lcf/user-guides node-performance-overview, GPU
+       clock 1.5 GHz): BF16 GEMM 2487 TF/s on the node's 12 tiles; cross-card tile-to-tile
+       MPI writes 18.9 GB/s.  The card's GEMMs take the tiles' share of their clock's peak
+       (448 EU x 512 x 1.5 GHz) and both tiles' links */
+    const struct tp_gpu *tile = find("max1550-tile"), *card = find("max1550");
+    near("pvc tile mamf", tile->mamf_bf16 * tile->peak_flops[TP_BF16], 2487e12 / 12);
+    near("pvc card mamf", card->mamf_bf16, 2487e12 / 12 / (448.0 * 512 * 1.5e9));
+    near("pvc xe link", tile->intra_bw, 18.9e9);
+    near("pvc card xe link", card->intra_bw, 2 * 18.9e9);
+    assert_true(tile->mamf_bf16 < find("h100-sxm")->mamf_bf16);
 
     /* §5.5 chosen datasheet values where sources disagree: B200 180 GB, MI355X 2500 TF,
        Gaudi 3 1835 TF */

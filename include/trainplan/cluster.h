@@ -99,7 +99,8 @@ TP_API enum tp_dtype tp_prec_gemm_dtype(enum tp_precision p);
 
 /* The share of a GEMM's tensor-core rate left when an operand row is `width` elements of
    `elem_bytes` each: 1 on the 128-byte grid, less off it, less again off the 16-byte grid
-   (align.c: NVIDIA's Tensor Core Requirements, sized by BLOOM-176B's hidden 14400 vs 13824). */
+   (align.c: NVIDIA's Tensor Core Requirements; 0.5 off the 16-byte grid from nanoGPT's
+   vocabulary padding 50257 -> 50304, the square root of it between the grids). */
 TP_API double tp_gemm_align_eff(double width, double elem_bytes);
 /* A model dimension whose GEMM width (per TP rank) is off the 128-byte grid. */
 struct tp_misalign {

@@ -2,30 +2,33 @@
  * align.c - GEMM widths that tensor-core kernels run below their rate: the penalty the time
  * model applies (time_block.c) and the model dimensions that `params` and `search` warn about.
  *
- * Source: NVIDIA, Matrix Multiplication Background User's Guide (DU-09799-001), "Tensor Core
- * Requirements": tensor cores are used most efficiently when the dimensions are multiples of
- * 16 bytes, and on A100 of 128 bytes (64 16-bit elements).  Magnitude: BigScience's BLOOM-176B
- * shape search on 320 A100 80GB (bigscience-workshop/bigscience,
- * train/tr11-176B-ml/chronicles-prequel.md, "tile and wave quantization", 02-20): TP 8, PP 10,
- * DP 4, MBS 1, GBS 2048, 80 layers, 96 heads: hidden 14400 (1800, 5400 and 7200 wide per TP
- * rank, head dim 150) ran 221.21 s per iteration against 160.29 s for hidden 13824 (every width
- * on the 128-byte grid), a 1.380 ratio where the FLOPs alone give 1.085.  TP_ALIGN_EFF is the
- * factor that makes the time model reproduce that ratio (tests/test_time.c pins it); a width
- * off the 16-byte grid pays it twice [derived].
+ * The grids: [NV-DL] Matrix Multiplication Background, "Tensor Core Requirements": cuBLAS >= 11
+ * runs tensor cores at any size, most efficiently when the dimensions are multiples of 16
+ * bytes, and on A100 of 128 bytes (64 16-bit elements).
+ *
+ * The rate off the 16-byte grid: [NANOGPT] commit 77e7e04c (GPT-2 124M on one A100, bf16,
+ * torch.compile, 12 x 1024 tokens): padding the vocabulary 50257 -> 50304, the nearest
+ * multiple of 64, made the step "about 25% faster", the last layer having taken "about 40% of
+ * latency".  The rest of the step unchanged, the head went from 0.40 of the old step to
+ * 0.40 - (1 - 1/1.25) = 0.20 of it: an odd width (2-byte aligned) ran the head's GEMMs at
+ * TP_ALIGN_RAGGED = 0.20 / 0.40 = 0.5 of the aligned rate (tests/test_time.c pins it).
+ * Between the grids (16-byte aligned, off the 128-byte grid) no published measurement we know
+ * of isolates the loss: the square root of the ragged rate, the geometric middle [derived].
+ * One figure for every tensor-core generation: the only measurement is an A100's.
  */
 #include "eval_internal.h"
 
 #include <math.h>
 #include <stdio.h>
 
-#define TP_ALIGN_EFF 0.73
+#define TP_ALIGN_RAGGED 0.5 /* off the 16-byte grid: nanoGPT 50257 vs 50304 (A100) */
 
 double tp_gemm_align_eff(double width, double elem_bytes)
 {
     double bytes = width * elem_bytes;
     if (fmod(bytes, 128) == 0)
         return 1;
-    return fmod(bytes, 16) == 0 ? TP_ALIGN_EFF : TP_ALIGN_EFF * TP_ALIGN_EFF;
+    return fmod(bytes, 16) == 0 ? sqrt(TP_ALIGN_RAGGED) : TP_ALIGN_RAGGED;
 }
 
 static size_t add(struct tp_misalign *out, size_t n, size_t cap, const char *what, double dim,
@@ -64,6 +67,6 @@ size_t tp_model_misaligned(const struct tp_model *m, uint32_t tp, enum tp_precis
     /* the attention kernel's own width: fused kernels take head dims on the 16-byte grid
        (FlashAttention's 32..256; 96 and 144 run at their rate), so only a head dim off it */
     if (m->attn != TP_ATTN_MLA)
-        n = add(out, n, cap, "head_dim", m->head_dim, 1, eb, TP_ALIGN_EFF);
+        n = add(out, n, cap, "head_dim", m->head_dim, 1, eb, sqrt(TP_ALIGN_RAGGED));
     return n;
 }

@@ -514,13 +514,17 @@ void tp_outer_cost(const struct ctx *x, bool first, bool last, struct cost *c)
    = 0.64 (MI325X 0.75) of the H100's share of peak [derived bound].  The backward is
    slower still where PyTorch's SDPA runs (AOTriton's flash backward at 19.9 TFLOP/s against
    183 on H100 at one Llama-3-8B shape, pytorch/pytorch#135431), which this leaves out.  The
-   GEMMs carry the catalog's MAMF already (gemm 1). */
+   GEMMs carry the catalog's MAMF already (gemm 1).  Intel Max 1550 (Xe matrix engines) by the
+   same rule: Aurora's measured GEMM, 0.695 of the tile's peak with all 12 tiles busy and 0.602
+   of the card's clock-derived peak (src/plan/gpus.c, [ALCF-NODE]), against 0.803: attention
+   at 0.87 and 0.75 of the H100's share [derived bound]. */
 static void kernel_rel(const struct tp_gpu *g, double *attn, double *gemm)
 {
     static const struct {
         const char *key;
         double attn, gemm;
-    } REL[] = {{"h20", 1.35, 1.35}, {"mi300x", 0.64, 1}, {"mi325x", 0.75, 1}};
+    } REL[] = {{"h20", 1.35, 1.35},    {"mi300x", 0.64, 1}, {"mi325x", 0.75, 1},
+               {"max1550-tile", 0.87, 1}, {"max1550", 0.75, 1}};
     *attn = *gemm = 1;
     for (size_t i = 0; i < sizeof REL / sizeof REL[0]; i++)
         if (strcmp(g->key, REL[i].key) == 0) {

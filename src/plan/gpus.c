@@ -217,19 +217,36 @@ static const struct tp_gpu GPUS[] = {
        448 x 512 x 1.3e9 = 298.2 TF BF16 ([TT]; the full 512 EU at 1.6 GHz would be 419), TF32
        149.1 and FP32 18.6 (32 FLOP/clk/EU) derived the same way (unverified); 56 Xe cores.
        Aurora node: 6 cards = 12 tiles, 8 Slingshot-11 NICs of 200 Gb/s -> 16.7 GB/s per tile
-       (ALCF Aurora guide).  Xe Link bandwidth is unverified: intra_bw is a placeholder lower
-       bound equal to a half share of the card's PCIe Gen5 x16, as is host_bw. */
+       (ALCF Aurora guide).
+       Measured on an Aurora node ([ALCF-NODE], GPU clock 1.5 GHz, one rank per tile):
+       - BF16 GEMM (oneMKL): 256 TF/s on one tile, 2487 TF/s on all 12 (207.3 per tile: the
+         node's power shared); training keeps every tile busy, so mamf_bf16 = 207.3 / 298.2 =
+         0.695 of this row's peak.  The same GEMM over the clock's peak, 448 x 512 x 1.5e9 =
+         344.1 TF, is 0.602: the card row below takes that share of its own clock's peak.
+       - Tile to tile across cards (Xe Link, MPI between ranks on different cards): 18.9 GB/s
+         writing, 15.8 reading, 15 in the summary table; tiles of one card 158-185 GB/s (the
+         inter-stack bridge).  A ring over the node's tiles crosses cards, so intra_bw is the
+         cross-card write rate, 18.9 GB/s: the collective model's link efficiency (eff_intra)
+         brings it near the table's 15 GB/s.  The faster hop between a card's own tiles is not
+         modelled (a TP 2 group on one card is priced as if it crossed cards).
+       - Triad 1 TB/s per tile against the 1.64 of the datasheet (hbm_bw stays the datasheet's,
+         as in every row; the memory-bound kernels are a small share of a training step).
+       host_bw: a half share of the card's PCIe Gen5 x16 (measured H2D 54 GB/s on one tile). */
     {"max1550-tile", "Intel Data Center GPU Max 1550, one tile/stack (Aurora: 448 EU, 1.3 GHz)",
-     "torchtitan get_peak_flops (PVC); ALCF Aurora machine overview; docs/physics.md §5.5",
-     PEAK(18.6, 149.1, 298.2, 0, 0), 64 * GIB, 1.6384 * TB, 31.5 * GB, 12, 200 * GB / 12,
-     31.5 * GB, 56, 0, 0, false, 0},
+     "torchtitan get_peak_flops (PVC); ALCF Aurora machine overview and node benchmarks "
+     "([ALCF-NODE]); docs/physics.md §5.5",
+     PEAK(18.6, 149.1, 298.2, 0, 0), 64 * GIB, 1.6384 * TB, 18.9 * GB, 12, 200 * GB / 12,
+     31.5 * GB, 56, 207.25 / 298.2, 0, false, 0},
     /* max1550 is the whole card at the datasheet clock: 1024 EUs (128 Xe cores) at 1.6 GHz ->
        838.9 TF BF16, 419.4 TF TF32, 52.4 TF FP32; no FP8; 128 GB HBM2e 3.2768 TB/s; PCIe Gen5
-       x16.  Aurora: 6 cards per node, 33.3 GB/s NIC per card.  Xe Link placeholder as above
-       (unverified). */
+       x16.  Aurora: 6 cards per node, 33.3 GB/s NIC per card.  Its GEMMs at the tiles'
+       measured share of their clock's peak, 207.3 / 344.1 = 0.602 ([ALCF-NODE], above);
+       card to card, both tiles' Xe Links: 2 x 18.9 = 37.8 GB/s [derived]. */
     {"max1550", "Intel Data Center GPU Max 1550, full card (2 tiles, 1.6 GHz)",
-     "Intel Max 1550 product spec (1024 EU, 1.6 GHz) via docs/physics.md §5.5; ALCF Aurora",
-     PEAK(52.4, 419.4, 838.9, 0, 0), 128 * GIB, 3.2768 * TB, PCIE5, 6, 200 * GB / 6, PCIE5, 128, 0, 0, false, 0},
+     "Intel Max 1550 product spec (1024 EU, 1.6 GHz) via docs/physics.md §5.5; ALCF Aurora "
+     "node benchmarks ([ALCF-NODE])",
+     PEAK(52.4, 419.4, 838.9, 0, 0), 128 * GIB, 3.2768 * TB, 2 * 18.9 * GB, 6, 200 * GB / 6,
+     PCIE5, 128, 207.25 / (448.0 * 512 * 1.5e9 / TF), 0, false, 0},
     /* ---- Intel Gaudi.  Gaudi 2: 432 TF BF16, 865 TF FP8 (MME; [MLE]); FP32/TF32 MME rates are
        not published (0 here means "no figure", not "no mode"); 96 GB HBM2e 2.46 TB/s; 24 x
        100 GbE on-die RoCE: 21 ports (3 per peer) inside an 8-card HLS-2 box = 262.5 GB/s uni,
