@@ -274,6 +274,158 @@ static void range_model(const struct state *s, const double *held)
            "freedom (src/eval/range.c pools them with the users' MoE runs)\n", hf_ss, hf_dof);
 }
 
+/* ---- the spread over every held-out source: the calibration's and the public files' ------ */
+
+/* One held-out row of either set: its log error about its class's centre, the source, the
+   class, and the parts of its range that are not the class's spread. */
+struct spread_row {
+    double d, dist, q;
+    uint32_t src, cls;
+    bool pub;
+};
+
+enum { MAX_SPREAD = 2 * MAX_ROWS, MAX_CLASSES = 16 };
+
+/* within and tau of the rows of class `cls` (every class when cls is MAX_CLASSES) about their
+   centre, leaving out source `ex` (UINT32_MAX: none): the pooled sd inside the sources, and
+   the sources' mean square offset from the centre less the share the within-source spread
+   carries (each source weighing one; the centre is fixed, not re-estimated).  The number of
+   sources, or 0 when fewer than two rows of one source exist. */
+static size_t spread_about(const struct spread_row *r, size_t n, uint32_t cls, uint32_t ex,
+                           double *within, double *tau)
+{
+    static double sum[MAX_SPREAD], cnt[MAX_SPREAD];
+    memset(cnt, 0, sizeof cnt);
+    memset(sum, 0, sizeof sum);
+    for (size_t i = 0; i < n; i++)
+        if ((cls == MAX_CLASSES || r[i].cls == cls) && r[i].src != ex) {
+            sum[r[i].src] += r[i].d;
+            cnt[r[i].src]++;
+        }
+    size_t k = 0, rows = 0;
+    double ms = 0, inv = 0, ss = 0;
+    for (size_t s = 0; s < MAX_SPREAD; s++)
+        if (cnt[s] > 0) {
+            ms += (sum[s] / cnt[s]) * (sum[s] / cnt[s]);
+            inv += 1 / cnt[s];
+            rows += (size_t)cnt[s];
+            k++;
+        }
+    for (size_t i = 0; i < n; i++)
+        if ((cls == MAX_CLASSES || r[i].cls == cls) && r[i].src != ex) {
+            double e = r[i].d - sum[r[i].src] / cnt[r[i].src];
+            ss += e * e;
+        }
+    if (k == 0 || rows <= k)
+        return 0;
+    *within = sqrt(ss / (double)(rows - k));
+    *tau = sqrt(fmax(0, ms / (double)k - *within * *within * inv / (double)k));
+    return k;
+}
+
+/* The range's spread measured on every held-out source, not only the calibration's: the
+   calibration rows' leave-one-source-out errors and the held-out public files' errors under the
+   built-in calibration (each file's rows a source no fit saw), about each class's centre
+   (src/eval/range.c's mu: the calibration sources' mean, which this leaves alone).  A user's
+   cluster is one more source; the public files are such sources.  Then each source is judged
+   by the spread of the others (leave-one-source-out of within and tau), with its rows' own
+   distance terms: the coverage src/eval/range.c would give a source it had never seen. */
+static void range_model_held_out(const struct state *s, const double *held)
+{
+    static char files[BENCH_MAX_FILES][BENCH_PATH];
+    static char *ptr[BENCH_MAX_FILES];
+    static struct state pub;
+    static struct spread_row r[MAX_SPREAD];
+    static char cls_name[MAX_CLASSES][32], src_name[MAX_SPREAD][96];
+    size_t n_files = bench_held_out_runs(files), n = 0, n_cls = 0, n_src = 0;
+    for (size_t i = 0; i < n_files; i++)
+        ptr[i] = files[i];
+    pub.n = 0;
+    if (n_files == 0 || bench_read_runs("bench_calibrate", ptr, n_files, on_row, &pub) != 0)
+        return;
+    struct tp_calib builtin;
+    tp_calib_init(&builtin);
+    static struct tp_run_eval e;
+    for (size_t i = 0; i < s->n + pub.n && n < MAX_SPREAD; i++) {
+        bool is_pub = i >= s->n;
+        const struct tp_run *run = is_pub ? &pub.runs[i - s->n] : &s->runs[i];
+        struct tp_range rg;
+        double err;
+        if (is_pub) {
+            if (tp_run_evaluate(run, &builtin, &e) != TP_OK || !isfinite(e.err))
+                continue;
+            rg = e.range;
+            err = e.err;
+        } else {
+            if (!isfinite(held[i]))
+                continue;
+            tp_time_range(&run->model, &run->cluster, &run->job, &run->layout, 0, &rg);
+            err = held[i];
+        }
+        uint32_t c = 0, k = 0;
+        while (c < n_cls && strcmp(cls_name[c], rg.cls) != 0)
+            c++;
+        if (c == n_cls && n_cls < MAX_CLASSES)
+            snprintf(cls_name[n_cls++], sizeof cls_name[0], "%s", rg.cls);
+        while (k < n_src && strcmp(src_name[k], run->source) != 0)
+            k++;
+        if (k == n_src)
+            snprintf(src_name[n_src++], sizeof src_name[0], "%s", run->source);
+        if (c == MAX_CLASSES)
+            continue;
+        r[n++] = (struct spread_row){.d = -log1p(err) - 0.5 * log(rg.lo * rg.hi),
+                                     .dist = rg.distance, .q = rg.q, .src = k, .cls = c,
+                                     .pub = is_pub};
+    }
+    double w_all = NAN, t_all = NAN;
+    size_t k_all = spread_about(r, n, MAX_CLASSES, UINT32_MAX, &w_all, &t_all);
+    printf("\n  range spread over every held-out source (the calibration's leave-one-source-out "
+           "rows and the %zu held-out files' rows under the built-in calibration, about each "
+           "class's centre; each source weighing one):\n", n_files);
+    printf("  all classes: %zu sources, within %.3f, tau %.3f\n", k_all, w_all, t_all);
+    printf("  %-20s %5s %4s %7s %7s %7s\n", "class", "rows", "src", "within", "tau", "used");
+    for (uint32_t c = 0; c < n_cls; c++) {
+        double w = NAN, t = NAN;
+        size_t rows = 0, k = spread_about(r, n, c, UINT32_MAX, &w, &t);
+        for (size_t i = 0; i < n; i++)
+            rows += r[i].cls == c;
+        printf("  %-20s %5zu %4zu %7.3f %7.3f %7.3f\n", cls_name[c], rows, k, w, t,
+               k >= 3 ? t : t_all);
+    }
+    /* each source judged by the others' spread */
+    double in[2] = {0, 0}, all[2] = {0, 0}, src_in[2] = {0, 0}, srcs[2] = {0, 0};
+    for (uint32_t k = 0; k < n_src; k++) {
+        double yes = 0, tot = 0;
+        bool is_pub = false;
+        for (size_t i = 0; i < n; i++) {
+            if (r[i].src != k)
+                continue;
+            double w = NAN, t = NAN, wa = NAN, ta = NAN;
+            spread_about(r, n, MAX_CLASSES, k, &wa, &ta);
+            size_t kc = spread_about(r, n, r[i].cls, k, &w, &t);
+            if (kc < 3)
+                t = ta;
+            if (!isfinite(w))
+                w = wa;
+            double sd = sqrt(w * w + t * t + r[i].dist * r[i].dist);
+            yes += fabs(r[i].d) <= r[i].q * sd;
+            tot++;
+            is_pub = r[i].pub;
+        }
+        if (tot == 0)
+            continue;
+        in[is_pub] += yes;
+        all[is_pub] += tot;
+        src_in[is_pub] += yes / tot;
+        srcs[is_pub]++;
+    }
+    printf("  each source judged by the others' spread: inside the 80%% range: calibration "
+           "sources %.0f%% of rows, %.0f%% source-balanced (%.0f); held-out files' sources "
+           "%.0f%% of rows, %.0f%% source-balanced (%.0f)\n",
+           100 * in[0] / all[0], 100 * src_in[0] / srcs[0], srcs[0], 100 * in[1] / all[1],
+           100 * src_in[1] / srcs[1], srcs[1]);
+}
+
 /* Leave-one-group-out, as a user meets a run the calibration never saw: the rows grouped by
    source, GPU family, stack or model-size decade; each group predicted by a calibration fitted
    (from the priors, the built-in fit options) on the other groups' rows, with that
@@ -610,6 +762,7 @@ int main(int argc, char **argv)
            res.objective_before, res.objective_after, res.evaluations, fit_s, cv_s);
     range_table(&s, held);
     range_model(&s, held);
+    range_model_held_out(&s, held);
     for (int k = BY_SOURCE; k <= BY_SIZE; k++)
         regime_out(&s, &prior, &o, (enum regime)k);
     return 0;

@@ -3,8 +3,39 @@
  */
 #include "common.h"
 
+#include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp((const char *)a, (const char *)b);
+}
+
+size_t bench_held_out_runs(char files[][BENCH_PATH])
+{
+    static char cal[BENCH_MAX_FILES][BENCH_PATH];
+    size_t n_cal = bench_default_runs(cal), n = 0;
+    DIR *d = opendir("data/runs");
+    if (!d)
+        return 0;
+    for (struct dirent *e; n < BENCH_MAX_FILES && (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".csv") != 0 || len + 11 > BENCH_PATH)
+            continue;
+        char path[BENCH_PATH];
+        snprintf(path, sizeof path, "data/runs/%s", e->d_name);
+        bool listed = false;
+        for (size_t i = 0; i < n_cal && !listed; i++)
+            listed = strcmp(cal[i], path) == 0;
+        if (!listed)
+            memcpy(files[n++], path, sizeof path);
+    }
+    closedir(d);
+    qsort(files, n, BENCH_PATH, by_name);
+    return n;
+}
 
 size_t bench_default_runs(char files[][BENCH_PATH])
 {

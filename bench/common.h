@@ -24,4 +24,8 @@ int bench_read_runs(const char *bench, char *const *paths, size_t n_paths, tp_ru
    missing). */
 size_t bench_default_runs(char files[][BENCH_PATH]);
 
+/* The held-out files: every .csv file in data/runs that the calibration list does not name (the
+   public files no fit uses), sorted by name, into files; how many. */
+size_t bench_held_out_runs(char files[][BENCH_PATH]);
+
 #endif

@@ -195,7 +195,8 @@ static void print_table(const struct run *r, const struct tp_search_stats *st,
                100 * m, ceil(100 * m / (1 + m)) / 100);
     }
     printf("\n= ties the best: within %.0f%% per token, the estimate's uncertainty (half its 80%% "
-           "range, %s: %s%s)\n", 100 * band, rg->cls, rg->basis,
+           "range less the spread between sources, which layouts on one cluster share; %s: "
+           "%s%s)\n", 100 * band, rg->cls, rg->basis,
            rg->widened ? "; widened: outside the calibrated domain" : "");
     const struct tp_time *b = &hits[0].h.time;
     printf("\nbest layout, time per step: compute %.3f s, TP %.3f, CP %.3f, EP %.3f, PP %.3f, "

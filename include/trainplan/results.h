@@ -357,6 +357,9 @@ struct tp_range {
     double sd, q;          /* the distribution's sd in log space, and the quantile the range
                               spans: log(hi / lo) = 2 q sd (q 1.2816 for a normal, Student's t
                               where the spread was estimated from few runs) */
+    double within, tau, distance; /* sd's parts (sd^2 = within^2 + tau^2 + distance^2): the
+                              class's spread of runs inside one source, the spread between
+                              sources, and the terms for lying away from the calibration data */
     char cls[32];          /* "fused/nvidia/dense", "hf/other/moe", ... */
     uint32_t rows;         /* held-out runs behind it (0: borrowed from a nearer class) */
     const char *basis;     /* where the range comes from, in words */

@@ -137,7 +137,7 @@ void tp_time_range(const struct tp_model *m, const struct tp_cluster *c, const s
         out->lo = 0.5;
         out->hi = 2.0;
         out->q = Z80;
-        out->sd = log(2.0) / Z80;
+        out->sd = out->within = log(2.0) / Z80;
         out->basis = "no class: a factor of two either way";
         return;
     }
@@ -164,6 +164,9 @@ void tp_time_range(const struct tp_model *m, const struct tp_cluster *c, const s
         }
     }
     var += shape * D_SHAPE * D_SHAPE;
+    out->within = r->within;
+    out->tau = r->tau;
+    out->distance = sqrt(fmax(0, var - r->within * r->within - r->tau * r->tau));
     out->sd = sqrt(var);
     out->q = r->q;
     out->lo = exp(r->mu - r->q * out->sd);

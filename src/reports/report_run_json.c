@@ -31,9 +31,12 @@ static json_t *time_json(const struct tp_time *t)
 
 static json_t *range_json(const struct tp_range *rg)
 {
-    return json_pack("{s:s, s:s, s:I, s:b, s:f, s:f}", "class", rg->cls, "basis", rg->basis,
-                     "held_out_runs", (json_int_t)rg->rows, "widened", (int)rg->widened,
-                     "low_factor", rg->lo, "high_factor", rg->hi);
+    /* the log-space sd's parts: within a source, between sources, away from the data */
+    return json_pack("{s:s, s:s, s:I, s:b, s:f, s:f, s:f, s:f, s:f}", "class", rg->cls, "basis",
+                     rg->basis, "held_out_runs", (json_int_t)rg->rows, "widened",
+                     (int)rg->widened, "low_factor", rg->lo, "high_factor", rg->hi,
+                     "sd_within_source", rg->within, "sd_between_sources", rg->tau,
+                     "sd_distance", rg->distance);
 }
 
 /* The token budget's figures: steps, wall-clock and its 80% range, GPU-hours, cost. */
