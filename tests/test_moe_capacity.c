@@ -13,14 +13,13 @@
  *            capacity * tp_size * ep_size; transformer_config.py __post_init__:
  *            "moe_expert_capacity_factor must be set to use moe_pad_expert_input_to_capacity",
  *            MoEFlexTokenDispatcher: "Flex token dispatcher does not support
- *            --moe-pad-expert-input-to-capacity".
- *   [MCORE-RC] Megatron-LM transformer_block.py _checkpointed_forward: full recompute wraps
- *            each TransformerLayer in tensor_parallel.checkpoint, so the backward reruns the
- *            layer's forward, the MoE layer's dispatch and combine included.
+ *            --moe-pad-expert-input-to-capacity"; transformer_block.py _checkpointed_forward:
+ *            full recompute wraps each TransformerLayer in tensor_parallel.checkpoint (or
+ *            te_checkpoint), so the backward reruns the layer's forward, the MoE layer's
+ *            dispatch and combine included.
  *   [A800]   NVIDIA's A800 (Reuters via tweakers.net, 2022-11-08: "de bandbreedte van de
- *            NVLink-interconnect is beperkt tot 400GB/s ... bij de A100 600GB/s"); [H800] the
- *            DeepSeek-V3 report (arXiv:2412.19437 §3.2.2) on its H800 nodes: NVLink 160 GB/s
- *            achieved of the part's 400 GB/s (200 each way).
+ *            NVLink-interconnect is beperkt tot 400GB/s ... bij de A100 600GB/s"); the H800 in
+ *            [DSV3] §3.2.2: NVLink 160 GB/s achieved of the part's 400 GB/s (200 each way).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -93,7 +92,7 @@ static void test_capacity_and_padding(void **state)
     assert_true(pad2.gemm_s > pad1.gemm_s * 1.2);
 }
 
-/* [MCORE-RC]: full recompute reruns each MoE layer's forward exchange in the backward: a
+/* [MCORE-CAP]: full recompute reruns each MoE layer's forward exchange in the backward: a
    dispatch and a combine forward, the same backward, and the forward's again, 6 of 4. */
 static void test_full_recompute_reruns_the_exchange(void **state)
 {
@@ -104,7 +103,7 @@ static void test_full_recompute_reruns_the_exchange(void **state)
     assert_float_equal(full.ep_comm_s / none.ep_comm_s, 1.5, 1e-9);
 }
 
-/* [A800], [H800]: both export parts carry 400 GB/s of NVLink in all, 200 each way, two thirds of
+/* [A800], [DSV3] §3.2.2: both export parts carry 400 GB/s of NVLink in all, 200 each way, two thirds of
    the A100's 600 and under half the H100's 900. */
 static void test_export_parts_nvlink(void **state)
 {
