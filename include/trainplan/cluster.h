@@ -242,6 +242,8 @@ struct tp_job {
                                   backward, each hiding the other's MoE all-to-all (model_parallel
                                   _config.py; since Megatron-Core 0.14, 2025-08) */
     double moe_capacity;       /* token-dropping capacity factor; 0 = dropless */
+    bool moe_pad_capacity;     /* Megatron-Core --moe-pad-expert-input-to-capacity: every
+                                  expert's input padded to its capacity (moe_comm.c) */
     enum tp_moe_dispatcher moe_dispatcher; /* how tokens reach their experts (moe_comm.c) */
     double moe_imbalance;      /* dropless: busiest expert's load over the mean (>= 1) */
     double trainable_frac;     /* share of the processed token slots the user's throughput

@@ -247,6 +247,7 @@ struct tp_request {
     bool fsdp_backend;              /* framework axolotl on FSDP2, not DeepSpeed */
     bool expandable_segments;       /* PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True */
     bool moe_a2a_overlap;
+    bool moe_pad_capacity;          /* --moe-pad-capacity (needs moe_capacity) */
     bool zero_quant_weights, zero_quant_grads; /* ZeRO++ qwZ, qgZ */
     int64_t seq;                    /* TP_UNSET: the model's context, else 4096 */
     int64_t doc_len;                /* packed documents' mean length; 0 = unpacked */
@@ -425,6 +426,7 @@ struct tp_args {
     int fp8_recipe;          /* enum tp_fp8_recipe */
     int moe_impl, z3_leaf;   /* moe_impl: 0 = the stack's (enum tp_moe_impl) */
     int moe_a2a_overlap;
+    int moe_pad_capacity;    /* --moe-pad-capacity */
     int moe_dispatcher;      /* enum tp_moe_dispatcher */
     int zero_quant_weights;  /* ZeRO++ qwZ */
     int zero_quant_grads;    /* ZeRO++ qgZ */

@@ -60,6 +60,7 @@ enum tp_status tp_args_request(const struct tp_args *a, struct tp_request *q,
     q->zero_quant_weights = a->zero_quant_weights != 0;
     q->zero_quant_grads = a->zero_quant_grads != 0;
     q->moe_a2a_overlap = a->moe_a2a_overlap != 0;
+    q->moe_pad_capacity = a->moe_pad_capacity != 0;
     q->moe_dispatcher = a->moe_dispatcher;
     q->dropout = a->dropout != 0;
     q->fused_loss = a->fused_loss != 0;

@@ -426,6 +426,10 @@ static const struct tp_option OPTIONS[] = {
     {.name = "moe-capacity", .kind = TP_OPT_REAL, .offset = F(moe_capacity), .lo = 0, .hi = 64,
      .verbs = JOB_CMDS, .metavar = "X", .help = "token-dropping capacity factor (default: "
      "dropless)"},
+    {.name = "moe-pad-capacity", .aliases = "moe-pad-to-capacity|moe-pad-expert-input-to-capacity",
+     .kind = TP_OPT_FLAG, .offset = F(moe_pad_capacity), .lo = 1, .hi = 1, .verbs = JOB_CMDS,
+     .help = "every expert's input padded to its capacity (Megatron-Core "
+     "--moe-pad-expert-input-to-capacity; needs --moe-capacity; not with --moe-dispatcher flex)"},
     {.name = "moe-dispatcher", .kind = TP_OPT_ENUM, .offset = F(moe_dispatcher),
      .choices = "alltoall|allgather|flex", .verbs = JOB_CMDS, .metavar = "D",
      .aliases = "moe-token-dispatcher-type", .help = "how MoE tokens reach their experts "

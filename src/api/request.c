@@ -58,6 +58,7 @@ static void resolve_job(const struct tp_request *r, const struct tp_model *m, st
     j->z3_leaf = r->z3_leaf;
     j->fsdp_backend = r->fsdp_backend;
     j->moe_a2a_overlap = r->moe_a2a_overlap;
+    j->moe_pad_capacity = r->moe_pad_capacity;
     j->zero_quant_weights = r->zero_quant_weights;
     j->zero_quant_grads = r->zero_quant_grads;
     j->attn_impl = (enum tp_attn_impl)r->attn_impl;

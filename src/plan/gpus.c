@@ -68,11 +68,12 @@ static const struct tp_gpu GPUS[] = {
     {"a100-80gb", "NVIDIA A100 SXM4 80GB",
      "NVIDIA A100 datasheet via [MLE]; docs/physics.md §5.5 (PCIe card: 1.935 TB/s)",
      PEAK(19.5, 156, 312, 0, 0), 80 * GIB, 2.039 * TB, 300 * GB, 8, 25 * GB, PCIE4, 108, 0.869, 0, false, 0},
-    /* A800: the export variant of the A100 80GB with NVLink cut to 400 GB/s total (200 uni);
-       compute and memory as A100 80GB.  NVLink figure from the NVIDIA A800 datasheet,
-       unverified here. */
+    /* A800: the export variant of the A100 80GB with NVLink cut to 400 GB/s total (200 uni),
+       against the A100's 600; compute and memory as A100 80GB ([A800]: Reuters, 2022-11, "the
+       NVLink interconnect is limited to 400GB/s ... the A100 600GB/s", otherwise identical). */
     {"a800-80gb", "NVIDIA A800 SXM4 80GB",
-     "NVIDIA A800 datasheet (NVLink 400 GB/s; unverified); A100 80GB figures otherwise",
+     "NVIDIA A800 (NVLink 400 GB/s against the A100's 600: Reuters 2022-11, "
+     "docs/references.md [A800]); A100 80GB figures otherwise",
      PEAK(19.5, 156, 312, 0, 0), 80 * GIB, 2.039 * TB, 200 * GB, 8, 25 * GB, PCIE4, 108, 0.869, 0, false, 0},
     /* RTX A6000 (GA102, Ampere whitepaper): 38.7 TF FP32, 77.4 TF TF32 (unverified), 154.8 TF
        BF16/FP16 with FP32 accumulate (professional parts run it at full rate), 48 GB GDDR6

@@ -306,6 +306,23 @@ static enum tp_status moe_schedule_check(const struct tp_job *j, const struct tp
         return tp_fail_field(err, TP_EINVAL, "moe_dispatcher",
                              "moe_dispatcher flex (DeepEP) runs under megatron or torchtitan, "
                              "not %s", k);
+    /* Megatron-Core's padding to capacity (transformer_config.py __post_init__:
+       "moe_expert_capacity_factor must be set to use moe_pad_expert_input_to_capacity";
+       token_dispatcher.py MoEFlexTokenDispatcher: "Flex token dispatcher does not support
+       --moe-pad-expert-input-to-capacity"); DeepSpeed-MoE pads by itself (time_block.c) */
+    if (j->moe_pad_capacity && !mcore)
+        return tp_fail_field(err, TP_EINVAL, "moe_pad_capacity",
+                             "moe_pad_capacity (--moe-pad-expert-input-to-capacity) is "
+                             "Megatron-Core's: framework megatron, not %s", k);
+    if (j->moe_pad_capacity && !(j->moe_capacity > 0))
+        return tp_fail_field(err, TP_EINVAL, "moe_pad_capacity",
+                             "moe_pad_capacity pads each expert to its capacity: it needs a "
+                             "capacity factor (moe_capacity)");
+    if (j->moe_pad_capacity && j->moe_dispatcher == TP_MOE_DISPATCH_FLEX)
+        return tp_fail_field(err, TP_EINVAL, "moe_pad_capacity",
+                             "moe_pad_capacity does not run with moe_dispatcher flex (Megatron-Core: "
+                             "\"Flex token dispatcher does not support "
+                             "--moe-pad-expert-input-to-capacity\")");
     if (l->schedule != TP_SCHED_DUALPIPE)
         return TP_OK;
     if (!mcore && !titan)

@@ -1,0 +1,131 @@
+/*
+ * test_moe_capacity.c - what a capacity factor does to the expert-parallel step under
+ * Megatron-Core, padded or not, what full recompute does to the exchange, and the scale-up
+ * links of the export parts (docs/moe.md "Capacity, padding and the held-out misses").
+ *
+ * Sources:
+ *   [MCORE-CAP] NVIDIA/Megatron-LM 6a6cd47 (the Megatron-LM-250624 submodule of
+ *            alibaba/Pai-Megatron-Patch 2b201af, which InternLM/xtuner's MoE benchmark ran):
+ *            moe/moe_utils.py get_capacity = ceil(num_tokens / num_experts * capacity_factor),
+ *            called by topk_softmax_with_capacity on the rank's own num_tokens * topk;
+ *            moe/token_dispatcher.py MoEAlltoAllTokenDispatcher.preprocess under drop_and_pad:
+ *            num_out_tokens = capacity * num_experts, every local expert's count
+ *            capacity * tp_size * ep_size; transformer_config.py __post_init__:
+ *            "moe_expert_capacity_factor must be set to use moe_pad_expert_input_to_capacity",
+ *            MoEFlexTokenDispatcher: "Flex token dispatcher does not support
+ *            --moe-pad-expert-input-to-capacity"; transformer_block.py _checkpointed_forward:
+ *            full recompute wraps each TransformerLayer in tensor_parallel.checkpoint (or
+ *            te_checkpoint), so the backward reruns the layer's forward, the MoE layer's
+ *            dispatch and combine included.
+ *   [A800]   NVIDIA's A800 (Reuters via tweakers.net, 2022-11-08: "de bandbreedte van de
+ *            NVLink-interconnect is beperkt tot 400GB/s ... bij de A100 600GB/s"); the H800 in
+ *            [DSV3] §3.2.2: NVLink 160 GB/s achieved of the part's 400 GB/s (200 each way).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "trainplan.h"
+
+#include <math.h>
+
+struct ep_case {
+    double capacity, imbalance;
+    bool pad;
+    enum tp_recompute recompute;
+};
+
+/* Qwen3-30B-A3B (128 experts, top-8) on 16 H100, EP 8 over the alltoall dispatcher, Megatron,
+   BF16, 4096 tokens per micro-batch: the step's exposed exchange and its GEMM seconds. */
+static void qwen3_step(const struct ep_case *e, struct tp_time *t)
+{
+    struct tp_model m;
+    struct tp_cluster c;
+    struct tp_job j;
+    struct tp_layout l;
+    struct tp_calib cal;
+    struct tp_error err = {{0}, {0}};
+    assert_int_equal(tp_model_from_preset("qwen3-30b-a3b", &m, &err), TP_OK);
+    assert_int_equal(tp_cluster_init(&c, "h100-sxm", 16, &err), TP_OK);
+    tp_job_init(&j);
+    tp_layout_init(&l);
+    tp_calib_init(&cal);
+    j.framework = TP_FW_MEGATRON;
+    j.seq = 4096;
+    j.moe_capacity = e->capacity;
+    j.moe_imbalance = e->imbalance;
+    j.moe_pad_capacity = e->pad;
+    l.dp = 16;
+    l.ep = 8;
+    l.zero = 1;
+    l.recompute = e->recompute;
+    assert_int_equal(tp_layout_check(&m, &c, &j, &l, &err), TP_OK);
+    assert_int_equal(tp_time_step(&m, &c, &j, &l, &cal, t), TP_OK);
+}
+
+/* [MCORE-CAP]: without padding the capacity is a cap on what each expert keeps, per source
+   rank, so it never raises the busiest rank's load and a factor of 1 removes the skew; padded,
+   every expert runs and every rank sends capacity rows whatever the routing: at factor 1 the
+   balanced step, at factor 2 twice the exchange's bytes. */
+static void test_capacity_and_padding(void **state)
+{
+    (void)state;
+    struct tp_time dropless, balanced, cap1, cap5, pad1, pad2;
+    qwen3_step(&(struct ep_case){0, 1.2, false, TP_RECOMPUTE_NONE}, &dropless);
+    qwen3_step(&(struct ep_case){0, 1.0, false, TP_RECOMPUTE_NONE}, &balanced);
+    qwen3_step(&(struct ep_case){1, 1.2, false, TP_RECOMPUTE_NONE}, &cap1);
+    qwen3_step(&(struct ep_case){5, 1.2, false, TP_RECOMPUTE_NONE}, &cap5);
+    qwen3_step(&(struct ep_case){1, 1.2, true, TP_RECOMPUTE_NONE}, &pad1);
+    qwen3_step(&(struct ep_case){2, 1.2, true, TP_RECOMPUTE_NONE}, &pad2);
+    assert_true(dropless.ep_comm_s > balanced.ep_comm_s);
+    /* a cap above the skew binds nothing; a cap of 1 drops the busiest expert's excess */
+    assert_float_equal(cap5.step_s, dropless.step_s, 1e-9 * dropless.step_s);
+    assert_float_equal(cap1.step_s, balanced.step_s, 1e-9 * balanced.step_s);
+    /* padded to a factor of 1: exactly the balanced rows, below the dropless skew */
+    assert_float_equal(pad1.step_s, balanced.step_s, 1e-9 * balanced.step_s);
+    /* padded to 2: twice the bytes (the per-message latency aside) and more GEMM time, the
+       expert GEMMs run twice the rows */
+    double ratio = pad2.ep_comm_s / pad1.ep_comm_s;
+    assert_true(ratio > 1.9 && ratio <= 2.0);
+    assert_true(pad2.gemm_s > pad1.gemm_s * 1.2);
+}
+
+/* [MCORE-CAP]: full recompute reruns each MoE layer's forward exchange in the backward: a
+   dispatch and a combine forward, the same backward, and the forward's again, 6 of 4. */
+static void test_full_recompute_reruns_the_exchange(void **state)
+{
+    (void)state;
+    struct tp_time none, full;
+    qwen3_step(&(struct ep_case){0, 1.0, false, TP_RECOMPUTE_NONE}, &none);
+    qwen3_step(&(struct ep_case){0, 1.0, false, TP_RECOMPUTE_FULL}, &full);
+    assert_float_equal(full.ep_comm_s / none.ep_comm_s, 1.5, 1e-9);
+}
+
+/* [A800], [DSV3] §3.2.2: both export parts carry 400 GB/s of NVLink in all, 200 each way, two thirds of
+   the A100's 600 and under half the H100's 900. */
+static void test_export_parts_nvlink(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *gpu;
+        double per_direction; /* GB/s */
+    } G[] = {{"a800-80gb", 200}, {"h800", 200}, {"a100-80gb", 300}, {"h100-sxm", 450}};
+    for (size_t i = 0; i < sizeof G / sizeof G[0]; i++) {
+        struct tp_cluster c;
+        struct tp_error err = {{0}, {0}};
+        assert_int_equal(tp_cluster_init(&c, G[i].gpu, 8, &err), TP_OK);
+        assert_float_equal(c.gpu.intra_bw, G[i].per_direction * 1e9, 1e-6);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_capacity_and_padding),
+        cmocka_unit_test(test_full_recompute_reruns_the_exchange),
+        cmocka_unit_test(test_export_parts_nvlink),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
