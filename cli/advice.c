@@ -49,8 +49,9 @@ void cli_advice_print(const struct run *r, const struct cli_advice *adv, bool me
                        "neighbouring value)\n");
             else
                 printf("\ndefaults that move the answer (not given; tokens/s per GPU with the "
-                       "neighbouring value moves past the 80%% range, x%.2f-x%.2f)\n",
-                       adv->range.lo, adv->range.hi);
+                       "neighbouring value moves past the 80%% band of two settings on one "
+                       "cluster, x%.2f-x%.2f)\n",
+                       1 / tp_range_relative(&adv->range), tp_range_relative(&adv->range));
         }
         char taken[64], tried[64];
         effect_flags(r, e, false, taken, sizeof taken);
@@ -124,7 +125,8 @@ void cli_advice_notes(const struct run *r, const struct cli_advice *adv)
         effect_flags(r, e, false, taken, sizeof taken);
         effect_flags(r, e, true, tried, sizeof tried);
         fprintf(stderr, "trainplan: note: not given, %s taken; with %s tokens/s per GPU moves "
-                "x%.2f (past the 80%% range x%.2f-x%.2f)\n", taken, tried, e->ratio,
-                adv->range.lo, adv->range.hi);
+                "x%.2f (past the 80%% band of two settings on one cluster, x%.2f-x%.2f)\n",
+                taken, tried, e->ratio, 1 / tp_range_relative(&adv->range),
+                tp_range_relative(&adv->range));
     }
 }

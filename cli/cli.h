@@ -52,7 +52,8 @@ struct cli_advice {
     size_t n_dflt;
     struct tp_speedup fast[3];
     size_t n_fast;
-    struct tp_range range;   /* the run's 80% range: the bar a default must clear */
+    struct tp_range range;   /* the run's 80% range; its relative band (tp_range_relative)
+                                is the bar a default must clear */
     double base_bytes;       /* the run's worst stage */
 };
 /* Fills `out` for run `r`; `given` adds TP_GIVEN_* bits to what the arguments gave (search:

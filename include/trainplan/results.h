@@ -147,7 +147,8 @@ struct tp_default_effect {
     double ratio;            /* tokens/s per GPU with `tried` over with `taken` */
     double total_bytes;      /* the worst stage with `tried` */
     bool fits;               /* ... and whether it fits */
-    bool moves_time;         /* ratio outside the estimate's 80% range (tp_time_range) */
+    bool moves_time;         /* ratio outside the estimate's relative 80% band
+                                (tp_range_relative: the range less the between-source part) */
     bool moves_memory;       /* the fit verdict flips, or the worst stage moves by > 10% */
 };
 /* For each input not in `given` (TP_GIVEN_* bits), re-evaluates the run with its neighbouring
@@ -367,6 +368,10 @@ struct tp_range {
 };
 TP_API void tp_time_range(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
                    const struct tp_layout *l, unsigned domain, struct tp_range *out);
+/* The 80% band of a RELATIVE comparison (two layouts or settings on one cluster and stack):
+   exp(q sqrt(within^2 + distance^2)), the range without its between-source part, which both
+   share.  Two predictions whose ratio lies inside [1 / band, band] are not told apart. */
+TP_API double tp_range_relative(const struct tp_range *rg);
 
 /* Collective times (seconds) for `bytes` over n ranks, `per_node` of them in each node, with the
    cluster's links and the calibration's efficiencies (docs/physics.md §4.1-4.3). */

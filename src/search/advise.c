@@ -320,6 +320,9 @@ size_t tp_defaults_that_matter(const struct tp_model *m, const struct tp_cluster
         return 0;
     struct tp_range rg;
     tp_time_range(m, c, j, l, 0, &rg);
+    /* a default matters when the neighbouring value moves tokens/s by more than two settings
+       on one cluster can be told apart (the range less the offset both share) */
+    double band = tp_range_relative(&rg);
     static const char *const FIELDS[] = {"mbs", "gas", "gpus_per_node", "framework", "recompute",
                                          "zero", "seq"};
     size_t found = 0;
@@ -382,7 +385,7 @@ size_t tp_defaults_that_matter(const struct tp_model *m, const struct tp_cluster
         e.ratio = k->tps / base.tps;
         e.total_bytes = k->bytes;
         e.fits = k->fits;
-        e.moves_time = k->fits && (e.ratio < rg.lo || e.ratio > rg.hi);
+        e.moves_time = k->fits && (e.ratio < 1 / band || e.ratio > band);
         /* memory has no 80% range of its own: the verdict flipping always counts, and a move
            of a tenth of the worst stage (a choice, stated in docs/advice.md: a default that
            changes the headroom a user plans by that much is worth a line) */

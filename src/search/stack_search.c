@@ -187,11 +187,11 @@ double tp_search_tie_band(const struct tp_model *m, const struct tp_cluster *c,
     struct tp_job jb = *j;
     jb.framework = best->fw;
     tp_time_range(m, c, &jb, &best->h.layout, domain, rg);
-    /* half the 80% range without its between-source part (src/eval/range.c): layouts
+    /* half the 80% range without its between-source part (tp_range_relative): layouts
        compared on one cluster and stack share that offset, so two predictions closer than
        the spread inside one source (widened by the distance terms) are not told apart by
        what the model got right on held-out runs of the class */
-    return exp(rg->q * sqrt(rg->within * rg->within + rg->distance * rg->distance)) - 1;
+    return tp_range_relative(rg) - 1;
 }
 
 void tp_search_differs(const struct tp_stack_hit *best, const struct tp_stack_hit *h, char *buf,
