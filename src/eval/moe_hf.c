@@ -57,11 +57,11 @@
    times the whole clear without its visit count); measured: 0.125-0.128 us [DEV-2611]. */
 #define TP_Z3_VISIT_S 0.13e-6
 
-/* One sub-group's pass through step() besides the walk [DS-Z3STEP]: its norm, the flatten and the
-   cast to fp32, the unscale/clip multiply, the optimizer's step() on a one-tensor param group,
-   the copy back to 16-bit and the unflatten: host-bound at a one-tensor sub-group, measured
-   0.28 ms [DEV-2611] (torch AdamW standing in for bitsandbytes' 8-bit AdamW). */
-#define TP_Z3_SUBGROUP_S 0.28e-3
+/* Device kernels per sub-group in step() [DS-Z3STEP]: its norm, the flatten and the cast to fp32,
+   the unscale/clip multiply, the optimizer's update, the copy back to 16-bit.  Measured, one
+   sub-group's pass is host-bound at 0.28 ms [DEV-2611], about 23 eager ops at the default 12 us,
+   not 6; not applied yet: it moves the calibration's DeepSpeed ZeRO-3 rows (docs/moe.md). */
+#define TP_Z3_SUBGROUP_OPS 6.0
 
 /* DeepSpeed's sub_group_size the stack's ZeRO-3 config sets: Axolotl's shipped files 0
    [AX-Z3], elsewhere DeepSpeed's default 1e9. */
@@ -108,7 +108,7 @@ double tp_z3_subgroup_step_s(const struct ctx *x, double local_params)
        all `tensors`: what issue #8586's fix saves is the (G - 1) x P extra visits */
     double extra = groups > 1 ? groups - 1 : 0;
     double walk = l->offload == TP_OFFLOAD_NONE ? tensors * TP_Z3_VISIT_S : 0;
-    return extra * (walk + TP_Z3_SUBGROUP_S);
+    return extra * (walk + TP_Z3_SUBGROUP_OPS * x->cal->eager_op_s);
 }
 
 /* Whether the modeling code's training loop indexes the repeated T*k rows with boolean masks

@@ -382,7 +382,10 @@ size_t tp_defaults_that_matter(const struct tp_model *m, const struct tp_cluster
         e.ratio = k->tps / base.tps;
         e.total_bytes = k->bytes;
         e.fits = k->fits;
-        e.moves_time = k->fits && (e.ratio < rg.lo || e.ratio > rg.hi);
+        /* past the range, taken to hold the prediction itself: a range whose centre lies off
+           the prediction (hf/other/moe's 0.46-0.98) would otherwise flag a default that changes
+           nothing */
+        e.moves_time = k->fits && (e.ratio < fmin(rg.lo, 1) || e.ratio > fmax(rg.hi, 1));
         /* memory has no 80% range of its own: the verdict flipping always counts, and a move
            of a tenth of the worst stage (a choice, stated in docs/advice.md: a default that
            changes the headroom a user plans by that much is worth a line) */
