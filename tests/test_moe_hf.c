@@ -65,12 +65,12 @@ static void test_tensor_count(void **state)
 }
 
 /* Axolotl's ZeRO-3 on Qwen3-30B-A3B: a leaf block (no per-expert fetches) and the optimizer
-   step's walk over 18,867 sub-groups x 18,867 tensors, at the measured 0.13 us per visit and
-   0.28 ms per sub-group (moe_hf.c [DEV-2611]).  The users measured ~700 trainable tokens/s per
+   step's walk over 18,867 sub-groups x 18,867 tensors, at the measured 0.13 us per visit
+   (moe_hf.c [DEV-2611]).  The users measured ~700 trainable tokens/s per
    GPU (notes 000): it must lie inside the prediction's 80% range, and ZeRO-2 + ep 2 must come
    out faster by the measured 38 h / 15 h = 2.53x within 20%.  (With the walk's per-visit time
    an estimate, 0.2 us, this pinned the prediction within 25% of 700; measured, the walk leaves
-   the prediction 47% fast, as fast as the ZeRO-2 run's: docs/moe.md.) */
+   the prediction 55% fast, about as fast as the ZeRO-2 run's 42%: docs/moe.md.) */
 static void test_users_zero3(void **state)
 {
     (void)state;
