@@ -68,8 +68,8 @@
    run, Ring-mini-2.0 (users000:1, 2,600), is left out: its notes leave its MoE kernels and ZeRO
    stage open, and no configuration the flags can name ran it.  Ring-mini-2.0's remote code
    (modeling_bailing_moe_v2.py) under stock Axolotl caps it below the measurement (its MoE blocks'
-   measured training loop alone, 19 x 1.9 s per 16 x 8k micro-batch on an H200, is 2,100
-   trainable tokens/s per GPU at most), and grouped kernels give 17,900 (docs/moe.md "What the
+   measured training loop alone, 19 x 2.0 s per 16 x 8k micro-batch on an H200, is 2,100
+   trainable tokens/s per GPU at most), and grouped kernels give 17,700-17,900 (docs/moe.md "What the
    Ring-mini-2.0 run executed"); it tells how far an unknown configuration lies, not how well
    this class is predicted. */
 static const struct range_row {
