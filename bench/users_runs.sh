@@ -32,6 +32,12 @@ row "users000:2 Qwen3-30B ZeRO-3"    700 qwen3-30b-a3b $MI $SFT --zero 3 --task 
 row "users000:3 Qwen3-30B ZeRO-2 ep2" 1759 qwen3-30b-a3b $MI $SFT --zero 2 --ep 2 --task sft --seq 8192 --mbs 16 --fused-loss
 # 096: DPO in ~24 h over ~4.6e8 tokens (the notes' DPO curriculum)
 row "users000:4 Qwen3-30B DPO ep2"   666 qwen3-30b-a3b $MI --zero 2 --ep 2 --task dpo --seq 4096 --mbs 8 --fused-loss
-row "users000:1 Ring-mini-2.0"      2600 ring-mini-2.0 $MI $SFT --zero 3 --task sft --seq 8192 --mbs 16 --moe-impl grouped
+# 110 (Ring-mini-2.0): its notes leave the ZeRO stage, micro-batch and MoE kernels open and name a
+# MegaBlocks config that stock Axolotl cannot run (docs/moe.md "What the Ring-mini-2.0 run
+# executed"): the remote-code loop as Axolotl runs it, and grouped kernels, bracket the measurement
+AX="--framework axolotl --gpu mi300x --gpus 8 --optimizer adamw-8bit --recompute full --fused-loss"
+row "users000:1 Ring-mini ZeRO-3 loop"  2600 ring-mini-2.0 $AX $SFT --zero 3 --task sft --seq 8192 --mbs 16
+row "users000:1 Ring-mini ZeRO-2 loop"  2600 ring-mini-2.0 $AX $SFT --zero 2 --task sft --seq 8192 --mbs 16
+row "users000:1 Ring-mini megablocks"   2600 ring-mini-2.0 $AX $SFT --zero 3 --task sft --seq 8192 --mbs 16 --moe-impl megablocks
 row "users000:9 Llama-4-Scout QLoRA 1x"  519 llama-4-scout --gpu h100-sxm --gpus 1 --framework hf --task qlora --seq 4096 --recompute full
 row "users000:10 Llama-4-Scout QLoRA 4x" 280 llama-4-scout --gpu h100-sxm --gpus 4 --framework hf --fsdp full_shard --task qlora --seq 4096 --recompute full --attention flex

@@ -501,9 +501,10 @@ static void test_ranges(void **state)
     setup("qwen3-30b-a3b", "mi300x", 8, TP_FW_AXOLOTL);
     tp_time_range(&model, &cluster, &job, &lay, 0, &r);
     assert_string_equal(r.cls, "hf/other/moe");
-    /* three runs of one source: wider than the 342 runs of seven behind the dense NVIDIA class
-       (its width is an accuracy figure: bench/users_runs.sh and docs/calibration.md print it) */
-    assert_true(r.rows == 3 && r.hi / r.lo > hi / lo);
+    /* two runs of one source (the users' Qwen3-30B-A3B pair; Ring-mini-2.0 left out: range.c):
+       wider than the 342 runs of seven behind the dense NVIDIA class (its width is an accuracy
+       figure: bench/users_runs.sh and docs/moe.md print it) */
+    assert_true(r.rows == 2 && r.hi / r.lo > hi / lo);
 }
 
 int main(void)

@@ -24,6 +24,27 @@
  *             nn.Linear (gate_proj, up_proj, down_proj) each, no biases; the same layout in
  *             mixtral, qwen2_moe, olmoe, deepseek_v3 and the remote-code bailing_moe.
  *             transformers 5 packs the experts into 3-D parameters (one or two per block).
+ *   [BAILING] inclusionAI/Ling-V2 models/modeling_bailing_moe_v2.py (2025-09-10, the remote code
+ *             Ring-mini-2.0 loads with trust_remote_code), BailingMoeV2SparseMoeBlock.forward,
+ *             training branch: hidden_states.repeat_interleave(num_experts_per_tok, dim=0), then
+ *             for every expert `y[flat_topk_idx == i] = expert(hidden_states[flat_topk_idx == i])`
+ *             over the repeated T*k rows (moe_infer, the sorted loop, runs in eval mode only).
+ *             Both sides index with a boolean mask (aten::index and aten::index_put_, each a
+ *             nonzero with a device-to-host sync).  Autograd (PyTorch
+ *             tools/autograd/derivatives.yaml): index's backward is
+ *             index_backward(grad.new_zeros(self.sizes()), ...), a zero tensor of all T*k rows
+ *             per expert summed into the input's gradient; index_put_'s backward for self is
+ *             grad.index_put(indices, zeros_like(values)), an out-of-place copy of all T*k rows
+ *             per expert.
+ *   [DEV-2611] measured for this file (2026-11-28, one H200 host, Python 3.12.3, PyTorch
+ *             2.11.0; docs/moe.md "What the Ring-mini-2.0 run executed"): DeepSpeed's
+ *             zero_grad loop body over 15,000 and 19,000 nn.Parameter carrying ZeRO-3's ds_*
+ *             attributes, 0.125 and 0.128 us per visit; one sub-group's step body
+ *             (flatten and cast, clip multiply, torch AdamW on one 202k-element partition as the
+ *             second of two param groups, copy back, unflatten, its norm) 0.28-0.29 ms; the
+ *             [BAILING] training loop of one block (256 experts of 512, H 2048, top-8, bf16):
+ *             forward 0.086/0.082/0.090 s and backward 0.178/0.339/1.823 s at 2k/16k/131k
+ *             tokens, against 0.082/0.067/0.111 s and 0.088/0.095/0.199 s for [HF-MOE]'s loop.
  */
 #include "time_internal.h"
 
@@ -33,13 +54,13 @@
 /* One visit of the zero_grad loop [DS-Z3STEP]: a Python for-loop step, `if set_to_none`, a read
    of p.grad and a write of p.grad = None, both through PyTorch's C property with its
    __torch_function__ check on a Parameter.  No published per-visit time exists ([DS-Z3STEP]
-   times the whole clear without its visit count); 0.2 us is the order of two C-property calls
-   and three interpreter steps (pytorch/pytorch#41383: ~1 us for the Python side of a whole
-   tensor op, of which argument parsing is half) [estimate]. */
-#define TP_Z3_VISIT_S 0.2e-6
+   times the whole clear without its visit count); measured: 0.125-0.128 us [DEV-2611]. */
+#define TP_Z3_VISIT_S 0.13e-6
 
 /* Device kernels per sub-group in step() [DS-Z3STEP]: its norm, the flatten and the cast to fp32,
-   the unscale/clip multiply, the optimizer's update, the copy back to 16-bit. */
+   the unscale/clip multiply, the optimizer's update, the copy back to 16-bit.  Measured, one
+   sub-group's pass is host-bound at 0.28 ms [DEV-2611], about 23 eager ops at the default 12 us,
+   not 6; not applied yet: it moves the calibration's DeepSpeed ZeRO-3 rows (docs/moe.md). */
 #define TP_Z3_SUBGROUP_OPS 6.0
 
 /* DeepSpeed's sub_group_size the stack's ZeRO-3 config sets: Axolotl's shipped files 0
@@ -88,4 +109,32 @@ double tp_z3_subgroup_step_s(const struct ctx *x, double local_params)
     double extra = groups > 1 ? groups - 1 : 0;
     double walk = l->offload == TP_OFFLOAD_NONE ? tensors * TP_Z3_VISIT_S : 0;
     return extra * (walk + TP_Z3_SUBGROUP_OPS * x->cal->eager_op_s);
+}
+
+/* Whether the modeling code's training loop indexes the repeated T*k rows with boolean masks
+   ([BAILING]: the remote-code bailing_moe of Ling/Ring 2.0) instead of gathering each expert's
+   T rows by index ([HF-MOE]). */
+static bool repeated_rows(const struct tp_model *m)
+{
+    return strcmp(m->family, "bailing_moe") == 0;
+}
+
+double tp_hf_loop_bwd_bytes(const struct tp_model *m, double tokens, double act_bytes)
+{
+    double full = tokens * m->hidden * act_bytes;
+    /* [HF-MOE]: index's zeros over the T rows (a write) and their sum into the input's
+       gradient (read, read, write).  [BAILING]: the same over T*k rows, plus index_put_'s copy
+       of the output's gradient (a read and a write): 6 x T*k*H, which the block's measured
+       backward shows (1.823 - 0.178 s over 256 experts of 4.3 GB at about 4.3 TB/s is 6.4 x;
+       [HF-MOE]'s 0.199 - 0.088 s is 3.4 x T*H) [DEV-2611] */
+    if (repeated_rows(m))
+        return 6 * full * (m->top_k > 0 ? m->top_k : 1);
+    return 4 * full;
+}
+
+double tp_hf_loop_bwd_syncs(const struct tp_model *m)
+{
+    /* [BAILING]'s backward indexes with the boolean masks again (each a nonzero and a sync);
+       measured, its backward's host time per expert is about twice [HF-MOE]'s [DEV-2611] */
+    return repeated_rows(m) ? 2 : 0;
 }

@@ -274,13 +274,14 @@ static void expert_loop(const struct ctx *x, double n_local, double mean_rows, s
            autograd's backward of aten::index writes a zero tensor of the whole input and
            scatters into it (derivatives.yaml: index_backward(grad.new_zeros(self.sizes()), ...)),
            and the n_local full-size gradients are summed into one: per expert one write of
-           T x H for the zeros and a read-read-write for the sum */
-        double full = x->tokens * m->hidden * x->h.act_bytes;
-        c->bwd_mem += n_local * 4 * full / x->h.mem_bw;
+           T x H for the zeros and a read-read-write for the sum; Ring/Ling 2.0's remote code
+           does it over T x k rows with boolean masks (moe_hf.c) */
+        c->bwd_mem += n_local * tp_hf_loop_bwd_bytes(m, x->tokens, x->h.act_bytes) / x->h.mem_bw;
     }
     double ops = eager ? cal->moe_eager_ops : cal->moe_eager_ops / 2;
     c->host_fwd += n_local * (ops * cal->eager_op_s + (eager ? cal->host_sync_s : 0));
-    c->host_bwd += n_local * 2 * ops * cal->eager_op_s;
+    c->host_bwd += n_local * (2 * ops * cal->eager_op_s +
+                              (eager ? tp_hf_loop_bwd_syncs(m) * cal->host_sync_s : 0));
 }
 
 /* One linear layer of a block: an N x K weight over `rows` tokens, `count` times; `bits` the

@@ -69,6 +69,10 @@ struct ctx {
    over every tensor once per sub-group: deepspeed issue #8586). */
 double tp_hf_param_tensors(const struct tp_model *m, bool grouped);
 double tp_z3_subgroup_step_s(const struct ctx *x, double local_params);
+/* moe_hf.c: the Hugging Face expert loop's index traffic in the backward, bytes per expert per
+   micro-batch of `tokens` on this rank, and the host syncs per expert it adds there. */
+double tp_hf_loop_bwd_bytes(const struct tp_model *m, double tokens, double act_bytes);
+double tp_hf_loop_bwd_syncs(const struct tp_model *m);
 
 /* Block kinds: blocks with the same FFN, mixer and attention reach cost the same. */
 static inline unsigned tp_kind_of(const struct tp_model *m, uint32_t layer)
