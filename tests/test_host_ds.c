@@ -8,9 +8,10 @@
  *   - ThroughputTimer.start() synchronizes at every micro-batch's forward (one drain);
  *   - with the pipeline engine and TP > 1, the partitioned activations and gradients cost
  *     drains (to_meta, from_meta) and all-gathers over the TP group per micro-batch;
- *   - fp16 steps check every gradient tensor for overflow with float(x.float().sum()), and
- *     ZeRO 1/2 take each partition gradient's norm with .item(): per-tensor drains;
- *   - bf16 skips the overflow check, and no other stack pays any of it.
+ *   - ZeRO 0 fp16 steps (FP16_Optimizer) check every gradient tensor for overflow with
+ *     float(x.float().sum()); ZeRO 1/2 probe and take the norm (.item()) of each gradient of
+ *     the rank's partition in any 16-bit type: per-tensor drains;
+ *   - ZeRO 0 bf16 (BF16_Optimizer) pays nothing per tensor, and no other stack pays any of it.
  * The calibration is the priors' (eager_op_s 12 us), so the figures follow from the sources.
  */
 #include <setjmp.h>
@@ -134,40 +135,47 @@ static void test_pipeline_partitioned(void **state)
     assert_true(fabs(tp_host_ds_micro_batch(&x, 0) - 2 * cal.eager_op_s) < 1e-12);
 }
 
-/* GPT-2 XL on 8 A100s, ZeRO-1 over 8 DP ranks, one micro-batch: an fp16 step walks the rank's
-   580 gradient tensors (48 blocks x 12 in megatron/model/transformer.py, the word and position
-   embeddings, the final LayerNorm's weight and bias) with float(x.float().sum()) and the
-   partition's 580 / 8 + 1 with .double().norm().item(); a bf16 step does neither.  Per
-   tensor the host pays at least half the measured probe (26 us) and at most twice it, beside
-   the GPU's pass over the gradients (10 + 18 / 8 bytes per parameter). */
-static void test_fp16_step_checks(void **state)
+/* GPT-2 XL on 8 A100s, one micro-batch per step.  ZeRO 0 in fp16 (FP16_Optimizer) probes all
+   580 gradient tensors of the rank (48 blocks x 12 in megatron/model/transformer.py, the word
+   and position embeddings, the final LayerNorm's weight and bias) with float(x.float().sum());
+   in bf16 (BF16_Optimizer) nothing.  Per tensor the host pays at least half the measured probe
+   (26 us) and at most twice it, beside the GPU's pass over the gradients (10 bytes per
+   parameter).  ZeRO 1 over 8 DP ranks probes and norms the partition's 580 / 8 + 1 tensors in
+   either type, the same for fp16 and bf16. */
+static void test_step_checks(void **state)
 {
     (void)state;
     setup_run("gpt2-xl", 8);
     job.seq = 1024;
-    lay.zero = 1;
     lay.mbs = 4;
     lay.gas = 1;
     job.precision = TP_PREC_BF16;
     struct tp_time bf16 = step(TP_FW_MEGATRON_DS);
+    struct tp_time mcore_bf16 = step(TP_FW_MEGATRON);
+    assert_true(fabs(bf16.optimizer_s - mcore_bf16.optimizer_s) < 1e-12);
     job.precision = TP_PREC_FP16;
     struct tp_time fp16 = step(TP_FW_MEGATRON_DS);
-    double tensors = 48 * 12 + 2 + 2 + (580.0 / 8 + 1);
+    struct tp_time mcore_fp16 = step(TP_FW_MEGATRON);
     struct tp_params pc;
     tp_count_params(&model, &pc);
-    double params = (double)pc.total;
-    double bytes = params * (10 + 18.0 / 8);
+    double params = (double)pc.total, tensors = 48 * 12 + 2 + 2;
+    double bytes = params * 10;
     double gpu_min = bytes / cluster.gpu.hbm_bw, gpu_max = bytes / (0.5 * cluster.gpu.hbm_bw);
-    double extra = fp16.optimizer_s - bf16.optimizer_s;
-    printf("  fp16 checks: %.2f ms per step over %.0f tensors\n", extra * 1e3, tensors);
+    double extra = fp16.optimizer_s - mcore_fp16.optimizer_s;
+    printf("  ZeRO 0 fp16 probes: %.2f ms per step over %.0f tensors\n", extra * 1e3, tensors);
     assert_true(extra >= tensors * PROBE_S / 2 + gpu_min);
     assert_true(extra <= tensors * PROBE_S * 2 + gpu_max);
-    /* the fused Megatron-LM stack's optimizer (no DeepSpeed loss scaler) pays nothing */
-    struct tp_time mcore = step(TP_FW_MEGATRON);
+    /* ZeRO 1: the partition's probes and norms, whatever the 16-bit type */
+    lay.zero = 1;
+    struct tp_time z1_fp16 = step(TP_FW_MEGATRON_DS), z1_m = step(TP_FW_MEGATRON);
     job.precision = TP_PREC_BF16;
-    struct tp_time mcore_bf16 = step(TP_FW_MEGATRON);
-    assert_true(fabs(mcore.optimizer_s - mcore_bf16.optimizer_s) < 1e-12);
-    assert_true(fabs(bf16.optimizer_s - mcore_bf16.optimizer_s) < 1e-12);
+    struct tp_time z1_bf16 = step(TP_FW_MEGATRON_DS);
+    assert_true(fabs(z1_fp16.optimizer_s - z1_bf16.optimizer_s) < 1e-12);
+    double part = 580.0 / 8 + 1, z1 = z1_fp16.optimizer_s - z1_m.optimizer_s;
+    double pbytes = params / 8 * (10 + 18);
+    assert_true(z1 >= 2 * part * PROBE_S / 2 + pbytes / cluster.gpu.hbm_bw);
+    assert_true(z1 <= 2 * part * PROBE_S * 2 + pbytes / (0.5 * cluster.gpu.hbm_bw) + 1e-3);
+    assert_true(z1 < extra); /* the partition is an eighth of the tensors */
 }
 
 int main(void)
@@ -176,7 +184,7 @@ int main(void)
         cmocka_unit_test(test_drain_price_measured),
         cmocka_unit_test(test_pipeline_drains_tp1),
         cmocka_unit_test(test_pipeline_partitioned),
-        cmocka_unit_test(test_fp16_step_checks),
+        cmocka_unit_test(test_step_checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,16 +50,20 @@
  * once per run), _exec_reduce_tied_grads and _aggregate_total_loss (once per step: two small
  * collectives each).
  *
- * Per optimizer step, fp16 only (DeepSpeed's loss scaler; bf16 skips the overflow check):
- *   - the overflow check walks every 16-bit gradient: has_overflow_serial ->
- *     _has_inf_or_nan: `float(x.float().sum())` per tensor, a copy to fp32, a sum and a drain
- *     (runtime/utils.py CheckOverflow for FP16_Optimizer, ZeRO 0; runtime/zero/
- *     stage_1_and_2.py has_overflow for ZeRO 1 over all the rank's tensors, for ZeRO 2 over
- *     its gradient partition); then an all-reduce of the flag over the TP group and `.item()`;
- *   - ZeRO 1/2 clip the gradients by their norm: get_grad_norm_direct takes
- *     `g.data.double().norm(2)` and `.item()` per gradient of the rank's partition, then
- *     all-reduces the sum over the DP and TP groups and reads it with `.item()` (ZeRO 0's
- *     fused FP16_Optimizer takes the norm of its flat fp32 buffer: one tensor).
+ * Per optimizer step, by the optimizer wrapper DeepSpeed picks (runtime/engine.py
+ * _do_optimizer_sanity_check / _configure_optimizer):
+ *   - ZeRO 0 in fp16: FP16_Optimizer (runtime/fp16/fused_optimizer.py) checks every 16-bit
+ *     gradient for overflow: CheckOverflow.has_overflow_serial -> _has_inf_or_nan:
+ *     `float(x.float().sum())` per tensor, a copy to fp32, a sum and a drain (runtime/utils.py),
+ *     then the flag's all-reduce over the TP group; its norm is the flat fp32 buffer's (one
+ *     tensor).  ZeRO 0 in bf16 (BF16_Optimizer) has no loss scaler: nothing per tensor.
+ *   - ZeRO 1 and 2 (DeepSpeedZeroOptimizer, runtime/zero/stage_1_and_2.py, any 16-bit type):
+ *     step() -> check_overflow() -> has_overflow(partition_gradients=True) ->
+ *     has_overflow_partitioned_grads_serial: the same probe per gradient of the rank's
+ *     partition, the flag's all-reduce over DP and TP and `.item()`; then
+ *     get_grad_norm_direct: `g.data.double().norm(2)` and `.item()` per gradient of the
+ *     partition, the sum all-reduced over DP and TP and read with `.item()`.
+ *   - ZeRO 3's optimizer (stage3.py) is another code path: not priced here.
  *   Each tensor costs 3 eager ops on the host (two launches and the drain) and its bytes on the
  *   GPU: the fp32 copy and the sum read 2 + 4 and write 4 bytes per element (10); the double
  *   copy and its norm 2 + 8 + 8 (18).  The tensors: Megatron's legacy GPT block holds 12
@@ -129,20 +133,19 @@ double tp_host_ds_step(const struct ctx *x, uint32_t stage, uint32_t blocks, dou
 {
     const struct tp_job *j = x->j;
     const struct tp_layout *l = x->l;
-    if (j->framework != TP_FW_MEGATRON_DS || j->precision != TP_PREC_FP16 || x->frozen)
+    if (j->framework != TP_FW_MEGATRON_DS || x->frozen || l->zero >= 3)
         return 0;
+    if (l->zero == 0 && j->precision != TP_PREC_FP16)
+        return 0; /* BF16_Optimizer: no loss scaler, no per-tensor probe */
     double op = x->cal->eager_op_s, bw = x->h.mem_bw;
     double tensors = BLOCK_TENSORS * blocks + (stage == 0 ? 2 : 0) +
                      (stage + 1 == l->pp ? 2 + (l->pp > 1 ? 1 : 0) : 0);
     double dp = l->dp > 1 ? l->dp : 1;
-    /* the overflow check: every tensor of the rank (ZeRO 0/1) or of its partition (ZeRO 2) */
-    double check_t = l->zero >= 2 ? tensors / dp + 1 : tensors;
-    double check_p = l->zero >= 2 ? params / dp : params;
-    double t = check_t * 3 * op + check_p * 10 / bw;
-    t += (coll_ops() + DRAIN_OPS) * op; /* the flag's all-reduce and .item() */
-    if (l->zero >= 1) { /* the norm per gradient of the partition, two all-reduces, .item() */
-        t += (tensors / dp + 1) * 3 * op + params / dp * 18 / bw;
-        t += (2 * coll_ops() + DRAIN_OPS) * op;
-    }
-    return t;
+    if (l->zero == 0) /* FP16_Optimizer: every tensor probed, the flag all-reduced */
+        return tensors * 3 * op + params * 10 / bw + (coll_ops() + DRAIN_OPS) * op;
+    /* ZeRO 1/2: the probe and the norm per gradient of the partition (a tensor that straddles
+       a partition boundary counts on both sides: + 1), three all-reduces, two .item() */
+    double part_t = tensors / dp + 1, part_p = params / dp;
+    return part_t * 2 * 3 * op + part_p * (10 + 18) / bw +
+           (3 * coll_ops() + 2 * DRAIN_OPS) * op;
 }

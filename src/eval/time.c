@@ -412,7 +412,7 @@ static void stage_eval(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
         opt = local * tp_optimizer_step_bytes(j->optimizer) / (c->gpu.hbm_bw * cal->opt_eff);
     }
     opt += tp_z3_subgroup_step_s(x, local);
-    opt += tp_host_ds_step(x, s, b->blocks, dense_train); /* fp16 checks (host_ds.c) */
+    opt += tp_host_ds_step(x, s, b->blocks, dense_train); /* per-tensor checks (host_ds.c) */
     e->d = d;
     e->fetch = fetch;
     e->exposed = exposed;

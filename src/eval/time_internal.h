@@ -121,8 +121,8 @@ double tp_host_micro_batch(const struct ctx *x);
    its drains (ThroughputTimer, PartitionedTensor meta), the partitioned activations'
    all-gathers and p2p calls, and the loss's DP all-reduce without the pipeline engine. */
 double tp_host_ds_micro_batch(const struct ctx *x, uint32_t stage);
-/* Per optimizer step (host_ds.c): fp16's per-tensor overflow check and ZeRO's per-tensor
-   gradient norm on a stage of `blocks` blocks holding `params` parameters per rank. */
+/* Per optimizer step (host_ds.c): the loss scaler's per-tensor overflow probes and ZeRO 1/2's
+   per-tensor gradient norms on a stage of `blocks` blocks holding `params` parameters per rank. */
 double tp_host_ds_step(const struct ctx *x, uint32_t stage, uint32_t blocks, double params);
 
 #endif
