@@ -177,6 +177,7 @@ static void stage_time(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
     /* the data path's host work per micro-batch runs where the batch is loaded: the first and
        last stages (host.c) */
     double data_host = stage == 0 || stage == l->pp - 1 ? tp_host_micro_batch(x) : 0;
+    data_host += tp_host_ds_micro_batch(x, stage); /* DeepSpeed's engine (host_ds.c) */
     st->overhead = cal->layer_overhead_s * n * (1 + ref / 2) +
                    sum.host_fwd * (1 + ref) + sum.host_bwd + rc.host_fwd + data_host;
     st->total = st->fwd + st->bwd + st->recompute + st->tp + st->cp + st->ep + st->pp +
@@ -411,6 +412,7 @@ static void stage_eval(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
         opt = local * tp_optimizer_step_bytes(j->optimizer) / (c->gpu.hbm_bw * cal->opt_eff);
     }
     opt += tp_z3_subgroup_step_s(x, local);
+    opt += tp_host_ds_step(x, s, b->blocks, dense_train); /* per-tensor checks (host_ds.c) */
     e->d = d;
     e->fetch = fetch;
     e->exposed = exposed;

@@ -124,5 +124,12 @@ void tp_host_block(const struct ctx *x, uint32_t layer, struct cost *c);
 /* Host time of one micro-batch outside the blocks that no GPU work hides (host.c): the
    Megatron-DeepSpeed data path's syncs and TP broadcasts. */
 double tp_host_micro_batch(const struct ctx *x);
+/* Megatron-DeepSpeed's DeepSpeed engine (host_ds.c): per micro-batch on pipeline stage `stage`,
+   its drains (ThroughputTimer, PartitionedTensor meta), the partitioned activations'
+   all-gathers and p2p calls, and the loss's DP all-reduce without the pipeline engine. */
+double tp_host_ds_micro_batch(const struct ctx *x, uint32_t stage);
+/* Per optimizer step (host_ds.c): the loss scaler's per-tensor overflow probes and ZeRO 1/2's
+   per-tensor gradient norms on a stage of `blocks` blocks holding `params` parameters per rank. */
+double tp_host_ds_step(const struct ctx *x, uint32_t stage, uint32_t blocks, double params);
 
 #endif

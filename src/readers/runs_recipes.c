@@ -230,6 +230,8 @@ enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j)
         }
     }
     TRY(tp_row_bool(r, "kbit_fp32", false, &j->kbit_fp32));
+    /* dropout kept in training (Megatron's --attention-dropout / --hidden-dropout default 0.1) */
+    TRY(tp_row_bool(r, "dropout", j->dropout, &j->dropout));
     TRY(tp_row_bool(r, "fused_loss", j->fused_loss, &j->fused_loss));
     TRY(tp_row_bool(r, "fp8_param_gather", j->fp8_param_gather, &j->fp8_param_gather));
     /* DeepSpeed ZeRO++: zero_quantized_weights / zero_quantized_gradients, as its config says */

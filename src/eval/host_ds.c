@@ -1,0 +1,151 @@
+/*
+ * host_ds.c - the host and synchronization work of DeepSpeed's engine under Megatron-DeepSpeed
+ * (`--framework megatron-deepspeed`): what each micro-batch and each optimizer step does
+ * beside the blocks' kernels (host.c prices those), read from the code the Megatron-DeepSpeed
+ * example rows ran ([MDS-CODE] microsoft/Megatron-DeepSpeed at 7f7cea32 / c08e2cc2, 2023, on
+ * [DS-CODE] microsoft/DeepSpeed v0.9.5, the release its rebase README names).  Every count is
+ * taken from the code; its price is in eager ops (eager_op_s, host.c) except where a
+ * collective's NCCL latency and bytes run on the GPU.
+ *
+ * A drain (`torch.cuda.synchronize()`, `.tolist()` / `.item()` / `float()` of a CUDA tensor,
+ * a CUDA tensor built from a Python list: a pageable copy that PyTorch's non-blocking=False
+ * copy follows with cudaStreamSynchronize) empties the GPU's queue: the host waits for the GPU,
+ * then the GPU waits for the host's next launch.  Each drain costs its own call and the launch
+ * the idle GPU waits for: 2 eager ops [measured: torch 2.11 on an H200 host, `torch.cuda.
+ * synchronize()` on an idle device 8 us, `torch.tensor(0.0, device="cuda")` 17.5 us,
+ * `float(x.float().sum())` 26 us, one in-place launch 10 us; docs/host.md gives the script].
+ * Host work between a drain and the next kernel is exposed whole: the GPU has nothing queued.
+ *
+ * Per micro-batch, on every stage:
+ *   - DeepSpeed's ThroughputTimer.start() (deepspeed/utils/timer.py) calls
+ *     get_accelerator().synchronize() unconditionally once past its start_step (2); it runs at
+ *     every micro-batch's forward: PipelineEngine._exec_forward_pass (runtime/pipe/engine.py)
+ *     and, without the pipeline engine, DeepSpeedEngine.forward whenever the engine has no
+ *     training dataloader of its own (runtime/engine.py: `if self.training_dataloader is
+ *     None: self.tput_timer.start()`), which is Megatron's case: it passes its own iterator.
+ *     One drain per micro-batch [counted].
+ *   - Without the pipeline engine: loss_func (pretrain_gpt.py) averages the loss over the
+ *     data-parallel group every micro-batch (average_losses_across_data_parallel_group: a cat,
+ *     an all-reduce, a divide) [counted].
+ * With the pipeline engine and TP > 1 (is_pipe_partitioned = is_grad_partitioned = TP > 1,
+ * runtime/pipe/engine.py __init__), activations and their gradients travel as a
+ * PartitionedTensor (runtime/utils.py): the sender splits the tensor over the TP ranks (a
+ * narrow-clone) and encodes its layout with to_meta(): torch.LongTensor(meta).to(device), a
+ * pageable copy and a drain; the receiver reads the layout back with from_meta(): meta.tolist(),
+ * a drain, and rebuilds the tensor with full(): torch.zeros, a copy and an all-gather over the
+ * TP group.  Per micro-batch [counted]:
+ *   - forward, a stage with a next stage: one partition and to_meta (1 drain), 2 p2p sends
+ *     (meta and data);
+ *   - forward, a stage with a previous stage: 2 p2p receives and their clones, from_meta
+ *     (1 drain), full() (2 launches and an all-gather);
+ *   - backward, a stage with a next stage: 2 p2p receives, from_meta of the kept output and
+ *     of the received gradient (2 drains), full() of each (2 x (2 launches + all-gather));
+ *   - backward, a stage with a previous stage: partition and to_meta of the input's gradient
+ *     (1 drain), 2 p2p sends.
+ * Each p2p call and all-gather is a collective called from Python (COLL_HOST_OPS beside its
+ * launch, host.c); DeepSpeed v0.9.5's p2p.send/recv are torch.distributed.send/recv wherever
+ * torch >= 1.8 (p2p.py can_send_recv), not the 2-rank broadcasts of its first versions.  The
+ * p2p's own NCCL time is the pipeline's (time.c); the all-gathers' latency and bytes are here.
+ * Not priced: the pipeline meta-data exchange of the first micro-batch (_send_tensor_meta:
+ * once per run), _exec_reduce_tied_grads and _aggregate_total_loss (once per step: two small
+ * collectives each).
+ *
+ * Per optimizer step, by the optimizer wrapper DeepSpeed picks (runtime/engine.py
+ * _do_optimizer_sanity_check / _configure_optimizer):
+ *   - ZeRO 0 in fp16: FP16_Optimizer (runtime/fp16/fused_optimizer.py) checks every 16-bit
+ *     gradient for overflow: CheckOverflow.has_overflow_serial -> _has_inf_or_nan:
+ *     `float(x.float().sum())` per tensor, a copy to fp32, a sum and a drain (runtime/utils.py),
+ *     then the flag's all-reduce over the TP group; its norm is the flat fp32 buffer's (one
+ *     tensor).  ZeRO 0 in bf16 (BF16_Optimizer) has no loss scaler: nothing per tensor.
+ *   - ZeRO 1 and 2 (DeepSpeedZeroOptimizer, runtime/zero/stage_1_and_2.py, any 16-bit type):
+ *     step() -> check_overflow() -> has_overflow(partition_gradients=True) ->
+ *     has_overflow_partitioned_grads_serial: the same probe per gradient of the rank's
+ *     partition, the flag's all-reduce over DP and TP and `.item()`; then
+ *     get_grad_norm_direct: `g.data.double().norm(2)` and `.item()` per gradient of the
+ *     partition, the sum all-reduced over DP and TP and read with `.item()`.
+ *   - ZeRO 3's optimizer (stage3.py) is another code path: not priced here.
+ *   Each tensor costs 3 eager ops on the host (two launches and the drain) and its bytes on the
+ *   GPU: the fp32 copy and the sum read 2 + 4 and write 4 bytes per element (10); the double
+ *   copy and its norm 2 + 8 + 8 (18).  The tensors: Megatron's legacy GPT block holds 12
+ *   (two LayerNorms' weight and bias, QKV, projection, fc1 and fc2 weight and bias:
+ *   megatron/model/transformer.py), the first stage the word and position embeddings (2),
+ *   the last the final LayerNorm (2) and, under the pipeline engine, the tied embedding (1).
+ */
+#include "time_internal.h"
+
+/* Host time of a collective called from Python beside its launch, in eager ops (host.c). */
+#define COLL_OPS 3.0
+/* A drain: its call and the launch the idle GPU then waits for, in eager ops. */
+#define DRAIN_OPS 2.0
+/* Parameter tensors of one legacy Megatron GPT block (see the header). */
+#define BLOCK_TENSORS 12.0
+
+/* One collective from Python: its launch and COLL_OPS, in eager ops. */
+static double coll_ops(void)
+{
+    return 1 + COLL_OPS;
+}
+
+/* full(): the zeros, the copy of the local part, and the all-gather of the micro-batch's
+   activations (or gradients) over the TP group, exposed whole after the drain before it. */
+static double partition_full(const struct ctx *x)
+{
+    const struct tp_layout *l = x->l;
+    double op = x->cal->eager_op_s;
+    double bytes = x->tokens * x->m->hidden * x->h.act_bytes;
+    return (2 + coll_ops()) * op + tp_time_allgather(x->c, x->cal, bytes, l->tp, x->g_tp);
+}
+
+double tp_host_ds_micro_batch(const struct ctx *x, uint32_t stage)
+{
+    if (x->j->framework != TP_FW_MEGATRON_DS)
+        return 0;
+    const struct tp_layout *l = x->l;
+    double op = x->cal->eager_op_s;
+    double t = DRAIN_OPS * op; /* ThroughputTimer.start() at the forward */
+    if (l->pp <= 1) {
+        /* the loss averaged over the DP group: cat, all-reduce, divide */
+        if (l->dp > 1) {
+            uint32_t g = tp_comm_per_node(l->dp, (uint64_t)l->tp * l->cp, x->c->gpus_per_node);
+            uint32_t nodes = tp_comm_nodes_of(l->dp, g);
+            t += (2 + coll_ops()) * op +
+                 tp_comm_latency(x->cal, 2 * (l->dp - 1.0), 2 * (nodes - 1.0));
+        }
+        return t;
+    }
+    if (l->tp <= 1)
+        return t;
+    bool next = stage + 1 < l->pp, prev = stage > 0;
+    if (next) { /* forward: partition + to_meta, two sends; backward: two receives, two
+                   from_meta, two full() */
+        t += (1 + DRAIN_OPS + 2 * coll_ops()) * op;
+        t += 2 * coll_ops() * op + 2 * (DRAIN_OPS * op + partition_full(x));
+    }
+    if (prev) { /* forward: two receives and their clones, from_meta, full(); backward:
+                   partition + to_meta of the input's gradient, two sends */
+        t += 2 * (coll_ops() + 1) * op + DRAIN_OPS * op + partition_full(x);
+        t += (1 + DRAIN_OPS + 2 * coll_ops()) * op;
+    }
+    return t;
+}
+
+double tp_host_ds_step(const struct ctx *x, uint32_t stage, uint32_t blocks, double params)
+{
+    const struct tp_job *j = x->j;
+    const struct tp_layout *l = x->l;
+    if (j->framework != TP_FW_MEGATRON_DS || x->frozen || l->zero >= 3)
+        return 0;
+    if (l->zero == 0 && j->precision != TP_PREC_FP16)
+        return 0; /* BF16_Optimizer: no loss scaler, no per-tensor probe */
+    double op = x->cal->eager_op_s, bw = x->h.mem_bw;
+    double tensors = BLOCK_TENSORS * blocks + (stage == 0 ? 2 : 0) +
+                     (stage + 1 == l->pp ? 2 + (l->pp > 1 ? 1 : 0) : 0);
+    double dp = l->dp > 1 ? l->dp : 1;
+    if (l->zero == 0) /* FP16_Optimizer: every tensor probed, the flag all-reduced */
+        return tensors * 3 * op + params * 10 / bw + (coll_ops() + DRAIN_OPS) * op;
+    /* ZeRO 1/2: the probe and the norm per gradient of the partition (a tensor that straddles
+       a partition boundary counts on both sides: + 1), three all-reduces, two .item() */
+    double part_t = tensors / dp + 1, part_p = params / dp;
+    return part_t * 2 * 3 * op + part_p * (10 + 18) / bw +
+           (3 * coll_ops() + 2 * DRAIN_OPS) * op;
+}
