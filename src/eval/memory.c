@@ -273,6 +273,23 @@ double tp_per_op_recomputed_share(const struct tp_model *m)
     return rebuilt / all;
 }
 
+/* A gated MLP written op by op, act_fn(gate_proj(x)) * up_proj(x) (transformers' LlamaMLP and
+   its descendants, models/llama/modeling_llama.py, and the Qwen3-MoE experts,
+   integrations/moe.py grouped_mm_experts_forward; torchtune's FeedForward; LitGPT's LLaMAMLP),
+   keeps the activation's output as a tensor of its own: SiLU's backward needs its input (the
+   gate), the product's needs both factors (the activation's output and the up projection), and
+   down_proj needs the product.  A fused SwiGLU keeps its input only (Megatron-Core's
+   bias_swiglu_impl, megatron/core/fusions/fused_bias_swiglu.py; Liger's LigerSiLUMulFunction,
+   liger_kernel/ops/swiglu.py, which recomputes the SiLU in backward).  The Hugging Face and
+   plain PyTorch stacks run the modules as written unless Liger is on (a fused loss other than
+   TRL's chunked_nll, which replaces the loss only); torchtitan's rows run torch.compile. */
+static bool eager_glu(const struct tp_job *j)
+{
+    bool hf = j->framework == TP_FW_FSDP || j->framework == TP_FW_AXOLOTL ||
+              j->framework == TP_FW_DEEPSPEED;
+    return hf && (!j->fused_loss || j->loss_impl == TP_LOSS_CHUNKED);
+}
+
 /* What block `layer` stores per token when the modules in `rc` are recomputed instead. */
 static struct act_terms block_activations(const struct tp_model *m, const struct tp_job *j,
                                           const struct tp_layout *l, uint32_t layer, uint32_t rc)
@@ -299,7 +316,8 @@ static struct act_terms block_activations(const struct tp_model *m, const struct
        input stay 16-bit. */
     double gin = tp_prec_saved_bytes(j->precision);
     gin = gin < 2 ? gin : 2; /* (fp32 runs are counted with 16-bit activations, as before) */
-    double glu = m->mlp == TP_MLP_GLU ? 4.0 + gin : 2.0 + gin; /* fc1 output + fc2 input */
+    /* fc1 output + fc2 input, and the activation's own output in an eager gated MLP */
+    double glu = m->mlp == TP_MLP_GLU ? (eager_glu(j) ? 6.0 : 4.0) + gin : 2.0 + gin;
     double normed = rc & TP_RC_LAYERNORM ? 0 : gin * h;
     /* hybrid blocks (ssm.c): a Mamba-2 / DeltaNet mixer in place of attention, or none; no FFN
        where the layout says so (Nemotron-H's blocks hold one module) */
