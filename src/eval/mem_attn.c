@@ -5,7 +5,7 @@
  *
  * Sources: torch/distributed/tensor/experimental/_context_parallel/_attention.py
  * (_templated_ring_attention_backward, _AllGatherRotater, _ContextParallelOptions);
- * FlashAttention-2's mha_bwd (csrc/flash_attn/flash_api.cpp, which PyTorch's SDPA flash backend
+ * [ATTN-BWD]: FlashAttention-2's mha_bwd (csrc/flash_attn/flash_api.cpp, which PyTorch's SDPA flash backend
  * carries as aten/src/ATen/native/transformers/cuda/flash_attn/flash_api.cpp): dq_accum and
  * softmax_d in fp32; cudnn-frontend's SDPA backward node
  * (include/cudnn_frontend/node/scaled_dot_product_flash_attention.h, CompositeSDPABackwardNode:

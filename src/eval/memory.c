@@ -273,8 +273,8 @@ double tp_per_op_recomputed_share(const struct tp_model *m)
     return rebuilt / all;
 }
 
-/* A gated MLP written op by op, act_fn(gate_proj(x)) * up_proj(x) (transformers' LlamaMLP and
-   its descendants, models/llama/modeling_llama.py, and the Qwen3-MoE experts,
+/* [EAGER-GLU]: a gated MLP written op by op, act_fn(gate_proj(x)) * up_proj(x) (transformers'
+   LlamaMLP and its descendants, models/llama/modeling_llama.py, and the Qwen3-MoE experts,
    integrations/moe.py grouped_mm_experts_forward; torchtune's FeedForward; LitGPT's LLaMAMLP),
    keeps the activation's output as a tensor of its own: SiLU's backward needs its input (the
    gate), the product's needs both factors (the activation's output and the up projection), and
