@@ -287,6 +287,11 @@ static void test_oom_rows(void **state)
     }
     assert_int_equal(oom, 19);
     assert_true(no_fit >= 18);
+    /* LitGPT's 7B LoRA at micro-batch 4 on 40 GB, once its op-by-op LLaMAMLP's SiLU output is
+       counted (docs/memory.md) */
+    for (size_t i = 0; i < p.n; i++)
+        if (strcmp(p.row[i].row_id, "litgpt:3") == 0)
+            assert_int_equal(p.row[i].mem.verdict, TP_MEM_NO_FIT);
     assert_int_equal(tp_memory_verdict(100, 100, 0.2), TP_MEM_TIGHT);
     assert_int_equal(tp_memory_verdict(80, 100, 0.2), TP_MEM_FITS);
     assert_int_equal(tp_memory_verdict(101, 100, 0.2), TP_MEM_NO_FIT);

@@ -183,6 +183,16 @@ static void test_modern_decoder_worked_total(void **state)
     job.fused_loss = true; /* Liger: its SwiGLU too */
     near("fused SwiGLU activations", eval().activations_bytes, 139392.0 * 8192 * 32, 1);
     job.fused_loss = false;
+    job.loss_impl = TP_LOSS_CHUNKED; /* TRL's chunked_nll replaces the loss, not the MLP */
+    job.fused_loss = true;
+    near("chunked_nll activations", eval().activations_bytes, eager * 8192 * 32, 1);
+    job.fused_loss = false;
+    job.loss_impl = TP_LOSS_DEFAULT;
+    job.framework = TP_FW_MEGATRON; /* bias_swiglu_impl keeps its input only */
+    lay.zero = 1;
+    near("Megatron-Core activations", eval().activations_bytes, 139392.0 * 8192 * 32, 1);
+    job.framework = TP_FW_FSDP;
+    lay.zero = 3;
     lay.recompute = TP_RECOMPUTE_FULL;
     m = eval();
     near("full recompute activations", m.activations_bytes, 2.0 * 4096 * 8192 * 32 + eager * 8192,
