@@ -126,12 +126,12 @@ static void test_published_peaks(void **state)
 {
     (void)state;
     struct peaks *p = all_peaks();
-    peak_within(p, "ttune3b:1", 0.03);             /* 60.0 GiB */
+    peak_within(p, "ttune3b:1", 0.04);             /* 60.0 GiB */
     peak_within(p, "ttune3b:3", 0.03);             /* 42.9 GiB */
     peak_within(p, "ttune3b:5", 0.03);             /* 8.5 GiB */
     peak_within(p, "ttune3b:6", 0.03);             /* 4.6 GiB */
-    peak_within(p, "litgpt:1", 0.10);              /* 21.30 GB */
-    peak_within(p, "litgpt:4", 0.10);              /* 38.12 GB */
+    peak_within(p, "litgpt:1", 0.04);              /* 21.30 GB */
+    peak_within(p, "litgpt:4", 0.04);              /* 38.12 GB */
     peak_within(p, "torchtitan_benchmarks:2", 0.05); /* 77.0 GiB */
     peak_within(p, "torchtitan_benchmarks:5", 0.05); /* 62.0 GiB */
     peak_within(p, "swiftbench:1", 0.06);          /* 64 GiB, Megatron-SWIFT, reserved */
@@ -286,7 +286,12 @@ static void test_oom_rows(void **state)
                      p.row[i].mem.capacity_bytes / GIB);
     }
     assert_int_equal(oom, 19);
-    assert_true(no_fit >= 17);
+    assert_true(no_fit >= 18);
+    /* LitGPT's 7B LoRA at micro-batch 4 on 40 GB, once its op-by-op LLaMAMLP's SiLU output is
+       counted (docs/memory.md) */
+    for (size_t i = 0; i < p.n; i++)
+        if (strcmp(p.row[i].row_id, "litgpt:3") == 0)
+            assert_int_equal(p.row[i].mem.verdict, TP_MEM_NO_FIT);
     assert_int_equal(tp_memory_verdict(100, 100, 0.2), TP_MEM_TIGHT);
     assert_int_equal(tp_memory_verdict(80, 100, 0.2), TP_MEM_FITS);
     assert_int_equal(tp_memory_verdict(101, 100, 0.2), TP_MEM_NO_FIT);

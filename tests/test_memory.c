@@ -169,17 +169,34 @@ static void test_modern_decoder_worked_total(void **state)
     job.framework = TP_FW_FSDP;
     job.seq = 8192;
     lay.zero = 3;
+    /* ... with the Hugging Face / plain PyTorch MLP written op by op, act_fn(gate) * up keeps the
+       activation's output too: + 2 I = 28,672 B (docs/memory.md), 168,064 B per token per layer,
+       44.06 GB; a fused SwiGLU (Liger, Megatron-Core's bias_swiglu) keeps the 139,392 B */
     struct tp_memory m = eval();
-    near("activations", m.activations_bytes, 139392.0 * 8192 * 32, 1);
+    const double eager = 139392.0 + 2 * 14336;
+    near("activations", m.activations_bytes, eager * 8192 * 32, 1);
     near("logits", m.logits_bytes, 6.30e9, 0.01e9);
     near("states", states(&m), 16.06e9, 0.01e9);
-    near("overhead", m.overhead_bytes, 1.5e9 + 0.08 * (16.06e9 + 36.54e9 + 6.30e9), 0.01e9);
-    near("total", m.total_bytes, 67.2e9, 1.0e9);
+    near("overhead", m.overhead_bytes, 1.5e9 + 0.08 * (16.06e9 + 44.06e9 + 6.30e9), 0.01e9);
+    near("total", m.total_bytes, 75.3e9, 1.0e9);
     assert_true(m.fits);
+    job.fused_loss = true; /* Liger: its SwiGLU too */
+    near("fused SwiGLU activations", eval().activations_bytes, 139392.0 * 8192 * 32, 1);
+    job.fused_loss = false;
+    job.loss_impl = TP_LOSS_CHUNKED; /* TRL's chunked_nll replaces the loss, not the MLP */
+    job.fused_loss = true;
+    near("chunked_nll activations", eval().activations_bytes, eager * 8192 * 32, 1);
+    job.fused_loss = false;
+    job.loss_impl = TP_LOSS_DEFAULT;
+    job.framework = TP_FW_MEGATRON; /* bias_swiglu_impl keeps its input only */
+    lay.zero = 1;
+    near("Megatron-Core activations", eval().activations_bytes, 139392.0 * 8192 * 32, 1);
+    job.framework = TP_FW_FSDP;
+    lay.zero = 3;
     lay.recompute = TP_RECOMPUTE_FULL;
     m = eval();
-    near("full recompute activations", m.activations_bytes,
-         2.0 * 4096 * 8192 * 32 + 139392.0 * 8192, 1);
+    near("full recompute activations", m.activations_bytes, 2.0 * 4096 * 8192 * 32 + eager * 8192,
+         1);
     near("full recompute total", m.total_bytes, 31e9, 1.0e9);
 }
 
@@ -388,7 +405,9 @@ static void test_uneven_split(void **state)
     split.pp_first = split.pp_last = 19;
     assert_int_equal(tp_layout_check(&model, &cluster, &job, &even, &err), TP_OK);
     assert_int_equal(tp_layout_check(&model, &cluster, &job, &split, &err), TP_OK);
-    const double per_block = 274688.0 / 8 * 4096; /* bytes per micro-batch */
+    /* bytes per micro-batch: the modern decoder's 274,688 B per token, and the eager MLP's
+       activation output (2 x 28,672, docs/memory.md), split by tp 8 under SP */
+    const double per_block = (274688.0 + 2 * 28672) / 8 * 4096;
     struct tp_memory e0, s0, s1, s3;
     tp_memory_stage(&model, &cluster, &job, &even, 0, &e0);
     tp_memory_stage(&model, &cluster, &job, &split, 0, &s0);

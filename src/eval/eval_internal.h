@@ -62,6 +62,12 @@ double tp_mem_pipeline_buffers(const struct tp_model *m, const struct tp_job *j,
                                const struct tp_layout *l, uint32_t stage, double in_flight);
 void tp_mem_timeline(const struct tp_job *j, const struct tp_layout *l, double shard,
                      struct tp_memory *out);
+/* An attention block's backward, bytes per local token (mem_attn.c): whether the run's context
+   parallelism is torch's ring, the ring's buffers, the fused kernel's workspace. */
+bool tp_mem_torch_ring_cp(const struct tp_job *j, const struct tp_layout *l);
+double tp_mem_ring_bytes(const struct tp_model *m, const struct tp_layout *l);
+double tp_mem_attn_workspace(const struct tp_model *m, const struct tp_job *j,
+                             const struct tp_layout *l);
 
 /* A run's calibration-independent part of tp_time_step, worked out once (time.c): the checks,
    each stage's parameters and whether it repeats the stage before, the FLOPs per token, each

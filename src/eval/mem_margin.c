@@ -17,7 +17,7 @@
    ones it measures. */
 #define MARGIN_TORCHTITAN 0.292 /* torchtitan: 20 rows */
 #define MARGIN_MEGATRON 0.187  /* Megatron-LM, Megatron-DeepSpeed: 7 rows, so every row's */
-#define MARGIN_HF 0.153        /* 29 rows: Hugging Face / Axolotl / TRL, DeepSpeed, plain PyTorch / FSDP */
+#define MARGIN_HF 0.063        /* 29 rows: Hugging Face / Axolotl / TRL, DeepSpeed, plain PyTorch / FSDP */
 
 double tp_memory_margin(const struct tp_job *j, const char **cls)
 {

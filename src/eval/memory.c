@@ -7,8 +7,8 @@
  * §5.1 and [FSDP]; MoE expert-data-parallel groups [MEG-DO], [DS-MOE]; activations [KOR22] §4
  * generalised to the modern decoder (§3.7) and its TP/SP/CP splits; pipeline in-flight
  * micro-batches [KOR22] and [MEG-M]; QLoRA NF4 bytes [BNB]; LoRA [LoRA]; offload and host RAM
- * [DS-MEM]; overhead §3.8 [heuristic, explicit in struct tp_job]; torch's context-parallel
- * ring buffers (torch/distributed/tensor/experimental/_context_parallel/_attention.py) and TRL's
+ * [DS-MEM]; overhead §3.8 [heuristic, explicit in struct tp_job]; an attention block's backward
+ * buffers (torch's context-parallel ring, the fused kernel's workspace: mem_attn.c) and TRL's
  * chunked loss (trl/trainer/sft_trainer.py), docs/memory.md.
  */
 #include "eval_internal.h"
@@ -273,6 +273,23 @@ double tp_per_op_recomputed_share(const struct tp_model *m)
     return rebuilt / all;
 }
 
+/* [EAGER-GLU]: a gated MLP written op by op, act_fn(gate_proj(x)) * up_proj(x) (transformers'
+   LlamaMLP and its descendants, models/llama/modeling_llama.py, and the Qwen3-MoE experts,
+   integrations/moe.py grouped_mm_experts_forward; torchtune's FeedForward; LitGPT's LLaMAMLP),
+   keeps the activation's output as a tensor of its own: SiLU's backward needs its input (the
+   gate), the product's needs both factors (the activation's output and the up projection), and
+   down_proj needs the product.  A fused SwiGLU keeps its input only (Megatron-Core's
+   bias_swiglu_impl, megatron/core/fusions/fused_bias_swiglu.py; Liger's LigerSiLUMulFunction,
+   liger_kernel/ops/swiglu.py, which recomputes the SiLU in backward).  The Hugging Face and
+   plain PyTorch stacks run the modules as written unless Liger is on (a fused loss other than
+   TRL's chunked_nll, which replaces the loss only); torchtitan's rows run torch.compile. */
+static bool eager_glu(const struct tp_job *j)
+{
+    bool hf = j->framework == TP_FW_FSDP || j->framework == TP_FW_AXOLOTL ||
+              j->framework == TP_FW_DEEPSPEED;
+    return hf && (!j->fused_loss || j->loss_impl == TP_LOSS_CHUNKED);
+}
+
 /* What block `layer` stores per token when the modules in `rc` are recomputed instead. */
 static struct act_terms block_activations(const struct tp_model *m, const struct tp_job *j,
                                           const struct tp_layout *l, uint32_t layer, uint32_t rc)
@@ -299,7 +316,8 @@ static struct act_terms block_activations(const struct tp_model *m, const struct
        input stay 16-bit. */
     double gin = tp_prec_saved_bytes(j->precision);
     gin = gin < 2 ? gin : 2; /* (fp32 runs are counted with 16-bit activations, as before) */
-    double glu = m->mlp == TP_MLP_GLU ? 4.0 + gin : 2.0 + gin; /* fc1 output + fc2 input */
+    /* fc1 output + fc2 input, and the activation's own output in an eager gated MLP */
+    double glu = m->mlp == TP_MLP_GLU ? (eager_glu(j) ? 6.0 : 4.0) + gin : 2.0 + gin;
     double normed = rc & TP_RC_LAYERNORM ? 0 : gin * h;
     /* hybrid blocks (ssm.c): a Mamba-2 / DeltaNet mixer in place of attention, or none; no FFN
        where the layout says so (Nemotron-H's blocks hold one module) */
@@ -381,46 +399,6 @@ static double in_flight(const struct tp_layout *l, uint32_t stage)
     return held;
 }
 
-/* torch's context parallelism (torch/distributed/tensor/experimental/_context_parallel/
-   _attention.py), which torchtitan (parallel_dims cp) and Accelerate's FSDP2 cp_size run (TRL's
-   and the Trainer's context parallelism: accelerate/utils/fsdp_utils.py, TRL
-   docs/source/distributing_training.md "Ring Attention (FSDP2)"); Megatron-Core's and NeMo's CP
-   is Transformer Engine's (AttnFuncWithCPAndKVP2P), DeepSpeed's sequence parallelism Ulysses. */
-static bool torch_ring_cp(const struct tp_job *j, const struct tp_layout *l)
-{
-    if (l->cp <= 1)
-        return false;
-    return j->framework == TP_FW_FSDP || j->framework == TP_FW_TORCHTITAN ||
-           (j->framework == TP_FW_AXOLOTL && j->fsdp_backend);
-}
-
-/* Bytes per local token of torch's ring attention buffers at the backward of one attention
-   block (_templated_ring_attention_backward), with the default _ContextParallelOptions
-   (convert_to_f32 True, rotate_method ALL_GATHER):
-     grad_query accumulated in fp32 (zeros_like(query, dtype=float32)) beside the op's 16-bit
-       grad_query_, grad_key_ and grad_value_ of the current step: 4 q + 2 q + 2 (k + v);
-     the K and V of every rank: _AllGatherRotater all-gathers the concatenated local K and V
-       once (all_gather_tensor, kept as _aggregated_buffer for the whole loop), cp x 2 (k + v),
-       plus the local torch.cat([key.flatten(), value.flatten()]) it was sent from, 2 (k + v);
-     the K and V gradients travelling the other way (dkv_rotater, ALL_TO_ALL): fp32, the buffer
-       received from the previous rank that grad_key and grad_value view, the concatenated one
-       being sent and the next one being received (permute_tensor): 3 x 4 (k + v).
-   q, k, v are the widths of the local query, key and value heads (split by tp). */
-static double ring_backward_bytes(const struct tp_model *m, const struct tp_layout *l)
-{
-    double q, kv;
-    if (m->attn == TP_ATTN_MLA) {
-        q = (double)m->n_heads * ((double)m->qk_nope_dim + m->qk_rope_dim);
-        kv = q + (double)m->n_heads * m->v_head_dim;
-    } else {
-        q = (double)m->n_heads * m->head_dim;
-        kv = 2.0 * m->n_kv_heads * m->head_dim;
-    }
-    q /= l->tp;
-    kv /= l->tp;
-    return 6 * q + (2.0 * l->cp + 2 + 2 + 12) * kv;
-}
-
 static double activations(const struct tp_model *m, const struct tp_job *j,
                           const struct tp_layout *l, uint32_t stage, double *in_flight_out,
                           double *offloaded)
@@ -434,7 +412,8 @@ static double activations(const struct tp_model *m, const struct tp_job *j,
        search prices a stage's blocks for every layout it tries) */
     double full_k[TP_BLOCK_KINDS], back_k[TP_BLOCK_KINDS], whole_k[TP_BLOCK_KINDS];
     double attn_k[TP_BLOCK_KINDS];
-    double ring = torch_ring_cp(j, l) ? ring_backward_bytes(m, l) : 0;
+    double ring = tp_mem_torch_ring_cp(j, l) ? tp_mem_ring_bytes(m, l) : 0;
+    double ws = tp_mem_attn_workspace(m, j, l); /* the attention kernel's backward (mem_attn.c) */
     bool have[TP_BLOCK_KINDS] = {false};
     uint32_t rc = recomputed(l);
     uint32_t lo[TP_MAX_LAYERS], hi[TP_MAX_LAYERS];
@@ -462,12 +441,14 @@ static double activations(const struct tp_model *m, const struct tp_job *j,
         }
         bool ckpt = l->recompute == TP_RECOMPUTE_FULL &&
                     (l->recompute_layers == 0 || seen < l->recompute_layers);
-        if (ring > 0 && m->layer_mixer[layer] == TP_MIXER_ATTN) {
-            /* the ring's buffers at this block's attention backward, beside what the block
-               still holds there: its attention's saved tensors when it is rebuilt (the MLP's
-               are freed by then), nothing more when it was stored (stored counts it) */
-            double attn = ckpt ? attn_k[k] : 0;
-            working = attn + ring > working ? attn + ring : working;
+        if ((ring > 0 || ckpt) && m->layer_mixer[layer] == TP_MIXER_ATTN) {
+            /* at a rebuilt block's attention backward, or the ring's: its buffers and the
+               kernel's workspace beside what the block still holds there, its attention's
+               saved tensors when it is rebuilt (the MLP's are freed by then), nothing more when
+               it was stored (stored counts it).  A stored block's attention backward without
+               the ring comes after the logits are freed, below the start of the backward */
+            double attn = (ckpt ? attn_k[k] : 0) + ring + ws;
+            working = attn > working ? attn : working;
         }
         bool offload = l->offload_activations && (l->offload_layers == 0 ||
                                                   seen < l->offload_layers);

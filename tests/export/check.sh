@@ -61,7 +61,7 @@ exp ax-best --to axolotl --best glm-4.5-air --gpu mi300x --gpus 8 --framework ax
     --gbs 64 --seq 4096 --task sft
 exp ax-qlora-fsdp --to axolotl qwen3-30b-a3b --gpu h100-sxm --gpus 8 --task qlora \
     --framework axolotl --fsdp full_shard --allow-oom
-exp ds-8b --to deepspeed llama-3.1-8b --gpu h100-sxm --gpus 8 --zero 2
+exp ds-8b --to deepspeed llama-3.1-8b --gpu h100-sxm --gpus 8 --zero 2 --recompute full
 exp torchrun-ds-offload --to torchrun llama-3.1-8b --gpu h100-sxm --gpus 16 --zero 3 \
     --offload optimizer --framework deepspeed
 exp titan-qwen --to slurm qwen3-30b-a3b --gpu h100-sxm --gpus 16 --tp 2 --ep 4 --zero 3 \
