@@ -514,18 +514,35 @@ void tp_outer_cost(const struct ctx *x, bool first, bool last, struct cost *c)
    = 0.64 (MI325X 0.75) of the H100's share of peak [derived bound].  The backward is
    slower still where PyTorch's SDPA runs (AOTriton's flash backward at 19.9 TFLOP/s against
    183 on H100 at one Llama-3-8B shape, pytorch/pytorch#135431), which this leaves out.  The
-   GEMMs carry the catalog's MAMF already (gemm 1). */
-static void kernel_rel(const struct tp_gpu *g, double *attn, double *gemm)
+   GEMMs carry the catalog's MAMF already (gemm 1).
+
+   NVIDIA Blackwell (B200, GB200 on the same die; B300, GB300): the native kernels (cuDNN, FA4,
+   tcgen05) keep the H100's share of the peak: FlashAttention-4, head dim 128, causal, 8k keys,
+   forward 1418.1 TFLOP/s of 2250 on B200 (0.630, Dao-AILab/flash-attention#2280) against
+   FA3's 0.632 on H100 (attn 1).  FlashAttention-2 does not: its Ampere-style mma.sync runs
+   on sm_100 at about the rate it has on the H100, not at the tcgen05 peak -- 352-362
+   TFLOP/s forward, head dim 128, 2k-8k keys, non-causal, on B200 (meta-pytorch/tritonbench
+   #171; 300-346 fwd + bwd at head dim 64, Dao-AILab/flash-attention#1589) against 335-370 on
+   H100 (FA3 paper Fig. 5).  FA2 over the native kernel is so 356 / 1534.8 (FA4, the same
+   shape, #2280) = 0.232 on B200 against 352 / 635 = 0.555 on H100, where fa2_ratio is
+   measured: fa2 = 0.232 / 0.555 = 0.42 [derived].  PyTorch's SDPA picks FlashAttention-2
+   first on every GPU (its fixed priority order, pytorch/pytorch#138907), so eager and
+   torch.compile stacks without a `cudnn` attention label run it.  B300 / GB300 (sm_103) have
+   no FA2 measurement and take B200's figures [unverified]. */
+void tp_kernel_rel(const struct tp_gpu *g, double *attn, double *gemm, double *fa2)
 {
     static const struct {
         const char *key;
-        double attn, gemm;
-    } REL[] = {{"h20", 1.35, 1.35}, {"mi300x", 0.64, 1}, {"mi325x", 0.75, 1}};
-    *attn = *gemm = 1;
+        double attn, gemm, fa2;
+    } REL[] = {{"h20", 1.35, 1.35, 1},  {"mi300x", 0.64, 1, 1}, {"mi325x", 0.75, 1, 1},
+               {"b200", 1, 1, 0.42},    {"gb200", 1, 1, 0.42},  {"b300", 1, 1, 0.42},
+               {"gb300", 1, 1, 0.42}};
+    *attn = *gemm = *fa2 = 1;
     for (size_t i = 0; i < sizeof REL / sizeof REL[0]; i++)
         if (strcmp(g->key, REL[i].key) == 0) {
             *attn = REL[i].attn;
             *gemm = REL[i].gemm;
+            *fa2 = REL[i].fa2;
         }
 }
 
@@ -539,10 +556,10 @@ void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
     double attn_eff = o && o->attn_eff > 0 ? o->attn_eff : cal->attn_eff;
     double mem_eff = o && o->mem_eff > 0 ? o->mem_eff : cal->mem_eff;
     double p16 = g->peak_flops[TP_BF16];
-    /* a compute-poor GPU's kernels run nearer their peak (kernel_rel); neither the GEMMs nor
+    /* a compute-poor GPU's kernels run nearer their peak (tp_kernel_rel); neither the GEMMs nor
        the attention pass the MAMF sweep's rate or 0.95 of the peak */
-    double rel_attn, rel_gemm;
-    kernel_rel(g, &rel_attn, &rel_gemm);
+    double rel_attn, rel_gemm, rel_fa2;
+    tp_kernel_rel(g, &rel_attn, &rel_gemm, &rel_fa2);
     double gemm_scale = cal->gemm_scale * rel_gemm > 1 ? 1 : cal->gemm_scale * rel_gemm;
     attn_eff = attn_eff * rel_attn > 0.95 ? 0.95 : attn_eff * rel_attn;
     /* FlashAttention-2 is an Ampere-style (mma.sync) kernel: on async-MMA GPUs it reaches only
@@ -553,7 +570,7 @@ void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
        which fa2_ratio, fitted to training runs, puts further from FlashAttention-2) */
     h->attn_bwd = cal->attn_bwd_ratio;
     if (g->async_mma && !tp_attn_native(j))
-        attn_eff *= cal->fa2_ratio;
+        attn_eff *= cal->fa2_ratio * rel_fa2;
     if (j->attn_impl == TP_ATTN_FLEX) {
         attn_eff *= g->async_mma ? 1.25 : 0.90;
         h->attn_bwd *= g->async_mma ? 1.25 / 1.03 : 0.90 / 0.85;
