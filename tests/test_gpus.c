@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "trainplan.h"
+#include "time_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -226,12 +227,86 @@ static void test_published_values(void **state)
     near("gb200 hbm", find("gb200")->hbm_bytes, 186 * 1073741824.0);
 }
 
+/* The Blackwell rows against their sources: NVIDIA's HGX B200 / GB200 NVL72 / HGX B300 /
+   GB300 NVL72 specifications via [MLE] (dense, per GPU), and the matmul rates.  B300 keeps
+   [MLE]'s MAMF sweep (1769.0 of 2250, FP8 3353.3 of 4500; GB300 takes it, the same die).
+   B200 / GB200 keep the sustained rate: Azure's cuBLASLt FP8 GEMMs with 10,000 warm-up
+   iterations (Azure/AI-benchmarking-guide ND_GB200_v6_results.md: best 2906.9 TF) against
+   [MLE]'s GB200 sweep (3615.6 of 5000) and B200's (0.776 / 0.763 of peak, docs/physics.md
+   §5.1); the same method on H100 (ND_H100_v5_results.md: 1382.2 TF) lands on H100's sweep
+   (0.709 x 1979), which so stays. */
+static void test_blackwell_catalog(void **state)
+{
+    (void)state;
+    const struct tp_gpu *b200 = find("b200"), *gb200 = find("gb200"), *b300 = find("b300"),
+                        *gb300 = find("gb300");
+    near("b200 bf16", b200->peak_flops[TP_BF16], 2250e12);
+    near("b200 fp8", b200->peak_flops[TP_FP8], 4500e12);
+    near("b200 hbm bw", b200->hbm_bw, 7.7e12);
+    near("gb200 bf16", gb200->peak_flops[TP_BF16], 2500e12);
+    near("gb200 fp8", gb200->peak_flops[TP_FP8], 5000e12);
+    near("gb200 hbm bw", gb200->hbm_bw, 8.0e12);
+    near("b300 bf16", b300->peak_flops[TP_BF16], 2250e12);
+    near("b300 fp4", b300->peak_flops[TP_FP4], 13500e12);
+    near("gb300 fp4", gb300->peak_flops[TP_FP4], 15000e12);
+    assert_true(fabs(b200->intra_bw - 900e9) < 1e6); /* NVLink5 1.8 TB/s bidirectional */
+    double sustained = 2906.9 / 3615.6; /* GB200 FP8: sustained over the sweep */
+    assert_true(fabs(tp_gpu_mamf(gb200, true) - 2906.9 / 5000) < 0.001);
+    assert_true(fabs(tp_gpu_mamf(gb200, false) - 1822.0 / 2500 * sustained) < 0.001);
+    assert_true(fabs(tp_gpu_mamf(b200, false) - 0.776 * sustained) < 0.001);
+    assert_true(fabs(tp_gpu_mamf(b200, true) - 0.763 * sustained) < 0.001);
+    /* H100's sweep is its sustained rate to 2% (1382.2 TF against 0.709 x 1979) */
+    const struct tp_gpu *h100 = find("h100-sxm");
+    assert_true(fabs(1382.2 / (tp_gpu_mamf(h100, true) * h100->peak_flops[TP_FP8] / 1e12) - 1) <
+                0.02);
+    assert_true(fabs(tp_gpu_mamf(b300, false) - 1769.0 / 2250) < 0.001);
+    assert_true(fabs(tp_gpu_mamf(b300, true) - 3353.3 / 4500) < 0.001);
+    assert_true(tp_gpu_mamf(gb300, false) == tp_gpu_mamf(b300, false));
+}
+
+/* Per-GPU kernel rates on Blackwell (tp_kernel_rel): the native attention kernel keeps the
+   H100's share of the peak (FA4 causal, head dim 128, 8k: 1418.1 of 2250 TF on B200,
+   Dao-AILab/flash-attention#2280, against FA3's 625 of 989 on H100, FA3 paper Fig. 5);
+   FlashAttention-2 (mma.sync) runs at the H100's absolute rate, not at Blackwell's peak
+   (forward, head dim 128, 2k-8k keys: 352.1 / 353.9 / 361.6 TF on B200, meta-pytorch/
+   tritonbench#171, against 335-370 on H100), so FA2 over the native kernel is
+   356 / 1534.8 on B200 against 352 / 635 on H100. */
+static void test_blackwell_kernel_rates(void **state)
+{
+    (void)state;
+    double attn, gemm, fa2, mamf4;
+    const char *const keys[] = {"b200", "gb200", "b300", "gb300"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        tp_kernel_rel(find(keys[i]), &attn, &gemm, &fa2, &mamf4);
+        assert_true(fabs(attn - (1418.1 / 2250) / (625.0 / 989)) < 0.01);
+        assert_true(gemm == 1);
+        assert_true(fabs(fa2 - (356.0 / 1534.8) / (352.0 / 635)) < 0.01);
+    }
+    /* so FA2 on B200 runs within 6% of its measured absolute rate against the H100's */
+    tp_kernel_rel(find("b200"), &attn, &gemm, &fa2, &mamf4);
+    double b200_over_h100 =
+        find("b200")->peak_flops[TP_BF16] * fa2 / find("h100-sxm")->peak_flops[TP_BF16];
+    assert_true(fabs(b200_over_h100 / (356.0 / 352) - 1) < 0.06);
+    /* the H100, where the calibration measures the rates, is the reference */
+    /* GB200's sustained NVFP4 GEMMs: 7627.6 of 10000 TF (Azure, 10,000 warm-up iterations);
+       B200 the same die; B300 / GB300 unmeasured */
+    tp_kernel_rel(find("gb200"), &attn, &gemm, &fa2, &mamf4);
+    assert_true(fabs(mamf4 - 7627.6 / 10000) < 0.001);
+    tp_kernel_rel(find("b200"), &attn, &gemm, &fa2, &mamf4);
+    assert_true(fabs(mamf4 - 7627.6 / 10000) < 0.001);
+    tp_kernel_rel(find("gb300"), &attn, &gemm, &fa2, &mamf4);
+    assert_true(mamf4 == 0);
+    tp_kernel_rel(find("h100-sxm"), &attn, &gemm, &fa2, &mamf4);
+    assert_true(attn == 1 && gemm == 1 && fa2 == 1 && mamf4 == 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_required_keys),   cmocka_unit_test(test_aliases_and_case),
         cmocka_unit_test(test_unknown),         cmocka_unit_test(test_rows_sane),
-        cmocka_unit_test(test_published_values),
+        cmocka_unit_test(test_published_values), cmocka_unit_test(test_blackwell_catalog),
+        cmocka_unit_test(test_blackwell_kernel_rates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -516,19 +516,48 @@ void tp_outer_cost(const struct ctx *x, bool first, bool last, struct cost *c)
    GEMMs carry the catalog's MAMF already (gemm 1).  Intel Max 1550 (Xe matrix engines) by the
    same rule: Aurora's measured GEMM, 0.695 of the tile's peak with all 12 tiles busy and 0.602
    of the card's clock-derived peak (src/plan/gpus.c, [ALCF-NODE]), against 0.803: attention
-   at 0.87 and 0.75 of the H100's share [derived bound]. */
-static void kernel_rel(const struct tp_gpu *g, double *attn, double *gemm)
+   at 0.87 and 0.75 of the H100's share [derived bound].
+
+   NVIDIA Blackwell (B200, GB200 on the same die; B300, GB300): the native kernels (cuDNN, FA4,
+   tcgen05) keep the H100's share of the peak: FlashAttention-4, head dim 128, causal, 8k keys,
+   forward 1418.1 TFLOP/s of 2250 on B200 (0.630, Dao-AILab/flash-attention#2280) against
+   FA3's 0.632 on H100 (attn 1).  FlashAttention-2 does not: its Ampere-style mma.sync runs
+   on sm_100 at about the rate it has on the H100, not at the tcgen05 peak -- 352-362
+   TFLOP/s forward, head dim 128, 2k-8k keys, non-causal, on B200 (meta-pytorch/tritonbench
+   #171; 300-346 fwd + bwd at head dim 64, Dao-AILab/flash-attention#1589) against 335-370 on
+   H100 (FA3 paper Fig. 5).  FA2 over the native kernel is so 356 / 1534.8 (FA4, the same
+   shape, #2280) = 0.232 on B200 against 352 / 635 = 0.555 on H100, where fa2_ratio is
+   measured: fa2 = 0.232 / 0.555 = 0.42 [derived].  PyTorch's SDPA picks FlashAttention-2
+   first on every GPU (its fixed priority order, pytorch/pytorch#138907), so eager and
+   torch.compile stacks without a `cudnn` attention label run it.  B300 / GB300 (sm_103) have
+   no FA2 measurement and take B200's figures [unverified].  Azure's FlashAttention-2 run
+   (head dim 128, batch 2, 8k) agrees: 373.9 TFLOP/s on GB200 against 327.9 on H100
+   (Azure/AI-benchmarking-guide ND_GB200_v6_results.md, ND_H100_v5_results.md).
+
+   mamf4: the sustained FP4 matmul rate over the FP4 peak where it was measured (0: the
+   FP8 share times fp8_mamf_ratio).  GB200, cuBLASLt NVFP4 after 10,000 warm-up iterations,
+   random data: best 7627.6 TF of 10000 (16384^3; the same file), 0.763 -- above the FP8 share
+   (2906.9 of 5000, 0.581): the narrower operands draw less power, so the power-limited clock
+   falls less.  B200 is the same die and takes it [derived]; B300 / GB300 have no FP4 run. */
+void tp_kernel_rel(const struct tp_gpu *g, double *attn, double *gemm, double *fa2,
+                   double *mamf4)
 {
     static const struct {
         const char *key;
-        double attn, gemm;
-    } REL[] = {{"h20", 1.35, 1.35},    {"mi300x", 0.64, 1}, {"mi325x", 0.75, 1},
-               {"max1550-tile", 0.87, 1}, {"max1550", 0.75, 1}};
-    *attn = *gemm = 1;
+        double attn, gemm, fa2, mamf4;
+    } REL[] = {{"h20", 1.35, 1.35, 1, 0},     {"mi300x", 0.64, 1, 1, 0},
+               {"mi325x", 0.75, 1, 1, 0},     {"b200", 1, 1, 0.42, 0.763},
+               {"gb200", 1, 1, 0.42, 0.763},  {"b300", 1, 1, 0.42, 0},
+               {"gb300", 1, 1, 0.42, 0},      {"max1550-tile", 0.87, 1, 1, 0},
+               {"max1550", 0.75, 1, 1, 0}};
+    *attn = *gemm = *fa2 = 1;
+    *mamf4 = 0;
     for (size_t i = 0; i < sizeof REL / sizeof REL[0]; i++)
         if (strcmp(g->key, REL[i].key) == 0) {
             *attn = REL[i].attn;
             *gemm = REL[i].gemm;
+            *fa2 = REL[i].fa2;
+            *mamf4 = REL[i].mamf4;
         }
 }
 
@@ -542,10 +571,10 @@ void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
     double attn_eff = o && o->attn_eff > 0 ? o->attn_eff : cal->attn_eff;
     double mem_eff = o && o->mem_eff > 0 ? o->mem_eff : cal->mem_eff;
     double p16 = g->peak_flops[TP_BF16];
-    /* a compute-poor GPU's kernels run nearer their peak (kernel_rel); neither the GEMMs nor
+    /* a compute-poor GPU's kernels run nearer their peak (tp_kernel_rel); neither the GEMMs nor
        the attention pass the MAMF sweep's rate or 0.95 of the peak */
-    double rel_attn, rel_gemm;
-    kernel_rel(g, &rel_attn, &rel_gemm);
+    double rel_attn, rel_gemm, rel_fa2, rel_mamf4;
+    tp_kernel_rel(g, &rel_attn, &rel_gemm, &rel_fa2, &rel_mamf4);
     double gemm_scale = cal->gemm_scale * rel_gemm > 1 ? 1 : cal->gemm_scale * rel_gemm;
     attn_eff = attn_eff * rel_attn > 0.95 ? 0.95 : attn_eff * rel_attn;
     /* FlashAttention-2 is an Ampere-style (mma.sync) kernel: on async-MMA GPUs it reaches only
@@ -556,7 +585,7 @@ void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
        which fa2_ratio, fitted to training runs, puts further from FlashAttention-2) */
     h->attn_bwd = cal->attn_bwd_ratio;
     if (g->async_mma && !tp_attn_native(j))
-        attn_eff *= cal->fa2_ratio;
+        attn_eff *= cal->fa2_ratio * rel_fa2;
     if (j->attn_impl == TP_ATTN_FLEX) {
         attn_eff *= g->async_mma ? 1.25 : 0.90;
         h->attn_bwd *= g->async_mma ? 1.25 / 1.03 : 0.90 / 0.85;
@@ -575,9 +604,9 @@ void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
     h->rowwise_gemm = cal->fp8_rowwise_ratio > 0 ? cal->fp8_rowwise_ratio : 1;
     h->fp8_tp_gather = h->fp8 && gd == TP_FP8 && j->precision == TP_PREC_FP8 && !h->rowwise &&
                        tp_stack_get(j->framework)->fp8_tp_gather;
-    /* FP4 GEMMs reach the FP8 share of the FP8 rate again [heuristic; no FP4 row in the
-       calibration set] */
-    double mamf4 = mamf8 * cal->fp8_mamf_ratio;
+    /* FP4 GEMMs: the measured sustained share where there is one (tp_kernel_rel), else the
+       FP8 share of the FP8 rate again [heuristic; no FP4 row in the calibration set] */
+    double mamf4 = rel_mamf4 > 0 ? rel_mamf4 : mamf8 * cal->fp8_mamf_ratio;
     h->act_bytes = j->precision == TP_PREC_FP32 ? 4 : 2;
     if (j->precision == TP_PREC_FP32) {
         double p = g->peak_flops[TP_TF32] > 0 ? g->peak_flops[TP_TF32] : g->peak_flops[TP_FP32];

@@ -106,6 +106,12 @@ double tp_dualpipe_paired(uint32_t pp, uint32_t gas);
 /* Share of a stage's chunks that Megatron-Core's 1F1B all-to-all overlap pairs (moe_comm.c). */
 double tp_a2a_overlap_paired(uint32_t pp, uint32_t vpp, uint32_t gas);
 
+/* How much nearer its peak a GPU's attention, GEMMs and FlashAttention-2-class (mma.sync)
+   kernels run than the H100's, where the calibration measures them: 1 each but where a
+   kernel benchmark says otherwise; mamf4 the measured sustained FP4 matmul share of the FP4
+   peak, 0 where none was measured (time_block.c). */
+void tp_kernel_rel(const struct tp_gpu *g, double *attn, double *gemm, double *fa2,
+                   double *mamf4);
 /* The hardware rates of the run's GPU, precision and calibration (time_block.c). */
 void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
                    const struct tp_calib *cal, struct hw *h);
