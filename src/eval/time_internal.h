@@ -43,6 +43,8 @@ struct cost {
     double ep_fwd, ep_bwd;   /* MoE all-to-all */
     double ep_sm_share;      /* SMs its kernels take from overlapped GEMMs (not summed) */
     double host_fwd, host_bwd; /* host-bound time of eager loops (launches, syncs) */
+    double moe_post_fwd; /* GPU seconds of an MoE block's forward after its dispatcher's host
+                            sync: the routed experts' GEMMs and the exchange (not summed) */
 };
 
 struct ctx {
@@ -120,5 +122,11 @@ void tp_host_block(const struct ctx *x, uint32_t layer, struct cost *c);
 /* Host time of one micro-batch outside the blocks that no GPU work hides (host.c): the
    Megatron-DeepSpeed data path's syncs and TP broadcasts. */
 double tp_host_micro_batch(const struct ctx *x);
+/* Whether block `layer`'s dispatcher waits for its split sizes on the host every forward:
+   Megatron-Core's dropless grouped MoE (moe_host.c). */
+bool tp_moe_dispatch_syncs(const struct ctx *x, uint32_t layer);
+/* Seconds that wait adds to one forward of block `layer` (moe_host.c); c holds the block's
+   GPU costs. */
+double tp_moe_sync_exposed(const struct ctx *x, uint32_t layer, const struct cost *c);
 
 #endif
