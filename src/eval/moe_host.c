@@ -48,11 +48,11 @@
  * Python one, pytorch/pytorch#41383); the dispatcher's and the experts' module calls, a
  * quarter of a launch each (host.c).  The part before the sync is the rest of the block's
  * launches as host.c counts them (tp_host_launches) less the 7 of those that fall after it
- * (the MLP's norm-free fc1, activation, fc2 and bias-dropout-add, the permutation's 3).
+ * (the MLP's fc1, activation, fc2 and bias-dropout-add, and 3 of the permutation's).
  *
  * What this does not price: the measured gap on Megatron-Bridge's dropless Qwen3-30B-A3B
  * rows at micro-batch 1-2 (docs/moe.md "The dropless dispatcher's host sync") is 6-17 ms
- * per MoE layer and micro-batch; the wait as priced here is a fraction of a millisecond,
+ * per MoE layer and micro-batch; the wait as priced here is about 0.05 ms on them,
  * because host.c's launch counts put the whole block's host time near 1 ms.  The rest would
  * need the eager host time of a Megatron-Core MoE layer, which no public profile gives.
  * Not modelled either: CUDA graphs of the post-sync part (Megatron-Core's paged stash with
@@ -77,7 +77,9 @@ static double post_sync_ops(double n_local, double colls)
    activation, fc2, bias-dropout-add and the dispatcher's permutations. */
 #define HOST_C_POST_LAUNCHES 7.0
 
-bool tp_moe_dispatch_syncs(const struct ctx *x, uint32_t layer)
+/* Whether block `layer`'s dispatcher waits for its split sizes on the host every forward:
+   Megatron-Core's dropless grouped MoE. */
+static bool dispatch_syncs(const struct ctx *x, uint32_t layer)
 {
     const struct tp_job *j = x->j;
     return x->m->layer_moe[layer] && j->framework == TP_FW_MEGATRON &&
@@ -86,7 +88,7 @@ bool tp_moe_dispatch_syncs(const struct ctx *x, uint32_t layer)
 
 double tp_moe_sync_exposed(const struct ctx *x, uint32_t layer, const struct cost *c)
 {
-    if (!tp_moe_dispatch_syncs(x, layer))
+    if (!dispatch_syncs(x, layer))
         return 0;
     const struct tp_model *m = x->m;
     double op = x->cal->eager_op_s;

@@ -122,11 +122,9 @@ void tp_host_block(const struct ctx *x, uint32_t layer, struct cost *c);
 /* Host time of one micro-batch outside the blocks that no GPU work hides (host.c): the
    Megatron-DeepSpeed data path's syncs and TP broadcasts. */
 double tp_host_micro_batch(const struct ctx *x);
-/* Whether block `layer`'s dispatcher waits for its split sizes on the host every forward:
-   Megatron-Core's dropless grouped MoE (moe_host.c). */
-bool tp_moe_dispatch_syncs(const struct ctx *x, uint32_t layer);
-/* Seconds that wait adds to one forward of block `layer` (moe_host.c); c holds the block's
-   GPU costs. */
+/* Seconds that Megatron-Core's dropless dispatcher's host wait for its split sizes adds to
+   one forward of block `layer` (moe_host.c; 0 for other blocks and stacks); c holds the
+   block's GPU costs. */
 double tp_moe_sync_exposed(const struct ctx *x, uint32_t layer, const struct cost *c);
 
 #endif
