@@ -83,8 +83,12 @@ static void test_capacity_and_padding(void **state)
     /* a cap above the skew binds nothing; a cap of 1 drops the busiest expert's excess */
     assert_float_equal(cap5.step_s, dropless.step_s, 1e-9 * dropless.step_s);
     assert_float_equal(cap1.step_s, balanced.step_s, 1e-9 * balanced.step_s);
-    /* padded to a factor of 1: exactly the balanced rows, below the dropless skew */
-    assert_float_equal(pad1.step_s, balanced.step_s, 1e-9 * balanced.step_s);
+    /* padded to a factor of 1: exactly the balanced rows, below the dropless skew; and no host
+       wait for the split sizes ("no_sync" under drop_and_pad: src/eval/moe_host.c) */
+    assert_float_equal(pad1.fwd_s + pad1.bwd_s, balanced.fwd_s + balanced.bwd_s,
+                       1e-9 * balanced.step_s);
+    assert_float_equal(pad1.ep_comm_s, balanced.ep_comm_s, 1e-9 * balanced.step_s);
+    assert_true(pad1.step_s < balanced.step_s);
     /* padded to 2: twice the bytes (the per-message latency aside) and more GEMM time, the
        expert GEMMs run twice the rows */
     double ratio = pad2.ep_comm_s / pad1.ep_comm_s;

@@ -375,8 +375,10 @@ static double moe_block(const struct ctx *x, struct cost *c)
         struct ctx xg = *x;
         xg.h.gemm_flops *= x->cal->grouped_gemm_scale;
         xg.h.gemm16_flops *= x->cal->grouped_gemm_scale;
+        double before = c->fwd_gemm;
         lin(&xg, c, up * m->moe_ffn / etp, H, E / ep, per_expert, TP_LORA_GATE | TP_LORA_UP);
         lin(&xg, c, H, m->moe_ffn / etp, E / ep, per_expert, TP_LORA_DOWN);
+        c->moe_post_fwd = c->fwd_gemm - before; /* after the dispatcher's sync (moe_host.c) */
     } else if (x->moe_impl == TP_MOE_DENSE) {
         /* every expert over all T tokens (zero-scaled where not routed), plus the E copies of
            the hidden states: repeat, scale, and the sum over experts of the outputs */
@@ -396,6 +398,7 @@ static double moe_block(const struct ctx *x, struct cost *c)
     tp_moe_comm(x, imb, &mc);
     c->ep_fwd = mc.fwd;
     c->ep_bwd = mc.bwd;
+    c->moe_post_fwd += mc.fwd;
     c->ep_sm_share = mc.sm_share;
     /* the routed experts' expert-TP exchange is the dispatcher's (moe_comm.c); the shared
        experts' TP collectives are the block's */
@@ -456,6 +459,7 @@ void tp_block_cost(const struct ctx *x, uint32_t layer, struct cost *c)
     if (l->cp > 1 && mixer == TP_MIXER_ATTN)
         ring_attention(x, c);
     tp_host_block(x, layer, c); /* launches the GPU work does not cover (host.c) */
+    c->host_fwd += tp_moe_sync_exposed(x, layer, c); /* the dropless dispatcher's wait */
 }
 
 /* Embedding (first stage) and LM head with the loss (last stage) for one micro-batch. */

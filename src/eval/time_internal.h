@@ -43,6 +43,8 @@ struct cost {
     double ep_fwd, ep_bwd;   /* MoE all-to-all */
     double ep_sm_share;      /* SMs its kernels take from overlapped GEMMs (not summed) */
     double host_fwd, host_bwd; /* host-bound time of eager loops (launches, syncs) */
+    double moe_post_fwd; /* GPU seconds of an MoE block's forward after its dispatcher's host
+                            sync: the routed experts' GEMMs and the exchange (not summed) */
 };
 
 struct ctx {
@@ -137,5 +139,9 @@ double tp_host_ds_micro_batch(const struct ctx *x, uint32_t stage);
 /* Per optimizer step (host_ds.c): the loss scaler's per-tensor overflow probes and ZeRO 1/2's
    per-tensor gradient norms on a stage of `blocks` blocks holding `params` parameters per rank. */
 double tp_host_ds_step(const struct ctx *x, uint32_t stage, uint32_t blocks, double params);
+/* Seconds that Megatron-Core's dropless dispatcher's host wait for its split sizes adds to
+   one forward of block `layer` (moe_host.c; 0 for other blocks and stacks); c holds the
+   block's GPU costs. */
+double tp_moe_sync_exposed(const struct ctx *x, uint32_t layer, const struct cost *c);
 
 #endif

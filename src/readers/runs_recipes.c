@@ -116,6 +116,17 @@ void tp_row_recipe_job(const struct row *r, struct tp_job *j)
     /* Megatron-Bridge MoE benchmarks force-balance the routing (the source's footnote) */
     if (strstr(notes, "force-balance"))
         j->moe_imbalance = 1.0;
+    /* Megatron-Bridge's token-drop runs (25.09: scripts/performance/run_script.py at cac49dcd7
+       calls apply_moe_token_drop on Qwen3's recipes) take that function's defaults,
+       moe_expert_capacity_factor 1.0 and moe_pad_expert_input_to_capacity True
+       (src/megatron/bridge/training/utils/moe_token_drop.py): the padded path, whose
+       dispatcher never waits on the host (src/eval/moe_host.c) */
+    if (strstr(notes, "MoE token-drop run") && j->framework == TP_FW_MEGATRON) {
+        j->moe_capacity = 1.0;
+        j->moe_pad_capacity = true;
+        tp_row_assume(r->run, "token drop at capacity factor 1, padded (Megatron-Bridge "
+                              "apply_moe_token_drop defaults)");
+    }
 }
 
 /* Megatron-Bridge performance recipes that recompute modules the summary table does not show:
