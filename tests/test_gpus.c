@@ -167,6 +167,8 @@ static void test_published_values(void **state)
     near("mi300x bw", g->hbm_bw, 5.3e12);
     near("mi300x xgmi", g->intra_bw, 448e9);
     assert_int_equal(g->sms, 304);
+    /* FP8 MAMF: hipBLASLt sweep on Azure ND MI300X v5, best 1159.54 TFLOP/s ([AZ-MI300X]) */
+    near("mi300x fp8 mamf", g->mamf_fp8 * g->peak_flops[TP_FP8], 1159.54e12);
 
     /* H800 SXM5: H100 SXM5 compute and memory with NVLink cut to 400 GB/s total (NVIDIA H800
        datasheet), i.e. 200 GB/s per direction; the runs of Pai-Megatron-Patch issues #643 and

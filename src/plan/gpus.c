@@ -209,10 +209,13 @@ static const struct tp_gpu GPUS[] = {
      PEAK(23.95, 0, 191.5, 0, 0), 64 * GIB, 1.6384 * TB, 50 * GB, 8, 12.5 * GB, 36 * GB, 110, 0.767, 0, false, 0},
     /* ---- AMD CDNA 3.  MI300X: 163.4 TF FP32, 653.7 TF TF32, 1307.4 TF BF16, 2614.9 TF FP8;
        192 GB HBM3 5.3 TB/s; xGMI 7 peers x 64 GB/s = 448 uni; 304 CUs; PCIe Gen5 x16 host
-       ([ROCm] mi300.md).  NIC: 400 Gb/s per GPU = 50 GB/s. */
+       ([ROCm] mi300.md).  NIC: 400 Gb/s per GPU = 50 GB/s.  mamf_fp8: hipBLASLt FP8 GEMM sweep
+       on Azure ND MI300X v5 (ROCm 6.2, RCCL 2.22.3; [AZ-MI300X]): best 1159.54 TF at
+       6144x12288x12288 (1159.23 at 8192^3), 1159.54 / 2614.9 = 0.4434 ([MLE] has no MI300X FP8
+       measurement; without one the calibration's 0.9 x mamf_bf16 = 0.460 applied). */
     {"mi300x", "AMD Instinct MI300X 192GB",
      "AMD MI300X datasheet; ROCm mi300.md; [MLE]; docs/physics.md §5.5",
-     PEAK(163.4, 653.7, 1307.4, 2614.9, 0), 192 * GIB, 5.3 * TB, 448 * GB, 8, 50 * GB, PCIE5, 304, 0.511, 0, false, 7},
+     PEAK(163.4, 653.7, 1307.4, 2614.9, 0), 192 * GIB, 5.3 * TB, 448 * GB, 8, 50 * GB, PCIE5, 304, 0.511, 0.4434, false, 7},
     /* MI325X: MI300X compute with 256 GB HBM3e 6.0 TB/s; same xGMI, CUs and host link. */
     {"mi325x", "AMD Instinct MI325X 256GB",
      "AMD MI325X datasheet via [MLE]/[TT]; docs/physics.md §5.5",
