@@ -496,8 +496,10 @@ static void test_ranges(void **state)
     assert_string_equal(r.cls, "fused/nvidia/dense");
     assert_true(r.lo < 1 && r.hi > 1 && r.rows > 100);
     double lo = r.lo, hi = r.hi;
+    /* outside the calibration it is marked widened and never narrower (the distance terms are
+       what the regime splits need: src/eval/range.c) */
     tp_time_range(&model, &cluster, &job, &lay, TP_DOMAIN_GPU | TP_DOMAIN_SEQ, &r);
-    assert_true(r.widened && r.lo < lo && r.hi > hi);
+    assert_true(r.widened && r.lo <= lo && r.hi >= hi);
     setup("qwen3-30b-a3b", "mi300x", 8, TP_FW_AXOLOTL);
     tp_time_range(&model, &cluster, &job, &lay, 0, &r);
     assert_string_equal(r.cls, "hf/other/moe");
