@@ -588,7 +588,7 @@ void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
         attn_eff *= cal->fa2_ratio * rel_fa2;
     /* cuDNN's fused attention of the 2025-26 releases on Hopper (async MMA, no FP4 tensor
        cores: sm_90): cudnn_gen_ratio of the 2024 kernel the anchored rate carries (fit.c has
-       the cudnn-frontend benchmarks).  Blackwell's kernels are their own family, anchored by
+       the [CUDNN-FE] benchmarks).  Blackwell's kernels are their own family, anchored by
        2025-26 rows already. */
     if (j->attn_impl == TP_ATTN_CUDNN919 && g->async_mma && !(g->peak_flops[TP_FP4] > 0)) {
         attn_eff *= cal->cudnn_gen_ratio;
