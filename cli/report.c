@@ -17,6 +17,7 @@ const char *attn_label(const struct tp_job *j)
     case TP_ATTN_FLASH2: return "FlashAttention-2";
     case TP_ATTN_FLASH3: return "native flash (FA3/cuDNN)";
     case TP_ATTN_FLEX: return "FlexAttention";
+    case TP_ATTN_CUDNN919: return "cuDNN fused attention (2025-26 releases)";
     }
     return "flash";
 }

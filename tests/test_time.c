@@ -359,6 +359,42 @@ static void test_attention_kernel(void **state)
     near(fa2.attn_s, fa3.attn_s, 1e-12);
 }
 
+/* cuDNN's fused attention by release (NVIDIA/cudnn-frontend benchmark/, H200, BF16, head dim
+   128, causal): cuDNN 9.1.0 (2024-05) forward 586.8 and backward 497.7 TFLOP/s at 16k tokens,
+   cuDNN 9.19.1 (2026-02) 673 and 579.  With the backward's 2.5x FLOPs the pair runs at 520 and
+   603 TFLOP/s: 1.16, the prior of cudnn_gen_ratio.  On Hopper the 2025-26 kernel
+   (TP_ATTN_CUDNN919) takes 1/1.16 of the 2024 kernel's attention time; Blackwell's kernels and
+   Ampere's are not this generation's, so there it changes nothing. */
+static double fwd_bwd_rate(double fwd, double bwd)
+{
+    return 3.5 / (1 / fwd + 2.5 / bwd);
+}
+
+static void test_attention_cudnn_release(void **state)
+{
+    (void)state;
+    double gen = fwd_bwd_rate(673, 579) / fwd_bwd_rate(586.8151359973481, 497.67958736481233);
+    near(gen, 1.16, 0.005);
+    struct tp_calib prior;
+    tp_calib_prior(&prior);
+    near(prior.cudnn_gen_ratio, gen, 0.005);
+    const char *gpus[] = {"h100-sxm", "b200", "a100-80gb"};
+    for (int i = 0; i < 3; i++) {
+        setup_run("llama-3.1-8b", gpus[i], 8);
+        job.seq = 16384;
+        check();
+        struct tp_time old, late;
+        job.attn_impl = TP_ATTN_FLASH3;
+        tp_time_step(&model, &cluster, &job, &lay, &cal, &old);
+        job.attn_impl = TP_ATTN_CUDNN919;
+        assert_true(tp_attn_native(&job));
+        tp_time_step(&model, &cluster, &job, &lay, &cal, &late);
+        near(late.attn_s, i == 0 ? old.attn_s / cal.cudnn_gen_ratio : old.attn_s, 1e-9);
+        near(late.gemm_s, old.gemm_s, 1e-12);
+    }
+    assert_int_equal(tp_name_value(TP_NAMES_ATTENTION, "cudnn9.19"), TP_ATTN_CUDNN919);
+}
+
 /* The attention kernel's share of the peak per GPU (time_block.c kernel_rel): on H20 FA3's
    forward reaches 0.853 of its 148 TF (Dao-AILab/flash-attention#1310) against 0.632 of
    989 on H100 (FA3 paper Fig. 5) at the same shape: 1.35x the H100's share; the GEMMs' loss
@@ -753,6 +789,7 @@ int main(void)
         cmocka_unit_test(test_calibration_json),
         cmocka_unit_test(test_calibration_per_gpu),
         cmocka_unit_test(test_attention_kernel),
+        cmocka_unit_test(test_attention_cudnn_release),
         cmocka_unit_test(test_attention_per_gpu),
         cmocka_unit_test(test_attention_seq_curve), cmocka_unit_test(test_flex_attention),
         cmocka_unit_test(test_tp_comm_overlap),

@@ -153,8 +153,13 @@ enum tp_moe_dispatcher { TP_MOE_DISPATCH_ALLTOALL = 0, TP_MOE_DISPATCH_ALLGATHER
    FlashAttention-2 (flash-attn, PyTorch SDPA's flash backend).  FLASH2 / FLASH3 name the kernel
    outright: FlashAttention-2, or an architecture-native one (FlashAttention-3, cuDNN, TE).  FLEX
    is PyTorch's FlexAttention (torch.nn.attention.flex_attention: Triton kernels generated from a
-   score / block-mask function; Axolotl flex_attention, torchtitan use_flex_attn). */
-enum tp_attn_impl { TP_ATTN_FLASH = 0, TP_ATTN_EAGER, TP_ATTN_FLASH2, TP_ATTN_FLASH3, TP_ATTN_FLEX };
+   score / block-mask function; Axolotl flex_attention, torchtitan use_flex_attn).  CUDNN919 is
+   cuDNN's fused attention of the 2025-26 releases, the generation cuDNN 9.19.1's published
+   benchmark measured: on Hopper it runs at struct tp_calib cudnn_gen_ratio of the anchored rate,
+   which the cuDNN 9.0-9.1 kernel of 2024 (NeMo 24.03-24.07, Transformer Engine 1.4-1.8) and
+   FlashAttention-3 carry (FLASH3, and FLASH under Megatron). */
+enum tp_attn_impl { TP_ATTN_FLASH = 0, TP_ATTN_EAGER, TP_ATTN_FLASH2, TP_ATTN_FLASH3, TP_ATTN_FLEX,
+                    TP_ATTN_CUDNN919 };
 enum tp_offload { TP_OFFLOAD_NONE = 0, TP_OFFLOAD_OPTIMIZER, TP_OFFLOAD_PARAMS };
 /* How an FP8 recipe scales its tensors (precision fp8 only).  TENSORWISE: one scale per tensor
    (Transformer Engine's delayed and current scaling, torchao's "tensorwise"): each operand is

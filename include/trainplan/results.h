@@ -247,6 +247,8 @@ struct tp_calib {
     double attn_block_keys; /* uncounted keys of work per 128-query block (tile, prologue) */
     double fa2_ratio;      /* FlashAttention-2 over the native kernel on GPUs with async MMA
                               (Hopper, Blackwell: struct tp_gpu async_mma) */
+    double cudnn_gen_ratio; /* cuDNN's fused attention of 2025-26 (TP_ATTN_CUDNN919) over the
+                               2024 cuDNN 9.0-9.1 kernel the anchored attn_eff carries, Hopper */
     /* memory-bound kernels (norms, activations, rotary, residuals, casts, loss) */
     double mem_eff;        /* achieved fraction of HBM bandwidth */
     double fused_elementwise; /* share of element-wise traffic that fused kernels remove

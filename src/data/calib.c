@@ -81,6 +81,7 @@ void tp_calib_prior(struct tp_calib *c)
     c->attn_bwd_ratio = 2.5;
     c->attn_block_keys = 256;
     c->fa2_ratio = 0.55;
+    c->cudnn_gen_ratio = 1.16; /* cudnn-frontend benchmark/: 9.19.1 over 9.1.0 (fit.c) */
     c->mem_eff = 0.60;
     c->fused_elementwise = 0.80;
     c->layer_overhead_s = 0.0; /* superseded by the launches of src/eval/host.c; not fitted */
@@ -134,6 +135,7 @@ static const struct field FIELDS[] = {
     R(gemm_scale, 0.01, 2),      R(grouped_gemm_scale, 0.01, 2),
     I(tile_m, 8, 1024),          I(tile_n, 8, 1024),         R(attn_eff, 0.01, 1),
     R(attn_bwd_ratio, 1, 10),    R(attn_block_keys, 0, 65536), R(fa2_ratio, 0.05, 1),
+    R(cudnn_gen_ratio, 0.5, 2),
     R(mem_eff, 0.01, 1),         R(fused_elementwise, 0, 1),
     R(layer_overhead_s, 0, 1),   R(eager_op_s, 0, 0.01),     R(host_sync_s, 0, 0.1),
     R(moe_eager_ops, 0, 1000),   R(z3_fetch_s, 0, 0.1),

@@ -76,7 +76,7 @@ double tp_mem_attn_workspace(const struct tp_model *m, const struct tp_job *j,
                              const struct tp_layout *l)
 {
     if (j->attn_impl != TP_ATTN_FLASH && j->attn_impl != TP_ATTN_FLASH2 &&
-        j->attn_impl != TP_ATTN_FLASH3)
+        j->attn_impl != TP_ATTN_FLASH3 && j->attn_impl != TP_ATTN_CUDNN919)
         return 0;
     double q, kv;
     local_widths(m, l, &q, &kv);

@@ -590,6 +590,14 @@ void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
     h->attn_bwd = cal->attn_bwd_ratio;
     if (g->async_mma && !tp_attn_native(j))
         attn_eff *= cal->fa2_ratio * rel_fa2;
+    /* cuDNN's fused attention of the 2025-26 releases on Hopper (async MMA, no FP4 tensor
+       cores: sm_90): cudnn_gen_ratio of the 2024 kernel the anchored rate carries (fit.c has
+       the [CUDNN-FE] benchmarks).  Blackwell's kernels are their own family, anchored by
+       2025-26 rows already. */
+    if (j->attn_impl == TP_ATTN_CUDNN919 && g->async_mma && !(g->peak_flops[TP_FP4] > 0)) {
+        attn_eff *= cal->cudnn_gen_ratio;
+        attn_eff = attn_eff > 0.95 ? 0.95 : attn_eff;
+    }
     if (j->attn_impl == TP_ATTN_FLEX) {
         attn_eff *= g->async_mma ? 1.25 : 0.90;
         h->attn_bwd *= g->async_mma ? 1.25 / 1.03 : 0.90 / 0.85;

@@ -186,6 +186,7 @@ static void attention_keys(const struct tp_export_plan *p, json_t *d)
     case TP_ATTN_FLASH2:
         json_object_set_new(d, "flash_attention", json_true());
         break;
+    case TP_ATTN_CUDNN919: /* PyTorch SDPA's cuDNN backend: no Axolotl key picks it */
     case TP_ATTN_FLASH3:
         /* Axolotl's flash_attention loads flash-attn; FA3 is picked by the package installed */
         json_object_set_new(d, "flash_attention", json_true());

@@ -279,8 +279,8 @@ static enum tp_status job_lm(const struct tp_export_plan *p, struct tp_flags *a,
     /* one entry per enum tp_attn_impl value (FlexAttention read past the end of the array):
        FlexAttention has no Megatron backend, "auto" lets Megatron-Core pick (AttnBackend in
        megatron/core/transformer/enums.py: flash, fused, unfused, local, auto) */
-    static const char *const backend[TP_ATTN_FLEX + 1] = {"fused", "unfused", "flash", "fused",
-                                                          "auto"};
+    static const char *const backend[TP_ATTN_CUDNN919 + 1] = {"fused", "unfused", "flash",
+                                                              "fused", "auto", "fused"};
     tp_arg(a, "--attention-backend", "%s", backend[j->attn_impl]);
     if (j->tp_comm_overlap)
         tp_sw(a, "--tp-comm-overlap");

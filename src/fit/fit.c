@@ -74,6 +74,16 @@ const struct global tp_fit_global_params[] = {
     /* FlashAttention-3 (arXiv:2407.08608) Fig. 5: FA2 335-370 against FA3 610-660 TFLOP/s on
        H100, 0.51-0.61: logit sd 0.25 */
     M(fa2_ratio, LOGIT, 0.25, "FlashAttention-3 paper Fig. 5: FA2/FA3 0.51-0.61 on H100"),
+    /* cuDNN's fused attention by release on Hopper, BF16, head dim 128, causal, forward +
+       backward (backward 2.5x the forward's FLOPs), [CUDNN-FE]: cuDNN
+       9.1.0 on H200 (b740542, 2024-05-07, benchmark_results.csv, 4k-64k tokens) 468 / 490 /
+       520 / 520 / 520 TFLOP/s; cuDNN 9.19.1 on H200 (df73764, 2026-03-09,
+       results/h200_919_only_cudnn/llama3.1_*.csv, 4k-32k) 502 / 567 / 603 / 608: 1.07 at 4k,
+       1.16-1.17 from 8k; cuDNN 9.19.0 on H100 SXM [DEV-2611-SDPA] 477 / 518 / 554 / 572,
+       5-9% under the H200 run of the same kernel.  Prior 1.16; log sd 0.07 (the releases between 9.1 and 9.19, whose
+       Hopper figures are not published, and the unstated clocks of the 9.19 run) */
+    M(cudnn_gen_ratio, LOG, 0.07,
+      "cudnn-frontend benchmark/: cuDNN 9.19.1 vs 9.1.0 on H200, causal hd128 fwd+bwd 1.16"),
     G(mem_eff, LOGIT, 1),       G(fused_elementwise, LOGIT, 1),
     /* torchao's row-wise FP8 GEMM: only its rows identify it */
     M(fp8_rowwise_ratio, LOGIT, 0.5, "pytorch/pytorch#147971: row-wise vs tensor-wise FP8 GEMM"),

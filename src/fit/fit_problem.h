@@ -34,7 +34,7 @@ struct global {
 #define M_LAMBDA(sources) (TAU * TAU / (2.0 * (sources) * DELTA))
 
 /* The global parameters a fit moves (fit.c), in report order. */
-#define N_GLOBALS 16
+#define N_GLOBALS 17
 extern const struct global tp_fit_global_params[N_GLOBALS];
 #define GLOBALS tp_fit_global_params
 #define GPU_SIGMA 1.0

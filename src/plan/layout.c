@@ -38,7 +38,7 @@ double tp_job_trainable_frac(const struct tp_job *j)
 
 bool tp_attn_native(const struct tp_job *j)
 {
-    return j->attn_impl == TP_ATTN_FLASH3 ||
+    return j->attn_impl == TP_ATTN_FLASH3 || j->attn_impl == TP_ATTN_CUDNN919 ||
            (j->attn_impl == TP_ATTN_FLASH && j->framework == TP_FW_MEGATRON);
 }
 

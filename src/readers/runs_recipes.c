@@ -198,6 +198,7 @@ enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j)
                {"dense", TP_MOE_DENSE}},
       ATTN[] = {{"flash", TP_ATTN_FLASH},  {"flash2", TP_ATTN_FLASH2}, {"fa2", TP_ATTN_FLASH2},
                 {"flash3", TP_ATTN_FLASH3}, {"fa3", TP_ATTN_FLASH3},  {"cudnn", TP_ATTN_FLASH3},
+                {"cudnn9.19", TP_ATTN_CUDNN919},
                 {"eager", TP_ATTN_EAGER},  {"fused-softmax", TP_ATTN_EAGER},
                 {"math", TP_ATTN_EAGER},   {"flex", TP_ATTN_FLEX}, {"flex_attention", TP_ATTN_FLEX}},
       DISPATCH[] = {{"alltoall", TP_MOE_DISPATCH_ALLTOALL}, {"allgather", TP_MOE_DISPATCH_ALLGATHER},
