@@ -4,7 +4,8 @@
  * the layer's input; pure and allocation-free.
  *
  * A linear layer needs its input in backward only for its weight's gradient (dW = dY^T X; the
- * input's gradient dX = dY W needs the weight).  So a frozen weight keeps no input:
+ * input's gradient dX = dY W needs the weight).  So a frozen weight keeps no input
+ * ([FROZEN-LIN]):
  *  - PyTorch autograd: tools/autograd/derivatives.yaml, `mm(Tensor self, Tensor mat2)`:
  *    `mat2: mm_mat2_backward(grad, self, ...)` is the only formula that reads `self`, and the
  *    generated VariableType code (tools/autograd/gen_variable_type.py) saves `self` for the
