@@ -97,10 +97,12 @@ static void test_frozen_inputs_bf16(void **state)
          0.5);
 }
 
-/* FP8 (Transformer Engine): a trainable GEMM keeps its FP8 input (1 byte); a frozen one keeps
-   none, an adapted one's adapter keeps the 16-bit input (2 bytes), and the fused attention
-   keeps its 16-bit output.  Attention-only LoRA against full FP8 training, per token and
-   block: QKV input +H, o_proj input +Q, MLP normed input -H, fc2 input -FFN. */
+/* FP8 (Transformer Engine under Megatron-Core): a trainable GEMM keeps its FP8 input (1 byte);
+   a frozen one keeps none; an adapted one's adapter keeps the 16-bit input (2 bytes), and the
+   fused norm + linear QKV, returning its normed output to the adapter, keeps its quantized
+   ln_out too (1 byte); the fused attention keeps its 16-bit output.  Attention-only LoRA
+   against full FP8 training, per token and block: QKV input 1 -> 3 bytes (+2H), o_proj input
+   1 -> 2 (+Q), MLP normed input -H, fc2 input -FFN. */
 static void test_frozen_inputs_fp8(void **state)
 {
     (void)state;
@@ -113,7 +115,7 @@ static void test_frozen_inputs_fp8(void **state)
     job.task = TP_TASK_LORA;
     job.lora_targets = TP_LORA_Q | TP_LORA_K | TP_LORA_V | TP_LORA_O;
     near("fp8 attention-only lora", eval().activations_bytes - sft,
-         TOKENS_X_BLOCKS * (H + Q - H - FFN), 0.5);
+         TOKENS_X_BLOCKS * (2 * H + Q - H - FFN), 0.5);
 }
 
 /* The frozen base under FP8 parameters: each of the 6,979,321,856 GEMM weights 1 byte instead

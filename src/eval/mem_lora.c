@@ -25,7 +25,13 @@
  * modules/common/megatron/adapters/parallel_adapters.py: linear_in a megatron.core
  * ColumnParallelLinear, whose LinearWithGradAccumulationAndAsyncCommunication.forward does
  * ctx.save_for_backward(input, weight)) save the 16-bit input, not the FP8 copy a trainable TE
- * layer would have kept.  The attention kernel keeps its output O for its own backward
+ * layer would have kept.  Megatron-Core's fused norm + linear (TE's LayerNormLinear: linear_qkv,
+ * linear_fc1) hands the adapter its normed input through return_layernorm_output, which NeMo's
+ * MCoreSelfAttentionMixin / MCoreMLPMixin.mcore_register_adapters and Megatron-Bridge's
+ * SelfAttentionLinearQKVLoRA set; layernorm_linear.py then keeps `ln_out` even for a frozen
+ * weight (`if not weight.requires_grad: if not return_layernorm_output: ln_out = None`), and in
+ * FP8 that saved `ln_out` is the quantized copy, beside the 16-bit one the adapter keeps (in 16
+ * bits they are one tensor).  The attention kernel keeps its output O for its own backward
  * (flash-attn's and Transformer Engine's FusedAttnFunc save out, with q, k, v and the softmax
  * statistics), 16-bit, whether o_proj keeps it or not; an eager attention's matmuls keep the
  * probabilities and V, not their product.
@@ -39,12 +45,16 @@ static bool adapters(const struct tp_job *j)
 
 /* The input of a linear layer whose LoRA target bits are `bits`: `gin` (the GEMM's saved
    input: 1 byte in FP8, 2 in 16 bits) when its weight trains, the adapter's 16-bit input when
-   an adapter targets it, nothing when it is frozen and untargeted. */
-double tp_mem_linear_input_bytes(const struct tp_job *j, uint32_t bits, double gin)
+   an adapter targets it (plus Megatron's quantized `ln_out` where the layer is a fused norm +
+   linear, `ln_fused`, and the GEMM runs below 16 bits), nothing when it is frozen and
+   untargeted. */
+double tp_mem_linear_input_bytes(const struct tp_job *j, uint32_t bits, double gin, bool ln_fused)
 {
     if (!adapters(j))
         return gin;
-    return (bits & j->lora_targets) ? 2.0 : 0.0;
+    if (!(bits & j->lora_targets))
+        return 0.0;
+    return 2.0 + (ln_fused && j->framework == TP_FW_MEGATRON && gin < 2 ? gin : 0.0);
 }
 
 /* The attention output (o_proj's input): the kernel's own saved output when it is fused (16
@@ -55,5 +65,5 @@ double tp_mem_attn_out_bytes(const struct tp_job *j, double gin)
         return gin;
     if (j->attn_impl != TP_ATTN_EAGER)
         return 2.0;
-    return tp_mem_linear_input_bytes(j, TP_LORA_O, gin);
+    return tp_mem_linear_input_bytes(j, TP_LORA_O, gin, false);
 }

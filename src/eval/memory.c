@@ -318,16 +318,16 @@ static struct act_terms block_activations(const struct tp_model *m, const struct
     gin = gin < 2 ? gin : 2; /* (fp32 runs are counted with 16-bit activations, as before) */
     /* fc1 output + fc2 input, and the activation's own output in an eager gated MLP; a frozen
        linear keeps no input unless an adapter reads it (mem_lora.c) */
-    double fc2 = tp_mem_linear_input_bytes(j, TP_LORA_DOWN, gin);
+    double fc2 = tp_mem_linear_input_bytes(j, TP_LORA_DOWN, gin, false);
     double glu = m->mlp == TP_MLP_GLU ? (eager_glu(j) ? 6.0 : 4.0) + fc2 : 2.0 + fc2;
     double normed = rc & TP_RC_LAYERNORM ? 0 : gin * h;
     /* the normed inputs of QKV and of a dense MLP (a MoE layer's router and dispatch keep
        theirs) */
-    double qkv_in = rc & TP_RC_LAYERNORM ? 0 : tp_mem_linear_input_bytes(
-                                                   j, TP_LORA_Q | TP_LORA_K | TP_LORA_V, gin) * h;
+    const uint32_t qkv = TP_LORA_Q | TP_LORA_K | TP_LORA_V;
+    double qkv_in = rc & TP_RC_LAYERNORM ? 0 : tp_mem_linear_input_bytes(j, qkv, gin, true) * h;
     double fc1_in = rc & TP_RC_LAYERNORM || m->layer_moe[layer]
                         ? normed
-                        : tp_mem_linear_input_bytes(j, TP_LORA_GATE | TP_LORA_UP, gin) * h;
+                        : tp_mem_linear_input_bytes(j, TP_LORA_GATE | TP_LORA_UP, gin, true) * h;
     /* hybrid blocks (ssm.c): a Mamba-2 / DeltaNet mixer in place of attention, or none; no FFN
        where the layout says so (Nemotron-H's blocks hold one module) */
     enum tp_mixer mixer = (enum tp_mixer)m->layer_mixer[layer];
@@ -669,12 +669,12 @@ static double gathered_bytes(const struct tp_job *j, const struct tp_layout *l,
         if (tp_stack_get(j->framework)->fp32_grad_reduce && !j->grad_16bit && !adapters)
             grad = 4;
     }
+    double fp8_saved = half - tp_gemm_weight_bytes(j, half); /* per GEMM weight */
     if (adapters) /* the frozen weights only, their GEMMs' in FP8 under fp8_param_gather */
-        return half * unit - (j->task == TP_TASK_LORA ? gemm * (half - tp_gemm_weight_bytes(j, half))
-                                                      : 0);
+        return half * unit - (j->task == TP_TASK_LORA ? gemm * fp8_saved : 0);
     /* gradients, and the weights with the GEMMs' in their FP8 format (fp8_param_gather:
        Megatron-FSDP and torch FSDP2 gather the quantized shards) */
-    return (half + grad) * unit - gemm * (half - tp_gemm_weight_bytes(j, half));
+    return (half + grad) * unit - gemm * fp8_saved;
 }
 
 /* One stage of a checked run. */
