@@ -68,6 +68,10 @@ bool tp_mem_torch_ring_cp(const struct tp_job *j, const struct tp_layout *l);
 double tp_mem_ring_bytes(const struct tp_model *m, const struct tp_layout *l);
 double tp_mem_attn_workspace(const struct tp_model *m, const struct tp_job *j,
                              const struct tp_layout *l);
+/* Bytes per element a block keeps for a linear layer's input, frozen or adapted under LoRA /
+   QLoRA (mem_lora.c), and for the attention output o_proj reads. */
+double tp_mem_linear_input_bytes(const struct tp_job *j, uint32_t bits, double gin, bool ln_fused);
+double tp_mem_attn_out_bytes(const struct tp_job *j, double gin);
 
 /* A run's calibration-independent part of tp_time_step, worked out once (time.c): the checks,
    each stage's parameters and whether it repeats the stage before, the FLOPs per token, each

@@ -316,20 +316,31 @@ static struct act_terms block_activations(const struct tp_model *m, const struct
        input stay 16-bit. */
     double gin = tp_prec_saved_bytes(j->precision);
     gin = gin < 2 ? gin : 2; /* (fp32 runs are counted with 16-bit activations, as before) */
-    /* fc1 output + fc2 input, and the activation's own output in an eager gated MLP */
-    double glu = m->mlp == TP_MLP_GLU ? (eager_glu(j) ? 6.0 : 4.0) + gin : 2.0 + gin;
+    /* fc1 output + fc2 input, and the activation's own output in an eager gated MLP; a frozen
+       linear keeps no input unless an adapter reads it (mem_lora.c) */
+    double fc2 = tp_mem_linear_input_bytes(j, TP_LORA_DOWN, gin, false);
+    double glu = m->mlp == TP_MLP_GLU ? (eager_glu(j) ? 6.0 : 4.0) + fc2 : 2.0 + fc2;
     double normed = rc & TP_RC_LAYERNORM ? 0 : gin * h;
+    /* the normed inputs of QKV and of a dense MLP (a MoE layer's router and dispatch keep
+       theirs) */
+    const uint32_t qkv = TP_LORA_Q | TP_LORA_K | TP_LORA_V;
+    double qkv_in = rc & TP_RC_LAYERNORM ? 0 : tp_mem_linear_input_bytes(j, qkv, gin, true) * h;
+    double fc1_in = rc & TP_RC_LAYERNORM || m->layer_moe[layer]
+                        ? normed
+                        : tp_mem_linear_input_bytes(j, TP_LORA_GATE | TP_LORA_UP, gin, true) * h;
     /* hybrid blocks (ssm.c): a Mamba-2 / DeltaNet mixer in place of attention, or none; no FFN
        where the layout says so (Nemotron-H's blocks hold one module) */
     enum tp_mixer mixer = (enum tp_mixer)m->layer_mixer[layer];
     double subs = (mixer != TP_MIXER_NONE) + !m->layer_no_ffn[layer];
     /* norm inputs (2H each), the normed inputs of QKV and of the MLP, dropout masks after
        attention and MLP (1 byte per element) */
-    a.replicated = 2 * h * m->norms_per_block + subs * normed + (j->dropout ? subs * h : 0);
+    a.replicated = 2 * h * m->norms_per_block + (j->dropout ? subs * h : 0);
+    a.replicated += (mixer == TP_MIXER_ATTN ? qkv_in : mixer != TP_MIXER_NONE ? normed : 0) +
+                    (m->layer_no_ffn[layer] ? 0 : fc1_in);
     if (mixer == TP_MIXER_ATTN) {
         if (m->attn_out_gate)
             a.split += 2 * q; /* the sigmoid output gate's input */
-        a.split += 2 * (q + k + v) + gin * o;
+        a.split += 2 * (q + k + v) + tp_mem_attn_out_bytes(j, gin) * o;
         if (j->attn_impl != TP_ATTN_EAGER)
             a.split += 4 * nq; /* softmax log-sum-exp, fp32 */
         else
@@ -558,6 +569,12 @@ static void stage_states(const struct tp_model *m, const struct tp_cluster *c,
         /* frozen base: 16-bit, or NF4 with double-quantized constants for the linear weights
            (0.5 + 1/64 + 4/(64*256) B/param; embeddings, head and norms stay 16-bit) [BNB] */
         double base = out->params * half;
+        /* ... whose GEMM weights are FP8 when the job keeps FP8 parameters: NeMo's PEFT
+           fp8_params / Megatron-Core fp8_param_gather build the frozen linears under Transformer
+           Engine's fp8_model_init (tp_gemm_weight_bytes), so each is the format's bytes plus
+           its scales, with no 16-bit copy beside it (no master weights: nothing trains) */
+        if (j->task == TP_TASK_LORA)
+            base -= sp.quantizable * (half - tp_gemm_weight_bytes(j, half));
         if (j->task == TP_TASK_QLORA)
             base = (out->params - sp.quantizable) * (kbit_fp32(j, l) ? 4 : 2) +
                    sp.quantizable * (0.5 + 1.0 / 64 + 4.0 / (64 * 256));
@@ -652,11 +669,12 @@ static double gathered_bytes(const struct tp_job *j, const struct tp_layout *l,
         if (tp_stack_get(j->framework)->fp32_grad_reduce && !j->grad_16bit && !adapters)
             grad = 4;
     }
-    if (adapters)
-        return half * unit;
+    double fp8_saved = half - tp_gemm_weight_bytes(j, half); /* per GEMM weight */
+    if (adapters) /* the frozen weights only, their GEMMs' in FP8 under fp8_param_gather */
+        return half * unit - (j->task == TP_TASK_LORA ? gemm * fp8_saved : 0);
     /* gradients, and the weights with the GEMMs' in their FP8 format (fp8_param_gather:
        Megatron-FSDP and torch FSDP2 gather the quantized shards) */
-    return (half + grad) * unit - gemm * (half - tp_gemm_weight_bytes(j, half));
+    return (half + grad) * unit - gemm * fp8_saved;
 }
 
 /* One stage of a checked run. */

@@ -101,6 +101,15 @@ void tp_row_recipe_job(const struct row *r, struct tp_job *j)
         j->lora_rank = 32;
         tp_row_assume(r->run, "LoRA on the QKV projection at rank 32 (NeMo 1.x LoRA)");
     }
+    /* a framework cell that states the adapters' targets as the attention projections (the
+       MLPerf llama2_70b_lora submissions' NeMo PEFT config, [FROZEN-LIN]
+       megatron_gpt_peft_tuning_config.yaml: target_modules ['attention'], i.e. linear_qkv and
+       linear_proj) */
+    if ((j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA) &&
+        strstr(tp_row_cell(r, "framework"), "on the attention projections")) {
+        j->lora_targets = TP_LORA_Q | TP_LORA_K | TP_LORA_V | TP_LORA_O;
+        tp_row_assume(r->run, "LoRA on the attention projections (the framework cell)");
+    }
     /* NeMo's fine-tuning tables pack SQuAD into the sequence (the notes: "SQuAD packed to 4096
        tokens"), and its packed sequences keep each example to itself (TE's THD attention with
        cu_seqlens: the NeMo user guide's "Sequence Packing for SFT/PEFT").  A SQuAD v1.1
