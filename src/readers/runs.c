@@ -493,6 +493,13 @@ static enum tp_status map_layout(const struct row *r, struct tp_layout *l)
         tp_row_assume(run, finetune ? "gradient checkpointing on (Axolotl fine-tuning configs)"
                              : "no recompute");
     }
+    /* full recompute of only the first N blocks of each stage: Megatron-Core's
+       --recompute-method block --recompute-num-layers N (NeMo's activations_checkpoint_method
+       block / _num_layers; --recompute-layers) */
+    TRY(tp_row_u32(r, "recompute_layers", false, 0, &l->recompute_layers));
+    if (l->recompute_layers && l->recompute != TP_RECOMPUTE_FULL)
+        return tp_fail(r->err, TP_EINVAL, "recompute_layers %u needs recompute full",
+                       l->recompute_layers);
     return TP_OK;
 }
 
