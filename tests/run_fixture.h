@@ -1,7 +1,8 @@
 /*
- * run_fixture.h - one run to price, for the tests of a step (test_time.c, test_host.c,
- * test_advise.c, test_moe_hf.c): a preset on N GPUs of a type, the job and the layout at their
- * defaults and the built-in calibration; each test then sets what its source ran.
+ * run_fixture.h - one run to price, for the tests of a step or of its memory (test_time.c,
+ * test_host.c, test_advise.c, test_moe_hf.c, test_memory.c, ...): a preset on N GPUs of a type,
+ * the job and the layout at their defaults and the built-in calibration; each test then sets
+ * what its source ran.
  */
 #ifndef TP_TEST_RUN_FIXTURE_H
 #define TP_TEST_RUN_FIXTURE_H
@@ -33,6 +34,18 @@ static inline void fixture_check(void)
     if (tp_layout_check(&model, &cluster, &job, &lay, &err) != TP_OK ||
         tp_stack_check(&model, &job, &lay, &err) != TP_OK)
         fail_msg("%s", err.msg);
+}
+
+/* The worst pipeline stage's memory of the run as set (its layout checked first). */
+static inline struct tp_memory fixture_memory(void)
+{
+    struct tp_error err = {{0}, {0}};
+    struct tp_layout l = lay;
+    if (tp_layout_check(&model, &cluster, &job, &l, &err) != TP_OK)
+        fail_msg("%s", err.msg);
+    struct tp_memory m;
+    tp_memory_worst(&model, &cluster, &job, &l, &m);
+    return m;
 }
 
 #endif

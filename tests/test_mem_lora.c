@@ -27,20 +27,11 @@
 #include <stdio.h>
 #include <string.h>
 
-static struct tp_model model;
-static struct tp_cluster cluster;
-static struct tp_job job;
-static struct tp_layout lay;
+#include "run_fixture.h"
 
 static void setup_run(uint32_t gpus)
 {
-    struct tp_error err = {{0}, {0}};
-    if (tp_model_from_preset("llama-3.1-8b", &model, &err) != TP_OK)
-        fail_msg("%s", err.msg);
-    if (tp_cluster_init(&cluster, "h100-sxm", gpus, &err) != TP_OK)
-        fail_msg("%s", err.msg);
-    tp_job_init(&job);
-    tp_layout_init(&lay);
+    fixture_run("llama-3.1-8b", "h100-sxm", gpus);
     job.seq = 4096;
     lay.dp = gpus;
     lay.mbs = 1;
@@ -48,13 +39,7 @@ static void setup_run(uint32_t gpus)
 
 static struct tp_memory eval(void)
 {
-    struct tp_error err = {{0}, {0}};
-    struct tp_layout l = lay;
-    if (tp_layout_check(&model, &cluster, &job, &l, &err) != TP_OK)
-        fail_msg("%s", err.msg);
-    struct tp_memory m;
-    tp_memory_worst(&model, &cluster, &job, &l, &m);
-    return m;
+    return fixture_memory();
 }
 
 static void near(const char *what, double got, double want, double tol)

@@ -19,31 +19,16 @@
 
 #define GIB 1073741824.0
 
-static struct tp_model model;
-static struct tp_cluster cluster;
-static struct tp_job job;
-static struct tp_layout lay;
+#include "run_fixture.h"
 
 static void setup_run(const char *preset, const char *gpu, uint32_t gpus)
 {
-    struct tp_error err = {{0}, {0}};
-    if (tp_model_from_preset(preset, &model, &err) != TP_OK)
-        fail_msg("%s", err.msg);
-    if (tp_cluster_init(&cluster, gpu, gpus, &err) != TP_OK)
-        fail_msg("%s", err.msg);
-    tp_job_init(&job);
-    tp_layout_init(&lay);
+    fixture_run(preset, gpu, gpus);
 }
 
 static struct tp_memory eval(void)
 {
-    struct tp_error err = {{0}, {0}};
-    struct tp_layout l = lay;
-    if (tp_layout_check(&model, &cluster, &job, &l, &err) != TP_OK)
-        fail_msg("%s", err.msg);
-    struct tp_memory m;
-    tp_memory_worst(&model, &cluster, &job, &l, &m);
-    return m;
+    return fixture_memory();
 }
 
 static double states(const struct tp_memory *m)

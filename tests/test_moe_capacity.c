@@ -31,6 +31,8 @@
 
 #include <math.h>
 
+#include "run_fixture.h"
+
 struct ep_case {
     double capacity, imbalance;
     bool pad;
@@ -41,28 +43,18 @@ struct ep_case {
    BF16, 4096 tokens per micro-batch: the step's exposed exchange and its GEMM seconds. */
 static void qwen3_step(const struct ep_case *e, struct tp_time *t)
 {
-    struct tp_model m;
-    struct tp_cluster c;
-    struct tp_job j;
-    struct tp_layout l;
-    struct tp_calib cal;
-    struct tp_error err = {{0}, {0}};
-    assert_int_equal(tp_model_from_preset("qwen3-30b-a3b", &m, &err), TP_OK);
-    assert_int_equal(tp_cluster_init(&c, "h100-sxm", 16, &err), TP_OK);
-    tp_job_init(&j);
-    tp_layout_init(&l);
-    tp_calib_init(&cal);
-    j.framework = TP_FW_MEGATRON;
-    j.seq = 4096;
-    j.moe_capacity = e->capacity;
-    j.moe_imbalance = e->imbalance;
-    j.moe_pad_capacity = e->pad;
-    l.dp = 16;
-    l.ep = 8;
-    l.zero = 1;
-    l.recompute = e->recompute;
-    assert_int_equal(tp_layout_check(&m, &c, &j, &l, &err), TP_OK);
-    assert_int_equal(tp_time_step(&m, &c, &j, &l, &cal, t), TP_OK);
+    fixture_run("qwen3-30b-a3b", "h100-sxm", 16);
+    job.framework = TP_FW_MEGATRON;
+    job.seq = 4096;
+    job.moe_capacity = e->capacity;
+    job.moe_imbalance = e->imbalance;
+    job.moe_pad_capacity = e->pad;
+    lay.dp = 16;
+    lay.ep = 8;
+    lay.zero = 1;
+    lay.recompute = e->recompute;
+    fixture_check();
+    assert_int_equal(tp_time_step(&model, &cluster, &job, &lay, &cal, t), TP_OK);
 }
 
 /* [MCORE-CAP]: without padding the capacity is a cap on what each expert keeps, per source

@@ -27,35 +27,27 @@
 
 #include <math.h>
 
+#include "run_fixture.h"
+
 /* [MB-CG]'s run: Qwen3-30B-A3B on 16 H100 (8 per node), EP 16, MBS 1, GBS 1024, seq 4096,
    BF16, Megatron-Core's alltoall dispatcher, balanced routing; dropless, or padded to a
    capacity factor of 1 (which moves the same rows when the routing is balanced). */
 static void bridge_step(bool padded, struct tp_time *t)
 {
-    struct tp_model m;
-    struct tp_cluster c;
-    struct tp_job j;
-    struct tp_layout l;
-    struct tp_calib cal;
-    struct tp_error err = {{0}, {0}};
-    assert_int_equal(tp_model_from_preset("qwen3-30b-a3b", &m, &err), TP_OK);
-    assert_int_equal(tp_cluster_init(&c, "h100-sxm", 16, &err), TP_OK);
-    tp_job_init(&j);
-    tp_layout_init(&l);
-    tp_calib_init(&cal);
-    j.framework = TP_FW_MEGATRON;
-    j.precision = TP_PREC_BF16;
-    j.seq = 4096;
-    j.moe_imbalance = 1.0;
-    j.moe_capacity = padded ? 1.0 : 0;
-    j.moe_pad_capacity = padded;
-    l.dp = 16;
-    l.ep = 16;
-    l.mbs = 1;
-    l.gas = 64; /* 1024 / (1 x 16) */
-    l.zero = 1;
-    assert_int_equal(tp_layout_check(&m, &c, &j, &l, &err), TP_OK);
-    assert_int_equal(tp_time_step(&m, &c, &j, &l, &cal, t), TP_OK);
+    fixture_run("qwen3-30b-a3b", "h100-sxm", 16);
+    job.framework = TP_FW_MEGATRON;
+    job.precision = TP_PREC_BF16;
+    job.seq = 4096;
+    job.moe_imbalance = 1.0;
+    job.moe_capacity = padded ? 1.0 : 0;
+    job.moe_pad_capacity = padded;
+    lay.dp = 16;
+    lay.ep = 16;
+    lay.mbs = 1;
+    lay.gas = 64; /* 1024 / (1 x 16) */
+    lay.zero = 1;
+    fixture_check();
+    assert_int_equal(tp_time_step(&model, &cluster, &job, &lay, &cal, t), TP_OK);
 }
 
 /* [MB-CG], [MB-OVL]: the dropless run measured 41.36 s and 41.25 s per step.  The prediction,
