@@ -111,29 +111,41 @@ static double quantile(const double *sorted, size_t n, double p)
     return sorted[f] + (sorted[c] - sorted[f]) * (k - (double)f);
 }
 
+/* Each row's range under the built-in table (its class: src/eval/range.c), looked up once. */
+static void row_ranges(const struct state *s, struct tp_range *rg)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        const struct tp_run *r = &s->runs[i];
+        tp_time_range(&r->model, &r->cluster, &r->job, &r->layout, 0, &rg[i]);
+    }
+}
+
+/* Whether row i is the first of its class among the rows whose x is finite (x NULL: every
+   row), so that a loop over the rows visits each class once, in order of appearance. */
+static bool first_of_class(const struct tp_range *rg, const double *x, size_t i)
+{
+    if (x && !isfinite(x[i]))
+        return false;
+    for (size_t j = 0; j < i; j++)
+        if ((!x || isfinite(x[j])) && strcmp(rg[j].cls, rg[i].cls) == 0)
+            return false;
+    return true;
+}
+
 /* Per class of run (src/eval/range.c): the 10th and 90th percentiles of measured / predicted of the
    held-out predictions (what the built-in 80% ranges should be), and the share of held-out runs
    inside the built-in range (its coverage; 0.8 is honest). */
 static void range_table(const struct state *s, const double *held)
 {
     static double ratio[MAX_ROWS];
-    static struct tp_range rg[MAX_ROWS]; /* each row's class, looked up once */
-    for (size_t i = 0; i < s->n; i++) {
-        const struct tp_run *r = &s->runs[i];
-        tp_time_range(&r->model, &r->cluster, &r->job, &r->layout, 0, &rg[i]);
-    }
-    char seen[16][32];
-    size_t n_seen = 0;
+    static struct tp_range rg[MAX_ROWS];
+    row_ranges(s, rg);
     printf("\n  80%% ranges by class (measured / held-out prediction):\n");
     printf("  %-22s %5s %8s %8s   %-17s %8s   %s\n", "class", "rows", "p10", "p90",
            "built-in range", "coverage", "source-balanced p10 - p90");
     for (size_t i = 0; i < s->n; i++) {
-        bool done = false;
-        for (size_t k = 0; k < n_seen; k++)
-            done = done || strcmp(seen[k], rg[i].cls) == 0;
-        if (done || n_seen == 16)
+        if (!first_of_class(rg, NULL, i))
             continue;
-        snprintf(seen[n_seen++], sizeof seen[0], "%s", rg[i].cls);
         size_t n = 0, inside = 0;
         for (size_t j = 0; j < s->n; j++) {
             if (strcmp(rg[j].cls, rg[i].cls) != 0 || !isfinite(held[j]))
@@ -220,11 +232,9 @@ static void range_model(const struct state *s, const double *held)
     static uint32_t id[MAX_ROWS];
     static struct tp_range rg[MAX_ROWS];
     source_ids(s, id);
-    for (size_t i = 0; i < s->n; i++) {
-        const struct tp_run *r = &s->runs[i];
-        tp_time_range(&r->model, &r->cluster, &r->job, &r->layout, 0, &rg[i]);
+    row_ranges(s, rg);
+    for (size_t i = 0; i < s->n; i++)
         x[i] = isfinite(held[i]) ? -log1p(held[i]) : NAN;
-    }
     struct tp_range_spread all;
     if (tp_range_spread(x, id, s->n, &all) != TP_OK)
         return;
@@ -234,16 +244,11 @@ static void range_model(const struct state *s, const double *held)
            "sources)\n", all.rows, all.sources, all.mu, all.within, all.tau);
     printf("  %-20s %5s %4s %7s %7s %7s %7s   %-17s %s\n", "class", "rows", "src", "mu",
            "within", "tau", "used", "params", "tokens/micro-batch/GPU");
-    char seen[16][32];
-    size_t n_seen = 0, hf_dof = 0;
+    size_t hf_dof = 0;
     double hf_ss = 0;
     for (size_t i = 0; i < s->n; i++) {
-        bool done = false;
-        for (size_t k = 0; k < n_seen; k++)
-            done = done || strcmp(seen[k], rg[i].cls) == 0;
-        if (done || n_seen == 16)
+        if (!first_of_class(rg, NULL, i))
             continue;
-        snprintf(seen[n_seen++], sizeof seen[0], "%s", rg[i].cls);
         static double cx[MAX_ROWS];
         double p_lo = INFINITY, p_hi = 0, t_lo = INFINITY, t_hi = 0;
         for (size_t j = 0; j < s->n; j++) {
@@ -395,13 +400,13 @@ static void range_model_held_out(const struct state *s, const double *held)
     /* each source judged by the others' spread */
     double in[2] = {0, 0}, all[2] = {0, 0}, src_in[2] = {0, 0}, srcs[2] = {0, 0};
     for (uint32_t k = 0; k < n_src; k++) {
-        double yes = 0, tot = 0;
+        double yes = 0, tot = 0, wa = NAN, ta = NAN;
         bool is_pub = false;
+        spread_about(r, n, MAX_CLASSES, k, &wa, &ta); /* every class's, without source k */
         for (size_t i = 0; i < n; i++) {
             if (r[i].src != k)
                 continue;
-            double w = NAN, t = NAN, wa = NAN, ta = NAN;
-            spread_about(r, n, MAX_CLASSES, k, &wa, &ta);
+            double w = NAN, t = NAN;
             size_t kc = spread_about(r, n, r[i].cls, k, &w, &t);
             if (kc < 3)
                 t = ta;
@@ -506,32 +511,17 @@ static void split_figures(const struct state *s, enum regime k)
         }
     printf("  source-balanced: %.0f%% inside (%g sources); median width high/low:", 100 * bal / n_src,
            n_src);
-    char seen[16][32];
-    size_t n_seen = 0;
+    static struct tp_range rg[MAX_ROWS];
+    row_ranges(s, rg);
     for (size_t i = 0; i < s->n; i++) {
-        if (!isfinite(row_x[i]))
+        if (!first_of_class(rg, row_x, i))
             continue;
-        struct tp_range rg;
-        const struct tp_run *r = &s->runs[i];
-        tp_time_range(&r->model, &r->cluster, &r->job, &r->layout, 0, &rg);
-        bool done = false;
-        for (size_t q = 0; q < n_seen; q++)
-            done = done || strcmp(seen[q], rg.cls) == 0;
-        if (done || n_seen == 16)
-            continue;
-        snprintf(seen[n_seen++], sizeof seen[0], "%s", rg.cls);
         size_t m = 0;
-        for (size_t j = 0; j < s->n; j++) {
-            struct tp_range rj;
-            if (!isfinite(row_x[j]))
-                continue;
-            tp_time_range(&s->runs[j].model, &s->runs[j].cluster, &s->runs[j].job,
-                          &s->runs[j].layout, 0, &rj);
-            if (strcmp(rj.cls, rg.cls) == 0)
+        for (size_t j = 0; j < s->n; j++)
+            if (isfinite(row_x[j]) && strcmp(rg[j].cls, rg[i].cls) == 0)
                 widths[m++] = row_width[j];
-        }
         qsort(widths, m, sizeof widths[0], cmp_double);
-        printf(" %s %.2fx", rg.cls, quantile(widths, m, 0.5));
+        printf(" %s %.2fx", rg[i].cls, quantile(widths, m, 0.5));
     }
     printf("\n");
     unsigned g = split_flags(k);

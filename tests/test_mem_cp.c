@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "run_fixture.h"
+
 #define GIB 1073741824.0
 
 struct want {
@@ -122,21 +124,14 @@ static void test_ring_buffers(void **state)
 {
     (void)state;
     struct tp_error err = {{0}, {0}};
-    struct tp_model mo;
-    struct tp_cluster c;
-    struct tp_job j;
-    struct tp_layout l;
-    assert_int_equal(tp_model_from_preset("qwen3-8b", &mo, &err), TP_OK);
-    assert_int_equal(tp_cluster_init(&c, "h100-sxm", 8, &err), TP_OK);
-    tp_job_init(&j);
-    tp_layout_init(&l);
-    j.seq = 65536;
-    j.framework = TP_FW_AXOLOTL;
-    j.fsdp_backend = true;
-    l.cp = 8;
-    l.dp = 1;
-    l.zero = 3;
-    if (tp_layout_check(&mo, &c, &j, &l, &err) != TP_OK)
+    fixture_run("qwen3-8b", "h100-sxm", 8);
+    job.seq = 65536;
+    job.framework = TP_FW_AXOLOTL;
+    job.fsdp_backend = true;
+    lay.cp = 8;
+    lay.dp = 1;
+    lay.zero = 3;
+    if (tp_layout_check(&model, &cluster, &job, &lay, &err) != TP_OK)
         fail_msg("%s", err.msg);
     double ring_only = 6.0 * 4096 + (2.0 * 8 + 16) * 2048, workspace = 4.0 * 4096 + 4.0 * 32;
     const struct {
@@ -146,15 +141,15 @@ static void test_ring_buffers(void **state)
                  {TP_ATTN_EAGER, ring_only}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct tp_memory ring, none;
-        j.attn_impl = cases[i].impl;
-        j.fsdp_backend = true;
-        if (tp_layout_check(&mo, &c, &j, &l, &err) != TP_OK)
+        job.attn_impl = cases[i].impl;
+        job.fsdp_backend = true;
+        if (tp_layout_check(&model, &cluster, &job, &lay, &err) != TP_OK)
             fail_msg("%s", err.msg);
-        assert_int_equal(tp_memory_worst(&mo, &c, &j, &l, &ring), TP_OK);
-        j.fsdp_backend = false;
-        if (tp_layout_check(&mo, &c, &j, &l, &err) != TP_OK)
+        assert_int_equal(tp_memory_worst(&model, &cluster, &job, &lay, &ring), TP_OK);
+        job.fsdp_backend = false;
+        if (tp_layout_check(&model, &cluster, &job, &lay, &err) != TP_OK)
             fail_msg("%s", err.msg);
-        assert_int_equal(tp_memory_worst(&mo, &c, &j, &l, &none), TP_OK);
+        assert_int_equal(tp_memory_worst(&model, &cluster, &job, &lay, &none), TP_OK);
         double want = 65536.0 / 8 * cases[i].per_token;
         if (fabs(ring.activations_bytes - none.activations_bytes - want) > 1)
             fail_msg("ring buffers (attention %d): %.6g bytes, want %.6g", (int)cases[i].impl,

@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run_fixture.h"
+
 #define GIB 1073741824.0
 enum { MAX_ROWS = 1024 };
 
@@ -176,35 +178,28 @@ static void test_step_timeline(void **state)
 {
     (void)state;
     struct tp_error err = {{0}, {0}};
-    struct tp_model mo;
-    struct tp_cluster c;
-    struct tp_job j;
-    struct tp_layout l;
-    assert_int_equal(tp_model_from_preset("llama-2-7b", &mo, &err), TP_OK);
-    assert_int_equal(tp_cluster_init(&c, "a100-40gb", 8, &err), TP_OK);
-    tp_job_init(&j);
-    tp_layout_init(&l);
-    j.seq = 64;
-    j.framework = TP_FW_FSDP;
-    l.dp = 8;
-    l.zero = 0;
-    assert_int_equal(tp_layout_check(&mo, &c, &j, &l, &err), TP_OK);
+    fixture_run("llama-2-7b", "a100-40gb", 8);
+    job.seq = 64;
+    job.framework = TP_FW_FSDP;
+    lay.dp = 8;
+    lay.zero = 0;
+    assert_int_equal(tp_layout_check(&model, &cluster, &job, &lay, &err), TP_OK);
     struct tp_memory m;
-    assert_int_equal(tp_memory_worst(&mo, &c, &j, &l, &m), TP_OK);
+    assert_int_equal(tp_memory_worst(&model, &cluster, &job, &lay, &m), TP_OK);
     assert_int_equal(m.peak_phase, TP_PHASE_OPTIMIZER);
     assert_true(fabs(m.step_temp_bytes - 4 * m.params) < 1);
     assert_true(m.allocated_bytes == m.optimizer_step_bytes);
     assert_false(m.fits); /* the run: 'CUDA OOM error ... seq_length 64' */
-    j.framework = TP_FW_MEGATRON;
-    assert_int_equal(tp_layout_check(&mo, &c, &j, &l, &err), TP_OK);
-    assert_int_equal(tp_memory_worst(&mo, &c, &j, &l, &m), TP_OK);
+    job.framework = TP_FW_MEGATRON;
+    assert_int_equal(tp_layout_check(&model, &cluster, &job, &lay, &err), TP_OK);
+    assert_int_equal(tp_memory_worst(&model, &cluster, &job, &lay, &m), TP_OK);
     assert_true(m.step_temp_bytes == 0);
-    j.framework = TP_FW_AXOLOTL; /* the Hugging Face stack on DeepSpeed ZeRO-3 */
-    l.zero = 3;
-    l.dp = 1;
-    assert_int_equal(tp_cluster_init(&c, "a100-40gb", 1, &err), TP_OK);
-    assert_int_equal(tp_layout_check(&mo, &c, &j, &l, &err), TP_OK);
-    assert_int_equal(tp_memory_worst(&mo, &c, &j, &l, &m), TP_OK);
+    job.framework = TP_FW_AXOLOTL; /* the Hugging Face stack on DeepSpeed ZeRO-3 */
+    lay.zero = 3;
+    lay.dp = 1;
+    assert_int_equal(tp_cluster_init(&cluster, "a100-40gb", 1, &err), TP_OK);
+    assert_int_equal(tp_layout_check(&model, &cluster, &job, &lay, &err), TP_OK);
+    assert_int_equal(tp_memory_worst(&model, &cluster, &job, &lay, &m), TP_OK);
     assert_true(fabs(m.step_temp_bytes - 4e9) < 1);
 }
 

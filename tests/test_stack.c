@@ -15,21 +15,12 @@
 #include <stdio.h>
 #include <string.h>
 
-static struct tp_model model;
-static struct tp_cluster cluster;
-static struct tp_job job;
-static struct tp_layout lay;
+#include "run_fixture.h"
 
 static void setup(const char *preset, const char *gpu, uint32_t gpus, enum tp_framework fw)
 {
-    struct tp_error err = {{0}, {0}};
-    if (tp_model_from_preset(preset, &model, &err) != TP_OK)
-        fail_msg("%s", err.msg);
-    if (tp_cluster_init(&cluster, gpu, gpus, &err) != TP_OK)
-        fail_msg("%s", err.msg);
-    tp_job_init(&job);
+    fixture_run(preset, gpu, gpus);
     job.framework = fw;
-    tp_layout_init(&lay);
 }
 
 static enum tp_status check(char *msg, size_t len)
@@ -160,7 +151,6 @@ static void test_megatron_everything(void **state)
 
 static double tokens_per_s(uint32_t zero, uint32_t ep, uint32_t mbs)
 {
-    struct tp_calib cal;
     tp_calib_init(&cal);
     tp_layout_init(&lay);
     lay.zero = zero;
@@ -241,7 +231,6 @@ static double zeropp_rate(double node_gbit, bool zpp)
     lay.recompute = TP_RECOMPUTE_FULL;
     if (check(NULL, 0) != TP_OK)
         fail_msg("layout rejected");
-    struct tp_calib cal;
     tp_calib_init(&cal);
     struct tp_time t;
     tp_time_step(&model, &cluster, &job, &lay, &cal, &t);
@@ -377,7 +366,6 @@ static void test_trainable_tokens(void **state)
     setup("qwen3-30b-a3b", "mi300x", 8, TP_FW_AXOLOTL);
     job.task = TP_TASK_SFT;
     job.seq = 8192;
-    struct tp_calib cal;
     tp_calib_init(&cal);
     lay.zero = 2;
     lay.ep = 2;
@@ -408,7 +396,6 @@ static void test_zero3_moe_fetch_ratio(void **state)
 {
     (void)state;
     struct swift *s = read_swift();
-    struct tp_calib cal;
     tp_calib_init(&cal);
     struct tp_run_eval e2, e3;
     tp_run_evaluate(&s->z2, &cal, &e2);
@@ -427,7 +414,6 @@ static void test_eager_loop_index_backward(void **state)
 {
     (void)state;
     struct swift *s = read_swift();
-    struct tp_calib cal;
     tp_calib_init(&cal);
     struct tp_run_eval e2;
     tp_run_evaluate(&s->z2, &cal, &e2);
@@ -469,7 +455,7 @@ static void test_llama4_dense_experts(void **state)
 static void test_mesh_links(void **state)
 {
     (void)state;
-    struct tp_calib cal;
+    tp_calib_init(&cal);
     tp_calib_prior(&cal);
     struct tp_cluster mi, h;
     struct tp_error err = {{0}, {0}};
