@@ -189,6 +189,14 @@ static void test_published_values(void **state)
     near("h20 bw", g->hbm_bw, 4.0e12);
     near("h20 nvlink", g->intra_bw, 450e9);
     assert_string_equal(find("H20-96GB")->key, "h20");
+    /* its measured MAMF: BF16 torch.mm, best 142.25 TFLOP/s at 10240^3
+       (zzc0721/torch-performance-test-data#77); block-scaled FP8, M 8192 x N 24576 x K 7168 in
+       10207.52 us (vllm-project/vllm#49932), 2 x 8192 x 24576 x 7168 / 10207.52e-6 FLOP/s */
+    near("h20 bf16 mamf", g->mamf_bf16 * g->peak_flops[TP_BF16], 142.25e12);
+    near("h20 fp8 mamf", g->mamf_fp8 * g->peak_flops[TP_FP8],
+         2.0 * 8192 * 24576 * 7168 / 10207.52e-6);
+    /* a GPU with its own sweep reads it, not the calibration's default */
+    assert_true(tp_gpu_mamf(g, false) > 0 && tp_gpu_mamf(g, true) > 0);
 
     /* H200: 141 GB HBM3e, 4.8 TB/s, H100 compute */
     g = find("h200");
@@ -302,13 +310,28 @@ static void test_blackwell_kernel_rates(void **state)
     assert_true(attn == 1 && gemm == 1 && fa2 == 1 && mamf4 == 0);
 }
 
+/* H20's kernels against the H100's share of the peak (tp_kernel_rel), both from one benchmark
+   (Dao-AILab/flash-attention#1310, forward, head dim 128, 2k keys, non-causal): FA3 126.2 of
+   148 TF on H20 against 625 of 989 on H100 (FA3 paper Fig. 5); FlashAttention-2 83.7 of FA3's
+   126.2 on H20 against 352 / 635 on H100, so FA2's mma.sync is cut with the wgmma path
+   rather than kept at the H100's per-SM rate. */
+static void test_h20_kernel_rates(void **state)
+{
+    (void)state;
+    double attn, gemm, fa2, mamf4;
+    tp_kernel_rel(find("h20"), &attn, &gemm, &fa2, &mamf4);
+    assert_true(fabs(attn - (126.2 / 148) / (625.0 / 989)) < 0.01);
+    assert_true(fabs(fa2 - (83.7 / 126.2) / (352.0 / 635)) < 0.01);
+    assert_true(mamf4 == 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_required_keys),   cmocka_unit_test(test_aliases_and_case),
         cmocka_unit_test(test_unknown),         cmocka_unit_test(test_rows_sane),
         cmocka_unit_test(test_published_values), cmocka_unit_test(test_blackwell_catalog),
-        cmocka_unit_test(test_blackwell_kernel_rates),
+        cmocka_unit_test(test_blackwell_kernel_rates), cmocka_unit_test(test_h20_kernel_rates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,7 +19,8 @@
  *     the MAMF sweeps in [MLE] (docs/physics.md §5.1), rescaled where [MLE] used another
  *     peak (MI300X 668/1307.4, MI325X 0.604 x 1300/1307.4, MI355X 1565/2500, Gaudi 3
  *     1243/1835).  H100 96GB takes the H100 SXM figures and H200 the H100 SXM bf16 one (same
- *     GH100 die; [MLE] lists only H200 fp8).  0 = not measured: struct tp_calib's default.
+ *     GH100 die; [MLE] lists only H200 fp8); H20 its own measurements ([H20-MM], at its row).
+ *     0 = not measured: struct tp_calib's default.
  *   - async_mma: NVIDIA data-centre Hopper (sm_90) and Blackwell (sm_100/103) issue tensor-core
  *     work asynchronously (wgmma, tcgen05); Ampere-style mma.sync kernels such as
  *     FlashAttention-2 reach about half the peak there (FlashAttention-3, arXiv:2407.08608,
@@ -140,11 +141,21 @@ static const struct tp_gpu GPUS[] = {
        FP32, 74 TF TF32, 148 TF BF16/FP16 and 296 TF FP8 dense; 96 GB HBM3 at 4.0 TB/s; NVLink4
        900 GB/s total = 450 uni (the H100 SXM fabric, 8 per HGX board); PCIe Gen5; 400 W.  SM
        count 78 (Geekbench 6 listing, not on the datasheet; unverified).  NIC: the H100 default.
-       No MAMF sweep is published, so mamf 0 (struct tp_calib's default); async_mma as sm_90.
-       The ms-swift H20 examples (data/runs/public_hf_stacks_more.csv) were measured on it. */
+       async_mma as sm_90.  The ms-swift H20 examples (data/runs/public_hf_stacks_more.csv)
+       were measured on it.
+       MAMF, measured [H20-MM]: BF16 torch.mm sweep over square sizes 1024-10240 (6 warm-up,
+       30 timed calls): best 142.25 TFLOP/s at 10240^3 (zzc0721/torch-performance-test-data
+       issue #77, torch 2.7 cu128; the repository's database.md row: 141.86), 0.961 of 148.
+       The same script on H100 SXM gives 797.51 (issue #79) and 789.24 (database.md), 0.806 /
+       0.798 of 989, beside [MLE]'s 0.803: the method reads as [MLE]'s sweep does.  FP8:
+       block-scaled (128 x 128) e4m3 GEMMs on H20, per-call time, M 8192 x N 24576 x K 7168:
+       torch 10207.52 us = 282.8 TFLOP/s, cutlass 278.3, DeepGEMM 279.0; N 7168 x K 16384:
+       282.7 (vllm-project/vllm#49932, comment of 2026-08-03), 0.955 of 296 (per-tensor
+       scaling does no more work).  The compute-cut part runs its tensor cores nearer their
+       peak than the H100 (0.803 / 0.709) does: see tp_kernel_rel (time_block.c). */
     {"h20", "NVIDIA H20 96GB",
-     "NVIDIA H20 datasheet (148 TF BF16, 296 TF FP8, 96 GB HBM3 4.0 TB/s, NVLink 900 GB/s); SMs unverified",
-     PEAK(44, 74, 148, 296, 0), 96 * GIB, 4.0 * TB, 450 * GB, 8, 50 * GB, PCIE5, 78, 0, 0, true, 0},
+     "NVIDIA H20 datasheet (148 TF BF16, 296 TF FP8, 96 GB HBM3 4.0 TB/s, NVLink 900 GB/s); SMs unverified; MAMF [H20-MM]",
+     PEAK(44, 74, 148, 296, 0), 96 * GIB, 4.0 * TB, 450 * GB, 8, 50 * GB, PCIE5, 78, 0.961, 0.955, true, 0},
     /* ---- NVIDIA Blackwell.  B200 (HGX): 80 TF FP32, 1125 TF TF32, 2250 TF BF16, 4500 TF FP8,
        9000 TF FP4 dense ([MLE], [TT]); 180 GB HBM3e 7.7 TB/s per the current HGX B200 datasheet
        (launch spec: 192 GB / 8 TB/s); NVLink5 1.8 TB/s total = 900 uni; 148 SMs.  NIC: HGX/DGX
