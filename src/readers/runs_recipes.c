@@ -265,6 +265,19 @@ enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j)
                                           "blockwise", "subchannel"};
     int ri;
     TRY(tp_row_enum(r, "fp8_recipe", recipes, sizeof recipes / sizeof recipes[0], &ri));
+    /* the token-dropping capacity factor (Megatron-Core --moe-expert-capacity-factor); 0 is
+       dropless, stated */
+    double cap;
+    TRY(tp_row_real(r, "moe_capacity", &cap));
+    if (isfinite(cap)) {
+        if (!(cap >= 0 && cap <= 64))
+            return tp_fail(r->err, TP_EINVAL,
+                           "moe_capacity \"%s\" is out of range (0 = dropless, else 0 < f <= 64)",
+                           tp_row_cell(r, "moe_capacity"));
+        j->moe_capacity = cap;
+        if (cap == 0)
+            j->moe_pad_capacity = false;
+    }
     /* the share of token slots the row's throughput counts (Axolotl: trainable tokens) */
     double frac;
     TRY(tp_row_real(r, "trainable_frac", &frac));
