@@ -168,16 +168,33 @@ static void xtuner_row(const char *notes, const char *capacity, struct tp_run *r
         assert_non_null(strstr(err.msg, "moe_capacity"));
 }
 
-/* The factor in a moe_capacity cell (0: dropless); a value Megatron-Core would not take is an
-   error naming the column.  All four of [XTUNER-MOE]'s runs ran on 80 GB: the
+/* The factor as the rows quote it: the table's "capacity=3", Megatron-Core's flag, its config
+   field; a moe_capacity cell decides over the notes (0: dropless); a value Megatron-Core would
+   not take is an error naming the column.  All four of [XTUNER-MOE]'s runs ran on 80 GB: the
    unpadded factor costs no memory beyond the skew, so each is predicted to fit. */
 static void test_row_capacity(void **state)
 {
     (void)state;
     static struct tp_run run;
-    xtuner_row("", "2", &run, TP_OK);
+    static const struct {
+        const char *notes;
+        double cf;
+    } N[] = {{"'tp4, ep8, deepep, pp8, vpp4, capacity=3 | 4096 | 2048 | 256 | 53.734 | 609.82'", 3},
+             {"real routing: --moe-expert-capacity-factor 5 (token dropping); DeepEP", 5},
+             {"token dropping: --moe-expert-capacity-factor 1.0 (routing not forced)", 1},
+             {"moe_expert_capacity_factor=2", 2},
+             {"moe_expert_capacity_factor None (dropless)", 0},
+             {"no capacity factor", 0}};
+    for (size_t i = 0; i < sizeof N / sizeof N[0]; i++) {
+        xtuner_row(N[i].notes, "", &run, TP_OK);
+        assert_float_equal(run.job.moe_capacity, N[i].cf, 0);
+        assert_false(run.job.moe_pad_capacity);
+        assert_true((strstr(run.assumptions, "capacity factor the notes quote") != NULL) ==
+                    (N[i].cf > 0));
+    }
+    xtuner_row("--moe-expert-capacity-factor 1", "2", &run, TP_OK);
     assert_float_equal(run.job.moe_capacity, 2, 0);
-    xtuner_row("", "0", &run, TP_OK);
+    xtuner_row("--moe-expert-capacity-factor 1", "0", &run, TP_OK);
     assert_float_equal(run.job.moe_capacity, 0, 0);
     xtuner_row("", "-1", &run, TP_EINVAL);
     xtuner_row("", "65", &run, TP_EINVAL);
