@@ -17,6 +17,12 @@
  *            full recompute wraps each TransformerLayer in tensor_parallel.checkpoint (or
  *            te_checkpoint), so the backward reruns the layer's forward, the MoE layer's
  *            dispatch and combine included.
+ *   [XTUNER-MOE] InternLM/xtuner docs/en/benchmark/megatron_moe_benchmark.md (4b10fa3ed), "EP Load
+ *            Imbalance": Qwen3-235B-A22B on 256 H800 (80 GB), tp4, ep8, DeepEP, pp8, vpp4,
+ *            real routing with --moe-expert-capacity-factor 1, 2, 3, 5: all four ran
+ *            (644.92, 634.58, 609.82, 493.96 tokens/GPU/s); "If capacity is set to larger
+ *            values, or directly using token dropless strategies, it will be even slower and
+ *            easily OOM".
  *   [A800]   NVIDIA's A800 (Reuters via tweakers.net, 2022-11-08: "de bandbreedte van de
  *            NVLink-interconnect is beperkt tot 400GB/s ... bij de A100 600GB/s"); the H800 in
  *            [DSV3] §3.2.2: NVLink 160 GB/s achieved of the part's 400 GB/s (200 each way).
@@ -30,6 +36,7 @@
 #include "trainplan.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "run_fixture.h"
 
@@ -116,9 +123,95 @@ static void test_export_parts_nvlink(void **state)
     }
 }
 
+/* [MCORE-CAP]: unpadded, the dispatcher's buffers hold what arrives (num_out_tokens is the kept
+   copies' count), so a factor above the skew costs no memory; padded, every expert holds its
+   capacity.  At factor 5 the padded run holds more than the dropless one, the unpadded the
+   same. */
+static void test_unpadded_capacity_memory(void **state)
+{
+    (void)state;
+    fixture_run("qwen3-30b-a3b", "h100-sxm", 16);
+    job.framework = TP_FW_MEGATRON;
+    job.seq = 4096;
+    lay.dp = 16;
+    lay.ep = 8;
+    lay.zero = 1;
+    struct tp_memory dropless = fixture_memory();
+    job.moe_capacity = 5;
+    struct tp_memory cap5 = fixture_memory();
+    job.moe_pad_capacity = true;
+    struct tp_memory pad5 = fixture_memory();
+    assert_float_equal(cap5.total_bytes, dropless.total_bytes, 1e-9 * dropless.total_bytes);
+    assert_true(pad5.total_bytes > dropless.total_bytes * 1.05);
+}
+
+/* One row of [XTUNER-MOE]'s capacity sweep as the runs file carries it: the Qwen3-235B-A22B
+   shape of its Hugging Face config.json, the table's layout, and the notes' quotes. */
+static const char *const XT_COLS[] = {
+    "row_id", "arch", "n_layers", "hidden", "n_heads", "kv_heads", "head_dim", "vocab",
+    "ffn_hidden", "moe_num_experts", "moe_topk", "moe_ffn_hidden", "tied", "dense_layers",
+    "seq_len", "gpu_type", "num_gpus", "gpus_per_node", "tp", "pp", "dp", "ep", "vpp",
+    "zero_or_fsdp", "micro_batch", "global_batch", "precision", "framework_key",
+    "source_version_or_date", "notes", "moe_capacity"};
+enum { XT_N = sizeof XT_COLS / sizeof XT_COLS[0], XT_NOTES = XT_N - 2 };
+
+static void xtuner_row(const char *notes, const char *capacity, struct tp_run *run,
+                       enum tp_status want)
+{
+    const char *cells[XT_N] = {"xt:1", "qwen3_moe", "94", "4096", "64", "4", "128", "151936",
+                               "12288", "128", "8", "1536", "0", "0", "4096", "h800", "256",
+                               "8", "4", "8", "8", "8", "4", "megatron-distopt", "1", "2048",
+                               "bf16", "megatron", "2025-10-28", notes, capacity};
+    struct tp_error err = {{0}, {0}};
+    assert_int_equal(tp_run_from_row(XT_COLS, cells, XT_N, run, &err), want);
+    if (want != TP_OK)
+        assert_non_null(strstr(err.msg, "moe_capacity"));
+}
+
+/* The factor as the rows quote it: the table's "capacity=3", Megatron-Core's flag, its config
+   field; a moe_capacity cell decides over the notes (0: dropless); a value Megatron-Core would
+   not take is an error naming the column.  All four of [XTUNER-MOE]'s runs ran on 80 GB: the
+   unpadded factor costs no memory beyond the skew, so each is predicted to fit. */
+static void test_row_capacity(void **state)
+{
+    (void)state;
+    static struct tp_run run;
+    static const struct {
+        const char *notes;
+        double cf;
+    } N[] = {{"'tp4, ep8, deepep, pp8, vpp4, capacity=3 | 4096 | 2048 | 256 | 53.734 | 609.82'", 3},
+             {"real routing: --moe-expert-capacity-factor 5 (token dropping); DeepEP", 5},
+             {"token dropping: --moe-expert-capacity-factor 1.0 (routing not forced)", 1},
+             {"moe_expert_capacity_factor=2", 2},
+             {"moe_expert_capacity_factor None (dropless)", 0},
+             {"no capacity factor", 0}};
+    for (size_t i = 0; i < sizeof N / sizeof N[0]; i++) {
+        xtuner_row(N[i].notes, "", &run, TP_OK);
+        assert_float_equal(run.job.moe_capacity, N[i].cf, 0);
+        assert_false(run.job.moe_pad_capacity);
+        assert_true((strstr(run.assumptions, "capacity factor the notes quote") != NULL) ==
+                    (N[i].cf > 0));
+    }
+    xtuner_row("--moe-expert-capacity-factor 1", "2", &run, TP_OK);
+    assert_float_equal(run.job.moe_capacity, 2, 0);
+    xtuner_row("--moe-expert-capacity-factor 1", "0", &run, TP_OK);
+    assert_float_equal(run.job.moe_capacity, 0, 0);
+    xtuner_row("", "-1", &run, TP_EINVAL);
+    xtuner_row("", "65", &run, TP_EINVAL);
+    static const char *const CF[] = {"1", "2", "3", "5"};
+    for (size_t i = 0; i < sizeof CF / sizeof CF[0]; i++) {
+        xtuner_row("real (unbalanced) routing; DeepEP token dispatcher", CF[i], &run, TP_OK);
+        struct tp_memory m;
+        tp_memory_worst(&run.model, &run.cluster, &run.job, &run.layout, &m);
+        assert_true(m.total_bytes < 80.0 * 1024 * 1024 * 1024);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_unpadded_capacity_memory),
+        cmocka_unit_test(test_row_capacity),
         cmocka_unit_test(test_capacity_and_padding),
         cmocka_unit_test(test_full_recompute_reruns_the_exchange),
         cmocka_unit_test(test_export_parts_nvlink),

@@ -138,6 +138,9 @@ void tp_ckpt_plan_core(const struct tp_model *m, const struct tp_job *j, uint32_
 /* torchtitan's op-level selective checkpointing (TP_RC_OP): the share of a dense attention
    block's GEMM FLOPs that backward recomputes (the matmuls whose outputs it does not keep). */
 double tp_per_op_recomputed_share(const struct tp_model *m);
+/* The busiest expert's rows over the mean: the skew, capped by a capacity factor, or the
+   capacity itself when every expert is padded to it (moe_comm.c; the step and the memory). */
+double tp_moe_load(const struct tp_job *j);
 /* validate's source-balanced figures from the sources' median |error| (n of them) and the sum of
    their shares inside the 80% range; `scratch` holds n doubles (NULL: out of memory, NAN). */
 void tp_validation_balance(const double *medians, size_t n, double share_sum, double *scratch,

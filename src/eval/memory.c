@@ -359,7 +359,10 @@ static struct act_terms block_activations(const struct tp_model *m, const struct
     }
     if (rc & TP_RC_MOE)
         return a; /* the whole MoE layer is rebuilt from its input */
-    double load = j->moe_capacity > 0 ? j->moe_capacity : j->moe_imbalance;
+    /* the busiest rank's routed copies: its skew, capped by an unpadded capacity factor (the
+       buffers are sized by what arrives: token_dispatcher.py num_out_tokens), the factor when
+       padded */
+    double load = tp_moe_load(j);
     a.replicated += 4.0 * m->n_experts; /* router logits, fp32 */
     /* per routed copy: the permuted fc1 input (all-gathered over the expert-TP group), fc1
        output and fc2 input (not with moe_act recomputed), split by etp, and what the routing

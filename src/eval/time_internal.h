@@ -94,9 +94,6 @@ struct tp_moe_comm {
 void tp_moe_comm(const struct ctx *x, double imb, struct tp_moe_comm *out);
 /* Tokens one rank routes to the experts (T/tp under sequence parallelism). */
 double tp_moe_routed_tokens(const struct ctx *x);
-/* The busiest expert's rows over the mean: the skew, capped by a capacity factor, or the
-   capacity itself when every expert is padded to it (moe_comm.c). */
-double tp_moe_load(const struct tp_job *j);
 /* Nodes a token may reach in an EP group spanning `nodes` nodes (group-limited routing). */
 double tp_moe_node_limit(const struct tp_model *m, double nodes);
 /* DualPipe's bubble from a chunk's forward, backward and weight-gradient seconds. */

@@ -7,11 +7,37 @@
 #include "runs_internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+/* The capacity factor a row's notes quote: Megatron-Core's flag as written on the command line
+   ("--moe-expert-capacity-factor 2") or as its config field ("moe_expert_capacity_factor 1.0",
+   "= 1.0"), else a benchmark table's "capacity=3" (xtuner's megatron_moe_benchmark.md); 0 when
+   none is quoted or what follows is not a number ("moe_expert_capacity_factor None"). */
+static double notes_capacity(const char *notes)
+{
+    static const char *const KEYS[] = {"--moe-expert-capacity-factor",
+                                       "moe_expert_capacity_factor", "capacity="};
+    for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
+        const char *at = strstr(notes, KEYS[i]);
+        if (!at)
+            continue;
+        at += strlen(KEYS[i]);
+        while (*at == ' ' || *at == '=' || *at == ':')
+            at++;
+        if (*at < '0' || *at > '9')
+            continue;
+        char *end;
+        double cf = strtod(at, &end);
+        if (end != at && cf > 0 && cf <= 64)
+            return cf;
+    }
+    return 0;
+}
+
 /* What a row's recipe does that the row leaves unsaid: the loss kernel, 16-bit main gradients,
-   forced-balance routing. */
+   forced-balance routing, the capacity factor its notes quote. */
 void tp_row_recipe_job(const struct row *r, struct tp_job *j)
 {
     const char *fw = tp_row_cell(r, "framework"), *notes = tp_row_cell(r, "notes");
@@ -125,6 +151,14 @@ void tp_row_recipe_job(const struct row *r, struct tp_job *j)
     /* Megatron-Bridge MoE benchmarks force-balance the routing (the source's footnote) */
     if (strstr(notes, "force-balance"))
         j->moe_imbalance = 1.0;
+    /* token dropping as the notes quote it (Megatron-Core drops, per source rank, what lies
+       above the factor times that rank's mean: moe_utils.py apply_router_token_dropping,
+       src/eval/moe_comm.c tp_moe_load); a moe_capacity column decides instead */
+    double cf = notes_capacity(notes);
+    if (cf > 0) {
+        j->moe_capacity = cf;
+        tp_row_assume(r->run, "token drop at the capacity factor the notes quote");
+    }
     /* Megatron-Bridge's token-drop runs (25.09: scripts/performance/run_script.py at cac49dcd7
        calls apply_moe_token_drop on Qwen3's recipes) take that function's defaults,
        moe_expert_capacity_factor 1.0 and moe_pad_expert_input_to_capacity True
@@ -265,6 +299,19 @@ enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j)
                                           "blockwise", "subchannel"};
     int ri;
     TRY(tp_row_enum(r, "fp8_recipe", recipes, sizeof recipes / sizeof recipes[0], &ri));
+    /* the token-dropping capacity factor (Megatron-Core --moe-expert-capacity-factor); 0 is
+       dropless, stated */
+    double cap;
+    TRY(tp_row_real(r, "moe_capacity", &cap));
+    if (isfinite(cap)) {
+        if (!(cap >= 0 && cap <= 64))
+            return tp_fail(r->err, TP_EINVAL,
+                           "moe_capacity \"%s\" is out of range (0 = dropless, else 0 < f <= 64)",
+                           tp_row_cell(r, "moe_capacity"));
+        j->moe_capacity = cap;
+        if (cap == 0)
+            j->moe_pad_capacity = false;
+    }
     /* the share of token slots the row's throughput counts (Axolotl: trainable tokens) */
     double frac;
     TRY(tp_row_real(r, "trainable_frac", &frac));
