@@ -521,17 +521,16 @@ void tp_outer_cost(const struct ctx *x, bool first, bool last, struct cost *c)
    native kernel rises from 0.554 to 0.663, not towards 1.  Forward only; FA2's backward on
    H20 is not measured.
 
-   AMD CDNA 3 (MI300X, MI325X): the attention kernel is two GEMMs and a softmax on the same
-   matrix cores, and those cores reach a smaller share of their peak than the H100's do: the
-   MAMF sweeps ([MLE], the catalog's mamf_bf16) measure 668 of 1307.4 TF on MI300X (0.511)
-   and 0.601 of peak on MI325X against 0.803 on H100 SXM, so attention runs at 0.511 / 0.803
-   = 0.64 (MI325X 0.75) of the H100's share of peak [derived bound].  The backward is
-   slower still where PyTorch's SDPA runs (AOTriton's flash backward at 19.9 TFLOP/s against
-   183 on H100 at one Llama-3-8B shape, pytorch/pytorch#135431), which this leaves out.  The
-   GEMMs carry the catalog's MAMF already (gemm 1).  Intel Max 1550 (Xe matrix engines) by the
-   same rule: Aurora's measured GEMM, 0.695 of the tile's peak with all 12 tiles busy and 0.602
-   of the card's clock-derived peak (src/plan/gpus.c, [ALCF-NODE]), against 0.803: attention
-   at 0.87 and 0.75 of the H100's share [derived bound].
+   AMD CDNA 3 (MI300X, MI325X), kernels without a measurement (tp_rocm_attn has the measured
+   ones): the attention kernel is two GEMMs and a softmax on the same matrix cores, and those
+   cores reach a smaller share of their peak than the H100's do: the MAMF sweeps ([MLE], the
+   catalog's mamf_bf16) measure 668 of 1307.4 TF on MI300X (0.511) and 0.601 of peak on MI325X
+   against 0.803 on H100 SXM, so attention runs at 0.511 / 0.803 = 0.64 (MI325X 0.75) of the
+   H100's share of peak [derived bound; the CK v3 kernel's measured forward confirms it, 0.640].
+   The GEMMs carry the catalog's MAMF already (gemm 1).  Intel Max 1550 (Xe matrix engines) by
+   the same rule: Aurora's measured GEMM, 0.695 of the tile's peak with all 12 tiles busy and
+   0.602 of the card's clock-derived peak (src/plan/gpus.c, [ALCF-NODE]), against 0.803:
+   attention at 0.87 and 0.75 of the H100's share [derived bound].
 
    NVIDIA Blackwell (B200, GB200 on the same die; B300, GB300): the native kernels (cuDNN, FA4,
    tcgen05) keep the H100's share of the peak: FlashAttention-4, head dim 128, causal, 8k keys,
@@ -576,6 +575,63 @@ void tp_kernel_rel(const struct tp_gpu *g, double *attn, double *gemm, double *f
         }
 }
 
+/* ROCm attention kernels, measured: forward and backward TFLOP/s, BF16, head dim 128,
+   non-causal, seqlen 16384, the shape of the H100 reference the anchored rate is scaled from
+   (FlashAttention-3 on H100 SXM: 648 forward, 561 backward of 989 TF, FA3 paper
+   arXiv:2407.08608 Figs. 5-6; attn_eff itself is fitted to NeMo's 2024 H100 rows).
+
+   native: Transformer Engine ROCm's CK fused attention with the v3 (aiter assembly) kernels,
+   the kernel NeMo, Megatron-Core and Primus run on ROCm (NVTE_CK_USES_FWD_V3 /
+   NVTE_CK_USES_BWD_V3; AMD's MLPerf Training configs set both, v5.0 the backward only).
+   [AITER-MHA] (ROCm/aiter op_tests/cpp/mha/README.md, "the asm kernel performance of the
+   attention forwards and attention backwards", BF16, BSHD, batch mode), batch 1, 64 query
+   heads, 8 and 4 KV heads, seqlen 16384: MI300X forward 547.78 / 549.09, backward with fp32
+   dQ atomics 441.55 / 448.83 (a32: NVTE_CK_IS_V3_ATOMIC_FP32 defaults to 1 in TE ROCm's
+   fused_attn_ck.cpp).  The 16-bit-atomic backward (a16) some recipes select runs faster
+   (MI300X 519.21 / 516.26) and is not the default.  The same table's causal rows at 8k tokens
+   are within 2% of these forward and 3% backward (MI300X 540 / 433).
+   fa2: FlashAttention-2's Composable Kernel build (ROCm/flash-attention, flash-attn's ROCm
+   backend), the kernel the Hugging Face stacks call (attn_implementation flash_attention_2):
+   [ROCM-FA142] (ROCm/flash-attention#142), MI300X, ROCm 6.3.2, batch 1 / 2 / 4 / 8 at
+   seqlen 16384: forward 353.22 / 355.51 / 339.62 / 309.60, backward 194.43 / 202.12 / 205.43 /
+   206.66, medians 346.4 and 203.8.
+   MI325X is MI300X's die at 1000 W against 750 W: the same kernels faster by its sustained
+   clock, the MAMF share ratio 0.601 / 0.511 [derived].  Returns false for a GPU without a
+   measured ROCm kernel (the fallback is tp_kernel_rel). */
+bool tp_rocm_attn(const struct tp_gpu *g, bool native, double *fwd_tflops, double *bwd_tflops)
+{
+    static const struct {
+        const char *key;
+        double fwd, bwd, fa2_fwd, fa2_bwd, clock;
+    } ROCM[] = {
+        {"mi300x", (547.78 + 549.09) / 2, (441.55 + 448.83) / 2, (339.62 + 353.22) / 2,
+         (202.12 + 205.43) / 2, 1},
+        {"mi325x", (547.78 + 549.09) / 2, (441.55 + 448.83) / 2, (339.62 + 353.22) / 2,
+         (202.12 + 205.43) / 2, 0.601 / 0.511},
+    };
+    for (size_t i = 0; i < sizeof ROCM / sizeof ROCM[0]; i++)
+        if (strcmp(g->key, ROCM[i].key) == 0) {
+            bool fa2 = !native && ROCM[i].fa2_fwd > 0;
+            *fwd_tflops = (fa2 ? ROCM[i].fa2_fwd : ROCM[i].fwd) * ROCM[i].clock;
+            *bwd_tflops = (fa2 ? ROCM[i].fa2_bwd : ROCM[i].bwd) * ROCM[i].clock;
+            return true;
+        }
+    return false;
+}
+
+/* A measured ROCm kernel's rates relative to the anchored (H100) ones: its share of its GPU's
+   16-bit peak over FlashAttention-3's on the H100 at the same shape, forward and backward
+   apart (tp_rocm_attn).  False where none was measured. */
+bool tp_rocm_attn_rel(const struct tp_gpu *g, bool native, double *fwd, double *bwd)
+{
+    double f, b, p16 = g->peak_flops[TP_BF16] / 1e12;
+    if (!(p16 > 0) || !tp_rocm_attn(g, native, &f, &b))
+        return false;
+    *fwd = f / p16 / (648.0 / 989);
+    *bwd = b / p16 / (561.0 / 989);
+    return true;
+}
+
 void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
                    const struct tp_calib *cal, struct hw *h)
 {
@@ -590,6 +646,13 @@ void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
        the attention pass the MAMF sweep's rate or 0.95 of the peak */
     double rel_attn, rel_gemm, rel_fa2, rel_mamf4;
     tp_kernel_rel(g, &rel_attn, &rel_gemm, &rel_fa2, &rel_mamf4);
+    /* ROCm: the stack's own attention kernel where it was measured (tp_rocm_attn: TE's CK v3
+       under NeMo / Megatron, FlashAttention-2's CK build under the others); FlexAttention's
+       Triton kernels keep the per-GPU bound */
+    double rocm_fwd = 1, rocm_bwd = 1;
+    if (j->attn_impl != TP_ATTN_FLEX &&
+        tp_rocm_attn_rel(g, tp_attn_native(j), &rocm_fwd, &rocm_bwd))
+        rel_attn = rocm_fwd;
     double gemm_scale = cal->gemm_scale * rel_gemm > 1 ? 1 : cal->gemm_scale * rel_gemm;
     attn_eff = attn_eff * rel_attn > 0.95 ? 0.95 : attn_eff * rel_attn;
     /* FlashAttention-2 is an Ampere-style (mma.sync) kernel: on async-MMA GPUs it reaches only
@@ -598,7 +661,7 @@ void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
        PyTorch blog of 2024-08): on A100 90% of its forward and 85% of its backward; on H100
        about 25% faster forward and 3% faster backward (there 85% and 76% of FlashAttention-3,
        which fa2_ratio, fitted to training runs, puts further from FlashAttention-2) */
-    h->attn_bwd = cal->attn_bwd_ratio;
+    h->attn_bwd = cal->attn_bwd_ratio * rocm_fwd / rocm_bwd;
     if (g->async_mma && !tp_attn_native(j))
         attn_eff *= cal->fa2_ratio * rel_fa2;
     /* cuDNN's fused attention of the 2025-26 releases on Hopper (async MMA, no FP4 tensor

@@ -111,6 +111,12 @@ double tp_a2a_overlap_paired(uint32_t pp, uint32_t vpp, uint32_t gas);
    peak, 0 where none was measured (time_block.c). */
 void tp_kernel_rel(const struct tp_gpu *g, double *attn, double *gemm, double *fa2,
                    double *mamf4);
+/* A measured ROCm attention kernel (time_block.c): the stack's own (`native`: Transformer
+   Engine's CK v3) or FlashAttention-2's CK build, forward and backward TFLOP/s at the
+   reference shape; false where none was measured. */
+bool tp_rocm_attn(const struct tp_gpu *g, bool native, double *fwd_tflops, double *bwd_tflops);
+/* The same kernel's forward and backward rates relative to the H100's anchored ones. */
+bool tp_rocm_attn_rel(const struct tp_gpu *g, bool native, double *fwd, double *bwd);
 /* The hardware rates of the run's GPU, precision and calibration (time_block.c). */
 void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
                    const struct tp_calib *cal, struct hw *h);
