@@ -12,6 +12,7 @@
  * chunked loss (trl/trainer/sft_trainer.py), docs/memory.md.
  */
 #include "eval_internal.h"
+#include "time_internal.h" /* tp_moe_load */
 
 #include <math.h>
 #include <string.h>
@@ -359,7 +360,10 @@ static struct act_terms block_activations(const struct tp_model *m, const struct
     }
     if (rc & TP_RC_MOE)
         return a; /* the whole MoE layer is rebuilt from its input */
-    double load = j->moe_capacity > 0 ? j->moe_capacity : j->moe_imbalance;
+    /* the busiest rank's copies over the mean (moe_comm.c tp_moe_load): an unpadded capacity
+       factor caps the skew (Megatron-LM 6a6cd478 megatron/core/transformer/moe/moe_utils.py
+       topk_softmax_with_capacity), padded it is the load */
+    double load = tp_moe_load(j);
     a.replicated += 4.0 * m->n_experts; /* router logits, fp32 */
     /* per routed copy: the permuted fc1 input (all-gathered over the expert-TP group), fc1
        output and fc2 input (not with moe_act recomputed), split by etp, and what the routing
