@@ -224,6 +224,45 @@ static void test_moe_megatron(void **state)
     near("world 32", states(&m), 42.4e9, 0.05e9);
 }
 
+/* Megatron-Core's routed copies (TEGroupedMLP, megatron/core/transformer/moe/experts.py at
+   6a6cd478, the Megatron-LM that Pai-Megatron-Patch 2b201af runs): per copy the grouped fc1's
+   input (2H), the fc1 output the weighted SwiGLU keeps (2 x 2I), its output fc2 keeps (2I) and
+   the fp32 routing weight (4): Qwen3-30B-A3B, 2 x 2048 + 6 x 768 + 4 = 8,708 B, top-8.
+   Pai-Megatron-Patch issue #643's layout (16 H800, PP 2, EP 8, micro-batch 1, 8,192 tokens):
+   stage 0 holds 24 blocks of 2 micro-batches.  Dropless, the busiest rank holds the 1.2 skew;
+   a capacity factor caps it (topk_softmax_with_capacity keeps ceil(cf T k / E) of each
+   rank's tokens per expert), so cf 1.0 holds 1.0x and cf 2.0 the skew; padded to capacity,
+   every expert holds cf x the mean. */
+static void test_moe_capacity_load(void **state)
+{
+    (void)state;
+    setup_run("qwen3-30b-a3b", "h800", 16);
+    job.framework = TP_FW_MEGATRON;
+    job.seq = 8192;
+    lay.pp = 2;
+    lay.ep = 8;
+    lay.dp = 8;
+    lay.zero = 1;
+    lay.mbs = 1;
+    lay.gas = 16;
+    double copy = 2.0 * 2048 + 6.0 * 768 + 4, per_load = 8 * copy * 8192.0 * 24 * 2;
+    struct tp_memory dropless = eval();
+    assert_int_equal(dropless.stage, 0);
+    near("in flight", dropless.in_flight, 2, 0);
+    job.moe_capacity = 1.0;
+    struct tp_memory cf1 = eval();
+    near("cf 1.0 holds the mean", dropless.activations_bytes - cf1.activations_bytes,
+         0.2 * per_load, 1);
+    job.moe_capacity = 2.0;
+    struct tp_memory cf2 = eval();
+    near("cf 2.0 above the skew drops nothing", cf2.activations_bytes,
+         dropless.activations_bytes, 1);
+    job.moe_pad_capacity = true;
+    struct tp_memory padded = eval();
+    near("padded to cf 2.0", padded.activations_bytes - dropless.activations_bytes,
+         0.8 * per_load, 1);
+}
+
 static void test_lora_megatron(void **state)
 {
     (void)state;
@@ -591,6 +630,7 @@ int main(void)
         cmocka_unit_test(test_zero_paper),         cmocka_unit_test(test_deepspeed_estimator),
         cmocka_unit_test(test_korthikanti),        cmocka_unit_test(test_modern_decoder_worked_total),
         cmocka_unit_test(test_qlora_lora),         cmocka_unit_test(test_moe_megatron),
+        cmocka_unit_test(test_moe_capacity_load),
         cmocka_unit_test(test_lora_megatron),
         cmocka_unit_test(test_pipeline_and_dpo),   cmocka_unit_test(test_layout_errors),
         cmocka_unit_test(test_uneven_split),       cmocka_unit_test(test_fp8_param_gather),

@@ -12,6 +12,7 @@
  * chunked loss (trl/trainer/sft_trainer.py), docs/memory.md.
  */
 #include "eval_internal.h"
+#include "time_internal.h" /* tp_moe_load */
 
 #include <math.h>
 #include <string.h>

@@ -97,6 +97,10 @@ void tp_row_recipe_job(const struct row *r, struct tp_job *j)
     }
     if (strstr(notes, "fp8-param-gather") || strstr(notes, "fp8_param_gather"))
         j->fp8_param_gather = true;
+    /* the caching allocator's expandable segments, where the notes quote the run's
+       PYTORCH_CUDA_ALLOC_CONF (memory only: mem_runtime.c, a quarter of the fragmentation) */
+    if (strstr(notes, "expandable_segments") && !strstr(notes, "expandable_segments:False"))
+        j->expandable_segments = true;
     /* torchtitan's Llama 3.1 405B config gathers FSDP's shards in FP8 when Float8 is on:
        train_configs/llama3_405b.toml sets enable_fsdp_float8_all_gather and
        precompute_float8_dynamic_scale_for_fsdp, at the commits of both published tables
