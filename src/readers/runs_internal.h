@@ -1,5 +1,5 @@
 /*
- * runs_internal.h - one runs-file row as runs.c and runs_recipes.c read it.
+ * runs_internal.h - one runs-file row as runs.c, runs_recipes.c and runs_pack.c read it.
  */
 #ifndef TP_RUNS_INTERNAL_H
 #define TP_RUNS_INTERNAL_H
@@ -56,5 +56,9 @@ enum tp_status tp_row_search_layout(const struct row *r, struct tp_run *run);
 void tp_row_recipe_job(const struct row *r, struct tp_job *j);
 bool tp_row_recipe_recompute(const struct row *r, struct tp_layout *l);
 enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j);
+
+/* runs_pack.c: the pack_fill column (the mean tokens per packed sequence over seq_len) turns
+   the job's sequence into the mean packed length */
+enum tp_status tp_row_pack_fill(const struct row *r, struct tp_job *j);
 
 #endif
