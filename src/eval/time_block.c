@@ -462,6 +462,29 @@ void tp_block_cost(const struct ctx *x, uint32_t layer, struct cost *c)
     c->host_fwd += tp_moe_sync_exposed(x, layer, c); /* the dropless dispatcher's wait */
 }
 
+/* HBM bytes per logit of the loss, forward and backward.  Megatron-DeepSpeed's vocab-parallel
+   cross-entropy, counted from its code ([MDS-CODE] at c08e2cc2: megatron/model/gpt_model.py
+   CrossEntropy and GPTModelPipe's float16_to_fp32 stage, post_language_model_processing's
+   output.float() without the pipeline engine; megatron/core/tensor_parallel/cross_entropy.py
+   _VocabParallelCrossEntropy), one kernel per op over fp32 logits: forward the cast of the
+   16-bit logits (read 2, write 4), the max over the vocabulary (read 4), the subtraction of
+   the max into a new tensor (read 4, write 4), exp in place (4 + 4), the sum (4), the
+   division in place (4 + 4): 38; backward the gradient's mul_ in place (4 + 4) and its cast
+   back to 16 bits (read 4, write 2): 14.  The MT-NLG-era code (megatron/mpu/cross_entropy.py)
+   runs the same ops.  Other unfused stacks: 16 (fp32 softmax written and read once each way);
+   a fused (chunked) loss avoids the fp32 round trips: 4. */
+static void ce_bytes(const struct tp_job *j, double *fwd, double *bwd)
+{
+    if (j->fused_loss) {
+        *fwd = *bwd = 2;
+    } else if (j->framework == TP_FW_MEGATRON_DS) {
+        *fwd = 38;
+        *bwd = 14;
+    } else {
+        *fwd = *bwd = 8;
+    }
+}
+
 /* Embedding (first stage) and LM head with the loss (last stage) for one micro-batch. */
 void tp_outer_cost(const struct ctx *x, bool first, bool last, struct cost *c)
 {
@@ -488,11 +511,11 @@ void tp_outer_cost(const struct ctx *x, bool first, bool last, struct cost *c)
         h16.gemm_flops = x->h.gemm16_flops;
         h16.fp8 = false;
         add_linear(&h16, x->j, &head, c);
-        /* cross-entropy over T x V/tp logits: fp32 softmax reads/writes and the gradient;
-           a fused (chunked) loss avoids the fp32 round trips */
-        double per_logit = x->j->fused_loss ? 4 : 16;
-        c->fwd_mem += T * V / tp * per_logit / 2 / x->h.mem_bw;
-        c->bwd_mem += T * V / tp * per_logit / 2 / x->h.mem_bw;
+        /* cross-entropy over T x V/tp logits (ce_bytes) */
+        double ce_fwd, ce_bwd;
+        ce_bytes(x->j, &ce_fwd, &ce_bwd);
+        c->fwd_mem += T * V / tp * ce_fwd / x->h.mem_bw;
+        c->bwd_mem += T * V / tp * ce_bwd / x->h.mem_bw;
         c->fwd_mem += T * H * 2 * x->h.act_bytes / x->h.mem_bw; /* final norm */
     }
 }

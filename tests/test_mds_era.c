@@ -1,0 +1,87 @@
+/*
+ * test_mds_era.c - the kernels of a Megatron-DeepSpeed run (`--framework megatron-deepspeed`)
+ * that the time model prices from the stack's code rather than from a shared constant
+ * (src/eval/time_block.c, docs/calibration.md "The Megatron-DeepSpeed era").
+ *
+ * The loss: Megatron-DeepSpeed's vocab-parallel cross-entropy runs one kernel per op over fp32
+ * logits ([MDS-CODE] at c08e2cc2: megatron/model/gpt_model.py CrossEntropy after
+ * GPTModelPipe's float16_to_fp32, megatron/core/tensor_parallel/cross_entropy.py):
+ *   forward  cast 2 -> 4 (6), max (4), logits - max into a new tensor (8), exp_ (8), sum (4),
+ *            div_ (8): 38 bytes per logit;
+ *   backward mul_ (8), cast 4 -> 2 (6): 14 bytes per logit;
+ * 52 in all, against the 16 the model keeps for the other unfused stacks.  The difference is
+ * the only one between the two stacks' element-wise time at one layout (the blocks' kernels
+ * are the same legacy fused ones), so it is checked on the step's element-wise seconds.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "trainplan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "run_fixture.h"
+
+/* Bytes per logit of the two losses, counted from the code (see the header). */
+#define MDS_CE_BYTES (6.0 + 4 + 8 + 8 + 4 + 8 + 8 + 6)
+#define UNFUSED_CE_BYTES 16.0
+
+/* got within a relative tol of want, with both figures in the failure */
+static void near(const char *what, double got, double want, double tol)
+{
+    if (!(fabs(got - want) <= tol * fabs(want)))
+        fail_msg("%s: got %.9g, want %.9g", what, got, want);
+}
+
+static struct tp_time step(enum tp_framework fw)
+{
+    struct tp_error err = {{0}, {0}};
+    struct tp_time t;
+    job.framework = fw;
+    if (tp_layout_check(&model, &cluster, &job, &lay, &err) != TP_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(tp_time_step(&model, &cluster, &job, &lay, &cal, &t), TP_OK);
+    return t;
+}
+
+/* GPT-2 small's shape (the toy example's GPT-3 125M: 12 x 768, vocabulary 50257) on one
+   8-GPU A100 node, TP 2 x DP 4, micro-batch 2 of 1024 tokens, 8 micro-batches, fp16: the
+   Megatron-DeepSpeed step spends gas x T x V/tp x (52 - 16) bytes more on the loss than the
+   same layout under Megatron-LM's accounting, V padded to a multiple of 128 x TP (50432). */
+static void test_cross_entropy_bytes(void **state)
+{
+    (void)state;
+    fixture_run("gpt2", "a100-80gb", 8);
+    job.seq = 1024;
+    job.precision = TP_PREC_FP16;
+    lay.tp = 2;
+    lay.mbs = 2;
+    lay.gas = 8;
+    struct tp_time mds = step(TP_FW_MEGATRON_DS), mlm = step(TP_FW_MEGATRON);
+    assert_true(MDS_CE_BYTES == 52);
+    double logits = lay.gas * (2.0 * 1024) * (50432.0 / 2);
+    double bw = cluster.gpu.hbm_bw * cal.mem_eff;
+    const struct tp_calib_gpu *o = tp_calib_gpu_find(&cal, cluster.gpu.key);
+    if (o && o->mem_eff > 0)
+        bw = cluster.gpu.hbm_bw * o->mem_eff;
+    double want = logits * (MDS_CE_BYTES - UNFUSED_CE_BYTES) / bw;
+    near("loss bytes", mds.elementwise_s - mlm.elementwise_s, want, 1e-9);
+    /* a fused (chunked) loss is the same 4 bytes per logit on either stack */
+    job.fused_loss = true;
+    mds = step(TP_FW_MEGATRON_DS);
+    mlm = step(TP_FW_MEGATRON);
+    near("fused loss", mds.elementwise_s, mlm.elementwise_s, 1e-12);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cross_entropy_bytes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
