@@ -580,7 +580,7 @@ void tp_kernel_rel(const struct tp_gpu *g, double *attn, double *gemm, double *f
 
 /* bitsandbytes' NF4 dequantization kernel (kDequantizeBlockwise, csrc/kernels.cu, launched by
    functional.dequantize_4bit) as a share of the GPU's HBM peak, its bytes counted as 0.5 B read
-   and 2 B written per weight.  `lut`: the branchless kernel of bitsandbytes >= 0.48 (PR #1746,
+   and 2 B written per weight.  `lut`: the branchless kernel of bitsandbytes >= 0.48 ([BNB-1746],
    merged 2025-09-18: the 4-bit code as an index into a lookup table); otherwise the kernel of
    bitsandbytes <= 0.47, which every QLoRA run of 2023 to mid-2025 executed, decoding each
    nibble through a tree of branches (dDequantizeNF4), whose divergence holds the kernel far
