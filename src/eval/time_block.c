@@ -118,8 +118,11 @@ static void add_linear(const struct hw *h, const struct tp_job *j, const struct 
         c->bwd_mem += h->cast_bwd * x->M * x->N * x->count / h->mem_bw;
     }
     if (x->nf4) {
-        /* bitsandbytes dequantizes the 4-bit weight to 16 bits for every use */
-        double t = 2.5 * x->N * x->K * x->count / h->mem_bw;
+        /* bitsandbytes dequantizes the 4-bit weight to 16 bits for every use (Linear4bit's
+           matmul_4bit: dequantize_4bit, then a 16-bit matmul; its backward dequantizes again
+           for the data gradient, a recompute once more), at its kernel's measured rate
+           (tp_nf4_dequant_rel): read 0.5 B, write 2 B per weight */
+        double t = 2.5 * x->N * x->K * x->count / h->nf4_bw;
         c->fwd_mem += t;
         c->bwd_mem += t;
     }
@@ -598,6 +601,32 @@ void tp_kernel_rel(const struct tp_gpu *g, double *attn, double *gemm, double *f
         }
 }
 
+/* bitsandbytes' NF4 dequantization kernel (kDequantizeBlockwise, csrc/kernels.cu, launched by
+   functional.dequantize_4bit) as a share of the GPU's HBM peak, its bytes counted as 0.5 B read
+   and 2 B written per weight.  `lut`: the branchless kernel of bitsandbytes >= 0.48 ([BNB-1746],
+   merged 2025-09-18: the 4-bit code as an index into a lookup table); otherwise the kernel of
+   bitsandbytes <= 0.47, which every QLoRA run of 2023 to mid-2025 executed, decoding each
+   nibble through a tree of branches (dDequantizeNF4), whose divergence holds the kernel far
+   from the HBM roofline.
+   LUT kernel, measured [BNB-NF4-A100]: dequantize_4bit of a 16384 x 16384 NF4 tensor (block 64,
+   nested absmax, bf16 out) on an A100 (108 SMs; the 80 GB SXM4's 2.039 TB/s assumed) in
+   1.241162 ms, torch.cuda.Event over 100 calls: 2.5 B x 2^28 / 1.241 ms = 541 GB/s, 0.265 of the
+   peak (0.348 were it the 40 GB card).
+   Branching kernel: [BNB-1747] (bitsandbytes PR #1747, the same LUT idea through warp shuffles,
+   benchmarked against the branching kernel with CUDA 12.8 on P100, A100 40GB and H100 80GB):
+   "between 1.36x - 2.07x faster" across all problem sizes; the geometric middle, 1.68x
+   [derived]: 0.265 / 1.68 = 0.158.  PR #1746's own before/after tables were not quotable here.
+   Other GPUs take the A100's share [derived]: both kernels issue-bound, their rate follows
+   SMs x clock, and H100 SXM's over A100's (132 x 1.98 GHz / 108 x 1.41 GHz = 1.72) tracks the
+   HBM ratio (3.35 / 2.039 = 1.64) within 5%; ROCm's HIP build of the same kernel has no
+   measurement [unverified]. */
+double tp_nf4_dequant_rel(bool lut)
+{
+    const double a100_hbm = 2.039e12, weights = 16384.0 * 16384.0, seconds = 1.241162e-3;
+    double lut_rel = 2.5 * weights / seconds / a100_hbm;
+    return lut ? lut_rel : lut_rel / sqrt(1.36 * 2.07);
+}
+
 /* ROCm attention kernels, measured: forward and backward TFLOP/s, BF16, head dim 128,
    non-causal, seqlen 16384, the shape of the H100 reference the anchored rate is scaled from
    (FlashAttention-3 on H100 SXM: 648 forward, 561 backward of 989 TF, FA3 paper
@@ -730,6 +759,9 @@ void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
         h->attn_flops = p16 * attn_eff;
     }
     h->mem_bw = g->hbm_bw * mem_eff;
+    /* QLoRA's dequantization: bitsandbytes <= 0.47's kernel, the one the measured QLoRA runs
+       executed (tp_nf4_dequant_rel) */
+    h->nf4_bw = g->hbm_bw * tp_nf4_dequant_rel(false);
     h->sms = g->sms;
     h->tile_m = cal->tile_m ? cal->tile_m : 128;
     h->tile_n = cal->tile_n ? cal->tile_n : 128;

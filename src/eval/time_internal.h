@@ -24,6 +24,7 @@ struct hw {
     double attn_bwd;    /* the backward's time over the forward's (attn_bwd_ratio; FlexAttention
                            runs its backward further below the fused kernels than its forward) */
     double mem_bw;      /* HBM bandwidth * mem_eff */
+    double nf4_bw;      /* HBM bandwidth * bitsandbytes' NF4 dequantization share */
     double sms, tile_m, tile_n;
     bool fp8;           /* quantized GEMMs (fp8, mxfp8, nvfp4, mxfp4) with their casts */
     enum tp_dtype gemm_dtype;
@@ -117,6 +118,9 @@ void tp_kernel_rel(const struct tp_gpu *g, double *attn, double *gemm, double *f
 bool tp_rocm_attn(const struct tp_gpu *g, bool native, double *fwd_tflops, double *bwd_tflops);
 /* The same kernel's forward and backward rates relative to the H100's anchored ones. */
 bool tp_rocm_attn_rel(const struct tp_gpu *g, bool native, double *fwd, double *bwd);
+/* bitsandbytes' NF4 dequantization kernel's share of the HBM peak: the branchless lookup-table
+   kernel of bitsandbytes >= 0.48 (`lut`) or the branching one before it (time_block.c). */
+double tp_nf4_dequant_rel(bool lut);
 /* The hardware rates of the run's GPU, precision and calibration (time_block.c). */
 void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
                    const struct tp_calib *cal, struct hw *h);
