@@ -353,7 +353,8 @@ static enum tp_status map_job(const struct row *r, const struct tp_model *m, str
                strstr(fw, "flex_attention")) {
         j->attn_impl = TP_ATTN_FLEX; /* "Flex Attention QLoRA + FSDP2" (the framework cell) */
     }
-    return tp_row_stack_columns(r, j);
+    TRY(tp_row_stack_columns(r, j));
+    return tp_row_fp8_attention(r, j);
 }
 
 /* Selective recompute's modules: the `recompute_modules` cell, else Megatron's flag as the
