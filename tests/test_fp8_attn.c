@@ -243,12 +243,56 @@ static void test_runs_row(void **state)
     assert_false(run.job.fp8_attention);
 }
 
+/* Megatron-Bridge's Qwen3 MXFP8 recipes on GB200 / GB300 / B300 set fp8_dot_product_attention
+   from the 26.06 container on (commit bac3ffeb): rows silent on it are assumed to run it; the
+   26.04 rows, other models and other GPUs are not, and the notes or the column decide when
+   they speak. */
+static void test_runs_recipe(void **state)
+{
+    (void)state;
+    const char *cols[] = {"row_id", "source", "model", "arch", "n_layers", "hidden", "n_heads",
+                          "kv_heads", "vocab", "ffn_hidden", "moe_num_experts", "moe_topk",
+                          "moe_ffn_hidden", "seq_len", "gpu_type", "num_gpus", "tp", "pp",
+                          "dp", "ep", "zero_or_fsdp", "micro_batch", "global_batch",
+                          "precision", "framework_key", "source_version_or_date", "notes",
+                          "fp8_attention"};
+    const char *cells[] = {"b:47", "Megatron-Bridge performance summary", "Qwen3 30B A3B",
+                           "qwen3_moe", "48", "2048", "32", "4", "151936", "6144", "128", "8",
+                           "768", "4096", "gb300", "8", "1", "1", "8", "8",
+                           "megatron-distopt", "8", "512", "mxfp8", "nemo", "26.06", "", ""};
+    enum { N = sizeof cols / sizeof cols[0], GPU = 14, PREC = 23, DATE = 25, NOTES = 26 };
+    static struct tp_run run;
+    struct tp_error err = {{0}, {0}};
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_true(run.job.fp8_attention);
+    assert_non_null(strstr(run.assumptions, "Megatron-Bridge's Qwen3 MXFP8 recipe"));
+    cells[GPU] = "b300";
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_true(run.job.fp8_attention);
+    cells[NOTES] = "fp8_dot_product_attention False";
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_false(run.job.fp8_attention);
+    cells[NOTES] = "";
+    cells[DATE] = "26.04.01";
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_false(run.job.fp8_attention);
+    cells[DATE] = "26.08";
+    cells[GPU] = "b200";
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_false(run.job.fp8_attention);
+    cells[GPU] = "gb200";
+    cells[PREC] = "fp8";
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_false(run.job.fp8_attention);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ratio_published), cmocka_unit_test(test_resolve_hw),
         cmocka_unit_test(test_step),            cmocka_unit_test(test_memory),
         cmocka_unit_test(test_validation),      cmocka_unit_test(test_runs_row),
+        cmocka_unit_test(test_runs_recipe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
