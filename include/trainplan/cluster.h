@@ -227,6 +227,10 @@ struct tp_job {
                                   the compute param in fp8 ... and perform the param all-gather
                                   in fp8", megatron/training/arguments.py; TE fp8_model_init).
                                   precision fp8 or mxfp8 only */
+    bool fp8_attention;        /* the attention kernels (QK^T, PV and their backward) in FP8:
+                                  Megatron-Core --fp8-dot-product-attention, Transformer
+                                  Engine's fp8_dpa (cuDNN's FP8 fused attention).  An FP8 or
+                                  FP4 precision on a GPU with FP8 tensor cores only */
     enum tp_fp8_recipe fp8_recipe; /* precision fp8: how the recipe scales its tensors */
     enum tp_loss_impl loss_impl; /* the loss over the full logits (unless fused_loss) */
     bool kbit_fp32;            /* QLoRA through PEFT's prepare_model_for_kbit_training (TRL's

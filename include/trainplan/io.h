@@ -244,6 +244,7 @@ struct tp_request {
     int fp8_recipe;                 /* enum tp_fp8_recipe (precision fp8) */
     int moe_dispatcher;             /* enum tp_moe_dispatcher */
     bool z3_leaf, dropout, fused_loss, tp_comm_overlap, kbit_fp32, fp8_param_gather;
+    bool fp8_attention;             /* --fp8-attention (precision fp8, mxfp8, nvfp4, mxfp4) */
     bool fsdp_backend;              /* framework axolotl on FSDP2, not DeepSpeed */
     bool expandable_segments;       /* PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True */
     bool moe_a2a_overlap;
@@ -423,6 +424,7 @@ struct tp_args {
     int expandable_segments; /* PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True */
     int kbit_fp32;
     int fp8_param_gather;
+    int fp8_attention;       /* --fp8-attention */
     int fp8_recipe;          /* enum tp_fp8_recipe */
     int moe_impl, z3_leaf;   /* moe_impl: 0 = the stack's (enum tp_moe_impl) */
     int moe_a2a_overlap;

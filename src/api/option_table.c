@@ -410,6 +410,10 @@ static const struct tp_option OPTIONS[] = {
     {.name = "fp8-param-gather", .kind = TP_OPT_FLAG, .offset = F(fp8_param_gather), .lo = 1,
      .hi = 1, .verbs = JOB_CMDS, .help = "GEMM weights kept in FP8 and all-gathered in FP8 "
      "(Megatron-Core --fp8-param-gather; precision fp8 or mxfp8)"},
+    {.name = "fp8-attention", .aliases = "fp8-dot-product-attention", .kind = TP_OPT_FLAG,
+     .offset = F(fp8_attention), .lo = 1, .hi = 1, .verbs = JOB_CMDS,
+     .help = "attention kernels in FP8 (Megatron-Core --fp8-dot-product-attention, Transformer "
+     "Engine fp8_dpa; precision fp8, mxfp8, nvfp4 or mxfp4 on a GPU with FP8 tensor cores)"},
     {.name = "fp8-recipe", .kind = TP_OPT_ENUM, .offset = F(fp8_recipe),
      .choices = "tensorwise|rowwise", .verbs = JOB_CMDS, .metavar = "RECIPE",
      .help = "FP8 scaling (precision fp8): tensorwise (default: Transformer Engine, torchao "

@@ -68,6 +68,7 @@ static void resolve_job(const struct tp_request *r, const struct tp_model *m, st
     j->expandable_segments = r->expandable_segments;
     j->tp_comm_overlap = r->tp_comm_overlap;
     j->fp8_param_gather = r->fp8_param_gather;
+    j->fp8_attention = r->fp8_attention;
     j->fp8_recipe = (enum tp_fp8_recipe)r->fp8_recipe;
     j->moe_dispatcher = (enum tp_moe_dispatcher)r->moe_dispatcher;
     j->seq = r->seq != TP_UNSET ? (uint64_t)r->seq : m->default_seq ? m->default_seq : 4096;

@@ -66,6 +66,9 @@ void tp_mem_timeline(const struct tp_job *j, const struct tp_layout *l, double s
    parallelism is torch's ring, the ring's buffers, the fused kernel's workspace. */
 bool tp_mem_torch_ring_cp(const struct tp_job *j, const struct tp_layout *l);
 double tp_mem_ring_bytes(const struct tp_model *m, const struct tp_layout *l);
+/* mem_attn.c: bytes per element of the saved Q, K, V (1 under FP8 attention unless the core
+   is recomputed, else 2). */
+double tp_mem_attn_qkv_bytes(const struct tp_job *j, uint32_t rc);
 double tp_mem_attn_workspace(const struct tp_model *m, const struct tp_job *j,
                              const struct tp_layout *l);
 /* Bytes per element a block keeps for a linear layer's input, frozen or adapted under LoRA /

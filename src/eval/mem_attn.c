@@ -12,6 +12,9 @@
  * dQ_accum and softmax_sum in its workspace, get_fe_workspace_size_node), which PyTorch allocates
  * from the caching allocator (aten/src/ATen/native/cudnn/MHA.cpp run_cudnn_SDP_bprop) and
  * Transformer Engine's fused attention runs alike.
+ * [TE-DPA]: Transformer Engine's FusedAttnFunc (transformer_engine/pytorch/attention/
+ * dot_product_attention/backends.py, commit d0067d0da): under fp8_dpa with the FP8 backward
+ * (NVTE_FP8_DPA_BWD, default 1) it saves the quantized q_fp8, k_fp8, v_fp8 for the backward.
  */
 #include "eval_internal.h"
 
@@ -81,4 +84,14 @@ double tp_mem_attn_workspace(const struct tp_model *m, const struct tp_job *j,
     double q, kv;
     local_widths(m, l, &q, &kv);
     return 4 * q + 4.0 * m->n_heads / l->tp;
+}
+
+/* Bytes per element of the Q, K and V the attention block keeps for its backward: 16-bit, or
+   1 byte when FP8 attention saves the quantized copies it ran ([TE-DPA]: fp8_tensors = q_fp8,
+   k_fp8, v_fp8; O stays 16-bit under current scaling, NVTE_DPA_FP8CS_O_in_F16 default 1, and
+   is the output projection's input anyway).  Recomputing the attention core keeps the
+   checkpoint's 16-bit inputs instead (Megatron-Core's core_attn checkpoint saves q, k, v). */
+double tp_mem_attn_qkv_bytes(const struct tp_job *j, uint32_t rc)
+{
+    return j->fp8_attention && !(rc & TP_RC_CORE_ATTN) ? 1 : 2;
 }

@@ -341,7 +341,8 @@ static struct act_terms block_activations(const struct tp_model *m, const struct
     if (mixer == TP_MIXER_ATTN) {
         if (m->attn_out_gate)
             a.split += 2 * q; /* the sigmoid output gate's input */
-        a.split += 2 * (q + k + v) + tp_mem_attn_out_bytes(j, gin) * o;
+        a.split += tp_mem_attn_qkv_bytes(j, rc) * (q + k + v) +
+                   tp_mem_attn_out_bytes(j, gin) * o;
         if (j->attn_impl != TP_ATTN_EAGER)
             a.split += 4 * nq; /* softmax log-sum-exp, fp32 */
         else

@@ -225,6 +225,12 @@ static void attention(const struct ctx *x, uint32_t layer, struct cost *c)
                (x->h.attn_flops * wave_eff(ctas, x->h.sms));
     c->fwd_attn += t;
     c->bwd_attn += t * x->h.attn_bwd;
+    if (x->h.fp8_attn) { /* Q, K, V quantized before the kernel, dO before its backward */
+        double cf, cb;
+        tp_attn_fp8_cast_bytes(m, l->tp, &cf, &cb);
+        c->fwd_mem += cf * x->tokens / x->h.mem_bw;
+        c->bwd_mem += cb * x->tokens / x->h.mem_bw;
+    }
 }
 
 /* Collective time of one TP all-reduce (or SP all-gather + reduce-scatter) of the block output. */
@@ -315,7 +321,7 @@ static void mixer_cost(const struct ctx *x, enum tp_mixer k, struct cost *c)
             x->tokens, g[i].column ? TP_LORA_Q : TP_LORA_O);
     double flops = tp_mixer_scan_flops(m, k, (double)j->seq, TP_ATTN_CAUSAL) * x->tokens / tp;
     double bytes = tp_mixer_scan_bytes(m, k) * x->tokens / tp;
-    double t_flops = flops / (x->h.attn_flops * TP_SCAN_REL_EFF), t_bytes = bytes / x->h.mem_bw;
+    double t_flops = flops / (x->h.scan_flops * TP_SCAN_REL_EFF), t_bytes = bytes / x->h.mem_bw;
     double t = t_flops > t_bytes ? t_flops : t_bytes;
     c->fwd_attn += t;
     c->bwd_attn += t * x->cal->attn_bwd_ratio;
@@ -714,7 +720,8 @@ void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
        about 25% faster forward and 3% faster backward (there 85% and 76% of FlashAttention-3,
        which fa2_ratio, fitted to training runs, puts further from FlashAttention-2) */
     h->attn_bwd = cal->attn_bwd_ratio * rocm_fwd / rocm_bwd;
-    if (g->async_mma && !tp_attn_native(j))
+    /* FP8 attention runs a native kernel (cuDNN through Transformer Engine, FlashAttention-3) */
+    if (g->async_mma && !tp_attn_native(j) && !j->fp8_attention)
         attn_eff *= cal->fa2_ratio * rel_fa2;
     /* cuDNN's fused attention of the 2025-26 releases on Hopper (async MMA, no FP4 tensor
        cores: sm_90): cudnn_gen_ratio of the 2024 kernel the anchored rate carries (fit.c has
@@ -727,6 +734,20 @@ void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
     if (j->attn_impl == TP_ATTN_FLEX) {
         attn_eff *= g->async_mma ? 1.25 : 0.90;
         h->attn_bwd *= g->async_mma ? 1.25 / 1.03 : 0.90 / 0.85;
+    }
+    /* FP8 attention: the FP8 kernel's measured rate over the 16-bit kernel's at the job's
+       span, forward and backward apart (attn_fp8.c); FlashAttention-3's FP8 is a forward
+       kernel only, its backward stays in 16 bits.  GPUs without a measurement keep the
+       16-bit rate (ratio 1) */
+    double attn16_eff = attn_eff;
+    h->fp8_attn = j->fp8_attention && g->peak_flops[TP_FP8] > 0;
+    if (h->fp8_attn) {
+        double rf, rb;
+        tp_attn_fp8_ratio(g, tp_attn_span(j), &rf, &rb);
+        if (j->attn_impl == TP_ATTN_FLASH3)
+            rb = 1;
+        attn_eff *= rf;
+        h->attn_bwd *= rf / rb;
     }
     enum tp_dtype gd = tp_prec_gemm_dtype(j->precision);
     h->gemm_dtype = gd;
@@ -751,12 +772,14 @@ void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
         h->gemm_flops = p * mamf * gemm_scale;
         h->gemm16_flops = h->gemm_flops;
         h->attn_flops = p * attn_eff;
+        h->scan_flops = p * attn16_eff;
     } else {
         h->gemm16_flops = p16 * mamf * gemm_scale;
         h->gemm_flops = !h->fp8        ? p16 * mamf * gemm_scale
                         : gd == TP_FP4 ? g->peak_flops[TP_FP4] * mamf4 * gemm_scale
                                        : g->peak_flops[TP_FP8] * mamf8 * gemm_scale;
         h->attn_flops = p16 * attn_eff;
+        h->scan_flops = p16 * attn16_eff;
     }
     h->mem_bw = g->hbm_bw * mem_eff;
     /* QLoRA's dequantization: bitsandbytes <= 0.47's kernel, the one the measured QLoRA runs

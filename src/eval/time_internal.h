@@ -20,7 +20,10 @@ struct tape {
 struct hw {
     double gemm_flops;  /* GEMM dtype peak * MAMF * gemm_scale */
     double gemm16_flops; /* the same at 16 bits (GEMMs left out of FP8/FP4: the LM head) */
-    double attn_flops;  /* 16-bit peak * attn_eff */
+    double attn_flops;  /* 16-bit peak * attn_eff (times the FP8 kernel's ratio: fp8_attn) */
+    double scan_flops;  /* the SSM scans' base rate: 16-bit peak * attn_eff, never FP8 */
+    bool fp8_attn;      /* FP8 attention (tp_job.fp8_attention) on a GPU with FP8 tensor cores:
+                           its quantization passes are priced (attn_fp8.c) */
     double attn_bwd;    /* the backward's time over the forward's (attn_bwd_ratio; FlexAttention
                            runs its backward further below the fused kernels than its forward) */
     double mem_bw;      /* HBM bandwidth * mem_eff */
@@ -35,6 +38,12 @@ struct hw {
     double act_bytes;   /* bytes per activation element (2; 4 in fp32 training) */
     struct tape *tape;  /* NULL: every GEMM computed from its shape */
 };
+
+/* attn_fp8.c: the FP8 fused attention kernel's rate over the 16-bit kernel's on `g` at `span`
+   keys per query, forward and backward (1 and false where not measured); the bytes per local
+   token its quantization passes move, forward and backward. */
+bool tp_attn_fp8_ratio(const struct tp_gpu *g, double span, double *fwd, double *bwd);
+void tp_attn_fp8_cast_bytes(const struct tp_model *m, double tp, double *fwd, double *bwd);
 
 /* Forward / backward cost of one block (or the embedding and head) for one micro-batch. */
 struct cost {

@@ -291,6 +291,16 @@ static enum tp_status job_lm(const struct tp_export_plan *p, struct tp_flags *a,
     }
     if (j->fp8_param_gather) /* "Keep the compute param in fp8 ... param all-gather in fp8" */
         tp_sw(a, "--fp8-param-gather");
+    /* FP8 attention is TransformerConfig.fp8_dot_product_attention, which the FP8 and NVFP4
+       recipes pass to Transformer Engine as fp8_dpa (megatron/core/fp8_utils.py,
+       fp4_utils.py); Megatron-LM's parser has no flag for it (arguments.py keeps it out of the
+       generated TransformerConfig arguments: "no CLI argument exists for these"), so the
+       file cannot carry it and says so */
+    if (j->fp8_attention)
+        tp_export_note(p->out, "fp8_attention: Megatron-LM's arguments.py has no "
+                               "--fp8-dot-product-attention; set TransformerConfig's "
+                               "fp8_dot_product_attention=True (a NeMo or Megatron-Bridge "
+                               "recipe does) or the run trains with 16-bit attention");
     if (j->fused_loss)
         tp_sw(a, "--cross-entropy-loss-fusion");
     if (!j->dropout) {
@@ -388,6 +398,9 @@ static enum tp_status build_ds(const struct tp_export_plan *p, struct tp_flags *
     recompute(p, a, true);
     if (j->attn_impl != TP_ATTN_EAGER)
         tp_sw(a, "--use-flash-attn-v2");
+    if (j->fp8_attention) /* FlashAttention-2 has no FP8 kernel */
+        tp_export_note(p->out, "fp8_attention: Megatron-DeepSpeed runs FlashAttention-2, "
+                               "which has no FP8 kernel; the run trains with 16-bit attention");
     if (!j->dropout) {
         tp_arg(a, "--attention-dropout", "0.0");
         tp_arg(a, "--hidden-dropout", "0.0");

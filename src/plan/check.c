@@ -59,6 +59,25 @@ enum tp_status tp_cluster_check(const struct tp_cluster *c, const struct tp_job 
         return tp_fail_field(err, TP_EINVAL, "fp8_param_gather",
                              "fp8_param_gather needs precision fp8 or mxfp8, not %s",
                              tp_prec_name(j->precision));
+    /* FP8 attention (Megatron-Core --fp8-dot-product-attention) runs under an FP8 recipe
+       (Transformer Engine's fp8_dpa is a field of the FP8 recipe, NVFP4's included) in an FP8
+       kernel: cuDNN's fused attention or FlashAttention-3, never FlashAttention-2, FlexAttention
+       or eager attention */
+    if (j->fp8_attention && tp_prec_gemm_dtype(j->precision) != TP_FP8 &&
+        tp_prec_gemm_dtype(j->precision) != TP_FP4)
+        return tp_fail_field(err, TP_EINVAL, "fp8_attention",
+                             "fp8_attention needs precision fp8, mxfp8, nvfp4 or mxfp4, not %s",
+                             tp_prec_name(j->precision));
+    if (j->fp8_attention && g->peak_flops[TP_FP8] <= 0)
+        return tp_fail_field(err, TP_EINVAL, "fp8_attention",
+                             "fp8_attention: %s has no FP8 tensor cores (catalog fp8 peak 0)",
+                             key);
+    if (j->fp8_attention && (j->attn_impl == TP_ATTN_EAGER || j->attn_impl == TP_ATTN_FLASH2 ||
+                             j->attn_impl == TP_ATTN_FLEX))
+        return tp_fail_field(err, TP_EINVAL, "fp8_attention",
+                             "fp8_attention runs cuDNN's fused attention or FlashAttention-3, "
+                             "not attention %s", j->attn_impl == TP_ATTN_EAGER ? "eager"
+                             : j->attn_impl == TP_ATTN_FLASH2 ? "flash2" : "flex");
     if (j->doc_len > j->seq)
         return tp_fail_field(err, TP_EINVAL, "doc_len",
                              "doc_len %u exceeds the sequence length %llu (a packed document "

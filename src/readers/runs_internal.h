@@ -61,4 +61,8 @@ enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j);
    the job's sequence into the mean packed length */
 enum tp_status tp_row_pack_fill(const struct row *r, struct tp_job *j);
 
+/* runs_fp8attn.c: FP8 attention, from the fp8_attention column or the notes (an error naming
+   the column when its cell is not a boolean). */
+enum tp_status tp_row_fp8_attention(const struct row *r, struct tp_job *j);
+
 #endif
