@@ -57,11 +57,13 @@
    times the whole clear without its visit count); measured: 0.125-0.128 us [DEV-2611]. */
 #define TP_Z3_VISIT_S 0.13e-6
 
-/* Device kernels per sub-group in step() [DS-Z3STEP]: its norm, the flatten and the cast to fp32,
-   the unscale/clip multiply, the optimizer's update, the copy back to 16-bit.  Measured, one
-   sub-group's pass is host-bound at 0.28 ms [DEV-2611], about 23 eager ops at the default 12 us,
-   not 6; not applied yet: it moves the calibration's DeepSpeed ZeRO-3 rows (docs/moe.md). */
-#define TP_Z3_SUBGROUP_OPS 6.0
+/* One further sub-group's pass in step() [DS-Z3STEP]: its norm, the flatten and the cast to
+   fp32, the unscale/clip multiply, the optimizer's update, the copy back to 16-bit and the
+   unflatten.  Measured, host-bound: 0.28-0.29 ms per sub-group of a 202k-element partition
+   [DEV-2611], which is 23 eager ops at the 12 us the eager_op_s prior holds; counted in those
+   ops so that the calibrated host speed carries it (six device kernels, the count this had
+   before the measurement, left the Python between them out). */
+#define TP_Z3_SUBGROUP_OPS (0.28e-3 / 12e-6)
 
 /* DeepSpeed's sub_group_size the stack's ZeRO-3 config sets: Axolotl's shipped files 0
    [AX-Z3], elsewhere DeepSpeed's default 1e9. */
