@@ -354,6 +354,7 @@ static enum tp_status map_job(const struct row *r, const struct tp_model *m, str
         j->attn_impl = TP_ATTN_FLEX; /* "Flex Attention QLoRA + FSDP2" (the framework cell) */
     }
     TRY(tp_row_stack_columns(r, j));
+    TRY(tp_row_cuda_graphs(r, j)); /* after moe_capacity: a full graph needs static shapes */
     return tp_row_pack_fill(r, j); /* after doc_len: the two must agree */
 }
 
