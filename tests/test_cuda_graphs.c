@@ -3,7 +3,7 @@
  * (src/plan/stack.c), and a runs file's column and notes (src/readers/runs_graphs.c).
  *
  * Sources:
- *   [OCANNL]  ahrefs/ocannl#488 (2026-07-30): a chain of N no-op kernels, launched one by one
+ *   [CUDA-GRAPHS] ahrefs/ocannl#488 (2026-07-30): a chain of N no-op kernels, launched one by one
  *             or stream-captured and replayed as a graph (CUDA 13.3, median of 200): ~6.4 us
  *             of host per individual launch; a graph replay ~15 us fixed plus ~0.58 us per
  *             node (N = 8: 19.4 us; N = 36: 37.9 us).
@@ -58,7 +58,7 @@ static double block_ops(enum tp_cuda_graphs g)
     return (exposed + t.fwd_s + t.bwd_s) / (model.n_layers * op);
 }
 
-/* [OCANNL]: a graphed block costs the host one replay, about what 15 us + 0.58 us per node
+/* [CUDA-GRAPHS]: a graphed block costs the host one replay, about what 15 us + 0.58 us per node
    gives for a Transformer Engine block's 12 forward and 20 backward kernels (22 and 27 us),
    at the eager-op prior of 12 us; its eager launches cost at least their 6.4 us each, before
    any Python. */
