@@ -53,7 +53,7 @@
  * cannot run).  A captured region's kernels are issued by one cudaGraphLaunch: no Python, no
  * dispatcher, no autograd recording and no per-kernel launch inside it.  Measured: a chain of
  * N kernels replayed as a graph costs the host ~15 us plus ~0.6 us per node against ~6.4 us per
- * kernel launched one by one (ahrefs/ocannl#488, a CUDA 13 probe, 8-117 kernels; NVIDIA's
+ * kernel launched one by one ([CUDA-GRAPHS] ahrefs/ocannl#488, CUDA 13, 8-117 kernels; NVIDIA's
  * "Getting Started with CUDA Graphs" blog, 2019, shows the same: the per-kernel launch gap
  * gone, one launch per graph).  Per region then [derived, counted from the code]:
  *   - layer (Megatron-Core --cuda-graph-impl local, CudaGraphManager; transformer_engine, TE
