@@ -533,6 +533,24 @@ static void test_megatron_core_moe(void **state)
     assert_non_null(strstr(x.files[0].text, "--delay-wgrad-compute"));
     assert_non_null(strstr(file(&x, TP_EXPORT_TORCHRUN_FILE), "CUDA_DEVICE_MAX_CONNECTIONS=32"));
     tp_export_free(&x);
+
+    /* per-layer CUDA graphs of a dropless MoE: TE's graphs of the attention and the router
+       (docs/user-guide/features/cuda_graph.md's MoE example); a whole iteration once padded */
+    p.j.cuda_graphs = TP_CUDA_GRAPHS_LAYER;
+    build(&p, TP_EXPORT_MEGATRON, &x);
+    check_megatron(x.files[0].text, &p, false);
+    assert_non_null(strstr(x.files[0].text, "--cuda-graph-impl transformer_engine\n"));
+    assert_non_null(strstr(x.files[0].text, "--cuda-graph-scope attn moe_router moe_preprocess\n"));
+    tp_export_free(&x);
+    p.j.cuda_graphs = TP_CUDA_GRAPHS_FULL;
+    p.j.moe_capacity = 1.0;
+    p.j.moe_pad_capacity = true;
+    build(&p, TP_EXPORT_MEGATRON, &x);
+    check_megatron(x.files[0].text, &p, false);
+    assert_non_null(strstr(x.files[0].text, "--cuda-graph-impl local\n"));
+    assert_non_null(strstr(x.files[0].text, "--cuda-graph-scope full_iteration\n"));
+    assert_non_null(strstr(x.files[0].text, "--no-check-for-nan-in-loss-and-grad\n"));
+    tp_export_free(&x);
     p.j.moe_a2a_overlap = false;
 
     plan_init(&p, "glm-4.5-air", "h100-sxm", 64, TP_FW_MEGATRON, 4096);

@@ -159,6 +159,11 @@ static const struct name MEGATRON_LM_FLAGS[] = {
     {"--overlap-moe-expert-parallel-comm",
      "model_parallel_config.py overlap_moe_expert_parallel_comm (argument_utils.py)"},
     {"--delay-wgrad-compute", "model_parallel_config.py delay_wgrad_compute (argument_utils.py)"},
+    {"--cuda-graph-impl", "arguments.py (none, local, transformer_engine)"},
+    {"--cuda-graph-scope", "arguments.py (attn, mlp, moe, moe_router, moe_preprocess, mamba, "
+                           "full_iteration)"},
+    {"--no-check-for-nan-in-loss-and-grad", "arguments.py (check_for_nan_in_loss_and_grad)"},
+    {"--moe-pad-expert-input-to-capacity", "arguments.py (after --moe-expert-capacity-factor)"},
     {"--attention-dropout", "arguments.py"}, {"--hidden-dropout", "arguments.py"},
     {"--optimizer", "arguments.py (adam, sgd, ...)"}, {"--clip-grad", "arguments.py"},
     /* model-defining fields (src/export/export_model.c) */

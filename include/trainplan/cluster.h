@@ -148,6 +148,14 @@ enum tp_moe_impl { TP_MOE_DEFAULT = 0, TP_MOE_EAGER, TP_MOE_GROUPED, TP_MOE_DEEP
    GEMMs while it overlaps them. */
 enum tp_moe_dispatcher { TP_MOE_DISPATCH_ALLTOALL = 0, TP_MOE_DISPATCH_ALLGATHER,
                          TP_MOE_DISPATCH_FLEX };
+/* CUDA graphs (src/eval/host.c, docs/host.md).  LAYER: each transformer block's forward and
+   backward captured and replayed as a graph (Megatron-Core --cuda-graph-impl local |
+   transformer_engine, formerly --enable-cuda-graph / --external-cuda-graph; NeMo and
+   Megatron-Bridge enable_cuda_graph / cuda_graph_impl).  FULL: the whole forward-backward of
+   a step, every micro-batch, one graph (--cuda-graph-impl full_iteration, formerly
+   --cuda-graph-scope full_iteration; MLPerf's FULL_CUDA_GRAPH=1); the optimizer step stays
+   outside it. */
+enum tp_cuda_graphs { TP_CUDA_GRAPHS_NONE = 0, TP_CUDA_GRAPHS_LAYER, TP_CUDA_GRAPHS_FULL };
 /* Attention kernel.  TP_ATTN_FLASH is the framework's default fused kernel: Megatron-Core/NeMo
    run Transformer Engine's (cuDNN fused attention: native to Hopper and Blackwell), the others
    FlashAttention-2 (flash-attn, PyTorch SDPA's flash backend).  FLASH2 / FLASH3 name the kernel
@@ -254,6 +262,7 @@ struct tp_job {
     bool moe_pad_capacity;     /* Megatron-Core --moe-pad-expert-input-to-capacity: every
                                   expert's input padded to its capacity (moe_comm.c) */
     enum tp_moe_dispatcher moe_dispatcher; /* how tokens reach their experts (moe_comm.c) */
+    enum tp_cuda_graphs cuda_graphs; /* what the host replays as CUDA graphs (host.c) */
     double moe_imbalance;      /* dropless: busiest expert's load over the mean (>= 1) */
     double trainable_frac;     /* share of the processed token slots the user's throughput
                                   counts (0 < f <= 1; 1 = every slot).  Axolotl >= 0.13 logs

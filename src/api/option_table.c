@@ -35,6 +35,7 @@ static const int MLP_VALUES[] = {TP_MLP_GELU, TP_MLP_GLU, TP_MLP_GLU};
 static const int NORM_VALUES[] = {TP_NORM_LAYER, TP_NORM_RMS};
 static const int POS_VALUES[] = {TP_POS_LEARNED, TP_POS_ROPE, TP_POS_ALIBI};
 static const int FSDP_VALUES[] = {1, 2, 3, 4}; /* tp_args.fsdp: 0 = not given */
+static const int CUDA_GRAPHS_VALUES[] = {0, 1, 2, 1, 1, 2}; /* Megatron-Core's names too */
 /* the stacks by the names --help lists; tp_args_set also takes stack.c's aliases (trl, mcore,
    megatron-core: tp_stack_find) */
 static const int FW_VALUES[] = {TP_FW_DEEPSPEED, TP_FW_FSDP,       TP_FW_MEGATRON,
@@ -440,6 +441,13 @@ static const struct tp_option OPTIONS[] = {
      .aliases = "moe-token-dispatcher-type", .help = "how MoE tokens reach their experts "
      "(Megatron-Core --moe-token-dispatcher-type): alltoall (default), allgather, flex (DeepEP: "
      "once per node, then NVLink)"},
+    {.name = "cuda-graphs", .kind = TP_OPT_ENUM, .offset = F(cuda_graphs),
+     .choices = "none|layer|full|local|transformer_engine|full_iteration",
+     .values = CUDA_GRAPHS_VALUES, .verbs = JOB_CMDS, .metavar = "G",
+     .aliases = "cuda-graph-impl", .help = "CUDA graphs (Megatron-Core): none (default), layer "
+     "(each block's forward and backward replayed: --cuda-graph-impl local|transformer_engine, "
+     "--enable-cuda-graph), full (a step's whole forward-backward: --cuda-graph-impl "
+     "full_iteration, MLPerf FULL_CUDA_GRAPH=1; not with dropless MoE)"},
     {.name = "moe-imbalance", .kind = TP_OPT_REAL, .offset = F(moe_imbalance), .lo = 1, .hi = 64,
      .verbs = JOB_CMDS, .metavar = "X", .help = "dropless: busiest expert's load over the mean "
      "(default 1.2)"},

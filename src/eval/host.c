@@ -49,8 +49,32 @@
  * backward (its experts' own launches are the expert loop's, time_block.c); LoRA adds dropout,
  * A, B, scale and add per adapted linear (4 forward, 8 backward each; QLoRA's dequantize one
  * more each way).
- * CUDA graphs (Megatron-Core --enable-cuda-graph, torch.compile mode reduce-overhead) replace a
- * block's launches by one graph launch: no job here says so yet, so no stack is priced that way.
+ * CUDA graphs (the job's cuda_graphs; Megatron-Core only, src/plan/stack.c says where they
+ * cannot run).  A captured region's kernels are issued by one cudaGraphLaunch: no Python, no
+ * dispatcher, no autograd recording and no per-kernel launch inside it.  Measured: a chain of
+ * N kernels replayed as a graph costs the host ~15 us plus ~0.6 us per node against ~6.4 us per
+ * kernel launched one by one ([CUDA-GRAPHS] ahrefs/ocannl#488, CUDA 13, 8-117 kernels; NVIDIA's
+ * "Getting Started with CUDA Graphs" blog, 2019, shows the same: the per-kernel launch gap
+ * gone, one launch per graph).  Per region then [derived, counted from the code]:
+ *   - layer (Megatron-Core --cuda-graph-impl local, CudaGraphManager; transformer_engine, TE
+ *     make_graphed_callables): each block's forward and its backward are one graph each,
+ *     replayed from a Python autograd Function (cuda_graphs.py / TE graph.py Graphed) that
+ *     first copies the block's input (forward) or output gradient (backward) into the graph's
+ *     static buffer: 2 eager ops each way (the call with its replay, at the graph launch's
+ *     ~15 us about one eager op, and the copy), the Function's backward Python, so full
+ *     price.  The TP collectives are captured with the block.  An MoE block's dispatch stays
+ *     eager (its shapes come from the host: moe_host.c): its 10 / 20 launches are priced as
+ *     before, only the attention, router and preprocessing are in the graph (the documented
+ *     --cuda-graph-modules attn moe_router moe_preprocess).
+ *   - full (--cuda-graph-impl full_iteration, MLPerf FULL_CUDA_GRAPH=1): the whole
+ *     forward-backward of a step, every micro-batch, is one graph (megatron/core/
+ *     full_cuda_graph.py FullCudaGraphWrapper, "excluding optimizer"): no block host time at
+ *     all; the one replay per step and the copies of each micro-batch into the static buffers
+ *     (StaticBufferLoader) are outside the blocks and run before the replay.  What stays
+ *     eager is the optimizer step, the data loading, logging and the Python loop: the
+ *     calibration's per-step step_overhead_s, which no calibration row splits, so it is kept
+ *     whole (docs/host.md).
+ * torch.compile's mode="reduce-overhead" (CUDA graphs of compiled regions) is not priced.
  *
  * Beside the launches, host time that no launch count shows (docs/host.md; sources [HOST-ISS],
  * [MDS-CODE]), each in units of eager_op_s so that one calibrated constant carries the CPU's
@@ -170,8 +194,37 @@ static double python_functions(enum kstyle s)
     return PYFN[s];
 }
 
+/* Host ops per direction of one block replayed as a graph (layer): the graphed Function's
+   call with its replay, and the copy into the static buffer (see the header). */
+#define GRAPH_OPS 2.0
+/* An MoE block's launches outside a layer graph: the router's permutations and dispatch. */
+#define MOE_EAGER_FWD 10.0
+#define MOE_EAGER_BWD 20.0
+
+/* Host time of one block under CUDA graphs, forward and backward (see the header). */
+static void graphed_block(const struct ctx *x, uint32_t layer, double *host_f, double *host_b)
+{
+    double op = x->cal->eager_op_s;
+    if (x->j->cuda_graphs == TP_CUDA_GRAPHS_FULL) {
+        *host_f = *host_b = 0;
+        return;
+    }
+    bool moe = x->m->layer_moe[layer] != 0;
+    *host_f = (GRAPH_OPS + (moe ? MOE_EAGER_FWD : 0)) * op;
+    *host_b = (GRAPH_OPS + (moe ? MOE_EAGER_BWD * BWD_HOST_SHARE : 0)) * op;
+}
+
 void tp_host_block(const struct ctx *x, uint32_t layer, struct cost *c)
 {
+    double gpu_f = c->fwd_gemm + c->fwd_attn + c->fwd_mem + c->tp_fwd + c->cp_fwd + c->ep_fwd;
+    double gpu_b = c->bwd_gemm + c->bwd_attn + c->bwd_mem + c->tp_bwd + c->cp_bwd + c->ep_bwd;
+    if (x->j->cuda_graphs != TP_CUDA_GRAPHS_NONE) {
+        double gh_f, gh_b;
+        graphed_block(x, layer, &gh_f, &gh_b);
+        c->host_fwd += fmax(0, gh_f - gpu_f);
+        c->host_bwd += fmax(0, gh_b - gpu_b);
+        return;
+    }
     double f, b;
     tp_host_launches(x, layer, &f, &b);
     enum kstyle s = kernel_style(x);
@@ -184,8 +237,6 @@ void tp_host_block(const struct ctx *x, uint32_t layer, struct cost *c)
     double ops_b = b * BWD_HOST_SHARE + python_functions(s) * (1 - BWD_HOST_SHARE) +
                    colls * COLL_HOST_OPS;
     double host_f = ops_f * op, host_b = ops_b * op;
-    double gpu_f = c->fwd_gemm + c->fwd_attn + c->fwd_mem + c->tp_fwd + c->cp_fwd + c->ep_fwd;
-    double gpu_b = c->bwd_gemm + c->bwd_attn + c->bwd_mem + c->tp_bwd + c->cp_bwd + c->ep_bwd;
     double exposed_f = fmax(0, host_f - gpu_f);
     if (syncs) {
         /* the first copy waits for the queue: host-bound, for the last collective (the slowest

@@ -255,6 +255,34 @@ static void recompute(const struct tp_export_plan *p, struct tp_flags *a, bool d
     }
 }
 
+/* The CUDA graphs the plan priced (host.c), in flags both checked Megatron-LM commits take
+   (docs/export.md): at 67f3515c a whole iteration is --cuda-graph-impl local with
+   --cuda-graph-scope full_iteration and needs --no-check-for-nan-in-loss-and-grad (arguments.py:
+   "--no-check-for-nan-in-loss-and-grad should be set with full_iteration CUDA graph"), and
+   d98e8a64 migrates that pair to --cuda-graph-impl full_iteration (cuda_graph_config.py).  Per
+   layer: Transformer Engine's make_graphed_callables (--cuda-graph-impl transformer_engine; at
+   67f3515c the scopes below are "only supported with --cuda-graph-impl=transformer_engine"), the
+   whole layer when dense; an MoE layer captures its attention and router (and the
+   preprocessing, which transformer_config.py refuses "when there are DtoH copies" under an
+   unpadded capacity factor), or its whole MoE when padded to capacity. */
+static void cuda_graphs_lm(const struct tp_export_plan *p, struct tp_flags *a)
+{
+    const struct tp_job *j = p->j;
+    if (j->cuda_graphs == TP_CUDA_GRAPHS_FULL) {
+        tp_arg(a, "--cuda-graph-impl", "local");
+        tp_arg(a, "--cuda-graph-scope", "full_iteration");
+        tp_sw(a, "--no-check-for-nan-in-loss-and-grad");
+    } else if (j->cuda_graphs == TP_CUDA_GRAPHS_LAYER) {
+        tp_arg(a, "--cuda-graph-impl", "transformer_engine");
+        if (p->m->n_experts > 0)
+            tp_arg(a, "--cuda-graph-scope", "%s",
+                   j->moe_pad_capacity ? "attn moe"
+                   : j->moe_capacity > 0 && j->moe_dispatcher == TP_MOE_DISPATCH_ALLTOALL
+                       ? "attn moe_router"
+                       : "attn moe_router moe_preprocess");
+    }
+}
+
 static enum tp_status job_lm(const struct tp_export_plan *p, struct tp_flags *a,
                              struct tp_error *err)
 {
@@ -301,6 +329,7 @@ static enum tp_status job_lm(const struct tp_export_plan *p, struct tp_flags *a,
                                "--fp8-dot-product-attention; set TransformerConfig's "
                                "fp8_dot_product_attention=True (a NeMo or Megatron-Bridge "
                                "recipe does) or the run trains with 16-bit attention");
+    cuda_graphs_lm(p, a);
     if (j->fused_loss)
         tp_sw(a, "--cross-entropy-loss-fusion");
     if (!j->dropout) {

@@ -285,6 +285,46 @@ static enum tp_status a2a_overlap_check(const struct tp_model *m, const struct t
     return TP_OK;
 }
 
+/* CUDA graphs (host.c) are priced for Megatron-Core, whose assertions say where they cannot
+   run (NVIDIA/Megatron-LM d98e8a64, 2026-08: megatron/core/transformer/transformer_config.py
+   __post_init__ and docs/user-guide/features/cuda_graph.md):
+   - per-layer graphs with full recompute: "full recompute is only supported with full
+     iteration CUDA graph."; with CPU offloading: "CUDA graphs not supported with CPU
+     offloading." (full_iteration excepted);
+   - a whole iteration over a dropless MoE: "MoE expert dispatch involves dynamic shapes and
+     cannot be captured" (cuda_graph.md; the dispatcher copies its split sizes to the host:
+     moe_host.c), so full_iteration needs static shapes: a capacity factor with padding
+     (--moe-pad-expert-input-to-capacity; "moe cuda graph is only supported with
+     drop-padding MoE.") or the paged stash of the dev branch, not priced here. */
+static enum tp_status cuda_graphs_check(const struct tp_model *m, const struct tp_job *j,
+                                        const struct tp_layout *l, struct tp_error *err)
+{
+    if (j->cuda_graphs == TP_CUDA_GRAPHS_NONE)
+        return TP_OK;
+    const char *g = j->cuda_graphs == TP_CUDA_GRAPHS_FULL ? "full" : "layer";
+    if (j->framework != TP_FW_MEGATRON)
+        return tp_fail_field(err, TP_EINVAL, "cuda_graphs",
+                             "cuda_graphs %s is priced for Megatron-Core (--cuda-graph-impl): "
+                             "framework megatron, not %s", g, tp_stack_get(j->framework)->key);
+    if (j->cuda_graphs == TP_CUDA_GRAPHS_FULL)
+        return m->n_experts > 0 && !j->moe_pad_capacity
+                   ? tp_fail_field(err, TP_EINVAL, "cuda_graphs",
+                                   "cuda_graphs full cannot capture a dropless MoE (its "
+                                   "dispatcher's shapes come from the host): use "
+                                   "--moe-capacity with --moe-pad-capacity, or cuda_graphs layer")
+                   : TP_OK;
+    if (l->recompute == TP_RECOMPUTE_FULL)
+        return tp_fail_field(err, TP_EINVAL, "cuda_graphs",
+                             "cuda_graphs layer does not run with full recompute (Megatron-Core: "
+                             "\"full recompute is only supported with full iteration CUDA "
+                             "graph.\"): use cuda_graphs full");
+    if (l->offload_activations)
+        return tp_fail_field(err, TP_EINVAL, "cuda_graphs",
+                             "cuda_graphs layer does not run with activation offloading "
+                             "(Megatron-Core: \"CUDA graphs not supported with CPU offloading.\")");
+    return TP_OK;
+}
+
 /* DualPipe (deepseek-ai/DualPipe dualpipe.py step(): "assert num_ranks % 2 == 0", "num_chunks
    % 2 == 0 and num_chunks >= num_ranks * 2") runs its own two chunks per rank, so no
    interleaving.  Who runs it: DeepSeek's own trainer; Megatron-LM carries the schedule
@@ -420,6 +460,7 @@ enum tp_status tp_stack_check(const struct tp_model *m, const struct tp_job *j,
                            "(ep %u with zero 3)", k, l->ep);
     }
     TRY(a2a_overlap_check(m, j, l, err));
+    TRY(cuda_graphs_check(m, j, l, err));
     /* the framework's own assertions about the layout, with their sources */
     return tp_stack_rules_check(m, j, l, err);
 }

@@ -57,6 +57,9 @@ void tp_row_recipe_job(const struct row *r, struct tp_job *j);
 bool tp_row_recipe_recompute(const struct row *r, struct tp_layout *l);
 enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j);
 
+/* runs_graphs.c: the cuda_graphs column, else the notes' CUDA-graph flags (Megatron-Core rows) */
+enum tp_status tp_row_cuda_graphs(const struct row *r, struct tp_job *j);
+
 /* runs_pack.c: the pack_fill column (the mean tokens per packed sequence over seq_len) turns
    the job's sequence into the mean packed length */
 enum tp_status tp_row_pack_fill(const struct row *r, struct tp_job *j);
