@@ -36,6 +36,18 @@ static inline void fixture_check(void)
         fail_msg("%s", err.msg);
 }
 
+/* The step time of the run as set, under stack `fw` (its layout checked first). */
+static inline struct tp_time fixture_step(enum tp_framework fw)
+{
+    struct tp_error err = {{0}, {0}};
+    struct tp_time t;
+    job.framework = fw;
+    if (tp_layout_check(&model, &cluster, &job, &lay, &err) != TP_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(tp_time_step(&model, &cluster, &job, &lay, &cal, &t), TP_OK);
+    return t;
+}
+
 /* The worst pipeline stage's memory of the run as set (its layout checked first). */
 static inline struct tp_memory fixture_memory(void)
 {

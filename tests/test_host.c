@@ -35,11 +35,7 @@ static void setup_run(const char *preset, const char *gpu, uint32_t gpus)
 
 static void step(enum tp_framework fw, struct tp_time *t)
 {
-    struct tp_error err = {{0}, {0}};
-    job.framework = fw;
-    if (tp_layout_check(&model, &cluster, &job, &lay, &err) != TP_OK)
-        fail_msg("%s", err.msg);
-    assert_int_equal(tp_time_step(&model, &cluster, &job, &lay, &cal, t), TP_OK);
+    *t = fixture_step(fw);
 }
 
 static void near(double got, double want, double rel)

@@ -43,13 +43,7 @@ static void setup_run(const char *preset, uint32_t gpus)
 
 static struct tp_time step(enum tp_framework fw)
 {
-    struct tp_error err = {{0}, {0}};
-    struct tp_time t;
-    job.framework = fw;
-    if (tp_layout_check(&model, &cluster, &job, &lay, &err) != TP_OK)
-        fail_msg("%s", err.msg);
-    assert_int_equal(tp_time_step(&model, &cluster, &job, &lay, &cal, &t), TP_OK);
-    return t;
+    return fixture_step(fw);
 }
 
 /* A drain priced as two eager ops (its call and the launch the idle GPU waits for) lies

@@ -40,13 +40,7 @@ static void near(const char *what, double got, double want, double tol)
 
 static struct tp_time step(enum tp_framework fw)
 {
-    struct tp_error err = {{0}, {0}};
-    struct tp_time t;
-    job.framework = fw;
-    if (tp_layout_check(&model, &cluster, &job, &lay, &err) != TP_OK)
-        fail_msg("%s", err.msg);
-    assert_int_equal(tp_time_step(&model, &cluster, &job, &lay, &cal, &t), TP_OK);
-    return t;
+    return fixture_step(fw);
 }
 
 /* GPT-2 small's shape (the toy example's GPT-3 125M: 12 x 768, vocabulary 50257) on one
