@@ -758,6 +758,16 @@ void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
        Hadamard transform in a pass of its own [derived from the byte counts] */
     h->cast_fwd = gd == TP_FP4 ? 2 + 2 * 0.5625 : 3;
     h->cast_bwd = gd == TP_FP4 ? 2 + 2 * 0.5625 + 2 + 0.5625 : 6;
+    /* Transformer Engine on data-centre Blackwell (async MMA and FP4 tensor cores): cuBLASLt
+       takes FP8 GEMMs in any layout, so a tensor-scaled operand keeps one copy and the
+       gradient's cast writes no transpose, 2 B read + 1 B written [TE-NONTN]; MXFP8's 1 x 32
+       blocks follow the reduction axis, so input and gradient each get a row-wise and a
+       column-wise copy with one E8M0 scale per 32 values, in one pass [derived] */
+    if (gd == TP_FP8 && g->async_mma && g->peak_flops[TP_FP4] > 0 &&
+        j->framework == TP_FW_MEGATRON) {
+        double bytes = j->precision == TP_PREC_MXFP8 ? 2 + 2 * (1 + 1.0 / 32) : 3;
+        h->cast_fwd = h->cast_bwd = bytes;
+    }
     h->rowwise = h->fp8 && gd == TP_FP8 && j->precision == TP_PREC_FP8 &&
                  j->fp8_recipe == TP_FP8_ROWWISE;
     h->rowwise_gemm = cal->fp8_rowwise_ratio > 0 ? cal->fp8_rowwise_ratio : 1;
