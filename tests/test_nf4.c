@@ -1,6 +1,6 @@
 /*
  * test_nf4.c - QLoRA's NF4 dequantization priced at bitsandbytes' measured kernel rate
- * (tp_nf4_dequant_rel, time_block.c), not at the calibration's generic HBM efficiency.
+ * (tp_nf4_dequant_rel, kernel_rates.c), not at the calibration's generic HBM efficiency.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /*
- * test_rocm_attn.c - the measured ROCm attention kernels (tp_rocm_attn in src/eval/time_block.c)
+ * test_rocm_attn.c - the measured ROCm attention kernels (tp_rocm_attn in src/eval/kernel_rates.c)
  * against their sources, and how tp_resolve_hw prices each stack's kernel with them.
  *
  * Figures, BF16, head dim 128, non-causal, seqlen 16384, TFLOP/s:

@@ -395,7 +395,7 @@ static void test_attention_cudnn_release(void **state)
     assert_int_equal(tp_name_value(TP_NAMES_ATTENTION, "cudnn9.19"), TP_ATTN_CUDNN919);
 }
 
-/* The attention kernel's share of the peak per GPU (time_block.c kernel_rel): on H20 FA3's
+/* The attention kernel's share of the peak per GPU (kernel_rates.c kernel_rel): on H20 FA3's
    forward reaches 0.853 of its 148 TF (Dao-AILab/flash-attention#1310) against 0.632 of
    989 on H100 (FA3 paper Fig. 5) at the same shape: 1.35x the H100's share; the GEMMs' loss
    against the MAMF sweep shrinks by as much (capped at the sweep).  On MI300X each stack runs

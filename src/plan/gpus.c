@@ -152,7 +152,7 @@ static const struct tp_gpu GPUS[] = {
        torch 10207.52 us = 282.8 TFLOP/s, cutlass 278.3, DeepGEMM 279.0; N 7168 x K 16384:
        282.7 (vllm-project/vllm#49932, comment of 2026-08-03), 0.955 of 296 (per-tensor
        scaling does no more work).  The compute-cut part runs its tensor cores nearer their
-       peak than the H100 (0.803 / 0.709) does: see tp_kernel_rel (time_block.c). */
+       peak than the H100 (0.803 / 0.709) does: see tp_kernel_rel (kernel_rates.c). */
     {"h20", "NVIDIA H20 96GB",
      "NVIDIA H20 datasheet (148 TF BF16, 296 TF FP8, 96 GB HBM3 4.0 TB/s, NVLink 900 GB/s); SMs unverified; MAMF [H20-MM]",
      PEAK(44, 74, 148, 296, 0), 96 * GIB, 4.0 * TB, 450 * GB, 8, 50 * GB, PCIE5, 78, 0.961, 0.955, true, 0},

@@ -1,0 +1,173 @@
+/*
+ * kernel_rates.c - measured kernel rates the time model scales its calibrated ones by, one table
+ * per physical thing (moved out of time_block.c): how near its peak each GPU's tensor-core
+ * kernels run against the H100's (tp_kernel_rel), bitsandbytes' NF4 dequantization kernel
+ * (tp_nf4_dequant_rel) and the ROCm attention kernels per stack (tp_rocm_attn).  Pure look-ups,
+ * no allocation: tp_resolve_hw calls them once per evaluated run.
+ */
+#include "time_internal.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+/* How much nearer its peak a GPU's tensor-core kernels run than the H100's, where the
+   calibration's attention rate (attn_eff) and real-shape GEMM loss (gemm_scale) are measured:
+   1 for every GPU but those with a measurement against the H100, attention and GEMMs apart.
+
+   H20 (GH100 cut to 148 TF bf16 over 78 SMs, with 4.0 TB/s): each SM's tensor cores run at
+   about a quarter of the H100 SM's rate (148/78 against 989/132 TF) while its softmax units,
+   load pipes and HBM do not, so the non-matmul work of a tile hides behind the slower MMAs.
+   FlashAttention-3's forward, head dim 128, 2k keys, non-causal: 126.2 TFLOP/s of 148 on H20
+   (0.853, Dao-AILab/flash-attention#1310; cuDNN 129.1, 0.872) against 625 of 989 on H100
+   (0.632, FA3 paper arXiv:2407.08608 Fig. 5; cuDNN 617, 0.624): 1.35.  The GEMMs' loss
+   against the MAMF sweep (gemm_scale) has the same origin (epilogues, wave tails and
+   operand loads not hidden behind the MMAs) and shrinks by the same factor [derived]; with
+   the H20's measured sweep (0.961 BF16, 0.955 FP8 of peak, src/plan/gpus.c [H20-MM])
+   gemm_scale x 1.35 passes 1, so its GEMMs are priced at the sweep's rate.  Block-scaled
+   FP8 GEMMs at real shapes stay within 3% of that rate on H20 (M 1024 x N 24576 x K 7168:
+   276 TFLOP/s, 0.93 of 296; N 32768 x K 512 at M 8192: 274, 0.93; vllm-project/vllm#49932).
+   FlashAttention-2 on H20, the same benchmark (#1310, forward, head dim 128, 2k keys,
+   non-causal): 83.7 TFLOP/s against FA3's 126.2, 0.663 of the native kernel (causal 65.9 /
+   107.8 = 0.611; head dim 64: 0.681 and 0.708), against 352 / 635 = 0.554 on H100 (FA3
+   paper Fig. 5), where fa2_ratio is measured: fa2 = 0.663 / 0.554 = 1.20.  So mma.sync is
+   cut nearly as deeply as wgmma (1.07 TFLOP/s per SM against the H100's 2.67): FA2 over the
+   native kernel rises from 0.554 to 0.663, not towards 1.  Forward only; FA2's backward on
+   H20 is not measured.
+
+   AMD CDNA 3 (MI300X, MI325X), kernels without a measurement (tp_rocm_attn has the measured
+   ones): the attention kernel is two GEMMs and a softmax on the same matrix cores, and those
+   cores reach a smaller share of their peak than the H100's do: the MAMF sweeps ([MLE], the
+   catalog's mamf_bf16) measure 668 of 1307.4 TF on MI300X (0.511) and 0.601 of peak on MI325X
+   against 0.803 on H100 SXM, so attention runs at 0.511 / 0.803 = 0.64 (MI325X 0.75) of the
+   H100's share of peak [derived bound; the CK v3 kernel's measured forward confirms it, 0.640].
+   The GEMMs carry the catalog's MAMF already (gemm 1).  Intel Max 1550 (Xe matrix engines) by
+   the same rule: Aurora's measured GEMM, 0.695 of the tile's peak with all 12 tiles busy and
+   0.602 of the card's clock-derived peak (src/plan/gpus.c, [ALCF-NODE]), against 0.803:
+   attention at 0.87 and 0.75 of the H100's share [derived bound].
+
+   NVIDIA Blackwell (B200, GB200 on the same die; B300, GB300): the native kernels (cuDNN, FA4,
+   tcgen05) keep the H100's share of the peak: FlashAttention-4, head dim 128, causal, 8k keys,
+   forward 1418.1 TFLOP/s of 2250 on B200 (0.630, Dao-AILab/flash-attention#2280) against
+   FA3's 0.632 on H100 (attn 1).  FlashAttention-2 does not: its Ampere-style mma.sync runs
+   on sm_100 at about the rate it has on the H100, not at the tcgen05 peak -- 352-362
+   TFLOP/s forward, head dim 128, 2k-8k keys, non-causal, on B200 (meta-pytorch/tritonbench
+   #171; 300-346 fwd + bwd at head dim 64, Dao-AILab/flash-attention#1589) against 335-370 on
+   H100 (FA3 paper Fig. 5).  FA2 over the native kernel is so 356 / 1534.8 (FA4, the same
+   shape, #2280) = 0.232 on B200 against 352 / 635 = 0.555 on H100, where fa2_ratio is
+   measured: fa2 = 0.232 / 0.555 = 0.42 [derived].  PyTorch's SDPA picks FlashAttention-2
+   first on every GPU (its fixed priority order, pytorch/pytorch#138907), so eager and
+   torch.compile stacks without a `cudnn` attention label run it.  B300 / GB300 (sm_103) have
+   no FA2 measurement and take B200's figures [unverified].  Azure's FlashAttention-2 run
+   (head dim 128, batch 2, 8k) agrees: 373.9 TFLOP/s on GB200 against 327.9 on H100
+   (Azure/AI-benchmarking-guide ND_GB200_v6_results.md, ND_H100_v5_results.md).
+
+   mamf4: the sustained FP4 matmul rate over the FP4 peak where it was measured (0: the
+   FP8 share times fp8_mamf_ratio).  GB200, cuBLASLt NVFP4 after 10,000 warm-up iterations,
+   random data: best 7627.6 TF of 10000 (16384^3; the same file), 0.763 -- above the FP8 share
+   (2906.9 of 5000, 0.581): the narrower operands draw less power, so the power-limited clock
+   falls less.  B200 is the same die and takes it [derived]; B300 / GB300 have no FP4 run. */
+void tp_kernel_rel(const struct tp_gpu *g, double *attn, double *gemm, double *fa2,
+                   double *mamf4)
+{
+    static const struct {
+        const char *key;
+        double attn, gemm, fa2, mamf4;
+    } REL[] = {{"h20", 1.35, 1.35, 1.20, 0},  {"mi300x", 0.64, 1, 1, 0},
+               {"mi325x", 0.75, 1, 1, 0},     {"b200", 1, 1, 0.42, 0.763},
+               {"gb200", 1, 1, 0.42, 0.763},  {"b300", 1, 1, 0.42, 0},
+               {"gb300", 1, 1, 0.42, 0},      {"max1550-tile", 0.87, 1, 1, 0},
+               {"max1550", 0.75, 1, 1, 0}};
+    *attn = *gemm = *fa2 = 1;
+    *mamf4 = 0;
+    for (size_t i = 0; i < sizeof REL / sizeof REL[0]; i++)
+        if (strcmp(g->key, REL[i].key) == 0) {
+            *attn = REL[i].attn;
+            *gemm = REL[i].gemm;
+            *fa2 = REL[i].fa2;
+            *mamf4 = REL[i].mamf4;
+        }
+}
+
+/* bitsandbytes' NF4 dequantization kernel (kDequantizeBlockwise, csrc/kernels.cu, launched by
+   functional.dequantize_4bit) as a share of the GPU's HBM peak, its bytes counted as 0.5 B read
+   and 2 B written per weight.  `lut`: the branchless kernel of bitsandbytes >= 0.48 ([BNB-1746],
+   merged 2025-09-18: the 4-bit code as an index into a lookup table); otherwise the kernel of
+   bitsandbytes <= 0.47, which every QLoRA run of 2023 to mid-2025 executed, decoding each
+   nibble through a tree of branches (dDequantizeNF4), whose divergence holds the kernel far
+   from the HBM roofline.
+   LUT kernel, measured [BNB-NF4-A100]: dequantize_4bit of a 16384 x 16384 NF4 tensor (block 64,
+   nested absmax, bf16 out) on an A100 (108 SMs; the 80 GB SXM4's 2.039 TB/s assumed) in
+   1.241162 ms, torch.cuda.Event over 100 calls: 2.5 B x 2^28 / 1.241 ms = 541 GB/s, 0.265 of the
+   peak (0.348 were it the 40 GB card).
+   Branching kernel: [BNB-1747] (bitsandbytes PR #1747, the same LUT idea through warp shuffles,
+   benchmarked against the branching kernel with CUDA 12.8 on P100, A100 40GB and H100 80GB):
+   "between 1.36x - 2.07x faster" across all problem sizes; the geometric middle, 1.68x
+   [derived]: 0.265 / 1.68 = 0.158.  PR #1746's own before/after tables were not quotable here.
+   Other GPUs take the A100's share [derived]: both kernels issue-bound, their rate follows
+   SMs x clock, and H100 SXM's over A100's (132 x 1.98 GHz / 108 x 1.41 GHz = 1.72) tracks the
+   HBM ratio (3.35 / 2.039 = 1.64) within 5%; ROCm's HIP build of the same kernel has no
+   measurement [unverified]. */
+double tp_nf4_dequant_rel(bool lut)
+{
+    const double a100_hbm = 2.039e12, weights = 16384.0 * 16384.0, seconds = 1.241162e-3;
+    double lut_rel = 2.5 * weights / seconds / a100_hbm;
+    return lut ? lut_rel : lut_rel / sqrt(1.36 * 2.07);
+}
+
+/* ROCm attention kernels, measured: forward and backward TFLOP/s, BF16, head dim 128,
+   non-causal, seqlen 16384, the shape of the H100 reference the anchored rate is scaled from
+   (FlashAttention-3 on H100 SXM: 648 forward, 561 backward of 989 TF, FA3 paper
+   arXiv:2407.08608 Figs. 5-6; attn_eff itself is fitted to NeMo's 2024 H100 rows).
+
+   native: Transformer Engine ROCm's CK fused attention with the v3 (aiter assembly) kernels,
+   the kernel NeMo, Megatron-Core and Primus run on ROCm (NVTE_CK_USES_FWD_V3 /
+   NVTE_CK_USES_BWD_V3; AMD's MLPerf Training configs set both, v5.0 the backward only).
+   [AITER-MHA] (ROCm/aiter op_tests/cpp/mha/README.md, "the asm kernel performance of the
+   attention forwards and attention backwards", BF16, BSHD, batch mode), batch 1, 64 query
+   heads, 8 and 4 KV heads, seqlen 16384: MI300X forward 547.78 / 549.09, backward with fp32
+   dQ atomics 441.55 / 448.83 (a32: NVTE_CK_IS_V3_ATOMIC_FP32 defaults to 1 in TE ROCm's
+   fused_attn_ck.cpp).  The 16-bit-atomic backward (a16) some recipes select runs faster
+   (MI300X 519.21 / 516.26) and is not the default.  The same table's causal rows at 8k tokens
+   are within 2% of these forward and 3% backward (MI300X 540 / 433).
+   fa2: FlashAttention-2's Composable Kernel build (ROCm/flash-attention, flash-attn's ROCm
+   backend), the kernel the Hugging Face stacks call (attn_implementation flash_attention_2):
+   [ROCM-FA142] (ROCm/flash-attention#142), MI300X, ROCm 6.3.2, batch 1 / 2 / 4 / 8 at
+   seqlen 16384: forward 353.22 / 355.51 / 339.62 / 309.60, backward 194.43 / 202.12 / 205.43 /
+   206.66, medians 346.4 and 203.8.
+   MI325X is MI300X's die at 1000 W against 750 W: the same kernels faster by its sustained
+   clock, the MAMF share ratio 0.601 / 0.511 [derived].  Returns false for a GPU without a
+   measured ROCm kernel (the fallback is tp_kernel_rel). */
+bool tp_rocm_attn(const struct tp_gpu *g, bool native, double *fwd_tflops, double *bwd_tflops)
+{
+    static const struct {
+        const char *key;
+        double fwd, bwd, fa2_fwd, fa2_bwd, clock;
+    } ROCM[] = {
+        {"mi300x", (547.78 + 549.09) / 2, (441.55 + 448.83) / 2, (339.62 + 353.22) / 2,
+         (202.12 + 205.43) / 2, 1},
+        {"mi325x", (547.78 + 549.09) / 2, (441.55 + 448.83) / 2, (339.62 + 353.22) / 2,
+         (202.12 + 205.43) / 2, 0.601 / 0.511},
+    };
+    for (size_t i = 0; i < sizeof ROCM / sizeof ROCM[0]; i++)
+        if (strcmp(g->key, ROCM[i].key) == 0) {
+            bool fa2 = !native && ROCM[i].fa2_fwd > 0;
+            *fwd_tflops = (fa2 ? ROCM[i].fa2_fwd : ROCM[i].fwd) * ROCM[i].clock;
+            *bwd_tflops = (fa2 ? ROCM[i].fa2_bwd : ROCM[i].bwd) * ROCM[i].clock;
+            return true;
+        }
+    return false;
+}
+
+/* A measured ROCm kernel's rates relative to the anchored (H100) ones: its share of its GPU's
+   16-bit peak over FlashAttention-3's on the H100 at the same shape, forward and backward
+   apart (tp_rocm_attn).  False where none was measured. */
+bool tp_rocm_attn_rel(const struct tp_gpu *g, bool native, double *fwd, double *bwd)
+{
+    double f, b, p16 = g->peak_flops[TP_BF16] / 1e12;
+    if (!(p16 > 0) || !tp_rocm_attn(g, native, &f, &b))
+        return false;
+    *fwd = f / p16 / (648.0 / 989);
+    *bwd = b / p16 / (561.0 / 989);
+    return true;
+}
