@@ -150,6 +150,11 @@ static enum kstyle kernel_style(const struct ctx *x)
     return s == K_HF_EAGER && !x->eager ? K_HF_LIGER : s;
 }
 
+/* An MoE block's own launches (the header's counts): the router, top-k, permute and unpermute;
+   under layer CUDA graphs the dispatch among them stays eager. */
+#define MOE_EAGER_FWD 10.0
+#define MOE_EAGER_BWD 20.0
+
 /* Forward and backward launches of one block per micro-batch (see the header's counts). */
 void tp_host_launches(const struct ctx *x, uint32_t layer, double *fwd, double *bwd)
 {
@@ -158,8 +163,8 @@ void tp_host_launches(const struct ctx *x, uint32_t layer, double *fwd, double *
     double f = FWD[s], b = BWD[s];
     const struct tp_model *m = x->m;
     if (m->layer_moe[layer]) {
-        f += 10;
-        b += 20;
+        f += MOE_EAGER_FWD;
+        b += MOE_EAGER_BWD;
     }
     if (x->l->tp > 1) { /* two collectives each way (sequence parallel: gather + scatter) */
         f += 2;
@@ -197,9 +202,6 @@ static double python_functions(enum kstyle s)
 /* Host ops per direction of one block replayed as a graph (layer): the graphed Function's
    call with its replay, and the copy into the static buffer (see the header). */
 #define GRAPH_OPS 2.0
-/* An MoE block's launches outside a layer graph: the router's permutations and dispatch. */
-#define MOE_EAGER_FWD 10.0
-#define MOE_EAGER_BWD 20.0
 
 /* Host time of one block under CUDA graphs, forward and backward (see the header). */
 static void graphed_block(const struct ctx *x, uint32_t layer, double *host_f, double *host_b)

@@ -42,18 +42,6 @@ static int notes_fp8_attention(const char *notes)
     return -1;
 }
 
-static bool bridge_qwen3_mxfp8(const struct row *r)
-{
-    const char *gpu = tp_row_cell(r, "gpu_type");
-    return strcmp(tp_row_cell(r, "framework_key"), "nemo") == 0 &&
-           strstr(tp_row_cell(r, "source"), "Megatron-Bridge") &&
-           strcmp(tp_row_cell(r, "arch"), "qwen3_moe") == 0 &&
-           strcmp(tp_row_cell(r, "precision"), "mxfp8") == 0 &&
-           (strcmp(gpu, "gb200") == 0 || strcmp(gpu, "gb300") == 0 ||
-            strcmp(gpu, "b300") == 0) &&
-           tp_row_release_month(tp_row_cell(r, "source_version_or_date")) >= 202606;
-}
-
 enum tp_status tp_row_fp8_attention(const struct row *r, struct tp_job *j)
 {
     if (*tp_row_cell(r, "fp8_attention"))
@@ -67,7 +55,7 @@ enum tp_status tp_row_fp8_attention(const struct row *r, struct tp_job *j)
         j->fp8_attention = true;
         tp_row_assume(r->run, "FP8 attention (the notes quote FP8_DPA / "
                               "--fp8-dot-product-attention)");
-    } else if (said < 0 && bridge_qwen3_mxfp8(r)) {
+    } else if (said < 0 && tp_row_bridge_qwen3_mxfp8(r, true)) {
         j->fp8_attention = true;
         tp_row_assume(r->run, "FP8 attention (Megatron-Bridge's Qwen3 MXFP8 recipe, "
                               "fp8_dot_product_attention)");

@@ -56,6 +56,10 @@ enum tp_status tp_row_search_layout(const struct row *r, struct tp_run *run);
 void tp_row_recipe_job(const struct row *r, struct tp_job *j);
 bool tp_row_recipe_recompute(const struct row *r, struct tp_layout *l);
 enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j);
+/* A Megatron-Bridge Qwen3 MoE MXFP8 row from the 26.06 container on, on GB200 or GB300 (and B300
+   when `b300`): the recipes of commit bac3ffeb, which set moe_a2a_overlap (GB200/GB300) and
+   fp8_dot_product_attention (also B300) */
+bool tp_row_bridge_qwen3_mxfp8(const struct row *r, bool b300);
 
 /* runs_graphs.c: the cuda_graphs column, else the notes' CUDA-graph flags (Megatron-Core rows) */
 enum tp_status tp_row_cuda_graphs(const struct row *r, struct tp_job *j);

@@ -216,14 +216,20 @@ bool tp_row_a2a_overlap(const struct row *r, bool *assumed)
        moe_a2a_overlap (overlap_moe_expert_parallel_comm, delay_wgrad_compute): commit bac3ffeb,
        "Enable Qwen3 GB200/GB300 MXFP8 CuTeDSL Fusion and Full-Iter CUDA Graphs for 26.06"
        (PR #4249, 2026-06-10), scripts/performance/configs/qwen/qwen3_workload_base_configs.py */
-    const char *gpu = tp_row_cell(r, "gpu_type");
-    *assumed = strcmp(tp_row_cell(r, "framework_key"), "nemo") == 0 &&
-               strstr(tp_row_cell(r, "source"), "Megatron-Bridge") &&
-               strcmp(tp_row_cell(r, "arch"), "qwen3_moe") == 0 &&
-               strcmp(tp_row_cell(r, "precision"), "mxfp8") == 0 &&
-               (strcmp(gpu, "gb200") == 0 || strcmp(gpu, "gb300") == 0) &&
-               tp_row_release_month(tp_row_cell(r, "source_version_or_date")) >= 202606;
+    *assumed = tp_row_bridge_qwen3_mxfp8(r, false);
     return *assumed;
+}
+
+bool tp_row_bridge_qwen3_mxfp8(const struct row *r, bool b300)
+{
+    const char *gpu = tp_row_cell(r, "gpu_type");
+    return strcmp(tp_row_cell(r, "framework_key"), "nemo") == 0 &&
+           strstr(tp_row_cell(r, "source"), "Megatron-Bridge") &&
+           strcmp(tp_row_cell(r, "arch"), "qwen3_moe") == 0 &&
+           strcmp(tp_row_cell(r, "precision"), "mxfp8") == 0 &&
+           (strcmp(gpu, "gb200") == 0 || strcmp(gpu, "gb300") == 0 ||
+            (b300 && strcmp(gpu, "b300") == 0)) &&
+           tp_row_release_month(tp_row_cell(r, "source_version_or_date")) >= 202606;
 }
 
 /* The stack columns (optimizer, fused_loss, moe_impl, attention): a cell that is given decides;
