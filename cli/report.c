@@ -14,6 +14,7 @@ const char *attn_label(const struct tp_job *j)
     switch (j->attn_impl) {
     case TP_ATTN_FLASH: return tp_attn_native(j) ? "flash (TE/cuDNN)" : "flash (FlashAttention-2)";
     case TP_ATTN_EAGER: return "eager";
+    case TP_ATTN_FLASH1: return "FlashAttention 1.x";
     case TP_ATTN_FLASH2: return "FlashAttention-2";
     case TP_ATTN_FLASH3: return "native flash (FA3/cuDNN)";
     case TP_ATTN_FLEX: return "FlexAttention";

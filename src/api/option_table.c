@@ -396,11 +396,13 @@ static const struct tp_option OPTIONS[] = {
      .verbs = JOB_CMDS, .help = "ZeRO-3 fetches each MoE block's experts at once "
      "(deepspeed.utils.set_z3_leaf_modules)"},
     {.name = "attention", .kind = TP_OPT_ENUM, .offset = F(attn_impl),
-     .choices = "flash|eager|flash2|flash3|flex|cudnn9.19", .verbs = JOB_CMDS, .metavar = "IMPL",
+     .choices = "flash|eager|flash2|flash3|flex|cudnn9.19|flash1", .verbs = JOB_CMDS,
+     .metavar = "IMPL",
      .help = "attention kernel: flash = the framework's (megatron: TE/cuDNN, native to Hopper "
      "and Blackwell; the others: FlashAttention-2), flash2, flash3 (FA3/cuDNN 9.0-9.1 of "
-     "2024), cudnn9.19 (cuDNN's fused attention of 2025-26 releases, faster on Hopper), flex "
-     "(PyTorch FlexAttention), eager (stores the s x s scores)"},
+     "2024), cudnn9.19 (cuDNN's fused attention of 2025-26 releases, faster on Hopper), flash1 "
+     "(FlashAttention 1.x, flash-attn < 2 or PyTorch 2.0-2.1 SDPA: A100-H100, head dim <= 128), "
+     "flex (PyTorch FlexAttention), eager (stores the s x s scores)"},
     {.name = "tp-comm-overlap", .kind = TP_OPT_FLAG, .offset = F(tp_comm_overlap), .lo = 1, .hi = 1,
      .verbs = JOB_CMDS, .help = "TP collectives overlapped with GEMMs (Megatron-Core "
      "--tp-comm-overlap, torchtitan async TP)"},

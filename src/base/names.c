@@ -11,7 +11,7 @@ static const char *const OPTIMIZER[] = {"adamw", "adamw-8bit", "adamw-4bit",
                                         "adafactor", "sgd", "sgd-momentum", "adamw-bf16"};
 static const char *const PRECISION[] = {"bf16", "fp16", "fp8", "fp32", "mxfp8", "nvfp4", "mxfp4"};
 static const char *const ATTENTION[] = {"flash", "eager", "flash2", "flash3", "flex",
-                                         "cudnn9.19"};
+                                         "cudnn9.19", "flash1"};
 static const char *const FP8_RECIPE[] = {"tensorwise", "rowwise"};
 static const char *const RECOMPUTE[] = {"none", "selective", "full"};
 static const char *const OFFLOAD[] = {"none", "optimizer", "params"};
@@ -27,7 +27,7 @@ static const char *const MIXER[] = {"attention", "mamba2", "gated_deltanet", "no
 LAST(TASK, TP_TASK_QLORA);
 LAST(OPTIMIZER, TP_OPT_ADAMW_BF16);
 LAST(PRECISION, TP_PREC_MXFP4);
-LAST(ATTENTION, TP_ATTN_CUDNN919);
+LAST(ATTENTION, TP_ATTN_FLASH1);
 LAST(FP8_RECIPE, TP_FP8_ROWWISE);
 LAST(RECOMPUTE, TP_RECOMPUTE_FULL);
 LAST(OFFLOAD, TP_OFFLOAD_PARAMS);

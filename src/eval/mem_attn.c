@@ -70,7 +70,10 @@ double tp_mem_ring_bytes(const struct tp_model *m, const struct tp_layout *l)
    backward (PyTorch's cuDNN backend, Transformer Engine's fused attention; FlashAttention-3's
    mha_bwd keeps the same two) takes dQ_accum ([b, h_q, s_q, d_qk] float) and softmax_sum
    ([b, h_q, s_q, 1] float) from its workspace: 4 bytes per query element and 4 per head either
-   way.  FlashAttention-2 also expands dK and dV to every query head under GQA
+   way.  FlashAttention 1.x keeps the same two (flash-attn v1.0.9 fmha_api.cpp mha_bwd: dq_tmp,
+   [total_q, heads, head_size] float, whenever the keys span more than one block; softmax_d,
+   [batch, heads, seqlen_q] float); its forward's o_tmp ([total_q, heads, head_size] float) is
+   freed before the backward.  No FA kernel stores an s x s matrix.  FlashAttention-2 also expands dK and dV to every query head under GQA
    (dk_expanded, dv_expanded) only when the caller passes un-repeated K and V, and
    FlashAttention-3 accumulates them in fp32 per key/value head: neither is counted.  Eager
    attention saves its probabilities instead (block_activations' core term) and FlexAttention's
@@ -78,8 +81,9 @@ double tp_mem_ring_bytes(const struct tp_model *m, const struct tp_layout *l)
 double tp_mem_attn_workspace(const struct tp_model *m, const struct tp_job *j,
                              const struct tp_layout *l)
 {
-    if (j->attn_impl != TP_ATTN_FLASH && j->attn_impl != TP_ATTN_FLASH2 &&
-        j->attn_impl != TP_ATTN_FLASH3 && j->attn_impl != TP_ATTN_CUDNN919)
+    if (j->attn_impl != TP_ATTN_FLASH && j->attn_impl != TP_ATTN_FLASH1 &&
+        j->attn_impl != TP_ATTN_FLASH2 && j->attn_impl != TP_ATTN_FLASH3 &&
+        j->attn_impl != TP_ATTN_CUDNN919)
         return 0;
     double q, kv;
     local_widths(m, l, &q, &kv);

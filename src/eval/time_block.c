@@ -221,8 +221,10 @@ static void attention(const struct ctx *x, uint32_t layer, struct cost *c)
        the kernel's long-sequence rate (FA3 paper Fig. 5: 0.5k causal at about half the 16k
        rate, the prior's 256 keys).  The calibration fits it: training runs lose more per
        block than the isolated kernel does */
-    double t = flops * (kpq + x->cal->attn_block_keys) / kpq /
-               (x->h.attn_flops * wave_eff(ctas, x->h.sms));
+    double rate = x->h.attn_flops;
+    if (x->j->attn_impl == TP_ATTN_FLASH1) /* FlashAttention 1.x: its share of FA2's rate */
+        rate *= tp_flash1_rel(width / heads / 2);
+    double t = flops * (kpq + x->cal->attn_block_keys) / kpq / (rate * wave_eff(ctas, x->h.sms));
     c->fwd_attn += t;
     c->bwd_attn += t * x->h.attn_bwd;
     if (x->h.fp8_attn) { /* Q, K, V quantized before the kernel, dO before its backward */

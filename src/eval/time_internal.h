@@ -127,6 +127,9 @@ void tp_kernel_rel(const struct tp_gpu *g, double *attn, double *gemm, double *f
 bool tp_rocm_attn(const struct tp_gpu *g, bool native, double *fwd_tflops, double *bwd_tflops);
 /* The same kernel's forward and backward rates relative to the H100's anchored ones. */
 bool tp_rocm_attn_rel(const struct tp_gpu *g, bool native, double *fwd, double *bwd);
+/* FlashAttention 1.x's rate over FlashAttention-2's at a head dimension (FA2 paper Fig. 4;
+   kernel_rates.c). */
+double tp_flash1_rel(double head_dim);
 /* bitsandbytes' NF4 dequantization kernel's share of the HBM peak: the branchless lookup-table
    kernel of bitsandbytes >= 0.48 (`lut`) or the branching one before it (time_block.c). */
 double tp_nf4_dequant_rel(bool lut);

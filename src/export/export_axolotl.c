@@ -186,6 +186,13 @@ static void attention_keys(const struct tp_export_plan *p, json_t *d)
     case TP_ATTN_FLASH2:
         json_object_set_new(d, "flash_attention", json_true());
         break;
+    case TP_ATTN_FLASH1:
+        /* Axolotl's flash_attention patches call flash-attn 2's varlen kernels; PyTorch 2.0-2.1's
+           SDPA flash backend is FlashAttention 1.x */
+        json_object_set_new(d, "sdp_attention", json_true());
+        tp_export_note(p->out, "attention flash1: sdp_attention on PyTorch 2.0-2.1 runs "
+                               "FlashAttention 1.x (flash_attention: true needs flash-attn 2)");
+        break;
     case TP_ATTN_CUDNN919: /* PyTorch SDPA's cuDNN backend: no Axolotl key picks it */
     case TP_ATTN_FLASH3:
         /* Axolotl's flash_attention loads flash-attn; FA3 is picked by the package installed */

@@ -307,9 +307,17 @@ static enum tp_status job_lm(const struct tp_export_plan *p, struct tp_flags *a,
     /* one entry per enum tp_attn_impl value (FlexAttention read past the end of the array):
        FlexAttention has no Megatron backend, "auto" lets Megatron-Core pick (AttnBackend in
        megatron/core/transformer/enums.py: flash, fused, unfused, local, auto) */
-    static const char *const backend[TP_ATTN_CUDNN919 + 1] = {"fused", "unfused", "flash",
-                                                              "fused", "auto", "fused"};
+    static const char *const backend[TP_ATTN_FLASH1 + 1] = {"fused", "unfused", "flash",
+                                                            "fused", "auto",    "fused",
+                                                            "flash"};
     tp_arg(a, "--attention-backend", "%s", backend[j->attn_impl]);
+    /* Megatron-Core's flash backend is Transformer Engine's, on flash-attn 2; FlashAttention
+       1.x ran in Megatron-LM's legacy model, whose --use-flash-attn imports flash_attn_unpadded_func
+       first (megatron/legacy/model/transformer.py) */
+    if (j->attn_impl == TP_ATTN_FLASH1)
+        tp_export_note(p->out, "attention flash1: Megatron-Core's flash backend runs flash-attn "
+                               "2.x; FlashAttention 1.x runs in the legacy model "
+                               "(--use-legacy-models --use-flash-attn with flash-attn < 2)");
     if (j->tp_comm_overlap)
         tp_sw(a, "--tp-comm-overlap");
     if (j->moe_a2a_overlap) { /* the combined 1F1B schedule; Megatron-Bridge's moe_a2a_overlap
@@ -425,7 +433,13 @@ static enum tp_status build_ds(const struct tp_export_plan *p, struct tp_flags *
     if (j->precision == TP_PREC_FP16)
         tp_sw(a, "--fp16");
     recompute(p, a, true);
-    if (j->attn_impl != TP_ATTN_EAGER)
+    /* --use-flash-attn-v1 (alias --use-flash-attn) calls flash_attn_unpadded_func, which only
+       flash-attn 1.x has; --use-flash-attn-v2 flash_attn_varlen_func (megatron/arguments.py and
+       megatron/model/transformer.py since cc3a94c6; before it --use-flash-attn took whichever
+       package was installed) */
+    if (j->attn_impl == TP_ATTN_FLASH1)
+        tp_sw(a, "--use-flash-attn-v1");
+    else if (j->attn_impl != TP_ATTN_EAGER)
         tp_sw(a, "--use-flash-attn-v2");
     if (j->fp8_attention) /* FlashAttention-2 has no FP8 kernel */
         tp_export_note(p->out, "fp8_attention: Megatron-DeepSpeed runs FlashAttention-2, "

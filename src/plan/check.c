@@ -173,6 +173,7 @@ enum tp_status tp_run_check(const struct tp_model *m, const struct tp_cluster *c
         return tp_fail(err, TP_EINVAL, "a model, cluster, job and layout are needed");
     TRY(tp_model_shape_check(m, err));
     TRY(tp_cluster_check(c, j, err));
+    TRY(tp_flash1_check(m, c, j, err));
     TRY(check_layout_sizes(m, c, j, l, err));
     return cal ? tp_calib_check(cal, err) : TP_OK;
 }

@@ -277,6 +277,7 @@ enum tp_status tp_layout_check(const struct tp_model *m, const struct tp_cluster
     if (c->gpu.hbm_bytes <= 0)
         return tp_fail(err, TP_EINVAL, "GPU memory capacity must be positive");
     TRY(tp_cluster_check(c, j, err));
+    TRY(tp_flash1_check(m, c, j, err));
     /* what the stack needs on (Megatron's SP for MoE with TP: stack_rules.c) */
     if ((unsigned)j->framework < TP_FW_COUNT)
         tp_stack_rules_fix(m, j, l);

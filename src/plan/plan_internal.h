@@ -29,6 +29,10 @@ enum tp_status tp_layout_pp_uneven(uint32_t n_layers, struct tp_layout *l, struc
 /* The uneven-split part of tp_layout_check (pp_first, pp_last) (layout.c). */
 enum tp_status tp_layout_check_split(const struct tp_model *m, const struct tp_layout *l,
                                      struct tp_error *err);
+/* --attention flash1 where FlashAttention 1.x has a kernel: the GPU, the precision, no FP8
+   attention and, with `m`, its head dimension (stack.c). */
+enum tp_status tp_flash1_check(const struct tp_model *m, const struct tp_cluster *c,
+                               const struct tp_job *j, struct tp_error *err);
 /* The calibration's efficiencies are positive (the part of tp_run_check about it; check.c). */
 enum tp_status tp_calib_check(const struct tp_calib *cal, struct tp_error *err);
 

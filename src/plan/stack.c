@@ -388,6 +388,61 @@ bool tp_dualpipe_gas_ok(const struct tp_layout *l)
     return l->schedule != TP_SCHED_DUALPIPE || (l->gas % 2 == 0 && l->gas >= 2 * l->pp);
 }
 
+/* FlashAttention 1.x (--attention flash1) where its kernels exist.  flash-attn v1.0.9 (the last
+   1.x release) compiles sm_75, sm_80 and sm_90 code only (setup.py, -gencode ...,code=sm_XX, no
+   PTX) and its mha_fwd / mha_bwd refuse other devices (fmha_api.cpp:
+   TORCH_CHECK(is_sm90 || is_sm8x || is_sm75)), fp16 and bf16 inputs only, head dims multiples of
+   8 up to 128 (TORCH_CHECK((head_size % 8 == 0) && (head_size <= 128))) and one head dim for
+   q, k and v; its README: "Head dim > 64 backward requires A100 or H100" (the sm86 / sm89
+   backward kernels run out of shared memory).  No FP8 kernel.  So: A100 / A800 (sm80), A6000
+   (sm86), L40S and RTX 4090 (sm89) at head dim <= 64, the Hopper parts (sm90); not V100 (sm70),
+   Blackwell (sm100, sm103, sm120), nor AMD, Intel or Gaudi (the ROCm port of the 1.x interface is
+   another kernel, not measured). */
+enum tp_status tp_flash1_check(const struct tp_model *m, const struct tp_cluster *c,
+                               const struct tp_job *j, struct tp_error *err)
+{
+    if (j->attn_impl != TP_ATTN_FLASH1)
+        return TP_OK;
+    static const char *const SM8X_90[] = {"a100-40gb", "a100-80gb", "a800-80gb", "h100-sxm",
+                                           "h800",      "h100-pcie", "h100-96gb", "h200",
+                                           "h20"};
+    static const char *const SM86_89[] = {"a6000", "l40s", "rtx4090"};
+    const char *key = c->gpu.key ? c->gpu.key : "";
+    bool full = false, small = false;
+    for (size_t i = 0; i < sizeof SM8X_90 / sizeof SM8X_90[0]; i++)
+        full = full || strcmp(key, SM8X_90[i]) == 0;
+    for (size_t i = 0; i < sizeof SM86_89 / sizeof SM86_89[0]; i++)
+        small = small || strcmp(key, SM86_89[i]) == 0;
+    if (!full && !small)
+        return tp_fail_field(err, TP_EINVAL, "attention",
+                             "attention flash1: FlashAttention 1.x has kernels for sm75, sm8x and "
+                             "sm90 only (flash-attn 1.0.9), not %s: use flash2 or flash3",
+                             *key ? key : "this GPU");
+    if (j->precision == TP_PREC_FP32)
+        return tp_fail_field(err, TP_EINVAL, "attention",
+                             "attention flash1: FlashAttention 1.x runs fp16 or bf16, not fp32");
+    if (j->fp8_attention)
+        return tp_fail_field(err, TP_EINVAL, "fp8_attention",
+                             "fp8_attention runs cuDNN's fused attention or FlashAttention-3, not "
+                             "attention flash1 (FlashAttention 1.x has no FP8 kernel)");
+    if (!m)
+        return TP_OK;
+    if (m->attn == TP_ATTN_MLA)
+        return tp_fail_field(err, TP_EINVAL, "attention",
+                             "attention flash1: FlashAttention 1.x takes one head dim for q, k and "
+                             "v; multi-head latent attention's differ (use flash2 or flash3)");
+    uint32_t d = m->head_dim;
+    if (d == 0 || d % 8 || d > 128)
+        return tp_fail_field(err, TP_EINVAL, "attention",
+                             "attention flash1: FlashAttention 1.x runs head dims that are "
+                             "multiples of 8 up to 128, not %u (use flash2)", d);
+    if (small && d > 64)
+        return tp_fail_field(err, TP_EINVAL, "attention",
+                             "attention flash1: FlashAttention 1.x's backward for head dim %u "
+                             "(> 64) needs an A100 or H100, not %s", d, key);
+    return TP_OK;
+}
+
 enum tp_status tp_stack_check(const struct tp_model *m, const struct tp_job *j,
                               const struct tp_layout *l, struct tp_error *err)
 {
@@ -399,6 +454,21 @@ enum tp_status tp_stack_check(const struct tp_model *m, const struct tp_job *j,
         return tp_fail_field(err, TP_EINVAL, "fp8_recipe",
                              "fp8_recipe rowwise is torchao's recipe: framework torchtitan or "
                              "fsdp, not %s (Transformer Engine and Axolotl scale tensor-wise)", k);
+    /* FlashAttention 1.x: Megatron-DeepSpeed (--use-flash-attn at c08e2cc2 imports
+       flash_attn_unpadded_func, --use-flash-attn-v1 since cc3a94c6), Megatron-LM's legacy model
+       (megatron/legacy/model/transformer.py imports flash_attn_unpadded_func first), the
+       Hugging Face / DeepSpeed / FSDP stacks on PyTorch 2.0-2.1 (SDPA's flash backend) or
+       flash-attn 1.x patches; torchtitan began on PyTorch nightlies of 2024 (2.3+), whose SDPA
+       runs FlashAttention-2.  Context parallelism's ring kernels (Transformer Engine's CP,
+       ring-flash-attn, torch's ring attention) call FlashAttention-2 or cuDNN. */
+    if (j->attn_impl == TP_ATTN_FLASH1 && j->framework == TP_FW_TORCHTITAN)
+        return tp_fail_field(err, TP_EINVAL, "attention",
+                             "attention flash1: torchtitan runs on PyTorch 2.3 or newer, whose "
+                             "SDPA flash backend is FlashAttention-2 (use flash2)");
+    if (j->attn_impl == TP_ATTN_FLASH1 && l->cp > 1)
+        return tp_fail_field(err, TP_EINVAL, "attention",
+                             "attention flash1 with cp %u: context parallelism's ring attention "
+                             "calls FlashAttention-2 or cuDNN, not FlashAttention 1.x", l->cp);
     if (l->tp > 1 && !s->tp)
         return tp_fail(err, TP_EINVAL, "%s runs no tensor parallelism (tp %u)", k, l->tp);
     if (l->pp > 1 && !s->pp)

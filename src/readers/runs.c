@@ -348,7 +348,11 @@ static enum tp_status map_job(const struct row *r, const struct tp_model *m, str
         j->attn_impl = TP_ATTN_EAGER;
         j->dropout = true;
     } else if (strcmp(r->run->framework_key, "megatron-deepspeed") == 0) {
-        j->attn_impl = TP_ATTN_FLASH2; /* Megatron-DeepSpeed calls flash-attn, not TE */
+        /* Megatron-DeepSpeed calls flash-attn, not TE: whichever is installed under
+           --use-flash-attn (c08e2cc2's transformer.py takes flash_attn_varlen_func when
+           flash-attn 2 is there, else flash_attn_unpadded_func); a framework cell naming
+           "FlashAttention 1" (the rebase README's "FlashAttention (1.0,4)" and "1.x") ran 1.x */
+        j->attn_impl = strstr(fw, "FlashAttention 1") ? TP_ATTN_FLASH1 : TP_ATTN_FLASH2;
     } else if (strstr(fw, "Flex Attention") || strstr(fw, "FlexAttention") ||
                strstr(fw, "flex_attention")) {
         j->attn_impl = TP_ATTN_FLEX; /* "Flex Attention QLoRA + FSDP2" (the framework cell) */

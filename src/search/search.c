@@ -630,6 +630,7 @@ enum tp_status tp_search(const struct tp_model *m, const struct tp_cluster *c,
         return tp_fail(err, TP_EINVAL, "search needs GPUs, a global batch and room for results");
     TRY(tp_model_shape_check(m, err));
     TRY(tp_cluster_check(c, j, err));
+    TRY(tp_flash1_check(m, c, j, err));
     if (o->n_shards > 1 && o->shard >= o->n_shards)
         return tp_fail(err, TP_EINVAL, "search shard %u is out of range (0..%u)", o->shard,
                        o->n_shards - 1);
