@@ -197,6 +197,34 @@ static void test_flash1_where(void **state)
     assert_non_null(strstr(err.msg, "cp 2"));
 }
 
+/* The runs reader: an attention cell flash1 / fa1, or a Megatron-DeepSpeed framework cell that
+   names FlashAttention 1 (the rebase README's 125M and 2.7B rows); FlashAttention-2 otherwise. */
+static void test_flash1_rows(void **state)
+{
+    (void)state;
+    const char *cols[] = {"row_id", "arch", "n_layers", "hidden", "n_heads", "vocab",
+                          "ffn_hidden", "seq_len", "gpu_type", "num_gpus", "tp", "pp",
+                          "framework_key", "framework", "attention", "source_version_or_date"};
+    const char *cells[] = {"f:1", "gpt", "32", "2560", "32", "50432", "10240", "2048",
+                           "a100-80gb", "8", "2", "2", "megatron-deepspeed",
+                           "Megatron-DeepSpeed (GPTModelPipe, FlashAttention 1.x)", "",
+                           "2023-07-12"};
+    enum { N = sizeof cols / sizeof cols[0] };
+    static struct tp_run run;
+    struct tp_error err = {{0}, {0}};
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_int_equal(run.job.attn_impl, TP_ATTN_FLASH1);
+    cells[13] = "Megatron-DeepSpeed (GPTModelPipe, FlashAttention-2)";
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_int_equal(run.job.attn_impl, TP_ATTN_FLASH2);
+    cells[14] = "fa1";
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_int_equal(run.job.attn_impl, TP_ATTN_FLASH1);
+    cells[14] = "flash1";
+    cells[8] = "v100-32gb"; /* no FA1 kernel on sm70: the row is refused, not priced */
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -204,6 +232,7 @@ int main(void)
         cmocka_unit_test(test_flash1_h100_ratio),
         cmocka_unit_test(test_flash1_memory),
         cmocka_unit_test(test_flash1_where),
+        cmocka_unit_test(test_flash1_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
