@@ -174,29 +174,31 @@ bool tp_rocm_attn_rel(const struct tp_gpu *g, bool native, double *fwd, double *
 
 /* FlashAttention 1.x (flash-attn < 2; the kernel of flash_attn_unpadded_func, and of PyTorch
    2.0-2.1's SDPA flash backend: PyTorch 2.2 "now supports FlashAttention-2, yielding around 2x
-   speedups compared to previous versions", pytorch.org/blog/pytorch2-2) as a share of
-   FlashAttention-2's rate, by the FA1 kernel the head dimension dispatches to.  FA1 builds
-   three kernels (flash-attn v1.0.9 csrc/flash_attn/fmha_api.cpp run_fmha_fwd: d <= 32, <= 64,
-   <= 128; head dims multiples of 8 up to 128).  Both are Ampere-style mma.sync kernels, so the
-   ratio carries to Hopper, where FlashAttention-2 itself runs at fa2_ratio of the native kernel.
+   speedups compared to previous versions", pytorch.org/blog/pytorch2-2) against
+   FlashAttention-2, by the FA1 kernel the head dimension dispatches to.  FA1 builds three
+   kernels (flash-attn v1.0.9 csrc/flash_attn/fmha_api.cpp run_fmha_fwd: d <= 32, <= 64, <= 128;
+   head dims multiples of 8 up to 128).  Both are Ampere-style mma.sync kernels.
 
-   [FA2] (arXiv:2307.08691) Fig. 4, forward + backward TFLOP/s on A100 80GB SXM4, causal mask,
-   batch x seqlen = 16k tokens, hidden 2048, seqlen 512 / 1k / 2k / 4k / 8k / 16k (the figure is
-   Dao-AILab/flash-attention assets/flash2_a100_fwd_bwd_benchmark.png):
+   [FA2] (arXiv:2307.08691) Fig. 4, forward + backward TFLOP/s on A100 80GB SXM4 (312 TF), causal
+   mask, batch x seqlen = 16k tokens, hidden 2048, seqlen 512 / 1k / 2k / 4k / 8k / 16k (the
+   figure is Dao-AILab/flash-attention assets/flash2_a100_fwd_bwd_benchmark.png):
      head dim 64  (4c): FlashAttention 58 70 77 87 92 97,  FlashAttention-2 88 119 140 156 165 171
      head dim 128 (4d): FlashAttention 55 62 69 76 80 83,  FlashAttention-2 99 133 155 173 182 189
    FA1 / FA2 per length: 0.659 0.588 0.550 0.558 0.558 0.567 (median 0.5625) and 0.556 0.466
-   0.445 0.439 0.440 0.439 (median 0.4424).  The same benchmark on H100 80GB SXM5
-   (assets/flash2_h100_fwd_bwd_benchmark.png, the FA2 README's H100 figure; causal, head dim 64:
-   FA1 104 123 136 138 149 156 against FA2 141 192 232 257 273 284; head dim 128: 98 109 108
-   126 135 137 against 163 221 265 294 308 328) gives medians 0.568 and 0.433: within 1% and
-   2% of the A100's, so one ratio per kernel serves both GPUs (tests/test_flash1.c).
-   The figure gives forward + backward together; the ratio scales both directions (the FA2
-   paper's forward-only and backward-only Figs. 5-6 were not read here).  The head-dim-32 kernel
-   has no measurement and takes the head-dim-64 ratio [unverified].  Head dims between two
-   kernels run the larger one padded (FA1: 80 -> 128; FA2: 80 -> 96); neither kernel's padding
-   is priced. */
-double tp_flash1_rel(double head_dim)
+   0.445 0.439 0.440 0.439 (median 0.4424); FA2's medians 148 and 164 TFLOP/s, 0.474 and 0.526
+   of the peak.  The same benchmark on H100 80GB SXM5 (989 TF; assets/flash2_h100_fwd_bwd_
+   benchmark.png, the FA2 README's H100 figure; causal, head dim 64: FA1 104 123 136 138 149 156
+   against FA2 141 192 232 257 273 284; head dim 128: 98 109 108 126 135 137 against 163 221 265
+   294 308 328): FA1 / FA2 medians 0.568 and 0.433, within 1% and 2% of the A100's, so one ratio
+   per kernel serves both GPUs (tests/test_flash1.c); FA2's medians 244.5 and 279.5 TFLOP/s,
+   0.247 and 0.283 of the peak.  The figures give forward + backward together: the ratio and the
+   share serve both directions (the paper's forward-only and backward-only Figs. 5-6 were not
+   read here).  The head-dim-32 kernel has no measurement and takes head dim 64's figures, the
+   sm86 / sm89 parts the A100's share of their own peak [unverified].  Head dims between two
+   kernels run the larger one padded (FA1: 80 -> 128; FA2: 80 -> 96); neither is priced. */
+void tp_flash1_kernel(double head_dim, bool async, double *ratio, double *fa2_share)
 {
-    return head_dim <= 64 ? 0.5625 : 0.4424;
+    bool small = head_dim <= 64;
+    *ratio = small ? 0.5625 : 0.4424;
+    *fa2_share = async ? (small ? 244.5 / 989 : 279.5 / 989) : (small ? 148.0 / 312 : 164.0 / 312);
 }

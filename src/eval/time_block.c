@@ -221,12 +221,22 @@ static void attention(const struct ctx *x, uint32_t layer, struct cost *c)
        the kernel's long-sequence rate (FA3 paper Fig. 5: 0.5k causal at about half the 16k
        rate, the prior's 256 keys).  The calibration fits it: training runs lose more per
        block than the isolated kernel does */
-    double rate = x->h.attn_flops;
-    if (x->j->attn_impl == TP_ATTN_FLASH1) /* FlashAttention 1.x: its share of FA2's rate */
-        rate *= tp_flash1_rel(width / heads / 2);
-    double t = flops * (kpq + x->cal->attn_block_keys) / kpq / (rate * wave_eff(ctas, x->h.sms));
+    double t = flops * (kpq + x->cal->attn_block_keys) / kpq /
+               (x->h.attn_flops * wave_eff(ctas, x->h.sms));
     c->fwd_attn += t;
     c->bwd_attn += t * x->h.attn_bwd;
+    if (x->j->attn_impl == TP_ATTN_FLASH1) {
+        /* FlashAttention 1.x runs where FlashAttention-2 would and differs from it in the kernel
+           only: the step pays the difference of the two kernels' times as benchmarked alone
+           (tp_flash1_kernel), not FA1's ratio of the calibrated FA2 time, whose fitted rate
+           (attn_eff, attn_block_keys) also carries what is not the kernel.  Backward FLOPs are
+           2.5x the forward's (five matmuls against two, the FA2 paper §4.1) */
+        double ratio, share;
+        tp_flash1_kernel(width / heads / 2, x->h.fa_async, &ratio, &share);
+        double extra = flops / (x->h.fa_peak * share) * (1 / ratio - 1);
+        c->fwd_attn += extra;
+        c->bwd_attn += 2.5 * extra;
+    }
     if (x->h.fp8_attn) { /* Q, K, V quantized before the kernel, dO before its backward */
         double cf, cb;
         tp_attn_fp8_cast_bytes(m, l->tp, &cf, &cb);
@@ -632,6 +642,8 @@ void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
         h->attn_flops = p16 * attn_eff;
         h->scan_flops = p16 * attn16_eff;
     }
+    h->fa_async = g->async_mma;
+    h->fa_peak = p16 * (g->async_mma ? rel_fa2 : 1);
     h->mem_bw = g->hbm_bw * mem_eff;
     /* QLoRA's dequantization: bitsandbytes <= 0.47's kernel, the one the measured QLoRA runs
        executed (tp_nf4_dequant_rel) */

@@ -26,6 +26,9 @@ struct hw {
                            its quantization passes are priced (attn_fp8.c) */
     double attn_bwd;    /* the backward's time over the forward's (attn_bwd_ratio; FlexAttention
                            runs its backward further below the fused kernels than its forward) */
+    double fa_peak;     /* FlashAttention 1.x's pricing (tp_flash1_kernel): the 16-bit peak
+                           times the GPU's mma.sync share over the H100's (tp_kernel_rel fa2) */
+    bool fa_async;      /* the mma.sync kernels run on an async-MMA GPU (the H100 figure) */
     double mem_bw;      /* HBM bandwidth * mem_eff */
     double nf4_bw;      /* HBM bandwidth * bitsandbytes' NF4 dequantization share */
     double sms, tile_m, tile_n;
@@ -127,9 +130,10 @@ void tp_kernel_rel(const struct tp_gpu *g, double *attn, double *gemm, double *f
 bool tp_rocm_attn(const struct tp_gpu *g, bool native, double *fwd_tflops, double *bwd_tflops);
 /* The same kernel's forward and backward rates relative to the H100's anchored ones. */
 bool tp_rocm_attn_rel(const struct tp_gpu *g, bool native, double *fwd, double *bwd);
-/* FlashAttention 1.x's rate over FlashAttention-2's at a head dimension (FA2 paper Fig. 4;
-   kernel_rates.c). */
-double tp_flash1_rel(double head_dim);
+/* FlashAttention 1.x against FlashAttention-2 at a head dimension, both kernels benchmarked
+   alone (FA2 paper Figs. 4 and 7; kernel_rates.c): FA1's rate over FA2's, and FA2's forward +
+   backward rate as a share of the 16-bit peak on Ampere or (`async`) on the H100. */
+void tp_flash1_kernel(double head_dim, bool async, double *ratio, double *fa2_share);
 /* bitsandbytes' NF4 dequantization kernel's share of the HBM peak: the branchless lookup-table
    kernel of bitsandbytes >= 0.48 (`lut`) or the branching one before it (time_block.c). */
 double tp_nf4_dequant_rel(bool lut);
