@@ -166,9 +166,9 @@ enum tp_cuda_graphs { TP_CUDA_GRAPHS_NONE = 0, TP_CUDA_GRAPHS_LAYER, TP_CUDA_GRA
    benchmark measured: on Hopper it runs at struct tp_calib cudnn_gen_ratio of the anchored rate,
    which the cuDNN 9.0-9.1 kernel of 2024 (NeMo 24.03-24.07, Transformer Engine 1.4-1.8) and
    FlashAttention-3 carry (FLASH3, and FLASH under Megatron).  FLASH1 is FlashAttention 1.x
-   (flash-attn < 2: flash_attn_unpadded_func, PyTorch 2.0-2.1's SDPA flash backend): an
-   mma.sync kernel priced at its measured share of FlashAttention-2's rate (kernel_rates.c,
-   tp_flash1_rel), on the GPUs and head dimensions it was built for (tp_flash1_check). */
+   (flash-attn < 2: flash_attn_unpadded_func, PyTorch 2.0-2.1's SDPA flash backend): FLASH2's
+   time plus the difference of the two kernels' benchmarked times (kernel_rates.c,
+   tp_flash1_kernel), on the GPUs and head dimensions it was built for (tp_flash1_check). */
 enum tp_attn_impl { TP_ATTN_FLASH = 0, TP_ATTN_EAGER, TP_ATTN_FLASH2, TP_ATTN_FLASH3, TP_ATTN_FLEX,
                     TP_ATTN_CUDNN919, TP_ATTN_FLASH1 };
 enum tp_offload { TP_OFFLOAD_NONE = 0, TP_OFFLOAD_OPTIMIZER, TP_OFFLOAD_PARAMS };
