@@ -21,6 +21,14 @@
  *     GEMMs, whose split sizes (TE GroupedLinear's m_splits) are host integers.
  * The backward reuses the forward's split sizes (the autograd functions keep them), so it
  * does not wait; a recomputed forward waits again.
+ * Checked unchanged in the Megatron-Core of the later containers the Qwen3-30B-A3B rows ran
+ * ([MB-REL]: core_r0.16.0 b0cc2706d for 26.02, 55ac70825 for 26.02.01, 0.17.0 d7288711b for
+ * 26.04 and 26.04.01): the same sync-point priorities and _maybe_dtoh_and_synchronize; with
+ * moe_preprocess in a TE-scoped CUDA graph (cuda_graph_scope [moe_router, moe_preprocess], the
+ * B200 and H100 recipes) the copy itself moves to "before_ep_alltoall", where the wait is, so
+ * nothing runs between copy and wait; the HybridEP manager (_HybridEPManager.dispatch) takes
+ * its received counts back as num_permuted_tokens = tokens_per_expert.sum(), and its own
+ * comment says an unbounded receive "will cause a CPU sync": the flex path waits as priced.
  *
  * What the wait costs.  Without it the host runs ahead and each block takes
  * max(host, GPU) (host.c).  With it, the host stops at the sync until the GPU has drained
@@ -55,6 +63,11 @@
  * per MoE layer and micro-batch; the wait as priced here is about 0.05 ms on them,
  * because host.c's launch counts put the whole block's host time near 1 ms.  The rest would
  * need the eager host time of a Megatron-Core MoE layer, which no public profile gives.
+ * The nearest published figure is Transformer Engine's own for its fused MXFP8 grouped MLP
+ * ([TE-CPU] #2897: about 1.2 ms of CPU forward and 2.1 ms backward on GB200 with 64 experts,
+ * against the 37 eager ops, about 0.45 ms, counted here for the unfused path's forward): a
+ * different op, CPU and expert count, so it is quoted, not transferred (docs/moe.md
+ * "Qwen3-30B-A3B in Megatron-Bridge by release").
  * Not modelled either: CUDA graphs of the post-sync part (Megatron-Core's paged stash with
  * moe_expert_rank_capacity_factor, 2026, which makes the dropless shapes static).
  */

@@ -207,16 +207,22 @@ bool tp_row_a2a_overlap(const struct row *r, bool *assumed)
     *assumed = false;
     if (*col)
         return cell_true(col);
-    if (strstr(notes, "no-overlap-moe-expert-parallel-comm"))
+    /* the off spellings first: Megatron's flag and the Megatron-Bridge preset field as the
+       notes quote them ("moe_a2a_overlap=False", "moe_a2a_overlap False") */
+    if (strstr(notes, "no-overlap-moe-expert-parallel-comm") ||
+        strstr(notes, "moe_a2a_overlap=False") || strstr(notes, "moe_a2a_overlap False"))
         return false;
     if (strstr(notes, "overlap-moe-expert-parallel-comm") ||
         strstr(notes, "overlap_moe_expert_parallel_comm") || strstr(notes, "moe_a2a_overlap"))
         return true;
-    /* Megatron-Bridge's Qwen3-30B-A3B MXFP8 recipes for GB200 and GB300 from 26.06 on set
-       moe_a2a_overlap (overlap_moe_expert_parallel_comm, delay_wgrad_compute): commit bac3ffeb,
-       "Enable Qwen3 GB200/GB300 MXFP8 CuTeDSL Fusion and Full-Iter CUDA Graphs for 26.06"
-       (PR #4249, 2026-06-10), scripts/performance/configs/qwen/qwen3_workload_base_configs.py */
-    *assumed = tp_row_bridge_qwen3_mxfp8(r, false);
+    /* Megatron-Bridge's Qwen3-30B-A3B MXFP8 recipes for GB200, GB300 and B300 from 26.06 on
+       set moe_a2a_overlap (overlap_moe_expert_parallel_comm, delay_wgrad_compute): commit
+       bac3ffeb, "Enable Qwen3 GB200/GB300/GB300 MXFP8 CuTeDSL Fusion and Full-Iter CUDA Graphs
+       for 26.06" (PR #4249, 2026-06-10), scripts/performance/configs/qwen/
+       qwen3_workload_base_configs.py at v0.5.0 (the 26.06 container's Megatron-Bridge):
+       QWEN3_30B_A3B_PRETRAIN_CONFIG_{GB300,GB200,B300}_FP8_MX_V1 all set moe_a2a_overlap=True
+       (the title names GB300 twice; the B300 preset is in the same diff) */
+    *assumed = tp_row_bridge_qwen3_mxfp8(r, true);
     return *assumed;
 }
 
