@@ -182,6 +182,24 @@ static void elementwise(const struct ctx *x, uint32_t layer, double *replicated,
     }
 }
 
+/* How much more the backward of an FP8 sliding-window block costs than its window: cuDNN's FP8
+   attention backward visits every causal tile and masks the window, its 16-bit backward and both
+   forwards keep to the window.  GPT-OSS's shape (batch 2, 128 heads, head dim 64, window 128,
+   cuDNN 9.22) on GB300 [CUDNN-FE-SDPA] results/gpt_oss/gb300: 16-bit backward 0.227, 0.442,
+   0.862, 1.712, 3.450 ms at 2k-32k tokens (linear), FP8 0.467, 1.480, 5.189, 19.354, 74.763 ms
+   and MXFP8 0.581-96.913 ms (quadratic), forwards linear in both; GB200 the same.  So the FP8
+   backward of a window block is priced as a full causal block's (the ratio of the keys per
+   query), at the FP8 kernel's rate. */
+static double fp8_window_bwd(const struct ctx *x, uint32_t layer, double kpq)
+{
+    const struct tp_model *m = x->m;
+    if (!x->h.fp8_attn || m->layer_attn[layer] != TP_LAYER_SLIDING || kpq <= 0)
+        return 1;
+    double full = tp_attn_span(x->j) / 2; /* a causal query's mean keys */
+    double bk = x->cal->attn_block_keys;
+    return full > kpq ? (full + bk) / (kpq + bk) : 1;
+}
+
 /* Attention core of one block for one micro-batch. */
 static void attention(const struct ctx *x, uint32_t layer, struct cost *c)
 {
@@ -224,7 +242,7 @@ static void attention(const struct ctx *x, uint32_t layer, struct cost *c)
     double t = flops * (kpq + x->cal->attn_block_keys) / kpq /
                (x->h.attn_flops * wave_eff(ctas, x->h.sms));
     c->fwd_attn += t;
-    c->bwd_attn += t * x->h.attn_bwd;
+    c->bwd_attn += t * x->h.attn_bwd * fp8_window_bwd(x, layer, kpq);
     if (x->j->attn_impl == TP_ATTN_FLASH1) {
         /* FlashAttention 1.x runs where FlashAttention-2 would and differs from it in the kernel
            only: the step pays the difference of the two kernels' times as benchmarked alone
