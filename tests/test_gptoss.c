@@ -10,8 +10,11 @@
  *     fp8 backward       1.480 at 4096, 74.763 at 32768 (quadratic: every causal tile visited)
  *     fp8 forward        0.167 at 4096, 1.296 at 32768 (linear)
  *
- * and the runs-file recipe rule: Megatron-Bridge's moe_flex_dispatcher_backend "hybridep" runs
- * the flex dispatcher ([MB-GPTOSS], flex_dispatcher_backend.py at v0.4.0).
+ * and the runs-file recipe rules: the a2a overlap and FP8 attention are read from a recipe's
+ * words, while moe_flex_dispatcher_backend "hybridep" (the flex dispatcher in the code,
+ * [MB-GPTOSS] flex_dispatcher_backend.py at v0.4.0) stays priced as the all-to-all: no HybridEP
+ * bandwidth table is published, and DeepEP's tables put the Qwen3-30B-A3B rows 14-55% too fast
+ * (docs/moe.md, "Qwen3-30B-A3B in Megatron-Bridge by release").
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -125,8 +128,9 @@ static void test_fp8_window_as_full(void **state)
 
 /* A GPT-OSS 120B row of the Megatron-Bridge summary (26.06, GB300, EP 16, MXFP8) whose notes
    quote its recipe in the configs' words ([MB-GPTOSS] gpt_oss_workload_base_configs.py at v0.5.0,
-   GPT_OSS_120B_PRETRAIN_CONFIG_GB300_FP8_MX_V2): HybridEP is the flex dispatcher, the a2a overlap
-   and FP8 attention are read from the same words; without the words, alltoall and neither. */
+   GPT_OSS_120B_PRETRAIN_CONFIG_GB300_FP8_MX_V2): the a2a overlap and FP8 attention are read from
+   its words, HybridEP is priced as the all-to-all (no published HybridEP table); without the
+   words, neither. */
 static const char *const COLS[] = {
     "row_id", "source", "arch", "n_layers", "hidden", "n_heads", "kv_heads", "head_dim",
     "vocab", "ffn_hidden", "moe_num_experts", "moe_topk", "moe_ffn_hidden", "tied",
@@ -154,14 +158,13 @@ static void test_bridge_recipe_row(void **state)
     bridge_row("Recipe: moe_flex_dispatcher_backend hybridep, moe_a2a_overlap True, "
                "fp8_dot_product_attention=True",
                &run);
-    assert_int_equal(run.job.moe_dispatcher, TP_MOE_DISPATCH_FLEX);
-    assert_non_null(strstr(run.assumptions, "HybridEP dispatch"));
+    assert_int_equal(run.job.moe_dispatcher, TP_MOE_DISPATCH_ALLTOALL);
     assert_true(run.job.fp8_attention);
     assert_true(run.job.moe_a2a_overlap);
     bridge_row("force-balance", &run);
     assert_int_equal(run.job.moe_dispatcher, TP_MOE_DISPATCH_ALLTOALL);
     assert_false(run.job.fp8_attention);
-    assert_null(strstr(run.assumptions, "HybridEP"));
+    assert_false(run.job.moe_a2a_overlap);
 }
 
 int main(void)

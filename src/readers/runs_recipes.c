@@ -54,14 +54,6 @@ void tp_row_recipe_job(const struct row *r, struct tp_job *j)
         j->moe_dispatcher = TP_MOE_DISPATCH_FLEX;
         tp_row_assume(r->run, "DeepEP dispatch (flex dispatcher), as the notes name it");
     }
-    /* ... or its other backend, HybridEP, as a Megatron-Bridge recipe sets it
-       (moe_flex_dispatcher_backend "hybridep": apply_flex_dispatcher_backend sets
-       moe_token_dispatcher_type "flex", src/megatron/bridge/training/flex_dispatcher_backend.py
-       at v0.4.0, [MB-GPTOSS]) */
-    if (strstr(notes, "moe_flex_dispatcher_backend hybridep")) {
-        j->moe_dispatcher = TP_MOE_DISPATCH_FLEX;
-        tp_row_assume(r->run, "HybridEP dispatch (flex dispatcher), as the notes quote the recipe");
-    }
     /* Transformer Engine's cross-entropy (--cross-entropy-fusion-impl te) writes the gradient
        into its 16-bit input in the forward (transformer_engine/pytorch/cross_entropy.py) */
     if (strstr(notes, "cross-entropy-fusion-impl te"))
