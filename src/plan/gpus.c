@@ -19,7 +19,8 @@
  *     the MAMF sweeps in [MLE] (docs/physics.md §5.1), rescaled where [MLE] used another
  *     peak (MI300X 668/1307.4, MI325X 0.604 x 1300/1307.4, MI355X 1565/2500, Gaudi 3
  *     1243/1835).  H100 96GB takes the H100 SXM figures and H200 the H100 SXM bf16 one (same
- *     GH100 die; [MLE] lists only H200 fp8); H20 its own measurements ([H20-MM], at its row).
+ *     GH100 die; [MLE] lists only H200 fp8); H20 and RTX 4090 their own measurements
+ *     ([H20-MM], [4090-MM], at their rows).
  *     0 = not measured: struct tp_calib's default.
  *   - async_mma: NVIDIA data-centre Hopper (sm_90) and Blackwell (sm_100/103) issue tensor-core
  *     work asynchronously (wgmma, tcgen05); Ampere-style mma.sync kernels such as
@@ -91,10 +92,15 @@ static const struct tp_gpu GPUS[] = {
      PEAK(91.6, 183, 362, 733, 0), 48 * GIB, 0.864 * TB, PCIE4, 8, 25 * GB, PCIE4, 142, 0, 0, false, 0},
     /* RTX 4090 (Ada whitepaper): 82.6 TF FP32 and TF32, 165.2 TF FP16/BF16 with FP32
        accumulate (330.3 with FP16 accumulate), FP8 330.3 with FP32 accumulate (unverified),
-       24 GB GDDR6X 1.008 TB/s, 128 SMs, PCIe Gen4 x16, no NVLink.  NIC: [heuristic]. */
+       24 GB GDDR6X 1.008 TB/s, 128 SMs, PCIe Gen4 x16, no NVLink.  NIC: [heuristic].
+       mamf_bf16 0.998, measured [4090-MM]: the BF16 torch.mm sweep of [H20-MM]'s script on a
+       4090, best 164.81 TFLOP/s (at 2048^3; 160.17 at 8192^3) of the 165.2 peak: GeForce
+       parts boost above the clock their datasheet peak assumes.  Without it the 0.80 default
+       priced the 12 Hugging Face runs on 4090s in data/runs/public_hf_finetune.csv a median 32%
+       too slow; with it, 23% (data/runs/README.md, "public_hf_finetune.csv"). */
     {"rtx4090", "NVIDIA GeForce RTX 4090 24GB",
-     "NVIDIA Ada (AD102) whitepaper; docs/physics.md §5.5 (FP8 unverified)",
-     PEAK(82.6, 82.6, 165.2, 330.3, 0), 24 * GIB, 1.008 * TB, PCIE4, 8, 12.5 * GB, PCIE4, 128, 0, 0, false, 0},
+     "NVIDIA Ada (AD102) whitepaper; docs/physics.md §5.5 (FP8 unverified); MAMF [4090-MM]",
+     PEAK(82.6, 82.6, 165.2, 330.3, 0), 24 * GIB, 1.008 * TB, PCIE4, 8, 12.5 * GB, PCIE4, 128, 0.998, 0, false, 0},
     /* ---- NVIDIA Blackwell (GeForce).  RTX 5090: 104.8 TF FP32, 209.5 TF BF16/FP16 with FP32
        accumulate (838.4 = FP16-accumulate sparse), 32 GB GDDR7 1.792 TB/s, 170 SMs, PCIe Gen5
        x16 (spec pages: 170 SMs, 838.4 FP16 sparse, 3352 FP4 sparse "AI TOPS").  TF32 = FP32
