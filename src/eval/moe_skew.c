@@ -85,10 +85,12 @@ double tp_moe_skew(const struct tp_job *j, const struct tp_model *m, const struc
         routing = j->task == TP_TASK_PRETRAIN ? TP_MOE_ROUTING_CORPUS : TP_MOE_ROUTING_DATASET;
     double local = E / ep; /* experts per rank */
     double mbs = l->mbs > 0 ? l->mbs : 1, cp = l->cp > 0 ? l->cp : 1;
-    /* the sequences the group routes together: Megatron-Core carves the expert-parallel group
-       out of the data- and context-parallel ranks (parallel_state.py, the expert rank order
-       tp-ep-dp-pp over the dense layout's tp-cp-dp-pp), so cp of its ranks share a sequence */
-    double seqs = ep * mbs / cp;
+    /* the sequences the group routes together: Megatron-Core lays the expert ranks out as
+       etp-ep-dp-pp over the dense layout's tp-cp-dp-pp (parallel_state.py), so the ep ranks of
+       a group span ep * etp ranks of the dense layout, tp * cp of which share a sequence (etp
+       below tp puts TP peers, each routing its share, in one group) */
+    double etp = l->etp > 0 ? l->etp : l->tp, tp = l->tp > 0 ? l->tp : 1;
+    double seqs = ep * mbs * etp / (tp * cp);
     double n_dom = routing == TP_MOE_ROUTING_CORPUS && seqs > 1 ? seqs : 1;
     /* copies a rank routes per micro-batch: its T/tp share under sequence parallelism
        (moe_comm.c tp_moe_routed_tokens), times k; each expert gets ep/E of the group's */
