@@ -123,6 +123,16 @@ static void test_regimes(void **state)
            pre1, pre4, sft, sft_ep4);
     assert_true(pre1 > 1 && pre4 < pre1 && sft > pre1);
     assert_true(sft_ep4 < sft); /* 32 experts per rank average more than 16 */
+    /* Megatron-Core's expert ranks (etp-ep-dp-pp over tp-cp-dp-pp): with etp 1 under tp 4 the
+       8 ranks of an EP group hold 2 sequences, with etp 4 they hold 8 */
+    qwen3(TP_TASK_PRETRAIN, 8, 1, &m, &j, &l);
+    l.tp = 4;
+    l.sp = true;
+    l.etp = 4;
+    double etp4 = tp_moe_skew(&j, &m, &l);
+    l.etp = 1;
+    double etp1 = tp_moe_skew(&j, &m, &l);
+    assert_true(etp1 > etp4 && etp1 < sft);
 }
 
 int main(void)
