@@ -229,7 +229,8 @@ static void test_moe_megatron(void **state)
    input (2H), the fc1 output the weighted SwiGLU keeps (2 x 2I), its output fc2 keeps (2I) and
    the fp32 routing weight (4): Qwen3-30B-A3B, 2 x 2048 + 6 x 768 + 4 = 8,708 B, top-8.
    Pai-Megatron-Patch issue #643's layout (16 H800, PP 2, EP 8, micro-batch 1, 8,192 tokens):
-   stage 0 holds 24 blocks of 2 micro-batches.  Dropless, the busiest rank holds the 1.2 skew;
+   stage 0 holds 24 blocks of 2 micro-batches.  Dropless at a given skew of 1.2
+   (--moe-imbalance; the derived one is tests/test_moe_skew.c's), the busiest rank holds 1.2x;
    a capacity factor caps it (topk_softmax_with_capacity keeps ceil(cf T k / E) of each
    rank's tokens per expert), so cf 1.0 holds 1.0x and cf 2.0 the skew; padded to capacity,
    every expert holds cf x the mean. */
@@ -245,6 +246,7 @@ static void test_moe_capacity_load(void **state)
     lay.zero = 1;
     lay.mbs = 1;
     lay.gas = 16;
+    job.moe_imbalance = 1.2;
     double copy = 2.0 * 2048 + 6.0 * 768 + 4, per_load = 8 * copy * 8192.0 * 24 * 2;
     struct tp_memory dropless = eval();
     assert_int_equal(dropless.stage, 0);

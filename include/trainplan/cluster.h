@@ -148,6 +148,14 @@ enum tp_moe_impl { TP_MOE_DEFAULT = 0, TP_MOE_EAGER, TP_MOE_GROUPED, TP_MOE_DEEP
    GEMMs while it overlaps them. */
 enum tp_moe_dispatcher { TP_MOE_DISPATCH_ALLTOALL = 0, TP_MOE_DISPATCH_ALLGATHER,
                          TP_MOE_DISPATCH_FLEX };
+/* What a learned router meets (src/eval/moe_skew.c, docs/moe.md "Routing skew").  AUTO: by the
+   task (pretraining: CORPUS; fine-tuning: DATASET).  CORPUS: a router trained on the mixed
+   corpus it routes, whose per-sequence skew averages over the sequences routed together.
+   DATASET: a trained router fed one dataset (fine-tuning, or continued pretraining of a
+   released model), whose hot experts stay hot.  FORCED: Megatron-Core's
+   --moe-router-force-load-balancing (benchmarks): every rank the mean. */
+enum tp_moe_routing { TP_MOE_ROUTING_AUTO = 0, TP_MOE_ROUTING_CORPUS, TP_MOE_ROUTING_DATASET,
+                      TP_MOE_ROUTING_FORCED };
 /* CUDA graphs (src/eval/host.c, docs/host.md).  LAYER: each transformer block's forward and
    backward captured and replayed as a graph (Megatron-Core --cuda-graph-impl local |
    transformer_engine, formerly --enable-cuda-graph / --external-cuda-graph; NeMo and
@@ -266,7 +274,9 @@ struct tp_job {
                                   expert's input padded to its capacity (moe_comm.c) */
     enum tp_moe_dispatcher moe_dispatcher; /* how tokens reach their experts (moe_comm.c) */
     enum tp_cuda_graphs cuda_graphs; /* what the host replays as CUDA graphs (host.c) */
-    double moe_imbalance;      /* dropless: busiest expert's load over the mean (>= 1) */
+    double moe_imbalance;      /* dropless: busiest EP rank's load over the mean (>= 1); 0 =
+                                  derived from moe_routing (moe_skew.c) */
+    enum tp_moe_routing moe_routing; /* what the router meets (moe_skew.c) */
     double trainable_frac;     /* share of the processed token slots the user's throughput
                                   counts (0 < f <= 1; 1 = every slot).  Axolotl >= 0.13 logs
                                   tokens_per_second_per_gpu over trainable tokens only (labels

@@ -243,6 +243,7 @@ struct tp_request {
     int task, optimizer, precision, framework, attn_impl, moe_impl;
     int fp8_recipe;                 /* enum tp_fp8_recipe (precision fp8) */
     int moe_dispatcher;             /* enum tp_moe_dispatcher */
+    int moe_routing;                /* enum tp_moe_routing (0: by the task) */
     int cuda_graphs;                /* enum tp_cuda_graphs */
     bool z3_leaf, dropout, fused_loss, tp_comm_overlap, kbit_fp32, fp8_param_gather;
     bool fp8_attention;             /* --fp8-attention (precision fp8, mxfp8, nvfp4, mxfp4) */
@@ -431,6 +432,7 @@ struct tp_args {
     int moe_a2a_overlap;
     int moe_pad_capacity;    /* --moe-pad-capacity */
     int moe_dispatcher;      /* enum tp_moe_dispatcher */
+    int moe_routing;         /* enum tp_moe_routing: --moe-routing */
     int cuda_graphs;         /* enum tp_cuda_graphs: --cuda-graphs */
     int zero_quant_weights;  /* ZeRO++ qwZ */
     int zero_quant_grads;    /* ZeRO++ qgZ */

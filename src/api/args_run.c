@@ -62,6 +62,7 @@ enum tp_status tp_args_request(const struct tp_args *a, struct tp_request *q,
     q->moe_a2a_overlap = a->moe_a2a_overlap != 0;
     q->moe_pad_capacity = a->moe_pad_capacity != 0;
     q->moe_dispatcher = a->moe_dispatcher;
+    q->moe_routing = a->moe_routing;
     q->cuda_graphs = a->cuda_graphs;
     q->dropout = a->dropout != 0;
     q->fused_loss = a->fused_loss != 0;

@@ -36,6 +36,7 @@ static const int NORM_VALUES[] = {TP_NORM_LAYER, TP_NORM_RMS};
 static const int POS_VALUES[] = {TP_POS_LEARNED, TP_POS_ROPE, TP_POS_ALIBI};
 static const int FSDP_VALUES[] = {1, 2, 3, 4}; /* tp_args.fsdp: 0 = not given */
 static const int CUDA_GRAPHS_VALUES[] = {0, 1, 2, 1, 1, 2}; /* Megatron-Core's names too */
+static const int MOE_ROUTING_VALUES[] = {1, 2, 3}; /* enum tp_moe_routing; 0 = by the task */
 /* the stacks by the names --help lists; tp_args_set also takes stack.c's aliases (trl, mcore,
    megatron-core: tp_stack_find) */
 static const int FW_VALUES[] = {TP_FW_DEEPSPEED, TP_FW_FSDP,       TP_FW_MEGATRON,
@@ -451,8 +452,14 @@ static const struct tp_option OPTIONS[] = {
      "--enable-cuda-graph), full (a step's whole forward-backward: --cuda-graph-impl "
      "full_iteration, MLPerf FULL_CUDA_GRAPH=1; not with dropless MoE)"},
     {.name = "moe-imbalance", .kind = TP_OPT_REAL, .offset = F(moe_imbalance), .lo = 1, .hi = 64,
-     .verbs = JOB_CMDS, .metavar = "X", .help = "dropless: busiest expert's load over the mean "
-     "(default 1.2)"},
+     .verbs = JOB_CMDS, .metavar = "X", .help = "dropless: busiest EP rank's load over the mean "
+     "(default: derived from --moe-routing, the experts per rank and the EP size; docs/moe.md)"},
+    {.name = "moe-routing", .kind = TP_OPT_ENUM, .offset = F(moe_routing),
+     .choices = "corpus|dataset|forced", .values = MOE_ROUTING_VALUES, .verbs = JOB_CMDS,
+     .metavar = "R", .help = "what the router meets, for the busiest EP rank's load: corpus (a "
+     "router trained on the mixed corpus it routes; the default for pretrain), dataset (a "
+     "trained router fed one dataset; the default for fine-tuning), forced (Megatron-Core "
+     "--moe-router-force-load-balancing)"},
     {.name = "trainable-frac", .kind = TP_OPT_REAL, .offset = F(trainable_frac), .lo = 1e-6,
      .hi = 1, .verbs = JOB_CMDS, .metavar = "F", .help = "share of the token slots the "
      "throughput and --tokens count: Axolotl logs trainable tokens only (no prompt, no "

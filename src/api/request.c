@@ -71,6 +71,7 @@ static void resolve_job(const struct tp_request *r, const struct tp_model *m, st
     j->fp8_attention = r->fp8_attention;
     j->fp8_recipe = (enum tp_fp8_recipe)r->fp8_recipe;
     j->moe_dispatcher = (enum tp_moe_dispatcher)r->moe_dispatcher;
+    j->moe_routing = (enum tp_moe_routing)r->moe_routing;
     j->cuda_graphs = (enum tp_cuda_graphs)r->cuda_graphs;
     j->seq = r->seq != TP_UNSET ? (uint64_t)r->seq : m->default_seq ? m->default_seq : 4096;
     j->doc_len = r->doc_len > 0 ? (uint32_t)r->doc_len : 0;

@@ -141,9 +141,16 @@ void tp_ckpt_plan_core(const struct tp_model *m, const struct tp_job *j, uint32_
 /* torchtitan's op-level selective checkpointing (TP_RC_OP): the share of a dense attention
    block's GEMM FLOPs that backward recomputes (the matmuls whose outputs it does not keep). */
 double tp_per_op_recomputed_share(const struct tp_model *m);
-/* The busiest expert's rows over the mean: the skew, capped by a capacity factor, or the
-   capacity itself when every expert is padded to it (moe_comm.c; the step and the memory). */
-double tp_moe_load(const struct tp_job *j);
+/* The busiest expert's rows over the mean: the skew (an explicit moe_imbalance, else the
+   learned router's, tp_moe_skew), capped by a capacity factor, or the capacity itself when
+   every expert is padded to it (moe_skew.c; the step and the memory). */
+double tp_moe_load(const struct tp_job *j, const struct tp_model *m, const struct tp_layout *l);
+/* moe_skew.c: the busiest EP rank's load over the mean under a learned router (1 with one EP
+   rank); the expected largest of n standard normals (Blom); the largest of n log-normal loads
+   of mean 1 and coefficient of variation cv. */
+double tp_moe_skew(const struct tp_job *j, const struct tp_model *m, const struct tp_layout *l);
+double tp_moe_expected_max_z(double n);
+double tp_moe_lognormal_max(double cv, double n);
 /* validate's source-balanced figures from the sources' median |error| (n of them) and the sum of
    their shares inside the 80% range; `scratch` holds n doubles (NULL: out of memory, NAN). */
 void tp_validation_balance(const double *medians, size_t n, double share_sum, double *scratch,

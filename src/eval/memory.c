@@ -364,7 +364,7 @@ static struct act_terms block_activations(const struct tp_model *m, const struct
     /* the busiest rank's routed copies: its skew, capped by an unpadded capacity factor (the
        buffers are sized by what arrives: token_dispatcher.py num_out_tokens), the factor when
        padded */
-    double load = tp_moe_load(j);
+    double load = tp_moe_load(j, m, l);
     a.replicated += 4.0 * m->n_experts; /* router logits, fp32 */
     /* per routed copy: the permuted fc1 input (all-gathered over the expert-TP group), fc1
        output and fc2 input (not with moe_act recomputed), split by etp, and what the routing

@@ -101,25 +101,6 @@ double tp_moe_routed_tokens(const struct ctx *x)
     return l->sp && l->tp > 1 ? x->tokens / l->tp : x->tokens;
 }
 
-/* Dropless, the busiest expert takes `moe_imbalance` times the mean; a capacity factor drops
-   what lies above it.  Megatron-Core's capacity is per source rank: the router keeps at most
-   ceil(cf * T_local * k / E) of its own tokens for each expert (moe_utils.py,
-   topk_softmax_with_capacity with get_capacity over the rank's num_tokens * topk), so no expert
-   receives more than cf times the mean from the group.  Padded (--moe-pad-expert-input-to-
-   capacity: token_dispatcher.py MoEAlltoAllTokenDispatcher.preprocess under drop_and_pad sets
-   num_out_tokens = capacity * num_experts and every local expert's count to capacity * tp *
-   ep), every expert runs and every rank sends exactly that capacity, whatever the routing: the
-   load is the factor itself, below or above the skew. */
-double tp_moe_load(const struct tp_job *j)
-{
-    double cf = j->moe_capacity, imb = j->moe_imbalance;
-    if (!(cf > 0))
-        return imb;
-    if (j->moe_pad_capacity)
-        return cf;
-    return cf < imb ? cf : imb;
-}
-
 void tp_moe_comm(const struct ctx *x, double imb, struct tp_moe_comm *out)
 {
     const struct tp_model *m = x->m;

@@ -399,7 +399,7 @@ static double moe_block(const struct ctx *x, struct cost *c)
     double T = x->tokens, H = m->hidden, tp = l->tp;
     double up = m->mlp == TP_MLP_GLU ? 2 : 1;
     double E = m->n_experts, k = m->top_k, ep = l->ep, etp = l->etp;
-    double imb = tp_moe_load(j);
+    double imb = tp_moe_load(j, m, l);
     /* the ep ranks of a group route T*k token copies each over E experts, so each of this
        rank's E/ep experts receives T*k*ep/E rows on average; the busiest rank carries `imb`
        times the mean (dropless) or at most the capacity factor.  Under sequence parallelism

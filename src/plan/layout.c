@@ -24,7 +24,7 @@ void tp_job_init(struct tp_job *j)
     j->lora_targets = TP_LORA_ALL;
     j->moe_capacity = 0;
     j->trainable_frac = 1;
-    j->moe_imbalance = 1.2;                /* docs/physics.md §3.7 [heuristic] */
+    j->moe_imbalance = 0; /* derived from the routing (src/eval/moe_skew.c tp_moe_skew) */
     j->overhead_base_bytes = 1.0e9;        /* §3.8: CUDA context ~0.3-0.5 GB + workspaces */
     j->overhead_comm_bytes = 0.5e9;        /* §3.8: NCCL, per live communicator */
     j->nccl_buffsize = 4194304;            /* NCCL's NCCL_BUFFSIZE default (src/init.cc) */
@@ -256,8 +256,9 @@ static enum tp_status check_sharding(const struct tp_model *m, const struct tp_j
                        "use zero=2, ep=1, or framework=fsdp");
     if ((j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA) && j->lora_rank == 0)
         return tp_fail_field(err, TP_EINVAL, "lora_rank", "lora_rank must be positive");
-    if (j->moe_imbalance < 1.0 || j->moe_imbalance > 64.0)
-        return tp_fail(err, TP_EINVAL, "MoE imbalance %.3g is out of range (1..64)",
+    if (j->moe_imbalance != 0 && !(j->moe_imbalance >= 1.0 && j->moe_imbalance <= 64.0))
+        return tp_fail(err, TP_EINVAL,
+                       "MoE imbalance %.3g is out of range (1..64, or 0 to derive it)",
                        j->moe_imbalance);
     if (j->moe_capacity < 0 || j->moe_capacity > 64)
         return tp_fail(err, TP_EINVAL, "MoE capacity factor %.3g is out of range (0..64)",

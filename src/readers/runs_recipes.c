@@ -152,9 +152,10 @@ void tp_row_recipe_job(const struct row *r, struct tp_job *j)
         tp_row_assume(r->run, "packed SQuAD examples of about 250 tokens, each attending to "
                               "itself");
     }
-    /* Megatron-Bridge MoE benchmarks force-balance the routing (the source's footnote) */
+    /* Megatron-Bridge MoE benchmarks force-balance the routing (the source's footnote); a
+       moe_routing column decides instead */
     if (strstr(notes, "force-balance"))
-        j->moe_imbalance = 1.0;
+        j->moe_routing = TP_MOE_ROUTING_FORCED;
     /* token dropping as the notes quote it (Megatron-Core drops, per source rank, what lies
        above the factor times that rank's mean: moe_utils.py apply_router_token_dropping,
        src/eval/moe_comm.c tp_moe_load); a moe_capacity column decides instead */
@@ -262,7 +263,9 @@ enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j)
                 {"eager", TP_ATTN_EAGER},  {"fused-softmax", TP_ATTN_EAGER},
                 {"math", TP_ATTN_EAGER},   {"flex", TP_ATTN_FLEX}, {"flex_attention", TP_ATTN_FLEX}},
       DISPATCH[] = {{"alltoall", TP_MOE_DISPATCH_ALLTOALL}, {"allgather", TP_MOE_DISPATCH_ALLGATHER},
-                    {"flex", TP_MOE_DISPATCH_FLEX}, {"deepep", TP_MOE_DISPATCH_FLEX}};
+                    {"flex", TP_MOE_DISPATCH_FLEX}, {"deepep", TP_MOE_DISPATCH_FLEX}},
+      ROUTING[] = {{"corpus", TP_MOE_ROUTING_CORPUS}, {"dataset", TP_MOE_ROUTING_DATASET},
+                   {"forced", TP_MOE_ROUTING_FORCED}, {"force-balanced", TP_MOE_ROUTING_FORCED}};
     const struct {
         const char *col;
         const void *table;
@@ -272,7 +275,9 @@ enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j)
                 {"moe_impl", MOE, sizeof MOE / sizeof MOE[0], (int *)&j->moe_impl},
                 {"attention", ATTN, sizeof ATTN / sizeof ATTN[0], (int *)&j->attn_impl},
                 {"moe_dispatcher", DISPATCH, sizeof DISPATCH / sizeof DISPATCH[0],
-                 (int *)&j->moe_dispatcher}};
+                 (int *)&j->moe_dispatcher},
+                {"moe_routing", ROUTING, sizeof ROUTING / sizeof ROUTING[0],
+                 (int *)&j->moe_routing}};
     for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
         const char *v = tp_row_cell(r, cols[c].col);
         if (!*v)
