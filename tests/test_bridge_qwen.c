@@ -75,7 +75,8 @@ static void test_h100_2602_01_recipe(void **state)
     assert_int_equal(r->layout.gas, 64);
     assert_false(r->job.moe_a2a_overlap); /* "moe_a2a_overlap=False" in the notes */
     assert_int_equal(r->job.cuda_graphs, TP_CUDA_GRAPHS_NONE);
-    assert_int_equal(r->job.moe_dispatcher, TP_MOE_DISPATCH_ALLTOALL); /* HybridEP, priced so */
+    /* HybridEP, as the recipe sets it; across two H100 nodes priced as the all-to-all */
+    assert_int_equal(r->job.moe_dispatcher, TP_MOE_DISPATCH_HYBRIDEP);
     for (const struct tp_run *o = a; o; o = o == a ? b : NULL) {
         assert_int_equal(o->layout.ep, r->layout.ep);
         assert_int_equal(o->layout.pp, r->layout.pp);

@@ -158,7 +158,7 @@ static void test_bridge_recipe_row(void **state)
     bridge_row("Recipe: moe_flex_dispatcher_backend hybridep, moe_a2a_overlap True, "
                "fp8_dot_product_attention=True",
                &run);
-    assert_int_equal(run.job.moe_dispatcher, TP_MOE_DISPATCH_ALLTOALL);
+    assert_int_equal(run.job.moe_dispatcher, TP_MOE_DISPATCH_HYBRIDEP); /* test_hybridep.c */
     assert_true(run.job.fp8_attention);
     assert_true(run.job.moe_a2a_overlap);
     bridge_row("force-balance", &run);

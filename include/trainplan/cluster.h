@@ -145,9 +145,11 @@ enum tp_moe_impl { TP_MOE_DEFAULT = 0, TP_MOE_EAGER, TP_MOE_GROUPED, TP_MOE_DEEP
    (--moe-token-dispatcher-type flex --moe-enable-deepep), as DeepSeek-V3 ran it: a token
    crosses the network once per node it reaches and is forwarded over NVLink to its ranks there
    (hierarchical), FP8 dispatch in FP8 runs, 16-bit combine; communication SMs taken from the
-   GEMMs while it overlaps them. */
+   GEMMs while it overlaps them.  HYBRIDEP: the flex dispatcher over DeepEP's HybridEP kernels
+   (--moe-flex-dispatcher-backend hybridep), 16-bit both ways, priced from HybridEP's measured
+   algorithm bandwidths (src/eval/moe_comm.c, docs/moe.md "HybridEP"). */
 enum tp_moe_dispatcher { TP_MOE_DISPATCH_ALLTOALL = 0, TP_MOE_DISPATCH_ALLGATHER,
-                         TP_MOE_DISPATCH_FLEX };
+                         TP_MOE_DISPATCH_FLEX, TP_MOE_DISPATCH_HYBRIDEP };
 /* What a learned router meets (src/eval/moe_skew.c, docs/moe.md "Routing skew").  AUTO: by the
    task (pretraining: CORPUS; fine-tuning: DATASET).  CORPUS: a router trained on the mixed
    corpus it routes, whose per-sequence skew averages over the sequences routed together.

@@ -440,10 +440,11 @@ static const struct tp_option OPTIONS[] = {
      .help = "every expert's input padded to its capacity (Megatron-Core "
      "--moe-pad-expert-input-to-capacity; needs --moe-capacity; not with --moe-dispatcher flex)"},
     {.name = "moe-dispatcher", .kind = TP_OPT_ENUM, .offset = F(moe_dispatcher),
-     .choices = "alltoall|allgather|flex", .verbs = JOB_CMDS, .metavar = "D",
+     .choices = "alltoall|allgather|flex|hybridep", .verbs = JOB_CMDS, .metavar = "D",
      .aliases = "moe-token-dispatcher-type", .help = "how MoE tokens reach their experts "
      "(Megatron-Core --moe-token-dispatcher-type): alltoall (default), allgather, flex (DeepEP: "
-     "once per node, then NVLink)"},
+     "once per node, then NVLink), hybridep (flex with --moe-flex-dispatcher-backend hybridep: "
+     "DeepEP's HybridEP kernels at their measured bandwidth)"},
     {.name = "cuda-graphs", .kind = TP_OPT_ENUM, .offset = F(cuda_graphs),
      .choices = "none|layer|full|local|transformer_engine|full_iteration",
      .values = CUDA_GRAPHS_VALUES, .verbs = JOB_CMDS, .metavar = "G",

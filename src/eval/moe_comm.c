@@ -18,7 +18,18 @@
  *   [MCORE]  Megatron-Core megatron/core/transformer/moe/token_dispatcher.py:
  *            MoEAlltoAllTokenDispatcher (permute one copy per routed expert, all-to-all),
  *            MoEAllGatherTokenDispatcher (gather every rank's tokens, reduce-scatter back),
- *            MoEFlexTokenDispatcher (DeepEP / HybridEP, --moe-token-dispatcher-type flex).
+ *            MoEFlexTokenDispatcher (DeepEP / HybridEP, --moe-token-dispatcher-type flex);
+ *            _HybridEPManager.dispatch passes the 16-bit hidden states (no FP8 dispatch) and
+ *            config.moe_hybridep_num_sms SMs (transformer_config.py default 16: "In pure NVL
+ *            scenarios, 16 SMs can generally achieve good bandwidth").
+ *   [HEP]    deepseek-ai/DeepEP docs/README_Hybrid-EP.md at 41cad9444962 ("Performance
+ *            Results", 4096 tokens per rank, hidden 7168, top-8, 8 local experts, uniform
+ *            random routing, Torch API at 16 SMs) and tests/test_hybrid_ep.py (how the
+ *            "algorithm bandwidth" counts bytes: NVLink = the rank's dispatched tokens x
+ *            hidden x 2, its own copies included; IB = tokens x nodes reached x hidden x 2,
+ *            the local node included, count_rdma_send_from_routing_map); H100 over IB
+ *            (one 400 Gb/s NIC per GPU, 8 per node), 16/32/64 ranks: dispatch 54.47, 47.36,
+ *            41.24, combine 53.35, 52.53, 46.57 GB/s (not priced: tp_moe_comm).
  */
 #include "time_internal.h"
 
@@ -75,6 +86,50 @@ static double hierarchical(const struct ctx *x, double tokens, double bytes_el, 
     return tp_comm_latency(cal, 1, nodes > 1) + (t_ib > t_nvl ? t_ib : t_nvl);
 }
 
+/* HybridEP's measured algorithm bandwidth inside one NVLink domain ([HEP], Torch API, 16 SMs,
+   BF16 dispatch and combine) as a share of the link it ran on: GB200 NVL72 (900 GB/s per
+   direction) at 8/16/24/32/36 ranks (dispatch 550.10, 472.84, 441.89, 485.50, 469.96 GB/s;
+   combine 538.44, 474.48, 444.40, 423.19, 418.27).  B200's EP 8 (535.94 / 530.86 GB/s) lies
+   within 3% of GB200's share of the same 900 GB/s (tests/test_hybridep.c). */
+static const double HEP_NVL_RANKS[] = {8, 16, 24, 32, 36};
+static const double HEP_NVL_DISPATCH[] = {550.10 / 900, 472.84 / 900, 441.89 / 900,
+                                          485.50 / 900, 469.96 / 900};
+static const double HEP_NVL_COMBINE[] = {538.44 / 900, 474.48 / 900, 444.40 / 900,
+                                         423.19 / 900, 418.27 / 900};
+#define HEP_NVL_N (sizeof HEP_NVL_RANKS / sizeof HEP_NVL_RANKS[0])
+
+/* SMs HybridEP's kernels hold under Megatron-Core: moe_hybridep_num_sms, default 16 ([MCORE]
+   transformer_config.py), the setting of [HEP]'s tables. */
+#define HYBRIDEP_SMS 16.0
+
+/* The measured share at `ranks`: piecewise-linear between the measured group sizes, held at
+   the ends (EP 2-4 and EP 37-72 of an NVL72 rack were not benchmarked). */
+static double hep_share(const double *share, double ranks)
+{
+    if (ranks <= HEP_NVL_RANKS[0])
+        return share[0];
+    for (size_t i = 1; i < HEP_NVL_N; i++)
+        if (ranks <= HEP_NVL_RANKS[i])
+            return share[i - 1] + (share[i] - share[i - 1]) * (ranks - HEP_NVL_RANKS[i - 1]) /
+                                      (HEP_NVL_RANKS[i] - HEP_NVL_RANKS[i - 1]);
+    return share[HEP_NVL_N - 1];
+}
+
+/* One HybridEP dispatch (combine = false) or combine of `tokens` 16-bit tokens inside one
+   NVLink domain, over the TP x EP group Megatron-Core gives it, counted as [HEP] counts it:
+   each rank receives one copy per token that picks any of its experts (its own included), at
+   the measured share of this GPU's NVLink.  The measured bandwidth is an achieved one: no
+   calibrated efficiency on top. */
+static double hybridep_nvl(const struct ctx *x, double tokens, double imb, bool combine)
+{
+    double etp = x->l->etp > 1 ? x->l->etp : 1;
+    double n = (double)x->l->ep * etp;
+    double row = x->m->hidden * x->h.act_bytes * imb; /* one copy, the busiest rank's load */
+    double recv = tokens * etp * distinct(n / etp, x->m->top_k) * row;
+    double bw = x->c->gpu.intra_bw * hep_share(combine ? HEP_NVL_COMBINE : HEP_NVL_DISPATCH, n);
+    return tp_comm_latency(x->cal, 1, 0) + recv / bw;
+}
+
 /* Expert tensor parallelism: after the all-to-all each rank of an etp group gathers the
    copies its etp peers received (all-gather), and the combine reduce-scatters the partial
    outputs back (Megatron-Core token_dispatcher.py, MoEAlltoAllTokenDispatcher: "all-gather
@@ -126,6 +181,22 @@ void tp_moe_comm(const struct ctx *x, double imb, struct tp_moe_comm *out)
         out->fwd = out->bwd = one;
         /* the kernels run on SMs of their own: 20 of H800's 132 in [DSV3] §3.2.2 */
         out->sm_share = x->h.sms > 0 ? TP_MOE_COMM_SMS / x->h.sms : 0;
+        return;
+    }
+    case TP_MOE_DISPATCH_HYBRIDEP: {
+        /* Across NVLink domains HybridEP's time is its RDMA leg, measured only at hidden 7168
+           on H100 ([HEP]); priced from that table the Megatron-Bridge H100 EP 16 rows (hidden
+           2048) go from 16% too slow to 24-27% too fast and the held-out figures past their
+           bar (docs/moe.md "HybridEP"), so there it keeps the plain all-to-all's price */
+        uint32_t etp = x->l->etp > 1 ? x->l->etp : 1;
+        uint32_t g = etp > 1 ? tp_comm_per_node(l->ep * etp, 1, x->c->gpus_per_node) : x->g_ep;
+        if (tp_comm_nodes_of(l->ep * etp, g) > 1)
+            break;
+        /* a dispatch and a combine each way, 16-bit ([MCORE] passes the BF16 hidden states);
+           its kernels hold moe_hybridep_num_sms SMs while they run */
+        double one = hybridep_nvl(x, T, imb, false) + hybridep_nvl(x, T, imb, true);
+        out->fwd = out->bwd = one;
+        out->sm_share = x->h.sms > 0 ? HYBRIDEP_SMS / x->h.sms : 0;
         return;
     }
     case TP_MOE_DISPATCH_ALLTOALL:

@@ -171,6 +171,10 @@ static void moe_lm(const struct tp_export_plan *p, struct tp_flags *a)
     if (p->j->moe_dispatcher == TP_MOE_DISPATCH_FLEX) {
         tp_arg(a, "--moe-token-dispatcher-type", "flex");
         tp_sw(a, "--moe-enable-deepep");
+    } else if (p->j->moe_dispatcher == TP_MOE_DISPATCH_HYBRIDEP) {
+        /* Megatron-Core arguments.py: --moe-flex-dispatcher-backend {deepep,hybridep} */
+        tp_arg(a, "--moe-token-dispatcher-type", "flex");
+        tp_arg(a, "--moe-flex-dispatcher-backend", "hybridep");
     } else {
         tp_arg(a, "--moe-token-dispatcher-type", "%s",
             p->j->moe_dispatcher == TP_MOE_DISPATCH_ALLGATHER ? "allgather" : "alltoall");

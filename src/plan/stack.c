@@ -346,6 +346,12 @@ static enum tp_status moe_schedule_check(const struct tp_job *j, const struct tp
         return tp_fail_field(err, TP_EINVAL, "moe_dispatcher",
                              "moe_dispatcher flex (DeepEP) runs under megatron or torchtitan, "
                              "not %s", k);
+    /* HybridEP: Megatron-Core's flex dispatcher backend (--moe-flex-dispatcher-backend
+       hybridep) and torchtitan's (its DeepEP / HybridEP expert-parallel backends) */
+    if (j->moe_dispatcher == TP_MOE_DISPATCH_HYBRIDEP && !mcore && !titan)
+        return tp_fail_field(err, TP_EINVAL, "moe_dispatcher",
+                             "moe_dispatcher hybridep (DeepEP's HybridEP) runs under megatron or "
+                             "torchtitan, not %s", k);
     /* Megatron-Core's padding to capacity (transformer_config.py __post_init__:
        "moe_expert_capacity_factor must be set to use moe_pad_expert_input_to_capacity";
        token_dispatcher.py MoEFlexTokenDispatcher: "Flex token dispatcher does not support

@@ -54,6 +54,15 @@ void tp_row_recipe_job(const struct row *r, struct tp_job *j)
         j->moe_dispatcher = TP_MOE_DISPATCH_FLEX;
         tp_row_assume(r->run, "DeepEP dispatch (flex dispatcher), as the notes name it");
     }
+    /* HybridEP: the recipe's own setting quoted in the notes (Megatron-Bridge
+       scripts/performance configs: moe_flex_dispatcher_backend "hybridep" with
+       moe_token_dispatcher_type flex), not a mention of it in passing */
+    if (strstr(notes, "moe_flex_dispatcher_backend hybridep") ||
+        strstr(notes, "moe_flex_dispatcher_backend \"hybridep\"")) {
+        j->moe_dispatcher = TP_MOE_DISPATCH_HYBRIDEP;
+        tp_row_assume(r->run, "HybridEP dispatch (flex dispatcher, moe_flex_dispatcher_backend "
+                              "hybridep), as the recipe in the notes sets it");
+    }
     /* Transformer Engine's cross-entropy (--cross-entropy-fusion-impl te) writes the gradient
        into its 16-bit input in the forward (transformer_engine/pytorch/cross_entropy.py) */
     if (strstr(notes, "cross-entropy-fusion-impl te"))
@@ -263,7 +272,8 @@ enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j)
                 {"eager", TP_ATTN_EAGER},  {"fused-softmax", TP_ATTN_EAGER},
                 {"math", TP_ATTN_EAGER},   {"flex", TP_ATTN_FLEX}, {"flex_attention", TP_ATTN_FLEX}},
       DISPATCH[] = {{"alltoall", TP_MOE_DISPATCH_ALLTOALL}, {"allgather", TP_MOE_DISPATCH_ALLGATHER},
-                    {"flex", TP_MOE_DISPATCH_FLEX}, {"deepep", TP_MOE_DISPATCH_FLEX}},
+                    {"flex", TP_MOE_DISPATCH_FLEX}, {"deepep", TP_MOE_DISPATCH_FLEX},
+                    {"hybridep", TP_MOE_DISPATCH_HYBRIDEP}},
       ROUTING[] = {{"corpus", TP_MOE_ROUTING_CORPUS}, {"dataset", TP_MOE_ROUTING_DATASET},
                    {"forced", TP_MOE_ROUTING_FORCED}, {"force-balanced", TP_MOE_ROUTING_FORCED}};
     const struct {
