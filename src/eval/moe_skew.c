@@ -56,7 +56,8 @@
      ep * mbs * etp / (tp * cp) = 4 sequences averaged, less the sampling noise of 4096
      copies per expert: c = (0.001991 - 1/4096) * 4 / 3 = 0.00233.
    That is 1/23 of one dataset's: a router trained on the corpus it routes has spread its
-   hot experts over that corpus, where a dataset it was not trained on concentrates them. */
+   hot experts over that corpus, where one dataset, a narrow slice of any corpus, concentrates
+   them. */
 #define SKEW_CONCENTRATION_CORPUS 0.00233
 
 /* Expected largest of n standard normals (Blom): Phi^-1((n - 0.375) / (n + 0.25)), p in
