@@ -44,7 +44,7 @@
    line but --moe-router-force-load-balancing (Mixtral 8x22B, 128 H100, TP 2 + SP, PP 8,
    VPP 7, EP 8, etp 1, mbs 1, seq 4096).  Real routing costs 1 - 445/465 = 4.3% of the step.
    Solved in four steps:
-   - the model's forced prediction at that layout: 1,830 tokens/s per GPU (load 1);
+   - the model's forced prediction at that layout: 1,833 tokens/s per GPU (load 1);
    - the load at which the model's dropless prediction is 445/465 of it: 1.065 (the ratio
      reaches 0.955 at 1.0625, where the expert GEMM's 4096 x load rows cross a 128-row tile,
      and holds 0.952-0.955 up to 1.094; the figures are rounded to 5 TFLOPS, so the measured
