@@ -47,7 +47,7 @@
    - the model's forced prediction at that layout: 1,833 tokens/s per GPU (load 1);
    - the load at which the model's dropless prediction is 445/465 of it: 1.065 (the ratio
      reaches 0.955 at 1.0625, where the expert GEMM's 4096 x load rows cross a 128-row tile,
-     and holds 0.952-0.955 up to 1.094; the figures are rounded to 5 TFLOPS, so the measured
+     and holds 0.950-0.955 up to 1.094; the figures are rounded to 5 TFLOPS, so the measured
      ratio lies in 442.5/467.5 to 447.5/462.5 = 0.947-0.968);
    - the spread that load is the largest of 8 ranks for: exp(s z - s^2/2) = 1.065 with
      z = 1.4345 (Blom, n = 8) gives s = z - sqrt(z^2 - 2 ln 1.065) = 0.04459, a rank CV^2
