@@ -12,6 +12,10 @@
  *            imbalance ratio (max / mean - 1) 10.948; by rank (8 experts) mean 1024, std. dev.
  *            491.6, imbalance ratio 1.564.  The same post: the hot experts are "relatively
  *            stable across multiple iterations" and the imbalance "is dataset sensitive".
+ *   [MOEZOO-MIX] yanring/Megatron-MoE-ModelZoo best_practice/mixtral/run_mixtral_8x22B.sh
+ *            (HEAD e8650517d): Mixtral 8x22B on 16 H100 nodes, dropless "around 445TFLOPS",
+ *            the same with --moe-router-force-load-balancing "around 465 TFLOPS" (layout from
+ *            runtime_configs/benchmarking/runtime.conf: TP 2, PP 8, VPP 7, EP 8, MBS 1).
  *   [MCORE-CAP] Megatron-Core's capacity factor (moe_utils.py get_capacity,
  *            topk_softmax_with_capacity) and padding (token_dispatcher.py drop_and_pad).
  *   G. Blom, "Statistical Estimates and Transformed Beta-Variables" (Wiley, 1958): the expected
@@ -32,6 +36,29 @@
    per-expert std/mean of 164.1 / 128 = 1.282; less the sampling noise of 128 tokens per expert
    (1/128), the concentration is (1.282^2 - 1/128) / 31. */
 #define SKEW_CONCENTRATION (((164.1 / 128.0) * (164.1 / 128.0) - 1.0 / 128.0) / 31.0)
+
+/* The concentration a router leaves on its own pretraining corpus (CORPUS), from the one
+   published A/B of real against forced routing in pretraining, [MOEZOO-MIX]: "Dropless
+   training, stable performance should be around 445TFLOPS for H100" and "Dropless training
+   with forced balancing, performance should be around 465 TFLOPS for H100", the same launch
+   line but --moe-router-force-load-balancing (Mixtral 8x22B, 128 H100, TP 2 + SP, PP 8,
+   VPP 7, EP 8, etp 1, mbs 1, seq 4096).  Real routing costs 1 - 445/465 = 4.3% of the step.
+   Solved in four steps:
+   - the model's forced prediction at that layout: 1,833 tokens/s per GPU (load 1);
+   - the load at which the model's dropless prediction is 445/465 of it: 1.065 (the ratio
+     reaches 0.955 at 1.0625, where the expert GEMM's 4096 x load rows cross a 128-row tile,
+     and holds 0.950-0.955 up to 1.094; the figures are rounded to 5 TFLOPS, so the measured
+     ratio lies in 442.5/467.5 to 447.5/462.5 = 0.947-0.968);
+   - the spread that load is the largest of 8 ranks for: exp(s z - s^2/2) = 1.065 with
+     z = 1.4345 (Blom, n = 8) gives s = z - sqrt(z^2 - 2 ln 1.065) = 0.04459, a rank CV^2
+     of exp(s^2) - 1 = 0.001991;
+   - one expert per rank (E/ep = 1: the rank's CV is the expert's), E/k - 1 = 3 and
+     ep * mbs * etp / (tp * cp) = 4 sequences averaged, less the sampling noise of 4096
+     copies per expert: c = (0.001991 - 1/4096) * 4 / 3 = 0.00233.
+   That is 1/23 of one dataset's: a router trained on the corpus it routes has spread its
+   hot experts over that corpus, where one dataset, a narrow slice of any corpus, concentrates
+   them. */
+#define SKEW_CONCENTRATION_CORPUS 0.00233
 
 /* Expected largest of n standard normals (Blom): Phi^-1((n - 0.375) / (n + 0.25)), p in
    [0.72, 1) for n >= 2, by Hastings' rational approximation of the upper tail (Abramowitz &
@@ -62,13 +89,13 @@ double tp_moe_lognormal_max(double cv, double n)
 /* The busiest EP rank's load over the mean under a learned router (aux-loss or aux-loss-free:
    neither balances a micro-batch, only the long-run mean over the training data); 1 under
    forced balance.
-   - Per expert, the squared coefficient of variation is (E/k - 1) * c / n_dom: the domain
-     concentration c ([TRTLLM-EP]) averaged over n_dom independent domains.  A router trained
-     on the mixed corpus it routes (CORPUS: pretraining) meets each sequence as a draw from
-     that corpus, so the ep * mbs / cp sequences the group routes together average
-     (n_dom = that); a trained router fed one dataset (DATASET: fine-tuning, continued
-     pretraining of a released model) keeps the same hot experts from step to step
-     ([TRTLLM-EP]: stable over iterations, dataset sensitive), so nothing averages
+   - Per expert, the squared coefficient of variation is (E/k - 1) * c / n_dom: the
+     concentration c averaged over n_dom independent draws.  A router trained on the mixed
+     corpus it routes (CORPUS: pretraining; c from [MOEZOO-MIX]) meets each sequence as a draw
+     from that corpus, so the sequences the group routes together (below) average
+     (n_dom = that); a trained router fed one dataset (DATASET: c from [TRTLLM-EP];
+     fine-tuning, continued pretraining of a released model) keeps its hot experts from step
+     to step ([TRTLLM-EP]: stable over iterations, dataset sensitive), so nothing averages
      (n_dom = 1).  Plus the sampling noise of the copies each expert receives (Poisson:
      1 / mean).
    - A rank holds E/ep experts: its load is their mean, whose variance is the per-expert one
@@ -98,7 +125,8 @@ double tp_moe_skew(const struct tp_job *j, const struct tp_model *m, const struc
     if (l->sp && l->tp > 1)
         routed /= l->tp;
     double per_expert = routed * k * ep / E;
-    double cv2 = (E / k - 1) * SKEW_CONCENTRATION / n_dom + (per_expert > 0 ? 1 / per_expert : 0);
+    double c = routing == TP_MOE_ROUTING_CORPUS ? SKEW_CONCENTRATION_CORPUS : SKEW_CONCENTRATION;
+    double cv2 = (E / k - 1) * c / n_dom + (per_expert > 0 ? 1 / per_expert : 0);
     double rank_cv2 = cv2 / local * (E - local) / (E - 1);
     return tp_moe_lognormal_max(sqrt(rank_cv2), ep);
 }
