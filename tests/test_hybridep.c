@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "trainplan.h"
+#include "ep_step.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -34,34 +35,14 @@
 static double hep_pair(const char *gpu, uint32_t gpus, enum tp_moe_dispatcher d)
 {
     struct tp_model m;
-    struct tp_cluster c;
-    struct tp_job j;
-    struct tp_layout l;
-    struct tp_calib cal;
-    struct tp_time t;
     struct tp_error err = {{0}, {0}};
     assert_int_equal(tp_model_from_preset("deepseek-v3", &m, &err), TP_OK);
     m.n_experts = 8 * gpus;
     m.top_k = 8;
     m.router_groups = 0;
     m.router_group_topk = 0;
-    assert_int_equal(tp_cluster_init(&c, gpu, gpus, &err), TP_OK);
-    tp_job_init(&j);
-    tp_layout_init(&l);
-    tp_calib_init(&cal);
-    j.framework = TP_FW_MEGATRON;
-    j.precision = TP_PREC_BF16;
-    j.seq = 4096;
-    j.moe_imbalance = 1;
-    j.moe_dispatcher = d;
-    l.dp = gpus;
-    l.ep = gpus;
-    l.zero = 1;
-    l.recompute = TP_RECOMPUTE_NONE;
-    assert_int_equal(tp_layout_check(&m, &c, &j, &l, &err), TP_OK);
-    assert_int_equal(tp_time_step(&m, &c, &j, &l, &cal, &t), TP_OK);
     double moe = m.n_layers - m.moe_first_dense;
-    return t.ep_comm_s / (2 * moe);
+    return ep_step_comm_on(&m, gpu, TP_PREC_BF16, gpus, gpus, d) / (2 * moe);
 }
 
 /* Expected distinct owners hit when 8 experts are drawn without replacement from n_owners

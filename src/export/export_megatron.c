@@ -183,7 +183,7 @@ static void moe_lm(const struct tp_export_plan *p, struct tp_flags *a)
        export_model.c writes it from the config */
     if (p->j->moe_capacity > 0)
         tp_arg(a, "--moe-expert-capacity-factor", "%g", p->j->moe_capacity);
-    if (p->j->moe_pad_capacity) /* the padding the plan priced (moe_comm.c tp_moe_load) */
+    if (p->j->moe_pad_capacity) /* the padding the plan priced (moe_skew.c tp_moe_load) */
         tp_sw(a, "--moe-pad-expert-input-to-capacity");
     if (m->router_score_bias)
         tp_sw(a, "--moe-router-enable-expert-bias");

@@ -167,7 +167,7 @@ void tp_row_recipe_job(const struct row *r, struct tp_job *j)
         j->moe_routing = TP_MOE_ROUTING_FORCED;
     /* token dropping as the notes quote it (Megatron-Core drops, per source rank, what lies
        above the factor times that rank's mean: moe_utils.py apply_router_token_dropping,
-       src/eval/moe_comm.c tp_moe_load); a moe_capacity column decides instead */
+       src/eval/moe_skew.c tp_moe_load); a moe_capacity column decides instead */
     double cf = notes_capacity(notes);
     if (cf > 0) {
         j->moe_capacity = cf;
