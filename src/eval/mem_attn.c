@@ -73,9 +73,10 @@ double tp_mem_ring_bytes(const struct tp_model *m, const struct tp_layout *l)
    way.  FlashAttention 1.x keeps the same two (flash-attn v1.0.9 fmha_api.cpp mha_bwd: dq_tmp,
    [total_q, heads, head_size] float, whenever the keys span more than one block; softmax_d,
    [batch, heads, seqlen_q] float); its forward's o_tmp ([total_q, heads, head_size] float) is
-   freed before the backward.  No FA kernel stores an s x s matrix.  FlashAttention-2 also expands dK and dV to every query head under GQA
-   (dk_expanded, dv_expanded) only when the caller passes un-repeated K and V, and
-   FlashAttention-3 accumulates them in fp32 per key/value head: neither is counted.  Eager
+   freed before the backward.  No FA kernel stores an s x s matrix.  FlashAttention-2 also
+   expands dK and dV to every query head under GQA (dk_expanded, dv_expanded) only when the
+   caller passes un-repeated K and V, and FlashAttention-3 accumulates them in fp32 per
+   key/value head: neither is counted.  Eager
    attention saves its probabilities instead (block_activations' core term) and FlexAttention's
    Triton backward is not this code: 0. */
 double tp_mem_attn_workspace(const struct tp_model *m, const struct tp_job *j,

@@ -395,8 +395,8 @@ bool tp_dualpipe_gas_ok(const struct tp_layout *l)
 }
 
 /* FlashAttention 1.x (--attention flash1) where its kernels exist ([FA1-CODE]).  flash-attn
-   v1.0.9 (the last 1.x release) compiles sm_75, sm_80 and sm_90 code only (setup.py, -gencode ...,code=sm_XX, no
-   PTX) and its mha_fwd / mha_bwd refuse other devices (fmha_api.cpp:
+   v1.0.9 (the last 1.x release) compiles sm_75, sm_80 and sm_90 code only (setup.py,
+   -gencode ...,code=sm_XX, no PTX) and its mha_fwd / mha_bwd refuse other devices (fmha_api.cpp:
    TORCH_CHECK(is_sm90 || is_sm8x || is_sm75)), fp16 and bf16 inputs only, head dims multiples of
    8 up to 128 (TORCH_CHECK((head_size % 8 == 0) && (head_size <= 128))) and one head dim for
    q, k and v; its README: "Head dim > 64 backward requires A100 or H100" (the sm86 / sm89
