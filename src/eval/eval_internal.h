@@ -138,6 +138,14 @@ extern const char *const TP_FLOP_CONVENTIONS[TP_CONV_COUNT];
    `zero`: tp_ckpt_plan's arithmetic, also what a ZeRO folder's files should hold (ckpt_plan.c). */
 void tp_ckpt_plan_core(const struct tp_model *m, const struct tp_job *j, uint32_t world,
                        uint32_t mp, uint32_t zero, double storage_bps, struct tp_ckpt_plan *o);
+/* mem_act.c: a stage's stored activation bytes (with the micro-batches its schedule holds in
+   flight, and what activation offload moves to the host), the loss's logit bytes, and whether
+   QLoRA's prepare_model_for_kbit_training leaves the embedding, norms and head in fp32. */
+double tp_mem_activations(const struct tp_model *m, const struct tp_job *j,
+                          const struct tp_layout *l, uint32_t stage, double *in_flight_out,
+                          double *offloaded);
+double tp_mem_logits(const struct tp_model *m, const struct tp_job *j, const struct tp_layout *l);
+bool tp_mem_kbit_fp32(const struct tp_job *j, const struct tp_layout *l);
 /* torchtitan's op-level selective checkpointing (TP_RC_OP): the share of a dense attention
    block's GEMM FLOPs that backward recomputes (the matmuls whose outputs it does not keep). */
 double tp_per_op_recomputed_share(const struct tp_model *m);
