@@ -66,6 +66,32 @@ static bool runs_fsdp(const struct tp_job *j)
     return j->fsdp_backend || j->framework == TP_FW_FSDP || j->framework == TP_FW_TORCHTITAN;
 }
 
+/* The expert-parallel load the step and the memory price, and where it comes from: the
+   routing the job assumes (by the task unless given), --moe-imbalance, or a capacity factor
+   (docs/moe.md "Routing skew"). */
+static void report_experts(const struct run *r)
+{
+    const struct tp_layout *l = &r->l;
+    if (r->m.n_experts <= 1 || l->ep <= 1)
+        return;
+    enum tp_moe_routing routing;
+    double load = tp_moe_busiest_load(&r->m, &r->j, l, &routing);
+    printf("experts  %u routed, top %u, %u per EP rank; ", r->m.n_experts, r->m.top_k,
+           r->m.n_experts / l->ep);
+    if (r->j.moe_capacity > 0 && r->j.moe_pad_capacity)
+        printf("padded to capacity %.2g", r->j.moe_capacity);
+    else if (r->j.moe_imbalance >= 1)
+        printf("load given (--moe-imbalance)");
+    else
+        printf("routing %s%s", tp_name(TP_NAMES_MOE_ROUTING, (int)routing),
+               r->j.moe_routing != TP_MOE_ROUTING_AUTO ? ""
+               : r->j.task == TP_TASK_PRETRAIN     ? " (pretraining's default)"
+                                                   : " (fine-tuning's default)");
+    if (r->j.moe_capacity > 0 && !r->j.moe_pad_capacity)
+        printf(", capacity %.2g", r->j.moe_capacity);
+    printf(": busiest EP rank %.2fx the mean\n", load);
+}
+
 void report_header(const struct run *r, const char *what)
 {
     const struct tp_layout *l = &r->l;
@@ -140,6 +166,7 @@ void report_header(const struct run *r, const char *what)
         printf(" (%s)", mods);
     }
     printf("; offload %s\n", tp_name(TP_NAMES_OFFLOAD, (int)l->offload));
+    report_experts(r);
 }
 
 void report_logits_note(const struct run *r, const struct tp_memory *mem, const char *lead)

@@ -218,6 +218,7 @@ enum tp_names {
     TP_NAMES_MIXER,     /* enum tp_mixer: attention, mamba2, gated_deltanet, none */
     TP_NAMES_FP8_RECIPE, /* enum tp_fp8_recipe: tensorwise, rowwise */
     TP_NAMES_MOE_DISPATCHER, /* enum tp_moe_dispatcher: alltoall, allgather, flex, hybridep */
+    TP_NAMES_MOE_ROUTING, /* enum tp_moe_routing: auto, corpus, dataset, forced */
     TP_NAMES_COUNT
 };
 /* The name of `value` in table `t`; "?" when out of range. */

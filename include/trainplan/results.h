@@ -350,6 +350,14 @@ struct tp_time {
 TP_API enum tp_status tp_time_step(const struct tp_model *m, const struct tp_cluster *c, const struct tp_job *j,
                   const struct tp_layout *l, const struct tp_calib *cal, struct tp_time *out);
 
+/* The load the busiest expert-parallel rank carries, over the mean, that the step and the
+   memory of a checked MoE layout price (src/eval/moe_skew.c, docs/moe.md "Routing skew"): an
+   explicit j->moe_imbalance, else the learned router's skew; capped by a capacity factor, or
+   the factor itself when padded; 1 without expert parallelism.  `routing` (may be NULL) gets
+   the routing it assumed: j->moe_routing, or by the task when that is AUTO. */
+TP_API double tp_moe_busiest_load(const struct tp_model *m, const struct tp_job *j,
+                                  const struct tp_layout *l, enum tp_moe_routing *routing);
+
 /* An 80% range on a throughput estimate: the 10th and 90th percentiles of a predictive
    distribution of measured / predicted tokens/s for the class (stack kind, GPU vendor, dense or
    MoE), with the spread between sources and a term per way the run lies away from the

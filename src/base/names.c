@@ -17,6 +17,7 @@ static const char *const RECOMPUTE[] = {"none", "selective", "full"};
 static const char *const OFFLOAD[] = {"none", "optimizer", "params"};
 static const char *const SCHEDULE[] = {"1f1b", "interleaved", "gpipe", "dualpipe"};
 static const char *const MOE_DISPATCHER[] = {"alltoall", "allgather", "flex", "hybridep"};
+static const char *const MOE_ROUTING[] = {"auto", "corpus", "dataset", "forced"};
 static const char *const LAYER_ATTN[] = {"full", "sliding", "chunked"};
 static const char *const ATTN_CONVENTION[] = {"causal", "noncausal"};
 static const char *const MIXER[] = {"attention", "mamba2", "gated_deltanet", "none"};
@@ -33,6 +34,7 @@ LAST(RECOMPUTE, TP_RECOMPUTE_FULL);
 LAST(OFFLOAD, TP_OFFLOAD_PARAMS);
 LAST(SCHEDULE, TP_SCHED_DUALPIPE);
 LAST(MOE_DISPATCHER, TP_MOE_DISPATCH_HYBRIDEP);
+LAST(MOE_ROUTING, TP_MOE_ROUTING_FORCED);
 LAST(LAYER_ATTN, TP_LAYER_CHUNKED);
 LAST(ATTN_CONVENTION, TP_ATTN_NONCAUSAL);
 LAST(MIXER, TP_MIXER_NONE);
@@ -49,6 +51,7 @@ static const struct {
     [TP_NAMES_SCHEDULE] = T(SCHEDULE),   [TP_NAMES_LAYER_ATTN] = T(LAYER_ATTN),
     [TP_NAMES_ATTN_CONVENTION] = T(ATTN_CONVENTION), [TP_NAMES_MIXER] = T(MIXER),
     [TP_NAMES_FP8_RECIPE] = T(FP8_RECIPE), [TP_NAMES_MOE_DISPATCHER] = T(MOE_DISPATCHER),
+    [TP_NAMES_MOE_ROUTING] = T(MOE_ROUTING),
 };
 #undef T
 

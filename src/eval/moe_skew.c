@@ -86,6 +86,16 @@ double tp_moe_lognormal_max(double cv, double n)
     return exp(s * tp_moe_expected_max_z(n) - s2 / 2);
 }
 
+/* The routing a job assumes: its own, else by the task (pretraining meets the mixed corpus its
+   router is trained on; fine-tuning and continued pretraining feed a trained router one
+   dataset). */
+static enum tp_moe_routing effective_routing(const struct tp_job *j)
+{
+    if (j->moe_routing != TP_MOE_ROUTING_AUTO)
+        return j->moe_routing;
+    return j->task == TP_TASK_PRETRAIN ? TP_MOE_ROUTING_CORPUS : TP_MOE_ROUTING_DATASET;
+}
+
 /* The busiest EP rank's load over the mean under a learned router (aux-loss or aux-loss-free:
    neither balances a micro-batch, only the long-run mean over the training data); 1 under
    forced balance.
@@ -107,9 +117,7 @@ double tp_moe_skew(const struct tp_job *j, const struct tp_model *m, const struc
     double E = m->n_experts, k = m->top_k, ep = l->ep;
     if (E <= 1 || k <= 0 || ep <= 1 || k >= E || j->moe_routing == TP_MOE_ROUTING_FORCED)
         return 1;
-    enum tp_moe_routing routing = j->moe_routing;
-    if (routing == TP_MOE_ROUTING_AUTO)
-        routing = j->task == TP_TASK_PRETRAIN ? TP_MOE_ROUTING_CORPUS : TP_MOE_ROUTING_DATASET;
+    enum tp_moe_routing routing = effective_routing(j);
     double local = E / ep; /* experts per rank */
     double mbs = l->mbs > 0 ? l->mbs : 1, cp = l->cp > 0 ? l->cp : 1;
     /* the sequences the group routes together: Megatron-Core lays the expert ranks out as
@@ -148,4 +156,12 @@ double tp_moe_load(const struct tp_job *j, const struct tp_model *m, const struc
         return cf;
     double imb = j->moe_imbalance >= 1 ? j->moe_imbalance : tp_moe_skew(j, m, l);
     return cf > 0 && cf < imb ? cf : imb;
+}
+
+double tp_moe_busiest_load(const struct tp_model *m, const struct tp_job *j,
+                           const struct tp_layout *l, enum tp_moe_routing *routing)
+{
+    if (routing)
+        *routing = effective_routing(j);
+    return tp_moe_load(j, m, l);
 }

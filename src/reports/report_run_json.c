@@ -162,6 +162,14 @@ json_t *tp_json_estimate(const struct tp_model *m, const struct tp_cluster *c,
     json_object_set_new(doc, "moe_impl",
                         m->n_experts ? json_string(tp_moe_impl_name(tp_job_moe_impl(m, j, l)))
                                      : json_null());
+    if (m->n_experts > 1 && l->ep > 1) { /* the busiest EP rank's load and the routing behind it */
+        enum tp_moe_routing routing;
+        double load = tp_moe_busiest_load(m, j, l, &routing);
+        json_t *job = json_object_get(doc, "job");
+        json_object_set_new(job, "moe_routing",
+                            json_string(tp_name(TP_NAMES_MOE_ROUTING, (int)routing)));
+        json_object_set_new(job, "moe_busiest_load", json_real(load));
+    }
     bool packed = tp_attn_span(j) < (double)j->seq;
     json_object_set_new(doc, "flop_convention",
                         json_string(packed ? "exact matmuls, causal attention within each packed "
