@@ -75,6 +75,9 @@ void *tp_grow(void *array, size_t n, size_t elem);
 
 /* Case-insensitive ASCII string equality. */
 bool tp_streq_ci(const char *a, const char *b);
+/* Whether `name` is one of the '|'-separated entries of `list` (exact, case-sensitive): the
+   catalog-key lists of the kernel tables ("h200|h100-sxm|h800"). */
+bool tp_in_list(const char *list, const char *name);
 /* Levenshtein distance between two short ASCII strings (case-insensitive), capped at 99. */
 unsigned tp_edit_distance(const char *a, const char *b);
 

@@ -51,6 +51,18 @@ bool tp_streq_ci(const char *a, const char *b)
     return *a == *b;
 }
 
+bool tp_in_list(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, "|");
+        if (len == n && strncmp(p, name, n) == 0)
+            return true;
+        p += len + (p[len] == '|');
+    }
+    return false;
+}
+
 unsigned tp_edit_distance(const char *a, const char *b)
 {
     enum { CAP = 64 };

@@ -53,21 +53,6 @@ static const struct fp8_attn_figures FIG[] = {
      {967, 1248, 1435, 1507, 1490}, {944, 1396, 1781, 2035, 2128}},
 };
 
-static bool key_in(const char *key, const char *list)
-{
-    size_t n = strlen(key);
-    for (const char *p = list; *p;) {
-        const char *bar = strchr(p, '|');
-        size_t len = bar ? (size_t)(bar - p) : strlen(p);
-        if (len == n && strncmp(p, key, n) == 0)
-            return true;
-        if (!bar)
-            break;
-        p = bar + 1;
-    }
-    return false;
-}
-
 /* The ratio at `span` keys: linear in log2 of the length between the measured points, the end
    points' ratio outside 2k-32k. */
 static double ratio_at(const double *bf16, const double *fp8, double span)
@@ -88,7 +73,7 @@ bool tp_attn_fp8_ratio(const struct tp_gpu *g, double span, double *fwd, double 
     if (!g->key)
         return false;
     for (size_t i = 0; i < sizeof FIG / sizeof FIG[0]; i++)
-        if (key_in(g->key, FIG[i].keys)) {
+        if (tp_in_list(FIG[i].keys, g->key)) {
             *fwd = ratio_at(FIG[i].bf16_fwd, FIG[i].fp8_fwd, span);
             *bwd = ratio_at(FIG[i].bf16_bwd, FIG[i].fp8_bwd, span);
             return true;

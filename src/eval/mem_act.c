@@ -93,7 +93,8 @@ static bool eager_glu(const struct tp_job *j)
 
 /* What block `layer` stores per token when the modules in `rc` are recomputed instead. */
 static struct act_terms block_activations(const struct tp_model *m, const struct tp_job *j,
-                                          const struct tp_layout *l, uint32_t layer, uint32_t rc)
+                                          const struct tp_layout *l, uint32_t layer, uint32_t rc,
+                                          double load)
 {
     struct act_terms a = {0, 0, 0, 0};
     double h = m->hidden, nq = m->n_heads, s = (double)j->seq;
@@ -161,10 +162,9 @@ static struct act_terms block_activations(const struct tp_model *m, const struct
     }
     if (rc & TP_RC_MOE)
         return a; /* the whole MoE layer is rebuilt from its input */
-    /* the busiest rank's routed copies: its skew, capped by an unpadded capacity factor (the
-       buffers are sized by what arrives: token_dispatcher.py num_out_tokens), the factor when
-       padded */
-    double load = tp_moe_load(j, m, l);
+    /* the busiest rank's routed copies (`load`: its skew, capped by an unpadded capacity factor,
+       the buffers being sized by what arrives: token_dispatcher.py num_out_tokens; the factor
+       when padded) */
     a.replicated += 4.0 * m->n_experts; /* router logits, fp32 */
     /* per routed copy: the permuted fc1 input (all-gathered over the expert-TP group), fc1
        output and fc2 input (not with moe_act recomputed), split by etp, and what the routing
@@ -232,20 +232,21 @@ double tp_mem_activations(const struct tp_model *m, const struct tp_job *j,
     double ws = tp_mem_attn_workspace(m, j, l); /* the attention kernel's backward (mem_attn.c) */
     bool have[TP_BLOCK_KINDS] = {false};
     uint32_t rc = recomputed(l);
+    double load = m->n_experts > 1 ? tp_moe_load(j, m, l) : 1; /* once: moe_skew.c */
     uint32_t lo[TP_MAX_LAYERS], hi[TP_MAX_LAYERS];
     uint32_t ranges = tp_stage_ranges(m, l, stage, lo, hi);
     for (uint32_t r = 0; r < ranges; r++)
     for (uint32_t layer = lo[r]; layer < hi[r]; layer++) {
         unsigned k = tp_block_kind(m, layer);
         if (!have[k]) {
-            struct act_terms kind = block_activations(m, j, l, layer, rc);
-            struct act_terms whole = block_activations(m, j, l, layer, 0);
+            struct act_terms kind = block_activations(m, j, l, layer, rc, load);
+            struct act_terms whole = block_activations(m, j, l, layer, 0, load);
             full_k[k] = act_bytes(kind, l, (rc & TP_RC_CORE_ATTN) != 0);
             back_k[k] = act_bytes(whole, l, (rc & TP_RC_CORE_ATTN) != 0) - full_k[k];
             whole_k[k] = act_bytes(whole, l, false);
             /* the block without its FFN: what a rebuilt block holds at its attention's backward */
             attn_k[k] = act_bytes(block_activations(m, j, l, layer,
-                                                    TP_RC_MLP | TP_RC_MOE | TP_RC_SHARED),
+                                                    TP_RC_MLP | TP_RC_MOE | TP_RC_SHARED, load),
                                   l, false);
             have[k] = true;
         }

@@ -409,16 +409,11 @@ enum tp_status tp_flash1_check(const struct tp_model *m, const struct tp_cluster
 {
     if (j->attn_impl != TP_ATTN_FLASH1)
         return TP_OK;
-    static const char *const SM8X_90[] = {"a100-40gb", "a100-80gb", "a800-80gb", "h100-sxm",
-                                           "h800",      "h100-pcie", "h100-96gb", "h200",
-                                           "h20"};
-    static const char *const SM86_89[] = {"a6000", "l40s", "rtx4090"};
     const char *key = c->gpu.key ? c->gpu.key : "";
-    bool full = false, small = false;
-    for (size_t i = 0; i < sizeof SM8X_90 / sizeof SM8X_90[0]; i++)
-        full = full || strcmp(key, SM8X_90[i]) == 0;
-    for (size_t i = 0; i < sizeof SM86_89 / sizeof SM86_89[0]; i++)
-        small = small || strcmp(key, SM86_89[i]) == 0;
+    bool full = tp_in_list("a100-40gb|a100-80gb|a800-80gb|h100-sxm|h800|h100-pcie|h100-96gb|"
+                           "h200|h20",
+                           key),
+         small = tp_in_list("a6000|l40s|rtx4090", key);
     if (!full && !small)
         return tp_fail_field(err, TP_EINVAL, "attention",
                              "attention flash1: FlashAttention 1.x has kernels for sm75, sm8x and "
