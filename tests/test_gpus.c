@@ -335,6 +335,28 @@ static void test_h20_kernel_rates(void **state)
     assert_true(mamf4 == 0);
 }
 
+/* RTX 4090 against the A100 (tp_kernel_rel): a quarter of the A100's MMA FLOP per SM clock
+   (165.2 TF over 128 SMs at 2.52 GHz against 312 over 108 at 1.41, Ada and A100 whitepapers),
+   the H20's ratio against the H100, so the H20's measured factor; the priced FlashAttention-2
+   forward stays below what the 4090 measured (171.8 TFLOP/s, ROCm/flash-attention#27). */
+static void test_4090_kernel_rates(void **state)
+{
+    (void)state;
+    double attn, gemm, fa2, mamf4, h20_attn, h20_gemm;
+    const struct tp_gpu *g = find("rtx4090");
+    double per_clk = g->peak_flops[TP_BF16] / (g->sms * 2.52e9);
+    double a100_clk = find("a100-80gb")->peak_flops[TP_BF16] / (108 * 1.41e9);
+    assert_true(fabs(per_clk / a100_clk - 0.25) < 0.01);
+    tp_kernel_rel(g, &attn, &gemm, &fa2, &mamf4);
+    tp_kernel_rel(find("h20"), &h20_attn, &h20_gemm, &fa2, &mamf4);
+    assert_true(attn == h20_attn && gemm == h20_gemm);
+    tp_kernel_rel(g, &attn, &gemm, &fa2, &mamf4);
+    assert_true(fa2 == 1 && mamf4 == 0);
+    struct tp_calib cal;
+    tp_calib_init(&cal);
+    assert_true(cal.attn_eff * attn * 165.2 < 171.8);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -342,6 +364,7 @@ int main(void)
         cmocka_unit_test(test_unknown),         cmocka_unit_test(test_rows_sane),
         cmocka_unit_test(test_published_values), cmocka_unit_test(test_blackwell_catalog),
         cmocka_unit_test(test_blackwell_kernel_rates), cmocka_unit_test(test_h20_kernel_rates),
+        cmocka_unit_test(test_4090_kernel_rates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

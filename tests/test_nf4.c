@@ -38,6 +38,23 @@ static void test_kernel_rates(void **state)
     assert_true(lut < cal.mem_eff);
 }
 
+/* The issue-bound kernel on a GPU whose SMs x clock and DRAM disagree: the RTX 4090 (128 SMs
+   at 2.52 GHz) issues 2.12x the A100's (108 at 1.41 GHz) from half its bandwidth, so its
+   dequantization runs at 2.12x the A100's bytes/s, not at the A100's share of its 1.008 TB/s;
+   the data-centre parts keep the HBM share. */
+static void test_dequant_issue_rate(void **state)
+{
+    (void)state;
+    struct tp_cluster c;
+    assert_int_equal(tp_cluster_init(&c, "rtx4090", 2, NULL), TP_OK);
+    double a100 = 2.039e12 * tp_nf4_dequant_rel(false);
+    near(tp_nf4_dequant_bw(&c.gpu, false), a100 * 128 * 2.52 / (108 * 1.41), 1e-9);
+    assert_true(tp_nf4_dequant_bw(&c.gpu, false) < c.gpu.hbm_bw);
+    assert_true(tp_nf4_dequant_bw(&c.gpu, true) <= c.gpu.hbm_bw);
+    assert_int_equal(tp_cluster_init(&c, "h100-sxm", 8, NULL), TP_OK);
+    near(tp_nf4_dequant_bw(&c.gpu, false), 3.35e12 * tp_nf4_dequant_rel(false), 1e-9);
+}
+
 /* Elementwise time of one step of the fixture's run with `task`. */
 static double mem_s(enum tp_task task, double mem_eff)
 {
@@ -70,6 +87,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kernel_rates),
+        cmocka_unit_test(test_dequant_issue_rate),
         cmocka_unit_test(test_qlora_dequant_time),
     };
     return cmocka_run_group_tests_name("nf4", tests, NULL, NULL);

@@ -66,7 +66,24 @@
    FP8 share times fp8_mamf_ratio).  GB200, cuBLASLt NVFP4 after 10,000 warm-up iterations,
    random data: best 7627.6 TF of 10000 (16384^3; the same file), 0.763 -- above the FP8 share
    (2906.9 of 5000, 0.581): the narrower operands draw less power, so the power-limited clock
-   falls less.  B200 is the same die and takes it [derived]; B300 / GB300 have no FP4 run. */
+   falls less.  B200 is the same die and takes it [derived]; B300 / GB300 have no FP4 run.
+
+   GeForce Ada (RTX 4090), against the A100, the reference of the mma.sync kernels (attn_eff
+   and gemm_scale apply to the A100 unscaled): GeForce runs 16-bit MMAs with FP32 accumulate at
+   half the FP16-accumulate rate (Ada whitepaper: 165.2 against 330.3 TFLOP/s), so each SM
+   issues 165.2e12 / (128 SMs x 2.52 GHz boost) = 512 MMA FLOP per clock against the A100's
+   312e12 / (108 x 1.41 GHz) = 2049: a quarter, while its load pipes, softmax and epilogue
+   instructions run per clock as the A100's and its DRAM gives as many bytes per FLOP (1.008
+   TB/s / 165 TF = 6.1 B per kFLOP against 2.039 / 312 = 6.5).  That is the H20's position
+   against the H100 (958 against 3784 FLOP per SM clock, 0.253; above), so the 4090 takes the
+   H20's measured factor, 1.35, for attention and GEMMs [derived].  Measured on the 4090:
+   FlashAttention-2's forward reaches 150.9-173.0 TFLOP/s, head dim 64, non-causal, 512-16k
+   tokens (171.8 at batch 8 x 2k: 1.04 of the 165.2 peak; ROCm/flash-attention#27, the
+   flash-attn benchmark script, [4090-FA2]), at its MMA rate, where the A100's forward and
+   backward reach 0.47-0.53 of its peak ([FA2] Fig. 4, below), and the torch.mm
+   sweep reaches 0.998 of the peak ([4090-MM], gpus.c) against the A100's 0.869: priced,
+   attention at 0.338 x 1.35 = 0.46 of the peak and GEMMs at the sweep's rate (gemm_scale x
+   1.35 passes 1). */
 void tp_kernel_rel(const struct tp_gpu *g, double *attn, double *gemm, double *fa2,
                    double *mamf4)
 {
@@ -77,7 +94,7 @@ void tp_kernel_rel(const struct tp_gpu *g, double *attn, double *gemm, double *f
                {"mi325x", 0.75, 1, 1, 0},     {"b200", 1, 1, 0.42, 0.763},
                {"gb200", 1, 1, 0.42, 0.763},  {"b300", 1, 1, 0.42, 0},
                {"gb300", 1, 1, 0.42, 0},      {"max1550-tile", 0.87, 1, 1, 0},
-               {"max1550", 0.75, 1, 1, 0}};
+               {"max1550", 0.75, 1, 1, 0},    {"rtx4090", 1.35, 1.35, 1, 0}};
     *attn = *gemm = *fa2 = 1;
     *mamf4 = 0;
     for (size_t i = 0; i < sizeof REL / sizeof REL[0]; i++)
@@ -113,6 +130,29 @@ double tp_nf4_dequant_rel(bool lut)
     const double a100_hbm = 2.039e12, weights = 16384.0 * 16384.0, seconds = 1.241162e-3;
     double lut_rel = 2.5 * weights / seconds / a100_hbm;
     return lut ? lut_rel : lut_rel / sqrt(1.36 * 2.07);
+}
+
+/* The NF4 dequantization's rate in bytes/s (0.5 B read + 2 B written per weight) on `g`.  The
+   kernel is issue-bound (above): its rate follows SMs x clock, which the HBM share stands in
+   for where the two ratios agree (the data-centre parts).  Where they do not, the A100's rate
+   scales by SMs x boost clock, capped at the DRAM peak [derived]: the RTX 4090 (128 SMs at
+   2.52 GHz, Ada whitepaper) issues 2.12 x the A100's 108 at 1.41 GHz (A100 whitepaper) from
+   0.49 x its bandwidth, so its dequantization runs at 0.67 of its 1.008 TB/s, where the HBM
+   share alone would give 0.16 (4.3x slower: 0.9 s of a Yi-34B QLoRA step on two 4090s). */
+double tp_nf4_dequant_bw(const struct tp_gpu *g, bool lut)
+{
+    static const struct {
+        const char *key;
+        double ghz;
+    } CLOCK[] = {{"rtx4090", 2.52}};
+    const double a100_bw = 2.039e12, a100_issue = 108 * 1.41;
+    double bw = g->hbm_bw * tp_nf4_dequant_rel(lut);
+    for (size_t i = 0; i < sizeof CLOCK / sizeof CLOCK[0]; i++)
+        if (strcmp(g->key, CLOCK[i].key) == 0) {
+            bw = a100_bw * tp_nf4_dequant_rel(lut) * g->sms * CLOCK[i].ghz / a100_issue;
+            bw = bw < g->hbm_bw ? bw : g->hbm_bw;
+        }
+    return bw;
 }
 
 /* ROCm attention kernels, measured: forward and backward TFLOP/s, BF16, head dim 128,

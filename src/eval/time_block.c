@@ -664,8 +664,8 @@ void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
     h->fa_peak = p16 * (g->async_mma ? rel_fa2 : 1);
     h->mem_bw = g->hbm_bw * mem_eff;
     /* QLoRA's dequantization: bitsandbytes <= 0.47's kernel, the one the measured QLoRA runs
-       executed (tp_nf4_dequant_rel) */
-    h->nf4_bw = g->hbm_bw * tp_nf4_dequant_rel(false);
+       executed (tp_nf4_dequant_bw) */
+    h->nf4_bw = tp_nf4_dequant_bw(g, false);
     h->sms = g->sms;
     h->tile_m = cal->tile_m ? cal->tile_m : 128;
     h->tile_n = cal->tile_n ? cal->tile_n : 128;

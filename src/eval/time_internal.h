@@ -137,6 +137,8 @@ void tp_flash1_kernel(double head_dim, bool async, double *ratio, double *fa2_sh
 /* bitsandbytes' NF4 dequantization kernel's share of the HBM peak: the branchless lookup-table
    kernel of bitsandbytes >= 0.48 (`lut`) or the branching one before it (time_block.c). */
 double tp_nf4_dequant_rel(bool lut);
+/* The dequantization's rate in bytes/s on `g` (SMs x clock where the HBM share misleads). */
+double tp_nf4_dequant_bw(const struct tp_gpu *g, bool lut);
 /* The hardware rates of the run's GPU, precision and calibration (time_block.c). */
 void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
                    const struct tp_calib *cal, struct hw *h);

@@ -97,7 +97,8 @@ static const struct tp_gpu GPUS[] = {
        4090, best 164.81 TFLOP/s (at 2048^3; 160.17 at 8192^3) of the 165.2 peak: GeForce
        parts boost above the clock their datasheet peak assumes.  Without it the 0.80 default
        priced the 12 Hugging Face runs on 4090s in data/runs/public_hf_finetune.csv a median 32%
-       too slow; with it, 23% (data/runs/README.md, "public_hf_finetune.csv"). */
+       too slow; with it, 23% (data/runs/README.md, "public_hf_finetune.csv"); with the 4090's
+       kernel and dequantization rates of src/eval/kernel_rates.c, 8.4% (docs/calibration.md). */
     {"rtx4090", "NVIDIA GeForce RTX 4090 24GB",
      "NVIDIA Ada (AD102) whitepaper; docs/physics.md §5.5 (FP8 unverified); MAMF [4090-MM]",
      PEAK(82.6, 82.6, 165.2, 330.3, 0), 24 * GIB, 1.008 * TB, PCIE4, 8, 12.5 * GB, PCIE4, 128, 0.998, 0, false, 0},
