@@ -275,11 +275,7 @@ static void test_oom_rows(void **state)
             continue;
         oom++;
         no_fit += p.row[i].mem.verdict == TP_MEM_NO_FIT;
-        /* torchtune #2071's 70B LoRA on 8 RTX 4090s fits with room since NCCL's SHM buffers
-           (no peer-to-peer between GeForce cards) are priced in host memory: its own memory
-           statistics read about 18 GiB when it failed, a transient the model does not price
-           (docs/memory.md); it was tight only by the device-side NCCL buffers it never had */
-        if (p.row[i].mem.verdict == TP_MEM_FITS && strcmp(p.row[i].row_id, "ttuneoom:1") != 0)
+        if (p.row[i].mem.verdict == TP_MEM_FITS)
             fail_msg("%s ran out of memory; predicted %.1f GiB of %.1f: fits with room",
                      p.row[i].row_id, p.row[i].mem.total_bytes / GIB,
                      p.row[i].mem.capacity_bytes / GIB);

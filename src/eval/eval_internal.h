@@ -55,8 +55,8 @@ void tp_stage_params(const struct tp_model *m, const struct tp_job *j, const str
 double tp_nccl_channel_peer_bytes(void);
 double tp_mem_framework_buffers(const struct tp_model *m, const struct tp_job *j,
                                 const struct tp_layout *l);
-void tp_mem_runtime(const struct tp_cluster *c, const struct tp_job *j, const struct tp_layout *l,
-                    double tensors, struct tp_memory *out);
+void tp_mem_runtime(const struct tp_job *j, const struct tp_layout *l, double tensors,
+                    struct tp_memory *out);
 double tp_mem_step_temporaries(const struct tp_job *j, const struct tp_layout *l, double shard);
 double tp_mem_pipeline_buffers(const struct tp_model *m, const struct tp_job *j,
                                const struct tp_layout *l, uint32_t stage, double in_flight);

@@ -87,22 +87,10 @@ double tp_mem_pipeline_buffers(const struct tp_model *m, const struct tp_job *j,
     return buffer * (receivers * (idle > 0 ? idle : 0) + senders * mb);
 }
 
-/* NCCL's buffers in host memory: GeForce RTX 40 cards have no peer-to-peer access (the driver
-   reports none between them), so NCCL connects GPUs of one machine through its SHM transport,
-   whose send and receive buffers (every protocol's comm->buffSizes) are host shared memory
-   mapped into the device (NCCL src/transport/shm.cc shmSendSetup / shmRecvSetup ->
-   ncclShmAllocateShareableBuffer: ncclCuMemHostAlloc or ncclShmOpen), not device memory.
-   Measured: 8 RTX 4090 connect "via SHM/direct/direct" on 2 rings (NVIDIA/nccl-tests#307,
-   [NCCL-4090-SHM]).  A job beyond one machine also has NET connections, priced as before. */
-static bool nccl_host_buffers(const struct tp_cluster *c)
-{
-    return tp_in_list("rtx4090", c->gpu.key) && c->n_gpus <= c->gpus_per_node;
-}
-
 /* reserved - allocated, the context and the NCCL buffers of a stage whose tensors at the peak
    are `tensors` bytes (states, activations and logits: what the allocator splits and frees). */
-void tp_mem_runtime(const struct tp_cluster *c, const struct tp_job *j, const struct tp_layout *l,
-                    double tensors, struct tp_memory *out)
+void tp_mem_runtime(const struct tp_job *j, const struct tp_layout *l, double tensors,
+                    struct tp_memory *out)
 {
     /* Fragmentation: blocks freed between the forward, the backward and the optimizer step
        (the first step allocates the optimizer states lazily into a pool the activations have
@@ -126,6 +114,6 @@ void tp_mem_runtime(const struct tp_cluster *c, const struct tp_job *j, const st
        so its Simple share scales */
     double buffsize = j->nccl_buffsize > 0 ? j->nccl_buffsize : NCCL_SIMPLE_BYTES;
     double scale = (buffsize + NCCL_LL_BYTES) / NCCL_CHANNEL_PEER_BYTES;
-    out->nccl_bytes = nccl_host_buffers(c) ? 0 : j->overhead_comm_bytes * scale * communicators(l);
+    out->nccl_bytes = j->overhead_comm_bytes * scale * communicators(l);
     out->overhead_bytes = out->allocator_bytes + out->context_bytes + out->nccl_bytes;
 }

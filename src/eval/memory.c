@@ -411,7 +411,7 @@ static void stage_memory(const struct tp_model *m, const struct tp_cluster *c,
     /* what the allocator splits and frees: the states, the activations and the logits (the
        logits are activations to the allocator too); then the context and NCCL (mem_runtime.c) */
     double w = out->weights_bytes, g = out->grads_bytes, o = out->optimizer_bytes;
-    tp_mem_runtime(c, j, l, w + g + o + out->activations_bytes + out->logits_bytes, out);
+    tp_mem_runtime(j, l, w + g + o + out->activations_bytes + out->logits_bytes, out);
     out->reserved_bytes = out->allocated_bytes + out->allocator_bytes;
     out->device_bytes = out->reserved_bytes + out->context_bytes + out->nccl_bytes;
     out->total_bytes = out->device_bytes;
