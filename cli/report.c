@@ -116,7 +116,7 @@ void report_header(const struct run *r, const char *what)
     char docs[48] = "";
     if (tp_attn_span(&r->j) < (double)r->j.seq)
         snprintf(docs, sizeof docs, " in documents of %u", r->j.doc_len);
-    printf("job      %s, %s, %s, %s conventions%s, seq %llu%s, %s attention%s%s%s%s%s%s%s\n",
+    printf("job      %s, %s, %s, %s conventions%s, seq %llu%s, %s attention%s%s%s%s%s%s%s%s%s\n",
            tp_name(TP_NAMES_TASK, (int)r->j.task), tp_name(TP_NAMES_PRECISION, (int)r->j.precision),
            tp_name(TP_NAMES_OPTIMIZER, (int)r->j.optimizer), tp_stack_get(r->j.framework)->key,
            r->j.fsdp_backend ? " on FSDP2" : "",
@@ -127,7 +127,9 @@ void report_header(const struct run *r, const char *what)
            r->j.fp8_param_gather ? ", FP8 params" : "",
            r->j.fp8_attention ? ", FP8 attention" : "",
            r->j.precision == TP_PREC_FP8 && r->j.fp8_recipe == TP_FP8_ROWWISE ? ", FP8 row-wise"
-                                                                                : "");
+                                                                                : "",
+           r->j.log_params_norm ? ", params norm logged" : "",
+           r->j.log_num_zeros ? ", grad zeros counted" : "");
     printf("layout   dp %u, tp %u%s, pp %u", l->dp, l->tp, l->sp && l->tp > 1 ? " (sp)" : "", l->pp);
     if (l->pp > 1)
         printf(" (%s%s)", tp_name(TP_NAMES_SCHEDULE, (int)l->schedule), l->vpp > 1 ? ", vpp" : "");

@@ -276,6 +276,11 @@ struct tp_job {
                                   expert's input padded to its capacity (moe_comm.c) */
     enum tp_moe_dispatcher moe_dispatcher; /* how tokens reach their experts (moe_comm.c) */
     enum tp_cuda_graphs cuda_graphs; /* what the host replays as CUDA graphs (host.c) */
+    bool log_params_norm;      /* Megatron's --log-params-norm: the parameters' L2 norm every
+                                  step, a walk over every tensor, all-reduces and a host read
+                                  (host_log.c) */
+    bool log_num_zeros;        /* Megatron-Core's --log-num-zeros-in-grad: the zeros of every
+                                  gradient tensor counted every step (host_log.c) */
     double moe_imbalance;      /* dropless: busiest EP rank's load over the mean (>= 1); 0 =
                                   derived from moe_routing (moe_skew.c) */
     enum tp_moe_routing moe_routing; /* what the router meets (moe_skew.c) */

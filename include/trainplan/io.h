@@ -252,6 +252,7 @@ struct tp_request {
     bool expandable_segments;       /* PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True */
     bool moe_a2a_overlap;
     bool moe_pad_capacity;          /* --moe-pad-capacity (needs moe_capacity) */
+    bool log_params_norm, log_num_zeros; /* Megatron's per-step logging (host_log.c) */
     bool zero_quant_weights, zero_quant_grads; /* ZeRO++ qwZ, qgZ */
     int64_t seq;                    /* TP_UNSET: the model's context, else 4096 */
     int64_t doc_len;                /* packed documents' mean length; 0 = unpacked */
@@ -435,6 +436,8 @@ struct tp_args {
     int moe_dispatcher;      /* enum tp_moe_dispatcher */
     int moe_routing;         /* enum tp_moe_routing: --moe-routing */
     int cuda_graphs;         /* enum tp_cuda_graphs: --cuda-graphs */
+    int log_params_norm;     /* --log-params-norm */
+    int log_num_zeros;       /* --log-num-zeros-in-grad */
     int zero_quant_weights;  /* ZeRO++ qwZ */
     int zero_quant_grads;    /* ZeRO++ qgZ */
     int64_t lora_rank;

@@ -64,6 +64,8 @@ enum tp_status tp_args_request(const struct tp_args *a, struct tp_request *q,
     q->moe_dispatcher = a->moe_dispatcher;
     q->moe_routing = a->moe_routing;
     q->cuda_graphs = a->cuda_graphs;
+    q->log_params_norm = a->log_params_norm != 0;
+    q->log_num_zeros = a->log_num_zeros != 0;
     q->dropout = a->dropout != 0;
     q->fused_loss = a->fused_loss != 0;
     q->kbit_fp32 = a->kbit_fp32 != 0;

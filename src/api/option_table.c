@@ -452,6 +452,14 @@ static const struct tp_option OPTIONS[] = {
      "(each block's forward and backward replayed: --cuda-graph-impl local|transformer_engine, "
      "--enable-cuda-graph), full (a step's whole forward-backward: --cuda-graph-impl "
      "full_iteration, MLPerf FULL_CUDA_GRAPH=1; not with dropless MoE)"},
+    {.name = "log-params-norm", .kind = TP_OPT_FLAG, .offset = F(log_params_norm), .lo = 1,
+     .hi = 1, .verbs = JOB_CMDS, .help = "the run logs the parameters' L2 norm every step "
+     "(Megatron --log-params-norm: a walk over every tensor, all-reduces and a host read; "
+     "framework megatron or megatron-deepspeed)"},
+    {.name = "log-num-zeros-in-grad", .kind = TP_OPT_FLAG, .offset = F(log_num_zeros), .lo = 1,
+     .hi = 1, .verbs = JOB_CMDS, .help = "the run counts the zeros of every gradient every step "
+     "(Megatron-Core --log-num-zeros-in-grad: 4 kernels per tensor and a host read; framework "
+     "megatron; megatron-deepspeed logs 0 without counting)"},
     {.name = "moe-imbalance", .kind = TP_OPT_REAL, .offset = F(moe_imbalance), .lo = 1, .hi = 64,
      .verbs = JOB_CMDS, .metavar = "X", .help = "dropless: busiest EP rank's load over the mean "
      "(default: derived from --moe-routing, the experts per rank and the EP size; docs/moe.md)"},

@@ -59,6 +59,8 @@ static void resolve_job(const struct tp_request *r, const struct tp_model *m, st
     j->fsdp_backend = r->fsdp_backend;
     j->moe_a2a_overlap = r->moe_a2a_overlap;
     j->moe_pad_capacity = r->moe_pad_capacity;
+    j->log_params_norm = r->log_params_norm;
+    j->log_num_zeros = r->log_num_zeros;
     j->zero_quant_weights = r->zero_quant_weights;
     j->zero_quant_grads = r->zero_quant_grads;
     j->attn_impl = (enum tp_attn_impl)r->attn_impl;

@@ -419,6 +419,7 @@ static void stage_eval(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
     }
     opt += tp_z3_subgroup_step_s(x, local);
     opt += tp_host_ds_step(x, s, b->blocks, dense_train); /* per-tensor checks (host_ds.c) */
+    opt += tp_host_log_step(x, s, b->blocks, dense_train + expert_train); /* host_log.c */
     e->d = d;
     e->fetch = fetch;
     e->exposed = exposed;

@@ -164,6 +164,9 @@ double tp_host_ds_micro_batch(const struct ctx *x, uint32_t stage);
 /* Per optimizer step (host_ds.c): the loss scaler's per-tensor overflow probes and ZeRO 1/2's
    per-tensor gradient norms on a stage of `blocks` blocks holding `params` parameters per rank. */
 double tp_host_ds_step(const struct ctx *x, uint32_t stage, uint32_t blocks, double params);
+/* Per optimizer step (host_log.c): Megatron's --log-params-norm and --log-num-zeros-in-grad on
+   a stage of `blocks` blocks holding `params` trainable parameters per rank, exposed whole. */
+double tp_host_log_step(const struct ctx *x, uint32_t stage, uint32_t blocks, double params);
 /* Seconds that Megatron-Core's dropless dispatcher's host wait for its split sizes adds to
    one forward of block `layer` (moe_host.c; 0 for other blocks and stacks); c holds the
    block's GPU costs. */

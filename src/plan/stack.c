@@ -532,6 +532,14 @@ enum tp_status tp_stack_check(const struct tp_model *m, const struct tp_job *j,
     }
     TRY(a2a_overlap_check(m, j, l, err));
     TRY(cuda_graphs_check(m, j, l, err));
+    /* Megatron's per-step logging flags (host_log.c): only its stacks have them */
+    if ((j->log_params_norm || j->log_num_zeros) && j->framework != TP_FW_MEGATRON &&
+        j->framework != TP_FW_MEGATRON_DS)
+        return tp_fail_field(err, TP_EINVAL, j->log_params_norm ? "log_params_norm" : "log_num_zeros",
+                             "%s is Megatron-LM's flag: framework megatron or megatron-deepspeed, "
+                             "not %s",
+                             j->log_params_norm ? "--log-params-norm" : "--log-num-zeros-in-grad",
+                             tp_stack_get(j->framework)->key);
     /* the framework's own assertions about the layout, with their sources */
     return tp_stack_rules_check(m, j, l, err);
 }

@@ -360,6 +360,7 @@ static enum tp_status map_job(const struct row *r, const struct tp_model *m, str
     TRY(tp_row_stack_columns(r, j));
     TRY(tp_row_fp8_attention(r, j));
     TRY(tp_row_cuda_graphs(r, j)); /* after moe_capacity: a full graph needs static shapes */
+    tp_row_step_logging(r, j);
     return tp_row_pack_fill(r, j); /* after doc_len: the two must agree */
 }
 

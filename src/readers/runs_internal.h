@@ -72,4 +72,8 @@ enum tp_status tp_row_pack_fill(const struct row *r, struct tp_job *j);
    the column when its cell is not a boolean). */
 enum tp_status tp_row_fp8_attention(const struct row *r, struct tp_job *j);
 
+/* runs_steplog.c: Megatron's per-step --log-params-norm / --log-num-zeros-in-grad, from the
+   notes' quoted arguments (after the framework is known) */
+void tp_row_step_logging(const struct row *r, struct tp_job *j);
+
 #endif

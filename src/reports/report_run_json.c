@@ -119,7 +119,7 @@ json_t *tp_json_estimate(const struct tp_model *m, const struct tp_cluster *c,
     const struct tp_range *rg = &ev->range;
     json_t *doc = json_pack(
         "{s:i, s:s, s:{s:s, s:s}, s:{s:s, s:I, s:I}, s:{s:s, s:s, s:s, s:s, s:I, s:o, s:b, s:b, s:s,"
-        " s:b, s:b, s:b, s:b, s:b, s:s?},"
+        " s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:s?},"
         " s:o,"
         " s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
         "schema_version", TP_SCHEMA_VERSION, "command", "estimate", "model", "name", m->name,
@@ -136,7 +136,8 @@ json_t *tp_json_estimate(const struct tp_model *m, const struct tp_cluster *c,
         "fp8_param_gather", (int)j->fp8_param_gather, "fp8_attention", (int)j->fp8_attention,
         "zero_quantized_weights",
         (int)j->zero_quant_weights, "zero_quantized_gradients", (int)j->zero_quant_grads,
-        "fsdp_backend", (int)j->fsdp_backend, "fp8_recipe",
+        "fsdp_backend", (int)j->fsdp_backend, "log_params_norm", (int)j->log_params_norm,
+        "log_num_zeros_in_grad", (int)j->log_num_zeros, "fp8_recipe",
         j->precision == TP_PREC_FP8 ? tp_name(TP_NAMES_FP8_RECIPE, (int)j->fp8_recipe) : NULL,
         "layout", tp_json_layout(l), "step_time_s", t->step_s, "tokens_per_step", t->tokens_per_step,
         "tokens_per_s_per_gpu", t->tokens_per_s_per_gpu, "tokens_per_s", t->tokens_per_s,
