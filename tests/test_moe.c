@@ -11,6 +11,10 @@
  *            parameters, PP+1 activations).
  *   [DEEPEP] deepseek-ai/DeepEP docs/legacy.md: intranode EP 8 on H800, 4096 tokens, hidden
  *            7168, top-8, FP8 dispatch: 153 GB/s (NVLink) bottleneck bandwidth.
+ *   [A800-NET] NVIDIA/nccl-tests #156 (2023-07): "A800 * 8, RoCE 200Gb * 4 (for computing)",
+ *            all-reduce over two nodes "reaches 96GB/s in bare metal" bus bandwidth; #133: two
+ *            A800 nodes, four GPU-side RoCE ports each; #267 (NCCL's maintainer): an all-to-all
+ *            "cannot aggregate the bandwidth of multiple NICs".
  *   users000 (data/runs/users_mi300x_runs.csv, notes 000/001): Qwen3-30B-A3B ZeRO-3 700 and
  *            ZeRO-2 + ep 2 1,759 trainable tokens/s per GPU, Ring-mini-2.0 2,600, 8 x MI300X.
  */
@@ -182,6 +186,27 @@ static void test_dispatch(void **state)
 
 /* The users' three MoE SFT runs, with the flags their notes give, inside their range
    (users000:1-3). */
+/* [A800-NET]: an A800 node's scale-out link as the published nodes carry it.  The model's
+   achieved inter-node bus bandwidth of a two-node all-reduce (physics.md §4.3: the node's NICs at
+   the calibrated eff_inter) against the 96 GB/s measured on bare metal; the DGX A100's eight
+   NICs (the A100 default) would price twice that.  Each GPU's share, what a cross-node
+   all-to-all gets, is half a 200 Gb/s NIC. */
+static void test_a800_fabric(void **state)
+{
+    (void)state;
+    struct tp_cluster c, a100;
+    struct tp_calib cal;
+    struct tp_error err = {{0}, {0}};
+    assert_int_equal(tp_cluster_init(&c, "a800-80gb", 16, &err), TP_OK);
+    assert_int_equal(tp_cluster_init(&a100, "a100-80gb", 16, &err), TP_OK);
+    tp_calib_init(&cal);
+    double node = cal.eff_inter * c.gpu.inter_bw * c.gpus_per_node / 1e9;
+    printf("  A800 two-node all-reduce bus bandwidth: %.1f GB/s (measured 96 bare metal)\n", node);
+    assert_true(fabs(node / 96 - 1) < 0.10);
+    assert_float_equal(c.gpu.inter_bw * 8 / 1e9, 200 / 2.0, 1e-9); /* Gb/s per GPU: half a NIC */
+    assert_true(a100.gpu.inter_bw / c.gpu.inter_bw > 1.9);
+}
+
 static void test_users_hf_moe(void **state)
 {
     (void)state;
@@ -234,6 +259,7 @@ int main(void)
         cmocka_unit_test(test_deepseek_v3_report),
         cmocka_unit_test(test_dualpipe_table2),
         cmocka_unit_test(test_dispatch),
+        cmocka_unit_test(test_a800_fabric),
         cmocka_unit_test(test_users_hf_moe),
         cmocka_unit_test(test_search_ep),
     };

@@ -72,11 +72,17 @@ static const struct tp_gpu GPUS[] = {
      PEAK(19.5, 156, 312, 0, 0), 80 * GIB, 2.039 * TB, 300 * GB, 8, 25 * GB, PCIE4, 108, 0.869, 0, false, 0},
     /* A800: the export variant of the A100 80GB with NVLink cut to 400 GB/s total (200 uni),
        against the A100's 600; compute and memory as A100 80GB ([A800]: Reuters, 2022-11, "the
-       NVLink interconnect is limited to 400GB/s ... the A100 600GB/s", otherwise identical). */
+       NVLink interconnect is limited to 400GB/s ... the A100 600GB/s", otherwise identical).
+       NIC: 4 x 200 Gb/s RoCE per 8-GPU node = 12.5 GB/s per GPU, not the DGX A100's 8 x 200:
+       the published A800 nodes carry four compute NICs ([A800-NET]: NVIDIA/nccl-tests #156,
+       "A800 * 8, RoCE 200Gb * 4 (for computing)", 96 GB/s all-reduce bus bandwidth over two
+       bare-metal nodes, i.e. 100 GB/s per node; #133, two A800 nodes with four GPU-side RoCE
+       ports each).  Two GPUs share a NIC, and an all-to-all "cannot aggregate the bandwidth of
+       multiple NICs" (nccl-tests #267), so a GPU's share is half a NIC. */
     {"a800-80gb", "NVIDIA A800 SXM4 80GB",
      "NVIDIA A800 (NVLink 400 GB/s against the A100's 600: Reuters 2022-11, "
-     "docs/references.md [A800]); A100 80GB figures otherwise",
-     PEAK(19.5, 156, 312, 0, 0), 80 * GIB, 2.039 * TB, 200 * GB, 8, 25 * GB, PCIE4, 108, 0.869, 0, false, 0},
+     "docs/references.md [A800]); NIC 4 x 200 Gb/s RoCE per node [A800-NET]; A100 80GB figures otherwise",
+     PEAK(19.5, 156, 312, 0, 0), 80 * GIB, 2.039 * TB, 200 * GB, 8, 12.5 * GB, PCIE4, 108, 0.869, 0, false, 0},
     /* RTX A6000 (GA102, Ampere whitepaper): 38.7 TF FP32, 77.4 TF TF32 (unverified), 154.8 TF
        BF16/FP16 with FP32 accumulate (professional parts run it at full rate), 48 GB GDDR6
        768 GB/s, 84 SMs.  The NVLink bridge (112.5 GB/s bidirectional) joins only pairs, so the
