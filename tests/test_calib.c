@@ -115,7 +115,7 @@ static void test_domain(void **state)
     assert_int_equal(tp_calib_domain_check(&cal, &m, &c, &j, NAN, why, sizeof why), TP_DOMAIN_GPU);
     assert_non_null(strstr(why, "h100-sxm was never measured"));
     /* a GPU with no measured GEMM efficiency says so (RTX A6000); GB300 takes its die's,
-       B300's 0.786; MI250X has ml-engineering's 147.0 of 191.5 TF on one GCD */
+       B300's sustained 0.632; MI250X has ml-engineering's 147.0 of 191.5 TF on one GCD */
     assert_int_equal(tp_cluster_init(&c, "a6000", 8, &err), TP_OK);
     assert_int_equal(tp_calib_domain_check(&cal, &m, &c, &j, NAN, why, sizeof why),
                      TP_DOMAIN_GPU | TP_DOMAIN_MAMF);

@@ -58,7 +58,8 @@
    measured: fa2 = 0.232 / 0.555 = 0.42 [derived].  PyTorch's SDPA picks FlashAttention-2
    first on every GPU (its fixed priority order, pytorch/pytorch#138907), so eager and
    torch.compile stacks without a `cudnn` attention label run it.  B300 / GB300 (sm_103) have
-   no FA2 measurement and take B200's figures [unverified].  Azure's FlashAttention-2 run
+   no FA2 measurement and take B200's figures [unverified]; their native kernels' share of
+   the peak is B200's times tp_attn_sfu_rel (Blackwell Ultra's exponential units).  Azure's FlashAttention-2 run
    (head dim 128, batch 2, 8k) agrees: 373.9 TFLOP/s on GB200 against 327.9 on H100
    (Azure/AI-benchmarking-guide ND_GB200_v6_results.md, ND_H100_v5_results.md).
 
@@ -104,6 +105,45 @@ void tp_kernel_rel(const struct tp_gpu *g, double *attn, double *gemm, double *f
             *fa2 = REL[i].fa2;
             *mamf4 = REL[i].mamf4;
         }
+}
+
+/* Blackwell Ultra (B300, GB300; sm_103) doubles the special-function units' MUFU.EX2 rate
+   over Blackwell (sm_100): 10.7 against 5 TeraExponentials/s per GPU at nearly the same
+   tensor-core peak ([BW-ULTRA]: the Blackwell Ultra architecture blog's table and datasheet;
+   NVIDIA's MUFU.EX2 micro-benchmark measures 10,024 against 4,943 Gop/s of FP32 exp2 on GB300
+   and GB200, 2.03x, [BWU-SOFTMAX]).  Why it moves attention [derived]: a 16-bit tcgen05 MMA
+   does 8192 FLOP per clock per SM (2500 TF / 148 SMs / 2.06 GHz) and MUFU 16 exp2 per clock
+   per SM on sm_100 (5 T/s / 148 / 2.1 GHz), 32 on sm_103 (10.7 T/s / 160 / 2.1 GHz).  The
+   forward does 4 d FLOP per score and one exponential: at head dim 128, 512 / 8192 = 1/16
+   clock of MMA against 1/16 clock of MUFU on sm_100 (the FlashAttention-4 paper's case for
+   exponentials emulated on the FMA units), 1/32 on sm_103.  The backward does 10 d FLOP per
+   recomputed exponential, so MUFU is 0.4 of its MMA time on sm_100 and 0.2 on sm_103: the
+   forward gains more than the backward.  The kernels do not overlap MUFU with the MMAs
+   fully, so the gain is taken as measured, not from this bound.
+   Measured [CUDNN-FE-SDPA]: cuDNN 9.22 (frontend 1.21.1) SDPA training benchmark, BF16, the
+   Llama 3.1 preset (64 query / 8 KV heads, head dim 128), batch 2, the same package peak
+   (2500 TF) on both: at the reference shape of the anchored rate (16k, non-causal, as
+   tp_rocm_attn) forward 2014 TFLOP/s on GB300 against 1697 on GB200 (1.187), backward 1536
+   against 1374 (1.118); over its ten shapes (2k-32k, causal and not) the median ratios are
+   1.188 and 1.092.  FlashAttention-4 agrees: its BF16 forward keeps the tensor pipe 99.9%
+   busy on B300 against 87.7% on B200 (Nsight Compute, Dao-AILab/flash-attention#2701), 1.14,
+   and FA4 drops the emulated exp2 on sm_103 (flash_attn/cute/flash_fwd_sm100.py).  Short
+   spans gain little: the same benchmark's GPT-OSS preset (head dim 64, 128 heads, window 128,
+   causal) runs 1.04 forward and 1.06 backward on GB300 over GB200 (median of 2k-32k tokens:
+   165 / 172 and 187 / 198 TFLOP/s at 8k), where the per-block work, not the exponentials,
+   bounds the kernel; time_block.c applies these ratios to the counted keys only, not to
+   the fitted per-block keys (attn_block_keys).
+   B300 is the same die as GB300 at a lower power limit and takes GB300's ratios [derived:
+   the MMA / MUFU balance is per clock].  Applies to the native kernels (cuDNN, FA3/FA4-class);
+   FlashAttention-2's mma.sync stays far below the MUFU limit (tp_kernel_rel fa2).  1 and 1
+   elsewhere. */
+void tp_attn_sfu_rel(const struct tp_gpu *g, double *fwd, double *bwd)
+{
+    *fwd = *bwd = 1;
+    if (strcmp(tp_gpu_die(g->key), "b300") == 0) {
+        *fwd = 2014.0 / 1697;
+        *bwd = 1536.0 / 1374;
+    }
 }
 
 /* bitsandbytes' NF4 dequantization kernel (kDequantizeBlockwise, csrc/kernels.cu, launched by

@@ -238,11 +238,14 @@ static void attention(const struct ctx *x, uint32_t layer, struct cost *c)
        epilogue (FlashAttention-2 Alg. 1 / FlashAttention-3 tiling): short sequences run below
        the kernel's long-sequence rate (FA3 paper Fig. 5: 0.5k causal at about half the 16k
        rate, the prior's 256 keys).  The calibration fits it: training runs lose more per
-       block than the isolated kernel does */
-    double t = flops * (kpq + x->cal->attn_block_keys) / kpq /
-               (x->h.attn_flops * wave_eff(ctas, x->h.sms));
+       block than the isolated kernel does.  Blackwell Ultra's faster exponentials (sfu_fwd,
+       sfu_bwd, measured at long spans) speed the counted keys, not that per-block part:
+       cuDNN's window-128 kernel gains only 1.04 forward on GB300 (tp_attn_sfu_rel) */
+    double bk = x->cal->attn_block_keys, rate = x->h.attn_flops * wave_eff(ctas, x->h.sms);
+    double t = flops * (kpq / x->h.sfu_fwd + bk) / kpq / rate;
+    double tb = flops * (kpq / x->h.sfu_bwd + bk) / kpq / rate;
     c->fwd_attn += t;
-    c->bwd_attn += t * x->h.attn_bwd * fp8_window_bwd(x, layer, kpq);
+    c->bwd_attn += tb * x->h.attn_bwd * fp8_window_bwd(x, layer, kpq);
     if (x->j->attn_impl == TP_ATTN_FLASH1) {
         /* FlashAttention 1.x runs where FlashAttention-2 would and differs from it in the kernel
            only: the step pays the difference of the two kernels' times as benchmarked alone
@@ -580,6 +583,11 @@ void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
     if (j->attn_impl != TP_ATTN_FLEX &&
         tp_rocm_attn_rel(g, tp_attn_native(j), &rocm_fwd, &rocm_bwd))
         rel_attn = rocm_fwd;
+    /* Blackwell Ultra's doubled exponential units speed the native kernels only, the forward
+       more than the backward (tp_attn_sfu_rel); FlashAttention-2 stays mma.sync-bound */
+    h->sfu_fwd = h->sfu_bwd = 1;
+    if (tp_attn_native(j) || j->fp8_attention)
+        tp_attn_sfu_rel(g, &h->sfu_fwd, &h->sfu_bwd);
     double gemm_scale = cal->gemm_scale * rel_gemm > 1 ? 1 : cal->gemm_scale * rel_gemm;
     attn_eff = attn_eff * rel_attn > 0.95 ? 0.95 : attn_eff * rel_attn;
     /* FlashAttention-2 is an Ampere-style (mma.sync) kernel: on async-MMA GPUs it reaches only

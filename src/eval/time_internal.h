@@ -26,6 +26,8 @@ struct hw {
                            its quantization passes are priced (attn_fp8.c) */
     double attn_bwd;    /* the backward's time over the forward's (attn_bwd_ratio; FlexAttention
                            runs its backward further below the fused kernels than its forward) */
+    double sfu_fwd, sfu_bwd; /* the native kernel's rate on the counted keys over attn_flops,
+                                forward and backward (tp_attn_sfu_rel; 1 but on sm_103) */
     double fa_peak;     /* FlashAttention 1.x's pricing (tp_flash1_kernel): the 16-bit peak
                            times the GPU's mma.sync share over the H100's (tp_kernel_rel fa2) */
     bool fa_async;      /* the mma.sync kernels run on an async-MMA GPU (the H100 figure) */
@@ -124,6 +126,9 @@ double tp_a2a_overlap_paired(uint32_t pp, uint32_t vpp, uint32_t gas);
    peak, 0 where none was measured (time_block.c). */
 void tp_kernel_rel(const struct tp_gpu *g, double *attn, double *gemm, double *fa2,
                    double *mamf4);
+/* Blackwell Ultra's doubled exponential units: the native attention kernel's forward and
+   backward rates over Blackwell's at the same peak (measured, kernel_rates.c); 1 elsewhere. */
+void tp_attn_sfu_rel(const struct tp_gpu *g, double *fwd, double *bwd);
 /* A measured ROCm attention kernel (time_block.c): the stack's own (`native`: Transformer
    Engine's CK v3) or FlashAttention-2's CK build, forward and backward TFLOP/s at the
    reference shape; false where none was measured. */

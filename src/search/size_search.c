@@ -112,7 +112,8 @@ static double rate_ceiling(const struct tp_size_req *r, double *peak)
     double gemm = h.gemm_flops > h.gemm16_flops ? h.gemm_flops : h.gemm16_flops;
     if (h.rowwise && h.rowwise_gemm > 1)
         gemm *= h.rowwise_gemm;
-    double attn = h.attn_flops * (h.attn_bwd < 2 ? 3 / (1 + h.attn_bwd) : 1);
+    double sfu = h.sfu_fwd > h.sfu_bwd ? h.sfu_fwd : h.sfu_bwd;
+    double attn = h.attn_flops * sfu * (h.attn_bwd < 2 ? 3 / (1 + h.attn_bwd) : 1);
     double top = gemm > attn ? gemm : attn;
     *peak = h.fp8 ? c->gpu.peak_flops[h.gemm_dtype] : tp_job_peak_flops(c, &j);
     return top > 0 && top < *peak ? top : *peak;
