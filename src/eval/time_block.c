@@ -411,6 +411,7 @@ static double moe_block(const struct ctx *x, struct cost *c)
        T/tp * etp tokens' worth, T when etp = tp */
     double routed = tp_moe_routed_tokens(x);
     double per_expert = routed * etp * k * ep / E * imb;
+    double ffn_before = c->fwd_gemm;
     lin(x, c, E, H, 1, T, 0); /* router */
     if (x->moe_impl == TP_MOE_GROUPED) {
         /* grouped expert GEMMs at their own rate (calibration grouped_gemm_scale) */
@@ -432,9 +433,12 @@ static double moe_block(const struct ctx *x, struct cost *c)
         expert_loop(x, E / ep, T * k * ep / E, c);
     }
     if (m->shared_ffn) {
+        double shared_before = c->fwd_gemm;
         lin(x, c, up * m->shared_ffn / tp, H, 1, T, TP_LORA_GATE | TP_LORA_UP);
         lin(x, c, H, m->shared_ffn / tp, 1, T, TP_LORA_DOWN);
+        c->shared_fwd_gemm = c->fwd_gemm - shared_before;
     }
+    c->ffn_fwd_gemm = c->fwd_gemm - ffn_before;
     /* dispatch and combine, forward and backward, as the job's dispatcher moves them */
     struct tp_moe_comm mc;
     tp_moe_comm(x, imb, &mc);
@@ -480,8 +484,10 @@ void tp_block_cost(const struct ctx *x, uint32_t layer, struct cost *c)
         /* a mixer-only block (Nemotron-H) */
     } else if (!m->layer_moe[layer]) {
         double up = m->mlp == TP_MLP_GLU ? 2 : 1;
+        double ffn_before = c->fwd_gemm;
         lin(x, c, up * m->ffn / tp, H, 1, T, TP_LORA_GATE | TP_LORA_UP);
         lin(x, c, H, m->ffn / tp, 1, T, TP_LORA_DOWN);
+        c->ffn_fwd_gemm = c->fwd_gemm - ffn_before;
         tp_colls += 2;
     } else {
         tp_colls += moe_block(x, c);

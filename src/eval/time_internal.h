@@ -60,6 +60,10 @@ struct cost {
     double host_fwd, host_bwd; /* host-bound time of eager loops (launches, syncs) */
     double moe_post_fwd; /* GPU seconds of an MoE block's forward after its dispatcher's host
                             sync: the routed experts' GEMMs and the exchange (not summed) */
+    double ffn_fwd_gemm;    /* the FFN's forward GEMMs: the dense MLP, or the MoE block's
+                               router, routed and shared experts (selective recompute of
+                               "mlp" / "moe"; not summed) */
+    double shared_fwd_gemm; /* the shared experts' forward GEMMs ("shared_experts") */
 };
 
 struct ctx {
