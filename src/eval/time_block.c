@@ -324,6 +324,11 @@ static void expert_loop(const struct ctx *x, double n_local, double mean_rows, s
     c->host_fwd += n_local * (ops * cal->eager_op_s + (eager ? cal->host_sync_s : 0));
     c->host_bwd += n_local * (2 * ops * cal->eager_op_s +
                               (eager ? tp_hf_loop_bwd_syncs(m) * cal->host_sync_s : 0));
+    /* DeepSpeed ZeRO-2/3 runs a Python gradient hook on each expert's tensors (moe_hf.c
+       [DS-HOOK]): in the loop's host-bound backward it adds to the host time whole; the
+       block's other tensors are a handful, not priced */
+    if (eager)
+        c->host_bwd += n_local * (m->mlp == TP_MLP_GLU ? 3 : 2) * tp_ds_grad_hook_s(x);
 }
 
 /* One linear layer of a block: an N x K weight over `rows` tokens, `count` times; `bits` the

@@ -94,6 +94,9 @@ double tp_z3_subgroup_step_s(const struct ctx *x, double local_params);
    micro-batch of `tokens` on this rank, and the host syncs per expert it adds there. */
 double tp_hf_loop_bwd_bytes(const struct tp_model *m, double tokens, double act_bytes);
 double tp_hf_loop_bwd_syncs(const struct tp_model *m);
+/* moe_hf.c: host seconds of DeepSpeed ZeRO-2/3's gradient hook on one trainable tensor, once
+   per micro-batch's backward (0 under other stacks, ZeRO 0-1 and LoRA). */
+double tp_ds_grad_hook_s(const struct ctx *x);
 
 /* Block kinds: blocks with the same FFN, mixer and attention reach cost the same. */
 static inline unsigned tp_kind_of(const struct tp_model *m, uint32_t layer)
