@@ -88,6 +88,38 @@ static double align_of(const struct hw *h, double width)
     return tp_gemm_align_eff(width, operand_bytes(h));
 }
 
+/* A LoRA adapter beside a linear: y += (alpha / r) * B (A x), A of r x K, B of N x r, in 16 bits
+   (NeMo's and Megatron-Bridge's ParallelLinearAdapter run megatron.core's Column/RowParallelLinear
+   outside Transformer Engine; PEFT's lora_A / lora_B are nn.Linear).  Each GEMM has an r-wide
+   operand, so a 128 x 128 output tile would be r/128 useful and the grid a few waves short of
+   the SMs; the libraries run such shapes with narrow tiles (cuBLASLt's
+   tile table goes down to 8 x 16 and 64 x 8) or split the reduction over the SMs (split-K)
+   [CUBLASLT-TILE], so they stream their operands: priced at their HBM bytes, or their FLOPs at
+   the 16-bit rate when that takes longer.  Forward: A x reads the input (M x K) and writes M x r;
+   B h writes the M x N output.  Backward: dB and dh read the output gradient (M x N) once each,
+   dA reads the input, dx_a writes an M x K gradient. */
+static void lora_adapter(const struct hw *h, const struct linear *x, double r, struct cost *c)
+{
+    double M = x->M, K = x->K, N = x->N, n = x->count;
+    double flops = 2 * M * r * (K + N) * n;
+    double fwd_b = 2 * n * (M * K + r * K + 2 * M * r + r * N + M * N);
+    double bwd_b = 2 * n * (2 * M * N + 2 * M * K + 2 * r * N + 2 * r * K + 4 * M * r);
+    double tf = fwd_b / h->mem_bw, tb = bwd_b / h->mem_bw;
+    double cf = flops / h->gemm16_flops, cb = 2 * cf;
+    c->fwd_gemm += tf > cf ? tf : cf;
+    c->bwd_gemm += tb > cb ? tb : cb;
+}
+
+/* Bytes per element of a cast that writes the row-wise copy alone: read 2 B, write FP8 1 B
+   (MXFP8: and an E8M0 scale per 32 values), FP4 0.5 B and a scale per 16 (NVFP4, E4M3) or per
+   32 (MXFP4, E8M0), from the formats' block sizes [derived]. */
+static double cast_rowwise(const struct hw *h, const struct tp_job *j)
+{
+    if (h->gemm_dtype == TP_FP4)
+        return 2 + 0.5 + (j->precision == TP_PREC_MXFP4 ? 1.0 / 32 : 1.0 / 16);
+    return 2 + 1 + (j->precision == TP_PREC_MXFP8 ? 1.0 / 32 : 0);
+}
+
 static void add_linear(const struct hw *h, const struct tp_job *j, const struct linear *x,
                        struct cost *c)
 {
@@ -113,8 +145,15 @@ static void add_linear(const struct hw *h, const struct tp_job *j, const struct 
         if (!x->frozen)
             c->bwd_mem += (5 * mn + 5 * mk + 4 * nk) / h->mem_bw;
     } else if (h->fp8) {
-        /* Transformer Engine casts of the input (fwd) and of the output gradient (bwd) */
-        c->fwd_mem += h->cast_fwd * x->M * x->K * x->count / h->mem_bw;
+        /* Transformer Engine casts of the input (fwd) and of the output gradient (bwd).  A frozen
+           weight's input is quantized row-wise only: the column-wise copy feeds the weight
+           gradient alone (TE 2.x [TE-FROZEN]: `backward_needs_input = is_grad_enabled and
+           weight.requires_grad`, the input quantizer's column-wise usage off without it), so
+           the recipes that write both copies in one pass (MXFP8, NVFP4) write one */
+        double cf = h->cast_fwd, row = cast_rowwise(h, j);
+        if (x->frozen && cf > row)
+            cf = row;
+        c->fwd_mem += cf * x->M * x->K * x->count / h->mem_bw;
         c->bwd_mem += h->cast_bwd * x->M * x->N * x->count / h->mem_bw;
     }
     if (x->nf4) {
@@ -126,13 +165,8 @@ static void add_linear(const struct hw *h, const struct tp_job *j, const struct 
         c->fwd_mem += t;
         c->bwd_mem += t;
     }
-    if (x->lora && j->lora_rank > 0) {
-        double r = j->lora_rank;
-        /* (the adapters' rank-r GEMMs are memory-bound: no alignment term) */
-        c->fwd_gemm += gemm(h, x->M, r, x->K, x->count, 1) + gemm(h, x->M, x->N, r, x->count, 1);
-        c->bwd_gemm += 2 * (gemm(h, x->M, x->K, r, x->count, 1) +
-                            gemm(h, x->M, r, x->N, x->count, 1));
-    }
+    if (x->lora && j->lora_rank > 0)
+        lora_adapter(h, x, j->lora_rank, c);
 }
 
 /* Element-wise bytes per token of one block's forward that every TP rank repeats (norms,
