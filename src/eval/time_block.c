@@ -77,6 +77,7 @@ struct linear {
     bool frozen; /* no weight gradient (LoRA/QLoRA base) */
     bool nf4;    /* QLoRA: dequantized from NF4 before each use */
     bool lora;   /* carries a LoRA adapter */
+    double ew;   /* the share of its adapter's element-wise bytes the stack pays (elementwise()) */
 };
 
 /* tp_gemm_align_eff of a GEMM width on this hardware; 1 when a tape plays back, whose GEMMs
@@ -90,14 +91,23 @@ static double align_of(const struct hw *h, double width)
 
 /* A LoRA adapter beside a linear: y += (alpha / r) * B (A x), A of r x K, B of N x r, in 16 bits
    (NeMo's and Megatron-Bridge's ParallelLinearAdapter run megatron.core's Column/RowParallelLinear
-   outside Transformer Engine; PEFT's lora_A / lora_B are nn.Linear).  Each GEMM has an r-wide
-   operand, so a 128 x 128 output tile would be r/128 useful and the grid a few waves short of
-   the SMs; the libraries run such shapes with narrow tiles (cuBLASLt's
+   outside Transformer Engine; PEFT's lora_A / lora_B are nn.Linear) [LORA-OPS].
+
+   GEMMs.  Each has an r-wide operand, so a 128 x 128 output tile would be r/128 useful and the
+   grid a few waves short of the SMs; the libraries run such shapes with narrow tiles (cuBLASLt's
    tile table goes down to 8 x 16 and 64 x 8) or split the reduction over the SMs (split-K)
    [CUBLASLT-TILE], so they stream their operands: priced at their HBM bytes, or their FLOPs at
    the 16-bit rate when that takes longer.  Forward: A x reads the input (M x K) and writes M x r;
    B h writes the M x N output.  Backward: dB and dh read the output gradient (M x N) once each,
-   dA reads the input, dx_a writes an M x K gradient. */
+   dA reads the input, dx_a writes an M x K gradient.
+
+   Element-wise.  The adapter scales its output (`out * (alpha / dim)`, read and write 2 B per
+   output element) and the wrapper adds it to the base output (read 2 x 2, write 2); backward the
+   scale again (4 B per output element) and the two gradients of the shared input summed (read
+   2 x 2, write 2 per input element).  Separate kernels in the stacks that run them [LORA-OPS],
+   priced as the block's other element-wise bytes are (`ew`: all of them run eagerly, the
+   calibration's unfused share under a fused stack, tp_block_cost); adapter dropout (NeMo's
+   MLPerf recipes keep 0.1, PEFT's and Megatron-Bridge's default is 0) is not priced. */
 static void lora_adapter(const struct hw *h, const struct linear *x, double r, struct cost *c)
 {
     double M = x->M, K = x->K, N = x->N, n = x->count;
@@ -108,6 +118,8 @@ static void lora_adapter(const struct hw *h, const struct linear *x, double r, s
     double cf = flops / h->gemm16_flops, cb = 2 * cf;
     c->fwd_gemm += tf > cf ? tf : cf;
     c->bwd_gemm += tb > cb ? tb : cb;
+    c->fwd_mem += x->ew * 10 * M * N * n / h->mem_bw;
+    c->bwd_mem += x->ew * (4 * M * N + 6 * M * K) * n / h->mem_bw;
 }
 
 /* Bytes per element of a cast that writes the row-wise copy alone: read 2 B, write FP8 1 B
@@ -310,6 +322,13 @@ static double tp_collective(const struct ctx *x)
     return tp_time_allreduce(x->c, x->cal, bytes, l->tp, x->g_tp);
 }
 
+/* The share of the element-wise bytes a stack pays: all of them eagerly, the calibration's
+   unfused share (1 - fused_elementwise) under the fused stacks (tp_block_cost). */
+static double ew_share(const struct ctx *x)
+{
+    return x->eager ? 1 : 1 - x->cal->fused_elementwise;
+}
+
 /* The routed experts of one block run one expert after another (Hugging Face's Python loop, or
    DeepSpeed-MoE's loop over its local experts): `n_local` separate GEMM chains of `rows` tokens
    each, and a host-bound part per expert.  Hugging Face's loop (modeling_qwen3_moe.py,
@@ -330,10 +349,11 @@ static void expert_loop(const struct ctx *x, double n_local, double mean_rows, s
     double up = m->mlp == TP_MLP_GLU ? 2 : 1, etp = x->l->etp, H = m->hidden;
     bool lora = j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA;
     uint32_t lt = j->lora_targets;
+    double ew = ew_share(x);
     struct linear a = {up * m->moe_ffn / etp, H, 1, rows, x->frozen, j->task == TP_TASK_QLORA,
-                       lora && (lt & (TP_LORA_GATE | TP_LORA_UP)) != 0};
+                       lora && (lt & (TP_LORA_GATE | TP_LORA_UP)) != 0, ew};
     struct linear b = {H, m->moe_ffn / etp, 1, rows, x->frozen, j->task == TP_TASK_QLORA,
-                       lora && (lt & TP_LORA_DOWN) != 0};
+                       lora && (lt & TP_LORA_DOWN) != 0, ew};
     struct cost one;
     memset(&one, 0, sizeof one);
     add_linear(&x->h, j, &a, &one);
@@ -365,7 +385,7 @@ static void lin(const struct ctx *x, struct cost *c, double n, double k, double 
     const struct tp_job *j = x->j;
     bool lora = j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA;
     struct linear li = {n, k, count, rows, x->frozen, j->task == TP_TASK_QLORA,
-                        lora && (bits & j->lora_targets) != 0};
+                        lora && (bits & j->lora_targets) != 0, ew_share(x)};
     add_linear(&x->h, j, &li, c);
 }
 
@@ -520,9 +540,8 @@ void tp_block_cost(const struct ctx *x, uint32_t layer, struct cost *c)
     double rep, split, expert;
     elementwise(x, layer, &rep, &split, &expert);
     bool sp = l->sp && l->tp > 1;
-    double bytes = T * ((sp ? rep / tp : rep) + split / tp + expert / l->etp) * x->h.act_bytes;
-    if (!x->eager)
-        bytes *= 1 - x->cal->fused_elementwise;
+    double bytes = T * ((sp ? rep / tp : rep) + split / tp + expert / l->etp) * x->h.act_bytes *
+                   ew_share(x);
     c->fwd_mem += bytes / x->h.mem_bw;
     c->bwd_mem += 2 * bytes / x->h.mem_bw;
 
@@ -576,7 +595,7 @@ void tp_outer_cost(const struct ctx *x, bool first, bool last, struct cost *c)
         enum tp_framework fw = x->j->framework;
         if (fw == TP_FW_MEGATRON || fw == TP_FW_MEGATRON_DS)
             V = ceil(V / (128 * tp)) * 128 * tp;
-        struct linear head = {V / tp, H, 1, T, x->frozen, false, false};
+        struct linear head = {V / tp, H, 1, T, x->frozen, false, false, 0};
         /* the output layer stays in 16 bits under FP8/FP4 recipes: Megatron-Core builds it as
            tensor_parallel.ColumnParallelLinear, outside Transformer Engine's autocast
            (gpt_model.py); torchtitan's Float8 conversion filters out "output" */
