@@ -27,6 +27,16 @@ static inline void fixture_run(const char *preset, const char *gpu, uint32_t gpu
     tp_calib_init(&cal);
 }
 
+/* A catalog GPU by key. */
+static inline const struct tp_gpu *fixture_gpu(const char *key)
+{
+    const struct tp_gpu *g;
+    struct tp_error err = {{0}, {0}};
+    if (tp_gpu_find(key, &g, &err) != TP_OK)
+        fail_msg("%s", err.msg);
+    return g;
+}
+
 /* The run as set is one the library and its stack accept. */
 static inline void fixture_check(void)
 {

@@ -31,15 +31,6 @@ static void near(double got, double want, double tol)
         fail_msg("got %.6f, want %.6f (+- %g)", got, want, tol);
 }
 
-static const struct tp_gpu *gpu(const char *key)
-{
-    const struct tp_gpu *g;
-    struct tp_error err = {{0}, {0}};
-    if (tp_gpu_find(key, &g, &err) != TP_OK)
-        fail_msg("%s", err.msg);
-    return g;
-}
-
 /* The ratios are the published figures' (fp8 TFLOP/s over bf16 TFLOP/s, the same GPU, shape and
    pass), at the measured lengths. */
 static void test_ratio_published(void **state)
@@ -47,35 +38,35 @@ static void test_ratio_published(void **state)
     (void)state;
     double f, b;
     /* GB200, 8192 tokens: fwd 2047 / 1574, bwd 1454 / 1332 */
-    assert_true(tp_attn_fp8_ratio(gpu("gb200"), 8192, &f, &b));
+    assert_true(tp_attn_fp8_ratio(fixture_gpu("gb200"), 8192, &f, &b));
     near(f, 2047.0 / 1574, 1e-9);
     near(b, 1454.0 / 1332, 1e-9);
     /* B200 is GB200's die: the same figures */
-    assert_true(tp_attn_fp8_ratio(gpu("b200"), 8192, &f, &b));
+    assert_true(tp_attn_fp8_ratio(fixture_gpu("b200"), 8192, &f, &b));
     near(f, 2047.0 / 1574, 1e-9);
     /* GB300, 32768 tokens: fwd 3108 / 1953, bwd 2128 / 1490 */
-    assert_true(tp_attn_fp8_ratio(gpu("gb300"), 32768, &f, &b));
+    assert_true(tp_attn_fp8_ratio(fixture_gpu("gb300"), 32768, &f, &b));
     near(f, 3108.0 / 1953, 1e-9);
     near(b, 2128.0 / 1490, 1e-9);
     /* H200, 2048 tokens: fwd 698 / 484, bwd 393 / 370; 16384: the FP8 backward is slower
        (374 / 579) */
-    assert_true(tp_attn_fp8_ratio(gpu("h200"), 2048, &f, &b));
+    assert_true(tp_attn_fp8_ratio(fixture_gpu("h200"), 2048, &f, &b));
     near(f, 698.0 / 484, 1e-9);
     near(b, 393.0 / 370, 1e-9);
-    assert_true(tp_attn_fp8_ratio(gpu("h100-sxm"), 16384, &f, &b));
+    assert_true(tp_attn_fp8_ratio(fixture_gpu("h100-sxm"), 16384, &f, &b));
     near(f, 1010.0 / 673, 1e-9);
     near(b, 374.0 / 579, 1e-9);
     assert_true(b < 1);
     /* between measured lengths: linear in log2 of the length (4k and 8k on GB300) */
-    assert_true(tp_attn_fp8_ratio(gpu("gb300"), sqrt(4096.0 * 8192.0), &f, &b));
+    assert_true(tp_attn_fp8_ratio(fixture_gpu("gb300"), sqrt(4096.0 * 8192.0), &f, &b));
     near(f, (2532.0 / 1703 + 2897.0 / 1856) / 2, 1e-9);
     /* outside 2k-32k: the end points */
-    assert_true(tp_attn_fp8_ratio(gpu("gb200"), 131072, &f, &b));
+    assert_true(tp_attn_fp8_ratio(fixture_gpu("gb200"), 131072, &f, &b));
     near(f, 2197.0 / 1622, 1e-9);
-    assert_true(tp_attn_fp8_ratio(gpu("gb200"), 512, &f, &b));
+    assert_true(tp_attn_fp8_ratio(fixture_gpu("gb200"), 512, &f, &b));
     near(b, 831.0 / 885, 1e-9);
     /* no measurement: the 16-bit kernel's rate */
-    assert_false(tp_attn_fp8_ratio(gpu("mi300x"), 8192, &f, &b));
+    assert_false(tp_attn_fp8_ratio(fixture_gpu("mi300x"), 8192, &f, &b));
     near(f, 1, 0);
     near(b, 1, 0);
 }

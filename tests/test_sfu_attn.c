@@ -32,15 +32,6 @@ static void near(double got, double want, double tol)
         fail_msg("got %.6f, want %.6f (+- %g)", got, want, tol);
 }
 
-static const struct tp_gpu *gpu(const char *key)
-{
-    const struct tp_gpu *g;
-    struct tp_error err = {{0}, {0}};
-    if (tp_gpu_find(key, &g, &err) != TP_OK)
-        fail_msg("%s", err.msg);
-    return g;
-}
-
 static int cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -64,11 +55,11 @@ static void test_published(void **state)
 {
     (void)state;
     double f, b;
-    tp_attn_sfu_rel(gpu("gb300"), &f, &b);
+    tp_attn_sfu_rel(fixture_gpu("gb300"), &f, &b);
     near(f, 2014.0 / 1697, 1e-12);
     near(b, 1536.0 / 1374, 1e-12);
     double f3, b3;
-    tp_attn_sfu_rel(gpu("b300"), &f3, &b3); /* the same die */
+    tp_attn_sfu_rel(fixture_gpu("b300"), &f3, &b3); /* the same die */
     near(f3, f, 0);
     near(b3, b, 0);
     const double fwd300[] = {1805, 1900, 2017, 2014, 1836, 1373, 1703, 1856, 1915, 1953};
@@ -83,7 +74,7 @@ static void test_published(void **state)
     assert_true(f < 10.7 / 5 && f < 10024.0 / 4943);
     const char *const ref[] = {"b200", "gb200", "h100-sxm", "h20", "mi300x"};
     for (size_t i = 0; i < sizeof ref / sizeof ref[0]; i++) {
-        tp_attn_sfu_rel(gpu(ref[i]), &f, &b);
+        tp_attn_sfu_rel(fixture_gpu(ref[i]), &f, &b);
         assert_true(f == 1 && b == 1);
     }
 }
@@ -112,10 +103,10 @@ static void test_step(void **state)
     struct tp_time t300 = step();
     /* the same GPU with sm_100's exponential units: GB200's tensor cores at GB300's peak */
     fixture_run("llama-3.1-8b", "gb200", 8);
-    memcpy(cluster.gpu.peak_flops, gpu("gb300")->peak_flops, sizeof cluster.gpu.peak_flops);
-    cluster.gpu.mamf_bf16 = tp_gpu_mamf(gpu("gb300"), false);
-    cluster.gpu.mamf_fp8 = tp_gpu_mamf(gpu("gb300"), true);
-    cluster.gpu.hbm_bw = gpu("gb300")->hbm_bw;
+    memcpy(cluster.gpu.peak_flops, fixture_gpu("gb300")->peak_flops, sizeof cluster.gpu.peak_flops);
+    cluster.gpu.mamf_bf16 = tp_gpu_mamf(fixture_gpu("gb300"), false);
+    cluster.gpu.mamf_fp8 = tp_gpu_mamf(fixture_gpu("gb300"), true);
+    cluster.gpu.hbm_bw = fixture_gpu("gb300")->hbm_bw;
     job.framework = TP_FW_MEGATRON;
     job.seq = 32768;
     lay.dp = 8;

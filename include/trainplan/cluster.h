@@ -252,6 +252,10 @@ struct tp_job {
                                   Megatron-Core --fp8-dot-product-attention, Transformer
                                   Engine's fp8_dpa (cuDNN's FP8 fused attention).  An FP8 or
                                   FP4 precision on a GPU with FP8 tensor cores only */
+    bool fp8_act_store;        /* the gated MLP's activation input kept in FP8 for its backward
+                                  (Megatron-Core --activation-func-fp8-input-store; NeMo's and
+                                  AMD's MLPerf FP8_ACT / FP8_ACTIVATION): memory only.  An FP8 or
+                                  FP4 precision only */
     enum tp_fp8_recipe fp8_recipe; /* precision fp8: how the recipe scales its tensors */
     enum tp_loss_impl loss_impl; /* the loss over the full logits (unless fused_loss) */
     bool kbit_fp32;            /* QLoRA through PEFT's prepare_model_for_kbit_training (TRL's

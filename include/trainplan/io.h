@@ -248,6 +248,7 @@ struct tp_request {
     int cuda_graphs;                /* enum tp_cuda_graphs */
     bool z3_leaf, dropout, fused_loss, tp_comm_overlap, kbit_fp32, fp8_param_gather;
     bool fp8_attention;             /* --fp8-attention (precision fp8, mxfp8, nvfp4, mxfp4) */
+    bool fp8_act_store;             /* --fp8-act-store (precision fp8, mxfp8, nvfp4, mxfp4) */
     bool fsdp_backend;              /* framework axolotl on FSDP2, not DeepSpeed */
     bool expandable_segments;       /* PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True */
     bool moe_a2a_overlap;
@@ -429,6 +430,7 @@ struct tp_args {
     int kbit_fp32;
     int fp8_param_gather;
     int fp8_attention;       /* --fp8-attention */
+    int fp8_act_store;       /* --fp8-act-store */
     int fp8_recipe;          /* enum tp_fp8_recipe */
     int moe_impl, z3_leaf;   /* moe_impl: 0 = the stack's (enum tp_moe_impl) */
     int moe_a2a_overlap;

@@ -73,6 +73,7 @@ enum tp_status tp_args_request(const struct tp_args *a, struct tp_request *q,
     q->tp_comm_overlap = a->tp_comm_overlap != 0;
     q->fp8_param_gather = a->fp8_param_gather != 0;
     q->fp8_attention = a->fp8_attention != 0;
+    q->fp8_act_store = a->fp8_act_store != 0;
     q->seq = a->seq;
     q->doc_len = a->doc_len;
     q->lora_rank = a->lora_rank;

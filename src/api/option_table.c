@@ -418,6 +418,11 @@ static const struct tp_option OPTIONS[] = {
      .offset = F(fp8_attention), .lo = 1, .hi = 1, .verbs = JOB_CMDS,
      .help = "attention kernels in FP8 (Megatron-Core --fp8-dot-product-attention, Transformer "
      "Engine fp8_dpa; precision fp8, mxfp8, nvfp4 or mxfp4 on a GPU with FP8 tensor cores)"},
+    {.name = "fp8-act-store", .aliases = "fp8-activation-store|activation-func-fp8-input-store",
+     .kind = TP_OPT_FLAG, .offset = F(fp8_act_store), .lo = 1, .hi = 1, .verbs = JOB_CMDS,
+     .help = "the gated MLP's activation input kept in FP8 for its backward (Megatron-Core "
+     "--activation-func-fp8-input-store, NeMo activation_func_fp8_input_store; precision fp8, "
+     "mxfp8, nvfp4 or mxfp4): memory"},
     {.name = "fp8-recipe", .kind = TP_OPT_ENUM, .offset = F(fp8_recipe),
      .choices = "tensorwise|rowwise", .verbs = JOB_CMDS, .metavar = "RECIPE",
      .help = "FP8 scaling (precision fp8): tensorwise (default: Transformer Engine, torchao "

@@ -71,6 +71,7 @@ static void resolve_job(const struct tp_request *r, const struct tp_model *m, st
     j->tp_comm_overlap = r->tp_comm_overlap;
     j->fp8_param_gather = r->fp8_param_gather;
     j->fp8_attention = r->fp8_attention;
+    j->fp8_act_store = r->fp8_act_store;
     j->fp8_recipe = (enum tp_fp8_recipe)r->fp8_recipe;
     j->moe_dispatcher = (enum tp_moe_dispatcher)r->moe_dispatcher;
     j->moe_routing = (enum tp_moe_routing)r->moe_routing;

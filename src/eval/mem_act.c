@@ -121,7 +121,12 @@ static struct act_terms block_activations(const struct tp_model *m, const struct
     /* fc1 output + fc2 input, and the activation's own output in an eager gated MLP; a frozen
        linear keeps no input unless an adapter reads it (mem_lora.c) */
     double fc2 = tp_mem_linear_input_bytes(j, TP_LORA_DOWN, gin, false);
-    double glu = m->mlp == TP_MLP_GLU ? (eager_glu(j) ? 6.0 : 4.0) + fc2 : 2.0 + fc2;
+    /* the fused SwiGLU's saved input (2 x F wide) in FP8 with activation_func_fp8_input_store:
+       Megatron-Core's SwiGLUFunction / BiasSwiGLUFunction save `input.to(torch.float8_e4m3fn)`
+       (megatron/core/fusions/fused_bias_swiglu.py; TE's quantizer with its scale in later
+       releases), 1 byte per element [MEG-ACT8] */
+    double act_in = j->fp8_act_store && !eager_glu(j) ? 1.0 : 2.0;
+    double glu = m->mlp == TP_MLP_GLU ? (eager_glu(j) ? 6.0 : 2 * act_in) + fc2 : 2.0 + fc2;
     double normed = rc & TP_RC_LAYERNORM ? 0 : gin * h;
     /* the normed inputs of QKV and of a dense MLP (a MoE layer's router and dispatch keep
        theirs) */

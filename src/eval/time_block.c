@@ -77,6 +77,7 @@ struct linear {
     bool frozen; /* no weight gradient (LoRA/QLoRA base) */
     bool nf4;    /* QLoRA: dequantized from NF4 before each use */
     bool lora;   /* carries a LoRA adapter */
+    double ew;   /* the share of its adapter's element-wise bytes the stack pays (elementwise()) */
 };
 
 /* tp_gemm_align_eff of a GEMM width on this hardware; 1 when a tape plays back, whose GEMMs
@@ -86,6 +87,49 @@ static double align_of(const struct hw *h, double width)
     if (h->tape && h->tape->play)
         return 1;
     return tp_gemm_align_eff(width, operand_bytes(h));
+}
+
+/* A LoRA adapter beside a linear: y += (alpha / r) * B (A x), A of r x K, B of N x r, in 16 bits
+   (NeMo's and Megatron-Bridge's ParallelLinearAdapter run megatron.core's Column/RowParallelLinear
+   outside Transformer Engine; PEFT's lora_A / lora_B are nn.Linear) [LORA-OPS].
+
+   GEMMs.  Each has an r-wide operand, so a 128 x 128 output tile would be r/128 useful and the
+   grid a few waves short of the SMs; the libraries run such shapes with narrow tiles (cuBLASLt's
+   tile table goes down to 8 x 16 and 64 x 8) or split the reduction over the SMs (split-K)
+   [CUBLASLT-TILE], so they stream their operands: priced at their HBM bytes, or their FLOPs at
+   the 16-bit rate when that takes longer.  Forward: A x reads the input (M x K) and writes M x r;
+   B h writes the M x N output.  Backward: dB and dh read the output gradient (M x N) once each,
+   dA reads the input, dx_a writes an M x K gradient.
+
+   Element-wise.  The adapter scales its output (`out * (alpha / dim)`, read and write 2 B per
+   output element) and the wrapper adds it to the base output (read 2 x 2, write 2); backward the
+   scale again (4 B per output element) and the two gradients of the shared input summed (read
+   2 x 2, write 2 per input element).  Separate kernels in the stacks that run them [LORA-OPS],
+   priced as the block's other element-wise bytes are (`ew`: all of them run eagerly, the
+   calibration's unfused share under a fused stack, tp_block_cost); adapter dropout (NeMo's
+   MLPerf recipes keep 0.1, PEFT's and Megatron-Bridge's default is 0) is not priced. */
+static void lora_adapter(const struct hw *h, const struct linear *x, double r, struct cost *c)
+{
+    double M = x->M, K = x->K, N = x->N, n = x->count;
+    double flops = 2 * M * r * (K + N) * n;
+    double fwd_b = 2 * n * (M * K + r * K + 2 * M * r + r * N + M * N);
+    double bwd_b = 2 * n * (2 * M * N + 2 * M * K + 2 * r * N + 2 * r * K + 4 * M * r);
+    double tf = fwd_b / h->mem_bw, tb = bwd_b / h->mem_bw;
+    double cf = flops / h->gemm16_flops, cb = 2 * cf;
+    c->fwd_gemm += tf > cf ? tf : cf;
+    c->bwd_gemm += tb > cb ? tb : cb;
+    c->fwd_mem += x->ew * 10 * M * N * n / h->mem_bw;
+    c->bwd_mem += x->ew * (4 * M * N + 6 * M * K) * n / h->mem_bw;
+}
+
+/* Bytes per element of a cast that writes the row-wise copy alone: read 2 B, write FP8 1 B
+   (MXFP8: and an E8M0 scale per 32 values), FP4 0.5 B and a scale per 16 (NVFP4, E4M3) or per
+   32 (MXFP4, E8M0), from the formats' block sizes [derived]. */
+static double cast_rowwise(const struct hw *h, const struct tp_job *j)
+{
+    if (h->gemm_dtype == TP_FP4)
+        return 2 + 0.5 + (j->precision == TP_PREC_MXFP4 ? 1.0 / 32 : 1.0 / 16);
+    return 2 + 1 + (j->precision == TP_PREC_MXFP8 ? 1.0 / 32 : 0);
 }
 
 static void add_linear(const struct hw *h, const struct tp_job *j, const struct linear *x,
@@ -113,8 +157,15 @@ static void add_linear(const struct hw *h, const struct tp_job *j, const struct 
         if (!x->frozen)
             c->bwd_mem += (5 * mn + 5 * mk + 4 * nk) / h->mem_bw;
     } else if (h->fp8) {
-        /* Transformer Engine casts of the input (fwd) and of the output gradient (bwd) */
-        c->fwd_mem += h->cast_fwd * x->M * x->K * x->count / h->mem_bw;
+        /* Transformer Engine casts of the input (fwd) and of the output gradient (bwd).  A frozen
+           weight's input is quantized row-wise only: the column-wise copy feeds the weight
+           gradient alone (TE 2.x [TE-FROZEN]: `backward_needs_input = is_grad_enabled and
+           weight.requires_grad`, the input quantizer's column-wise usage off without it), so
+           the recipes that write both copies in one pass (MXFP8, NVFP4) write one */
+        double cf = h->cast_fwd, row = cast_rowwise(h, j);
+        if (x->frozen && cf > row)
+            cf = row;
+        c->fwd_mem += cf * x->M * x->K * x->count / h->mem_bw;
         c->bwd_mem += h->cast_bwd * x->M * x->N * x->count / h->mem_bw;
     }
     if (x->nf4) {
@@ -126,13 +177,8 @@ static void add_linear(const struct hw *h, const struct tp_job *j, const struct 
         c->fwd_mem += t;
         c->bwd_mem += t;
     }
-    if (x->lora && j->lora_rank > 0) {
-        double r = j->lora_rank;
-        /* (the adapters' rank-r GEMMs are memory-bound: no alignment term) */
-        c->fwd_gemm += gemm(h, x->M, r, x->K, x->count, 1) + gemm(h, x->M, x->N, r, x->count, 1);
-        c->bwd_gemm += 2 * (gemm(h, x->M, x->K, r, x->count, 1) +
-                            gemm(h, x->M, r, x->N, x->count, 1));
-    }
+    if (x->lora && j->lora_rank > 0)
+        lora_adapter(h, x, j->lora_rank, c);
 }
 
 /* Element-wise bytes per token of one block's forward that every TP rank repeats (norms,
@@ -279,6 +325,13 @@ static double tp_collective(const struct ctx *x)
     return tp_time_allreduce(x->c, x->cal, bytes, l->tp, x->g_tp);
 }
 
+/* The share of the element-wise bytes a stack pays: all of them eagerly, the calibration's
+   unfused share (1 - fused_elementwise) under the fused stacks (tp_block_cost). */
+static double ew_share(const struct ctx *x)
+{
+    return x->eager ? 1 : 1 - x->cal->fused_elementwise;
+}
+
 /* The routed experts of one block run one expert after another (Hugging Face's Python loop, or
    DeepSpeed-MoE's loop over its local experts): `n_local` separate GEMM chains of `rows` tokens
    each, and a host-bound part per expert.  Hugging Face's loop (modeling_qwen3_moe.py,
@@ -299,10 +352,11 @@ static void expert_loop(const struct ctx *x, double n_local, double mean_rows, s
     double up = m->mlp == TP_MLP_GLU ? 2 : 1, etp = x->l->etp, H = m->hidden;
     bool lora = j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA;
     uint32_t lt = j->lora_targets;
+    double ew = ew_share(x);
     struct linear a = {up * m->moe_ffn / etp, H, 1, rows, x->frozen, j->task == TP_TASK_QLORA,
-                       lora && (lt & (TP_LORA_GATE | TP_LORA_UP)) != 0};
+                       lora && (lt & (TP_LORA_GATE | TP_LORA_UP)) != 0, ew};
     struct linear b = {H, m->moe_ffn / etp, 1, rows, x->frozen, j->task == TP_TASK_QLORA,
-                       lora && (lt & TP_LORA_DOWN) != 0};
+                       lora && (lt & TP_LORA_DOWN) != 0, ew};
     struct cost one;
     memset(&one, 0, sizeof one);
     add_linear(&x->h, j, &a, &one);
@@ -339,7 +393,7 @@ static void lin(const struct ctx *x, struct cost *c, double n, double k, double 
     const struct tp_job *j = x->j;
     bool lora = j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA;
     struct linear li = {n, k, count, rows, x->frozen, j->task == TP_TASK_QLORA,
-                        lora && (bits & j->lora_targets) != 0};
+                        lora && (bits & j->lora_targets) != 0, ew_share(x)};
     add_linear(&x->h, j, &li, c);
 }
 
@@ -500,9 +554,8 @@ void tp_block_cost(const struct ctx *x, uint32_t layer, struct cost *c)
     double rep, split, expert;
     elementwise(x, layer, &rep, &split, &expert);
     bool sp = l->sp && l->tp > 1;
-    double bytes = T * ((sp ? rep / tp : rep) + split / tp + expert / l->etp) * x->h.act_bytes;
-    if (!x->eager)
-        bytes *= 1 - x->cal->fused_elementwise;
+    double bytes = T * ((sp ? rep / tp : rep) + split / tp + expert / l->etp) * x->h.act_bytes *
+                   ew_share(x);
     c->fwd_mem += bytes / x->h.mem_bw;
     c->bwd_mem += 2 * bytes / x->h.mem_bw;
 
@@ -556,7 +609,7 @@ void tp_outer_cost(const struct ctx *x, bool first, bool last, struct cost *c)
         enum tp_framework fw = x->j->framework;
         if (fw == TP_FW_MEGATRON || fw == TP_FW_MEGATRON_DS)
             V = ceil(V / (128 * tp)) * 128 * tp;
-        struct linear head = {V / tp, H, 1, T, x->frozen, false, false};
+        struct linear head = {V / tp, H, 1, T, x->frozen, false, false, 0};
         /* the output layer stays in 16 bits under FP8/FP4 recipes: Megatron-Core builds it as
            tensor_parallel.ColumnParallelLinear, outside Transformer Engine's autocast
            (gpt_model.py); torchtitan's Float8 conversion filters out "output" */

@@ -68,6 +68,13 @@ enum tp_status tp_cluster_check(const struct tp_cluster *c, const struct tp_job 
         return tp_fail_field(err, TP_EINVAL, "fp8_attention",
                              "fp8_attention needs precision fp8, mxfp8, nvfp4 or mxfp4, not %s",
                              tp_prec_name(j->precision));
+    /* Megatron-Core stores the activation input in FP8 under an FP8 recipe
+       (activation_func_fp8_input_store, megatron/core/fusions/fused_bias_swiglu.py) */
+    if (j->fp8_act_store && tp_prec_gemm_dtype(j->precision) != TP_FP8 &&
+        tp_prec_gemm_dtype(j->precision) != TP_FP4)
+        return tp_fail_field(err, TP_EINVAL, "fp8_act_store",
+                             "fp8_act_store needs precision fp8, mxfp8, nvfp4 or mxfp4, not %s",
+                             tp_prec_name(j->precision));
     if (j->fp8_attention && g->peak_flops[TP_FP8] <= 0)
         return tp_fail_field(err, TP_EINVAL, "fp8_attention",
                              "fp8_attention: %s has no FP8 tensor cores (catalog fp8 peak 0)",

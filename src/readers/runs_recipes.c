@@ -321,6 +321,17 @@ enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j)
     TRY(tp_row_bool(r, "dropout", j->dropout, &j->dropout));
     TRY(tp_row_bool(r, "fused_loss", j->fused_loss, &j->fused_loss));
     TRY(tp_row_bool(r, "fp8_param_gather", j->fp8_param_gather, &j->fp8_param_gather));
+    /* the gated MLP's activation input kept in FP8 (Megatron-Core
+       --activation-func-fp8-input-store): the fp8_act_store column, else the spellings the
+       notes quote under an FP8 or FP4 recipe (NVIDIA's MLPerf NeMo configs FP8_ACT=1, AMD's
+       FP8_ACTIVATION=True, the config field and the flag) */
+    const char *nt = tp_row_cell(r, "notes");
+    enum tp_dtype gd = tp_prec_gemm_dtype(j->precision);
+    bool act8 = (gd == TP_FP8 || gd == TP_FP4) &&
+                (strstr(nt, "FP8_ACT=1") || strstr(nt, "FP8_ACTIVATION=True") ||
+                 strstr(nt, "activation_func_fp8_input_store") ||
+                 strstr(nt, "activation-func-fp8-input-store"));
+    TRY(tp_row_bool(r, "fp8_act_store", act8, &j->fp8_act_store));
     /* DeepSpeed ZeRO++: zero_quantized_weights / zero_quantized_gradients, as its config says */
     TRY(tp_row_bool(r, "zero_quantized_weights", false, &j->zero_quant_weights));
     TRY(tp_row_bool(r, "zero_quantized_gradients", false, &j->zero_quant_grads));
