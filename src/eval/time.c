@@ -417,6 +417,8 @@ static void stage_eval(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
     } else {
         opt = local * tp_optimizer_step_bytes(j->optimizer) / (c->gpu.hbm_bw * cal->opt_eff);
     }
+    /* the step's host work beside the blocks, counted per stack (host_step.c) */
+    opt += tp_host_step(x, s, b->blocks, dense_train + expert_train, opt);
     opt += tp_z3_subgroup_step_s(x, local);
     opt += tp_host_ds_step(x, s, b->blocks, dense_train); /* per-tensor checks (host_ds.c) */
     opt += tp_host_log_step(x, s, b->blocks, dense_train + expert_train); /* host_log.c */
