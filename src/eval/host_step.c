@@ -22,9 +22,9 @@
  *     train_step, megatron/core/optimizer/optimizer.py MixedPrecisionOptimizer.step,
  *     distrib_optimizer.py, clip_grads.py):
  *     - the optimizer's own shard of the tensors (the distributed optimizer: 1/dp of them and
- *       the one its boundary splits): the gradient copy to the fp32 main gradient and the
- *       parameter copy back (_copy_model_grads_to_main_grads, _copy_main_params_to_model_
- *       params): 2 ops per tensor;
+ *       the one its boundary splits): a Python walk per tensor, the gradient's view as the fp32
+ *       main gradient (`.float()` of an fp32 main_grad: no kernel) and the parameter's copy
+ *       back (_copy_main_params_to_model_params): 1 op per tensor;
  *     - FusedAdam over the shard (multi-tensor, depth 4), get_grad_norm_fp32 (multi_tensor_
  *       l2norm, depth 1; the square, an all-reduce over the model-parallel group, and
  *       `total_norm.item()`: a drain), clip_grad_by_total_norm_fp32 (multi_tensor_scale,
@@ -52,8 +52,9 @@
  *     2023-05), because a job does not say which trainer ran (docs/host.md, "The step beside
  *     the blocks").
  *   megatron-deepspeed: DeepSpeed's engine, host_ds.c.
- * Each count's host time is exposed where the GPU has nothing queued: after a drain whole, the
- * launches past the optimizer's GPU time (the same rule as host.c's blocks).
+ * Each count's host time is exposed where the GPU has nothing queued: a drain and what follows
+ * it (the graph's copies and replay come after the optimizer's drains) whole, the optimizer's
+ * launches past its GPU time (the same rule as host.c's blocks).
  */
 #include "time_internal.h"
 
@@ -63,6 +64,8 @@
 #define COLL_OPS 4.0 /* host.c: a collective's launch and COLL_HOST_OPS beside it */
 #define MT_CHUNK 65536.0
 #define MT_BLOCKS 320.0
+/* StaticBufferLoader's copies per micro-batch: tokens, labels, loss mask, position ids */
+#define GRAPH_BATCH_COPIES 4.0
 
 /* Launches of one multi-tensor op of `depth` lists over `tensors` tensors of `elems`
    elements in all (the header's rule). */
@@ -103,16 +106,17 @@ double tp_host_step(const struct ctx *x, uint32_t stage, uint32_t blocks, double
     bool sharded = l->zero >= 1 && l->dp > 1;
     double own_t = sharded ? tensors / l->dp + 1 : tensors;
     double own_p = sharded ? params / l->dp : params;
-    double launches = 0, drains = 0, colls = 0;
+    double launches = 0, drains = 0, colls = 0, idle_ops = 0;
     switch (j->framework) {
     case TP_FW_MEGATRON: {
         double buckets = ceil(params / fmax(40e6, 1e6 * l->dp));
-        launches = 2 * own_t + mt_launches(own_t, own_p, 4) + mt_launches(own_t, own_p, 1) + 1 +
+        launches = own_t + mt_launches(own_t, own_p, 4) + mt_launches(own_t, own_p, 1) + 1 +
                    mt_launches(own_t, own_p, 2) + buckets;
         drains = 2; /* the norm's .item() and the loss scale's */
         colls = 1;
+        /* the batches' copies and the replay follow the optimizer's drains: the GPU is idle */
         if (j->cuda_graphs == TP_CUDA_GRAPHS_FULL)
-            launches += 1 + 4.0 * l->gas;
+            idle_ops = 1 + GRAPH_BATCH_COPIES * l->gas;
         break;
     }
     case TP_FW_TORCHTITAN:
@@ -129,8 +133,7 @@ double tp_host_step(const struct ctx *x, uint32_t stage, uint32_t blocks, double
     case TP_FW_COUNT:
         return 0;
     }
-    (void)stage;
     double coll_host = colls * COLL_OPS * op + colls * small_allreduce(x, l->tp * l->pp);
     double host = launches * op;
-    return fmax(0, host - opt_gpu) + drains * DRAIN_OPS * op + coll_host;
+    return fmax(0, host - opt_gpu) + (drains * DRAIN_OPS + idle_ops) * op + coll_host;
 }
