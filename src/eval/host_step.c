@@ -52,6 +52,13 @@
  *     2023-05), because a job does not say which trainer ran (docs/host.md, "The step beside
  *     the blocks").
  *   megatron-deepspeed: DeepSpeed's engine, host_ds.c.
+ * Per micro-batch, on the last pipeline stage (tp_host_loss_checks): Megatron-Core's loss_func
+ * (pretrain_gpt.py) runs rerun_state_machine.validate_result twice on the loss under
+ * --check-for-nan-in-loss-and-grad (the default): torch.isnan and torch.isinf, each read back by
+ * `if result_rejected:` (megatron/core/rerun_state_machine.py validate_result), a drain each.
+ * A full-iteration graph cannot hold a host read: Megatron-Core requires
+ * --no-check-for-nan-in-loss-and-grad with it, and the MLPerf and Megatron-Bridge recipes that
+ * run it turn the check off, so under full graphs nothing is paid.
  * Each count's host time is exposed where the GPU has nothing queued: a drain and what follows
  * it (the graph's copies and replay come after the optimizer's drains) whole, the optimizer's
  * launches past its GPU time (the same rule as host.c's blocks).
@@ -66,6 +73,8 @@
 #define MT_BLOCKS 320.0
 /* StaticBufferLoader's copies per micro-batch: tokens, labels, loss mask, position ids */
 #define GRAPH_BATCH_COPIES 4.0
+/* validate_result calls on the loss per micro-batch: isnan, isinf */
+#define LOSS_CHECKS 2.0
 
 /* Launches of one multi-tensor op of `depth` lists over `tensors` tensors of `elems`
    elements in all (the header's rule). */
@@ -136,4 +145,12 @@ double tp_host_step(const struct ctx *x, uint32_t stage, uint32_t blocks, double
     double coll_host = colls * COLL_OPS * op + colls * small_allreduce(x, l->tp * l->pp);
     double host = launches * op;
     return fmax(0, host - opt_gpu) + (drains * DRAIN_OPS + idle_ops) * op + coll_host;
+}
+
+double tp_host_loss_checks(const struct ctx *x)
+{
+    const struct tp_job *j = x->j;
+    if (j->framework != TP_FW_MEGATRON || j->cuda_graphs == TP_CUDA_GRAPHS_FULL)
+        return 0;
+    return LOSS_CHECKS * DRAIN_OPS * x->cal->eager_op_s;
 }

@@ -178,6 +178,7 @@ static void stage_time(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
        last stages (host.c) */
     double data_host = stage == 0 || stage == l->pp - 1 ? tp_host_micro_batch(x) : 0;
     data_host += tp_host_ds_micro_batch(x, stage); /* DeepSpeed's engine (host_ds.c) */
+    data_host += stage == l->pp - 1 ? tp_host_loss_checks(x) : 0; /* host_step.c */
     st->overhead = cal->layer_overhead_s * n * (1 + ref / 2) +
                    sum.host_fwd * (1 + ref) + sum.host_bwd + rc.host_fwd + data_host;
     st->total = st->fwd + st->bwd + st->recompute + st->tp + st->cp + st->ep + st->pp +

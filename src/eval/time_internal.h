@@ -182,6 +182,9 @@ double tp_host_stage_tensors(const struct ctx *x, uint32_t stage, uint32_t block
    per rank. */
 double tp_host_step(const struct ctx *x, uint32_t stage, uint32_t blocks, double params,
                     double opt_gpu);
+/* Per micro-batch on the last pipeline stage (host_step.c): Megatron-Core's NaN/Inf checks of
+   the loss, two drains; none under full-iteration CUDA graphs. */
+double tp_host_loss_checks(const struct ctx *x);
 /* Seconds that Megatron-Core's dropless dispatcher's host wait for its split sizes adds to
    one forward of block `layer` (moe_host.c; 0 for other blocks and stacks); c holds the
    block's GPU costs. */
