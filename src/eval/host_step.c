@@ -5,6 +5,7 @@
  * Megatron's per-step logging flags.  What no count explains stays in the calibration's
  * residual step_overhead_s (time.c).
  *
+ * Sources: [STEP-CODE] (docs/references.md).
  * Units: an eager op is eager_op_s (host.c); a drain (`.item()` of a CUDA tensor) is its call
  * and the launch the idle GPU then waits for, 2 eager ops (host_ds.c's measurement); a
  * collective called from Python is its launch and 3 eager ops beside it (host.c
