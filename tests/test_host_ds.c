@@ -61,7 +61,8 @@ static void test_drain_price_measured(void **state)
    block is GPU-bound, so against the fused Megatron-LM stack Megatron-DeepSpeed adds, per
    micro-batch on a stage of 24 blocks: the blocks' torch.tensor copies (2 each: a call and a
    launch), the data path's 2 syncs (both stages load a batch: TrainSchedule's LoadMicroBatch
-   on the first and the last stage) and ThroughputTimer.start()'s synchronize: 54 eager ops;
+   on the first and the last stage) and ThroughputTimer.start()'s synchronize: 54 eager ops,
+   less Megatron-Core's two loss-check drains on the last stage (4 ops);
    without TP no activation is partitioned, and the pipeline engine has no DP loss
    all-reduce per micro-batch. */
 static void test_pipeline_drains_tp1(void **state)
@@ -74,7 +75,8 @@ static void test_pipeline_drains_tp1(void **state)
     lay.gas = 4;
     struct tp_time fused = step(TP_FW_MEGATRON), mds = step(TP_FW_MEGATRON_DS);
     double ops = 24 * 2 + 2 * 2 + 2;
-    double want = 4 * ops * cal.eager_op_s;
+    /* less the fused stack's own loss checks on the last stage: 2 drains, 4 ops (host_step.c) */
+    double want = 4 * (ops - 4) * cal.eager_op_s;
     double got = mds.overhead_s - fused.overhead_s;
     if (!(fabs(got - want) <= 1e-9))
         fail_msg("got %.6g s, want %.6g s", got, want);
@@ -146,7 +148,11 @@ static void test_step_checks(void **state)
     job.precision = TP_PREC_BF16;
     struct tp_time bf16 = step(TP_FW_MEGATRON_DS);
     struct tp_time mcore_bf16 = step(TP_FW_MEGATRON);
-    assert_true(fabs(bf16.optimizer_s - mcore_bf16.optimizer_s) < 1e-12);
+    /* Megatron-Core's own step (host_step.c): the norm's and the loss scale's .item() drains
+       (2 ops each) and the norm's all-reduce from Python (4 ops, no latency on one rank of
+       its model-parallel group); its launches hide behind the optimizer's GPU pass */
+    double mc = 8 * cal.eager_op_s;
+    assert_true(fabs(mcore_bf16.optimizer_s - bf16.optimizer_s - mc) < 1e-12);
     job.precision = TP_PREC_FP16;
     struct tp_time fp16 = step(TP_FW_MEGATRON_DS);
     struct tp_time mcore_fp16 = step(TP_FW_MEGATRON);
@@ -155,7 +161,7 @@ static void test_step_checks(void **state)
     double params = (double)pc.total, tensors = 48 * 12 + 2 + 2;
     double bytes = params * 10;
     double gpu_min = bytes / cluster.gpu.hbm_bw, gpu_max = bytes / (0.5 * cluster.gpu.hbm_bw);
-    double extra = fp16.optimizer_s - mcore_fp16.optimizer_s;
+    double extra = fp16.optimizer_s - mcore_fp16.optimizer_s + mc;
     printf("  ZeRO 0 fp16 probes: %.2f ms per step over %.0f tensors\n", extra * 1e3, tensors);
     assert_true(extra >= tensors * PROBE_S / 2 + gpu_min);
     assert_true(extra <= tensors * PROBE_S * 2 + gpu_max);
@@ -165,7 +171,7 @@ static void test_step_checks(void **state)
     job.precision = TP_PREC_BF16;
     struct tp_time z1_bf16 = step(TP_FW_MEGATRON_DS);
     assert_true(fabs(z1_fp16.optimizer_s - z1_bf16.optimizer_s) < 1e-12);
-    double part = 580.0 / 8 + 1, z1 = z1_fp16.optimizer_s - z1_m.optimizer_s;
+    double part = 580.0 / 8 + 1, z1 = z1_fp16.optimizer_s - z1_m.optimizer_s + mc;
     double pbytes = params / 8 * (10 + 18);
     assert_true(z1 >= 2 * part * PROBE_S / 2 + pbytes / cluster.gpu.hbm_bw);
     assert_true(z1 <= 2 * part * PROBE_S * 2 + pbytes / (0.5 * cluster.gpu.hbm_bw) + 1e-3);

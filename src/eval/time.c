@@ -178,6 +178,7 @@ static void stage_time(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
        last stages (host.c) */
     double data_host = stage == 0 || stage == l->pp - 1 ? tp_host_micro_batch(x) : 0;
     data_host += tp_host_ds_micro_batch(x, stage); /* DeepSpeed's engine (host_ds.c) */
+    data_host += stage == l->pp - 1 ? tp_host_loss_checks(x) : 0; /* host_step.c */
     st->overhead = cal->layer_overhead_s * n * (1 + ref / 2) +
                    sum.host_fwd * (1 + ref) + sum.host_bwd + rc.host_fwd + data_host;
     st->total = st->fwd + st->bwd + st->recompute + st->tp + st->cp + st->ep + st->pp +
@@ -417,6 +418,8 @@ static void stage_eval(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
     } else {
         opt = local * tp_optimizer_step_bytes(j->optimizer) / (c->gpu.hbm_bw * cal->opt_eff);
     }
+    /* the step's host work beside the blocks, counted per stack (host_step.c) */
+    opt += tp_host_step(x, s, b->blocks, dense_train + expert_train, opt);
     opt += tp_z3_subgroup_step_s(x, local);
     opt += tp_host_ds_step(x, s, b->blocks, dense_train); /* per-tensor checks (host_ds.c) */
     opt += tp_host_log_step(x, s, b->blocks, dense_train + expert_train); /* host_log.c */

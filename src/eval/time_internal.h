@@ -172,6 +172,19 @@ double tp_host_ds_step(const struct ctx *x, uint32_t stage, uint32_t blocks, dou
 /* Per optimizer step (host_log.c): Megatron's --log-params-norm and --log-num-zeros-in-grad on
    a stage of `blocks` blocks holding `params` trainable parameters per rank, exposed whole. */
 double tp_host_log_step(const struct ctx *x, uint32_t stage, uint32_t blocks, double params);
+/* The parameter tensors, as Megatron-Core names them, of pipeline stage `stage` holding
+   `blocks` blocks on one rank (host_log.c). */
+double tp_host_stage_tensors(const struct ctx *x, uint32_t stage, uint32_t blocks);
+/* Per optimizer step (host_step.c): the host work each stack's training step runs beside the
+   blocks (its optimizer's launches and host syncs, the trainer's per-step syncs, under
+   full-iteration CUDA graphs the replay and the batches' copies), exposed past `opt_gpu`, the
+   optimizer's GPU time, on a stage of `blocks` blocks holding `params` trainable parameters
+   per rank. */
+double tp_host_step(const struct ctx *x, uint32_t stage, uint32_t blocks, double params,
+                    double opt_gpu);
+/* Per micro-batch on the last pipeline stage (host_step.c): Megatron-Core's NaN/Inf checks of
+   the loss, two drains; none under full-iteration CUDA graphs. */
+double tp_host_loss_checks(const struct ctx *x);
 /* Seconds that Megatron-Core's dropless dispatcher's host wait for its split sizes adds to
    one forward of block `layer` (moe_host.c; 0 for other blocks and stacks); c holds the
    block's GPU costs. */
