@@ -98,6 +98,19 @@
  *     per tensor does `hp_grad.add_(lp.grad.to(float32))` (bf16_optimizer.py): read 2, write 4
  *     (the fp32 temporary), read 4 + 4, write 4: 18 bytes per parameter, every micro-batch
  *     [counted].
+ * Per step on the GPU and the network (time.c):
+ *   - the reduction after the last backward, nothing beside it: TrainSchedule issues
+ *     ReduceTiedGrads, ReduceGrads and OptimizerStep after the last BackwardPass
+ *     (runtime/pipe/schedule.py); without the pipeline, DeepSpeedEngine.backward calls
+ *     allreduce_gradients after loss.backward() at the boundary (runtime/engine.py), and ZeRO
+ *     0/1 have no overlapping hooks (overlap_comm defaults to stage 3 only); ZeRO 1's
+ *     all-gather of the updated parameters runs inside its step().  In the 16-bit type
+ *     (DeepSpeedZeroOptimizer's communication_data_type, FP16_Optimizer's flat buffers), fp32
+ *     under BF16_Optimizer;
+ *   - the tied embedding's gradient all-reduced between the first and the last stage
+ *     (_exec_reduce_tied_grads -> PipelineModule.allreduce_tied_weight_gradients: V x h / tp
+ *     16-bit elements over the 2-rank group), exposed on those two stages
+ *     (tp_host_ds_tied_reduce).
  * Megatron-Core's gradient-accumulation fusion folds the same sum into the weight-gradient GEMM
  * (fused_weight_gradient_mlp_cuda.wgrad_gemm_accum_fp32), so the other stacks pay none of it.
  */
@@ -180,6 +193,21 @@ double tp_host_ds_step(const struct ctx *x, uint32_t stage, uint32_t blocks, dou
     double part_t = tensors / dp + 1, part_p = params / dp;
     return part_t * 2 * 3 * op + part_p * (10 + 18) / bw +
            (3 * coll_ops() + 2 * DRAIN_OPS) * op;
+}
+
+double tp_host_ds_tied_reduce(const struct ctx *x, uint32_t stage)
+{
+    const struct tp_layout *l = x->l;
+    const struct tp_model *m = x->m;
+    if (!tp_stack_get(x->j->framework)->ds_engine || x->frozen || l->pp <= 1 || !m->tied ||
+        (stage != 0 && stage + 1 != l->pp))
+        return 0;
+    /* the first and the last stage: pp - 1 stages of tp x dp ranks apart, on one node only
+       when the whole pipeline fits in one */
+    double bytes = (double)m->vocab * m->hidden / l->tp * x->h.act_bytes;
+    uint64_t apart = (uint64_t)(l->pp - 1) * l->tp * l->cp * l->dp;
+    uint32_t g = apart < x->c->gpus_per_node ? 2 : 1;
+    return tp_time_allreduce(x->c, x->cal, bytes, 2, g);
 }
 
 bool tp_host_ds_bf16_optimizer(const struct ctx *x)

@@ -426,6 +426,7 @@ static void stage_eval(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
     exposed += fetch;
     exposed += behind(cal, d.step_reduce, dp_ov * bwd_w) +
                behind(cal, d.step_gather, dp_ov * fwd_w);
+    exposed += tp_host_ds_tied_reduce(x, s);
     /* optimizer over this GPU's shard of the trainable parameters */
     double n_opt_d = l->zero >= 1 ? (l->shard_group ? l->shard_group : n_dense) : 1;
     double n_opt_e = l->zero >= 1 ? n_expert : 1;
