@@ -260,8 +260,23 @@ static void test_pipe_p2p(void **state)
        beside the DP reduction */
     double tied = tp_time_allreduce(&cluster, &cal, model.vocab * (double)model.hidden / 2 * 2,
                                     2, 2);
-    if (!(fabs(mds.dp_comm_s - mds.dp_comm_total_s - tied) <= 1e-12))
-        fail_msg("tied: got %.9g s, want %.9g s", mds.dp_comm_s - mds.dp_comm_total_s, tied);
+    struct ctx x;
+    memset(&x, 0, sizeof x);
+    x.m = &model;
+    x.c = &cluster;
+    x.j = &job;
+    x.l = &lay;
+    x.cal = &cal;
+    x.h.act_bytes = 2;
+    job.framework = TP_FW_MEGATRON_DS;
+    for (uint32_t s = 0; s < 2; s++)
+        if (!(fabs(tp_host_ds_tied_reduce(&x, s) - tied) <= 1e-15))
+            fail_msg("tied, stage %u: got %.9g s, want %.9g s", s,
+                     tp_host_ds_tied_reduce(&x, s), tied);
+    assert_true(fabs(mds.dp_comm_s - mds.dp_comm_total_s) < 1e-15); /* all of it exposed */
+    lay.pp = 3; /* a middle stage holds no tied weight */
+    assert_true(tp_host_ds_tied_reduce(&x, 1) == 0);
+    lay.pp = 2;
     /* without TP nothing is partitioned: no meta */
     lay.tp = 1;
     lay.dp = 4;

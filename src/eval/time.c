@@ -424,9 +424,9 @@ static void stage_eval(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
        them is DP/ZeRO traffic too (the total below counts them: issue 40) */
     double fetch = gas * z3_expert_fetch(x, st);
     exposed += fetch;
+    d.step_reduce += tp_host_ds_tied_reduce(x, s); /* DeepSpeed's ReduceTiedGrads (host_ds.c) */
     exposed += behind(cal, d.step_reduce, dp_ov * bwd_w) +
                behind(cal, d.step_gather, dp_ov * fwd_w);
-    exposed += tp_host_ds_tied_reduce(x, s);
     /* optimizer over this GPU's shard of the trainable parameters */
     double n_opt_d = l->zero >= 1 ? (l->shard_group ? l->shard_group : n_dense) : 1;
     double n_opt_e = l->zero >= 1 ? n_expert : 1;
