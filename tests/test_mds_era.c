@@ -9,9 +9,16 @@
  *   forward  cast 2 -> 4 (6), max (4), logits - max into a new tensor (8), exp_ (8), sum (4),
  *            div_ (8): 38 bytes per logit;
  *   backward mul_ (8), cast 4 -> 2 (6): 14 bytes per logit;
- * 52 in all, against the 16 the model keeps for the other unfused stacks.  The difference is
- * the only one between the two stacks' element-wise time at one layout (the blocks' kernels
- * are the same legacy fused ones), so it is checked on the step's element-wise seconds.
+ * 52 in all, against the 16 the model keeps for the other unfused stacks.
+ *
+ * The weight gradients: Megatron-DeepSpeed computes each as a new tensor (its gradient-
+ * accumulation fusion is commented out, megatron/core/tensor_parallel/layers.py at c08e2cc2)
+ * and autograd's AccumulateGrad adds it into the fp16 .grad from the second micro-batch on:
+ * 3 x 2 bytes per parameter of the rank (src/eval/host_ds.c).
+ *
+ * These two are the only differences between the two stacks' element-wise time at one layout
+ * (the blocks' kernels are the same legacy fused ones), so they are checked on the step's
+ * element-wise seconds.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,6 +37,8 @@
 /* Bytes per logit of the two losses, counted from the code (see the header). */
 #define MDS_CE_BYTES (6.0 + 4 + 8 + 8 + 4 + 8 + 8 + 6)
 #define UNFUSED_CE_BYTES 16.0
+/* AccumulateGrad's in-place sum of two fp16 gradients: read 2 + 2, write 2 */
+#define GRAD_ACCUM_BYTES (2.0 + 2 + 2)
 
 /* got within a relative tol of want, with both figures in the failure */
 static void near(const char *what, double got, double want, double tol)
@@ -63,13 +72,16 @@ static void test_cross_entropy_bytes(void **state)
     const struct tp_calib_gpu *o = tp_calib_gpu_find(&cal, cluster.gpu.key);
     if (o && o->mem_eff > 0)
         bw = cluster.gpu.hbm_bw * o->mem_eff;
-    double want = logits * (MDS_CE_BYTES - UNFUSED_CE_BYTES) / bw;
+    struct tp_memory mem = fixture_memory(); /* the rank's parameters */
+    double accum = (lay.gas - 1) * mem.params * GRAD_ACCUM_BYTES / bw;
+    double want = logits * (MDS_CE_BYTES - UNFUSED_CE_BYTES) / bw + accum;
     near("loss bytes", mds.elementwise_s - mlm.elementwise_s, want, 1e-9);
-    /* a fused (chunked) loss is the same 4 bytes per logit on either stack */
+    /* a fused (chunked) loss is the same 4 bytes per logit on either stack: the gradients'
+       accumulation is left */
     job.fused_loss = true;
     mds = step(TP_FW_MEGATRON_DS);
     mlm = step(TP_FW_MEGATRON);
-    near("fused loss", mds.elementwise_s, mlm.elementwise_s, 1e-12);
+    near("fused loss", mds.elementwise_s - mlm.elementwise_s, accum, 1e-9);
 }
 
 int main(void)

@@ -382,6 +382,9 @@ struct tp_stack {
     bool fp8_rowwise;       /* runs torchao's row-wise FP8 recipe (tp_fp8_recipe) */
     bool fp8_tp_gather;     /* tensor-wise FP8 TP all-gathers its inputs in FP8 (torchao's
                                Float8ColwiseParallel / Float8RowwiseParallel) */
+    bool ds_engine;         /* DeepSpeed's engine drives Megatron's model: unbatched blocking
+                               pipeline p2p, the step's reduction after the last backward,
+                               weight gradients accumulated outside the GEMM (host_ds.c) */
 };
 TP_API size_t tp_stack_count(void);
 TP_API const struct tp_stack *tp_stack_get(enum tp_framework fw);

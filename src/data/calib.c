@@ -36,8 +36,11 @@
  *     src/eval/time.c behind); optimizer kernels at
  *     0.80 of HBM bandwidth (§5.3);
  *     CPU Adam 20 GB/s of host memory per GPU [heuristic]; 0.05 s per step of host overhead
- *     (logging, scheduler, data, synchronisation) [heuristic; the rows pin it: 106 rows of 7
- *     sources in the built-in fit, calibrate --explain].
+ *     beyond what src/eval/host_step.c counts from each stack's code (the optimizer's launches
+ *     and drains, the loss checks, a full graph's copies: under a millisecond on fused
+ *     stacks), the residual: data loading, scheduler, logging and whatever else the rows need
+ *     [heuristic; the rows pin it: 105 rows of 6 sources in the built-in fit, calibrate
+ *     --explain; held at a 5 ms prior it breaks the held-out figures, docs/host.md].
  *   eager stacks (src/eval/time.c expert_loop, z3_expert_fetch) and every block's launches
  *     (src/eval/host.c): 12 us of host time per eager PyTorch op (Python, dispatcher and launch;
  *     the per-op overhead CUDA graphs exist to remove): pytorch/pytorch#41383 measures 6.8 us

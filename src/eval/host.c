@@ -71,9 +71,10 @@
  *     full_cuda_graph.py FullCudaGraphWrapper, "excluding optimizer"): no block host time at
  *     all; the one replay per step and the copies of each micro-batch into the static buffers
  *     (StaticBufferLoader) are outside the blocks and run before the replay.  What stays
- *     eager is the optimizer step, the data loading, logging and the Python loop: the
- *     calibration's per-step step_overhead_s, which no calibration row splits, so it is kept
- *     whole (docs/host.md).
+ *     eager is the optimizer step, the data loading, logging and the Python loop: what the
+ *     code shows of it is counted per stack in host_step.c (the optimizer's launches and
+ *     drains, the replay and the batches' copies), the rest is the calibration's residual
+ *     step_overhead_s (docs/host.md, "The step beside the blocks").
  * torch.compile's mode="reduce-overhead" (CUDA graphs of compiled regions) is not priced.
  *
  * Beside the launches, host time that no launch count shows (docs/host.md; sources [HOST-ISS],

@@ -56,7 +56,18 @@
  *     gradient for overflow: CheckOverflow.has_overflow_serial -> _has_inf_or_nan:
  *     `float(x.float().sum())` per tensor, a copy to fp32, a sum and a drain (runtime/utils.py),
  *     then the flag's all-reduce over the TP group; its norm is the flat fp32 buffer's (one
- *     tensor).  ZeRO 0 in bf16 (BF16_Optimizer) has no loss scaler: nothing per tensor.
+ *     tensor).
+ *   - ZeRO 0 in bf16 runs BF16_Optimizer (runtime/bf16_optimizer.py, since v0.6.2, "bf16+
+ *     pipeline parallelism" #1801): engine.py get_data_types accumulates bf16 gradients in fp32
+ *     when ZeRO is off, and _do_optimizer_sanity_check then picks BFLOAT16.  ZeRO 1 in bf16
+ *     keeps DeepSpeedZeroOptimizer with bf16 gradients unless the config sets grad_accum_dtype
+ *     fp32 (v0.9.5's pipeline engine still sent every bf16 run to _bf16_reduce_grads, which
+ *     only BF16_Optimizer serves; v0.14 asks `using_bf16_optimizer`): priced as ZeRO 1.  No
+ *     loss scaler, no overflow probe; its
+ *     step() takes get_global_norm_of_tensors (runtime/utils.py): `t.data.float().norm()
+ *     .item()` per fp32 gradient tensor of the rank (a launch and a drain: 3 ops; 4 bytes per
+ *     element read), a FloatTensor built from a list (a drain), its all-reduce and `.item()`;
+ *     then clear_hp_grads zeroes the flat fp32 gradients (4 bytes per element written).
  *   - ZeRO 1 and 2 (DeepSpeedZeroOptimizer, runtime/zero/stage_1_and_2.py, any 16-bit type):
  *     step() -> check_overflow() -> has_overflow(partition_gradients=True) ->
  *     has_overflow_partitioned_grads_serial: the same probe per gradient of the rank's
@@ -70,6 +81,38 @@
  *   (two LayerNorms' weight and bias, QKV, projection, fc1 and fc2 weight and bias:
  *   megatron/model/transformer.py), the first stage the word and position embeddings (2),
  *   the last the final LayerNorm (2) and, under the pipeline engine, the tied embedding (1).
+ *
+ * On the GPU, per micro-batch (tp_host_ds_grad_accum; the stack's ds_engine property):
+ *   - Megatron-DeepSpeed computes each weight gradient as a new tensor: its
+ *     LinearWithGradAccumulationAndAsyncCommunication.backward has the gradient-accumulation
+ *     fusion commented out ("TODO: temporary commented", megatron/core/tensor_parallel/
+ *     layers.py at c08e2cc2: `grad_weight = grad_output.t().matmul(total_input)`), and no
+ *     Megatron DDP main_grad exists under DeepSpeed's engine.  Autograd's AccumulateGrad adds it
+ *     into the parameter's 16-bit .grad from the second micro-batch of a step on (ZeRO 0 in fp16,
+ *     ZeRO 1 in any 16-bit type: stage_1_and_2.py registers no reduce hooks at stage 1 unless
+ *     overlap_comm, whose default is stage 3 only, zero/config.py overlap_comm_valid): read the
+ *     new and the old gradient, write the sum, 3 x 2 bytes per parameter [counted].
+ *   - BF16_Optimizer (above): the pipeline engine clears the 16-bit gradients before every
+ *     backward and calls update_hp_grads after it (pipe/engine.py _exec_backward_pass; without
+ *     the pipeline, BF16_Optimizer.backward does the same), which
+ *     per tensor does `hp_grad.add_(lp.grad.to(float32))` (bf16_optimizer.py): read 2, write 4
+ *     (the fp32 temporary), read 4 + 4, write 4: 18 bytes per parameter, every micro-batch
+ *     [counted].
+ * Per step on the GPU and the network (time.c):
+ *   - the reduction after the last backward, nothing beside it: TrainSchedule issues
+ *     ReduceTiedGrads, ReduceGrads and OptimizerStep after the last BackwardPass
+ *     (runtime/pipe/schedule.py); without the pipeline, DeepSpeedEngine.backward calls
+ *     allreduce_gradients after loss.backward() at the boundary (runtime/engine.py), and ZeRO
+ *     0/1 have no overlapping hooks (overlap_comm defaults to stage 3 only); ZeRO 1's
+ *     all-gather of the updated parameters runs inside its step().  In the 16-bit type
+ *     (DeepSpeedZeroOptimizer's communication_data_type, FP16_Optimizer's flat buffers), fp32
+ *     under BF16_Optimizer;
+ *   - the tied embedding's gradient all-reduced between the first and the last stage
+ *     (_exec_reduce_tied_grads -> PipelineModule.allreduce_tied_weight_gradients: V x h / tp
+ *     16-bit elements over the 2-rank group), exposed on those two stages
+ *     (tp_host_ds_tied_reduce).
+ * Megatron-Core's gradient-accumulation fusion folds the same sum into the weight-gradient GEMM
+ * (fused_weight_gradient_mlp_cuda.wgrad_gemm_accum_fp32), so the other stacks pay none of it.
  */
 #include "time_internal.h"
 
@@ -135,11 +178,13 @@ double tp_host_ds_step(const struct ctx *x, uint32_t stage, uint32_t blocks, dou
     const struct tp_layout *l = x->l;
     if (j->framework != TP_FW_MEGATRON_DS || x->frozen || l->zero >= 3)
         return 0;
-    if (l->zero == 0 && j->precision != TP_PREC_FP16)
-        return 0; /* BF16_Optimizer: no loss scaler, no per-tensor probe */
     double op = x->cal->eager_op_s, bw = x->h.mem_bw;
     double tensors = BLOCK_TENSORS * blocks + (stage == 0 ? 2 : 0) +
                      (stage + 1 == l->pp ? 2 + (l->pp > 1 ? 1 : 0) : 0);
+    if (tp_host_ds_bf16_optimizer(x)) /* the norm per tensor, its all-reduce, clear_hp_grads */
+        return tensors * 3 * op + params * (4 + 4) / bw + (2 * DRAIN_OPS + coll_ops()) * op;
+    if (l->zero == 0 && j->precision != TP_PREC_FP16)
+        return 0;
     double dp = l->dp > 1 ? l->dp : 1;
     if (l->zero == 0) /* FP16_Optimizer: every tensor probed, the flag all-reduced */
         return tensors * 3 * op + params * 10 / bw + (coll_ops() + DRAIN_OPS) * op;
@@ -148,4 +193,39 @@ double tp_host_ds_step(const struct ctx *x, uint32_t stage, uint32_t blocks, dou
     double part_t = tensors / dp + 1, part_p = params / dp;
     return part_t * 2 * 3 * op + part_p * (10 + 18) / bw +
            (3 * coll_ops() + 2 * DRAIN_OPS) * op;
+}
+
+double tp_host_ds_tied_reduce(const struct ctx *x, uint32_t stage)
+{
+    const struct tp_layout *l = x->l;
+    const struct tp_model *m = x->m;
+    if (!tp_stack_get(x->j->framework)->ds_engine || x->frozen || l->pp <= 1 || !m->tied ||
+        (stage != 0 && stage + 1 != l->pp))
+        return 0;
+    /* the first and the last stage: pp - 1 stages of tp x dp ranks apart, on one node only
+       when the whole pipeline fits in one */
+    double bytes = (double)m->vocab * m->hidden / l->tp * x->h.act_bytes;
+    uint64_t apart = (uint64_t)(l->pp - 1) * l->tp * l->cp * l->dp;
+    uint32_t g = apart < x->c->gpus_per_node ? 2 : 1;
+    return tp_time_allreduce(x->c, x->cal, bytes, 2, g);
+}
+
+bool tp_host_ds_bf16_optimizer(const struct ctx *x)
+{
+    const struct tp_job *j = x->j;
+    const struct tp_layout *l = x->l;
+    return tp_stack_get(j->framework)->ds_engine && !x->frozen &&
+           j->precision == TP_PREC_BF16 && l->zero == 0;
+}
+
+double tp_host_ds_grad_accum(const struct ctx *x, double params)
+{
+    const struct tp_job *j = x->j;
+    const struct tp_layout *l = x->l;
+    if (!tp_stack_get(j->framework)->ds_engine || x->frozen || params <= 0)
+        return 0;
+    if (tp_host_ds_bf16_optimizer(x)) /* update_hp_grads after every backward */
+        return params * 18 / x->h.mem_bw;
+    double gas = l->gas > 1 ? l->gas : 1; /* AccumulateGrad from the second micro-batch on */
+    return (gas - 1) / gas * params * 3 * x->h.act_bytes / x->h.mem_bw;
 }

@@ -89,7 +89,7 @@ static double block_tensors(const struct tp_model *m, uint32_t layer, uint32_t e
 }
 
 /* The parameter tensors of stage `stage` holding `blocks` blocks on one rank. */
-static double stage_tensors(const struct ctx *x, uint32_t stage, uint32_t blocks)
+double tp_host_stage_tensors(const struct ctx *x, uint32_t stage, uint32_t blocks)
 {
     const struct tp_model *m = x->m;
     const struct tp_layout *l = x->l;
@@ -122,7 +122,7 @@ double tp_host_log_step(const struct ctx *x, uint32_t stage, uint32_t blocks, do
     if (!(mcore || mds) || !(j->log_params_norm || (mcore && j->log_num_zeros)))
         return 0;
     double op = x->cal->eager_op_s, bw = x->h.mem_bw;
-    double tensors = stage_tensors(x, stage, blocks);
+    double tensors = tp_host_stage_tensors(x, stage, blocks);
     bool sharded = mcore && l->zero >= 1 && l->dp > 1; /* the distributed optimizer */
     double own_t = sharded ? tensors / l->dp + 1 : tensors;
     double own_p = sharded ? params / l->dp : params;

@@ -182,6 +182,18 @@ static void stage_time(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
         double bw = inter ? cal->eff_inter * x->c->gpu.inter_bw : tp_comm_intra_bw(x->c, cal, 2);
         double one = tp_comm_latency(cal, 1, inter) + bytes / bw;
         st->pp = 2 * l->vpp * one * (1 + ref / 2) * (1 - cal->pp_overlap);
+        if (tp_stack_get(x->j->framework)->ds_engine) {
+            /* DeepSpeed's PipelineEngine sends and receives one tensor at a time, each a
+               blocking p2p.send / p2p.recv (runtime/pipe/p2p.py; TrainSchedule's SendActivation,
+               RecvActivation, SendGrad and RecvGrad are separate commands, schedule.py), where
+               Megatron batches each send with the opposite receive (batch_isend_irecv): per
+               neighbour and micro-batch the activation one way and its gradient the other, one
+               after the other.  With TP the PartitionedTensor's meta travels as its own p2p
+               before the data (pipe/engine.py _exec_send_activations / _exec_send_grads) */
+            double meta = l->tp > 1 ? tp_comm_latency(cal, 1, inter) : 0;
+            double links = (stage > 0) + (stage + 1 < l->pp);
+            st->pp = links * 2 * (one + meta) * (1 - cal->pp_overlap);
+        }
         if (l->schedule == TP_SCHED_DUALPIPE) /* hidden with the paired chunk's compute */
             st->pp *= 1 - tp_dualpipe_paired(l->pp, l->gas);
     }
@@ -189,6 +201,7 @@ static void stage_time(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
        last stages (host.c) */
     double data_host = stage == 0 || stage == l->pp - 1 ? tp_host_micro_batch(x) : 0;
     data_host += tp_host_ds_micro_batch(x, stage); /* DeepSpeed's engine (host_ds.c) */
+    data_host += stage == l->pp - 1 ? tp_host_loss_checks(x) : 0; /* host_step.c */
     st->overhead = cal->layer_overhead_s * n * (1 + ref / 2) +
                    sum.host_fwd * (1 + ref) + sum.host_bwd + rc.host_fwd + data_host;
     st->total = st->fwd + st->bwd + st->recompute + st->tp + st->cp + st->ep + st->pp +
@@ -258,6 +271,16 @@ static void dp_group_comm(const struct ctx *x, double params, double gemm, doubl
     /* gradient reduction dtype: Megatron reduces fp32 main grads, torchtitan's FSDP2 default
        reduce dtype is fp32; DeepSpeed and FSDP reduce in the 16-bit type */
     double bg = tp_stack_get(j->framework)->fp32_grad_reduce && !j->grad_16bit ? 4 : bp;
+    if (tp_host_ds_bf16_optimizer(x)) {
+        /* BF16_Optimizer all-reduces its fp32 gradients (pipe/engine.py _bf16_reduce_grads:
+           buffered_allreduce_fallback) and all-gathers the updated 16-bit parameters from the
+           DP partitions of its fp32 copy (bf16_optimizer.py update_lp_params), ZeRO 0 too */
+        d->step_reduce += tp_time_allreduce(x->c, x->cal, trainable * 4, n,
+                                            tp_comm_per_node(n, stride, gpn));
+        d->step_gather += tp_time_allgather(x->c, x->cal, trainable * bp, n,
+                                            tp_comm_per_node(n, stride, gpn));
+        return;
+    }
     uint32_t shard = l->shard_group && l->shard_group < n ? l->shard_group : n;
     uint32_t g = tp_comm_per_node(shard, stride, gpn);
     const struct tp_cluster *c = x->c;
@@ -378,6 +401,11 @@ static void stage_eval(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
     bool frozen = x->frozen;
     double dense_train = frozen ? sp->lora : sp->dense;
     double expert_train = frozen ? 0 : sp->expert;
+    /* the weight gradients' accumulation under DeepSpeed's engine, in each backward (host_ds.c) */
+    double accum = tp_host_ds_grad_accum(x, dense_train + expert_train);
+    st->bwd += accum;
+    st->mem += accum;
+    st->total += accum;
     struct dp_comm d = {0, 0, 0, 0};
     uint32_t n_dense = l->dp * l->cp;
     uint32_t n_expert = (uint32_t)((uint64_t)l->tp * l->cp * l->dp / ((uint64_t)l->ep * l->etp));
@@ -397,14 +425,20 @@ static void stage_eval(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
     /* exposure: per-micro-batch gathers behind that micro-batch's compute (prefetch); the
        step's reduction behind the last backward, its gather behind the first forward */
     double fwd_w = st->fwd, bwd_w = st->bwd + st->recompute;
+    /* DeepSpeed's engine reduces after the last backward (TrainSchedule's ReduceGrads follows
+       the last BackwardPass; DeepSpeedEngine.backward calls allreduce_gradients after it, ZeRO
+       0/1 without overlap_comm) and ZeRO 1 gathers the updated parameters inside its step():
+       nothing runs beside either */
+    double dp_ov = tp_stack_get(j->framework)->ds_engine ? 0 : cal->dp_overlap;
     double exposed = gas * (behind(cal, d.mb_fwd, cal->fsdp_overlap * fwd_w) +
                             behind(cal, d.mb_bwd, cal->fsdp_overlap * bwd_w));
     /* on-demand expert fetches: no prefetch hides them, so all of them is exposed, and all of
        them is DP/ZeRO traffic too (the total below counts them: issue 40) */
     double fetch = gas * z3_expert_fetch(x, st);
     exposed += fetch;
-    exposed += behind(cal, d.step_reduce, cal->dp_overlap * bwd_w) +
-               behind(cal, d.step_gather, cal->dp_overlap * fwd_w);
+    d.step_reduce += tp_host_ds_tied_reduce(x, s); /* DeepSpeed's ReduceTiedGrads (host_ds.c) */
+    exposed += behind(cal, d.step_reduce, dp_ov * bwd_w) +
+               behind(cal, d.step_gather, dp_ov * fwd_w);
     /* optimizer over this GPU's shard of the trainable parameters */
     double n_opt_d = l->zero >= 1 ? (l->shard_group ? l->shard_group : n_dense) : 1;
     double n_opt_e = l->zero >= 1 ? n_expert : 1;
@@ -428,6 +462,8 @@ static void stage_eval(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
     } else {
         opt = local * tp_optimizer_step_bytes(j->optimizer) / (c->gpu.hbm_bw * cal->opt_eff);
     }
+    /* the step's host work beside the blocks, counted per stack (host_step.c) */
+    opt += tp_host_step(x, s, b->blocks, dense_train + expert_train, opt);
     opt += tp_z3_subgroup_step_s(x, local);
     opt += tp_host_ds_step(x, s, b->blocks, dense_train); /* per-tensor checks (host_ds.c) */
     opt += tp_host_log_step(x, s, b->blocks, dense_train + expert_train); /* host_log.c */

@@ -176,9 +176,31 @@ double tp_host_ds_micro_batch(const struct ctx *x, uint32_t stage);
 /* Per optimizer step (host_ds.c): the loss scaler's per-tensor overflow probes and ZeRO 1/2's
    per-tensor gradient norms on a stage of `blocks` blocks holding `params` parameters per rank. */
 double tp_host_ds_step(const struct ctx *x, uint32_t stage, uint32_t blocks, double params);
+/* The weight gradients' accumulation between micro-batches under DeepSpeed's engine (ds_engine
+   stacks): seconds per micro-batch, averaged over the step's micro-batches (host_ds.c). */
+double tp_host_ds_grad_accum(const struct ctx *x, double params);
+/* Whether DeepSpeed runs the job with BF16_Optimizer (fp32 gradient accumulation and
+   reduction): a ds_engine stack in bf16 without ZeRO (host_ds.c). */
+bool tp_host_ds_bf16_optimizer(const struct ctx *x);
+/* Seconds of the tied embedding's gradient all-reduce between the first and the last pipeline
+   stage at the step's end under DeepSpeed's pipeline engine, on those stages (host_ds.c). */
+double tp_host_ds_tied_reduce(const struct ctx *x, uint32_t stage);
 /* Per optimizer step (host_log.c): Megatron's --log-params-norm and --log-num-zeros-in-grad on
    a stage of `blocks` blocks holding `params` trainable parameters per rank, exposed whole. */
 double tp_host_log_step(const struct ctx *x, uint32_t stage, uint32_t blocks, double params);
+/* The parameter tensors, as Megatron-Core names them, of pipeline stage `stage` holding
+   `blocks` blocks on one rank (host_log.c). */
+double tp_host_stage_tensors(const struct ctx *x, uint32_t stage, uint32_t blocks);
+/* Per optimizer step (host_step.c): the host work each stack's training step runs beside the
+   blocks (its optimizer's launches and host syncs, the trainer's per-step syncs, under
+   full-iteration CUDA graphs the replay and the batches' copies), exposed past `opt_gpu`, the
+   optimizer's GPU time, on a stage of `blocks` blocks holding `params` trainable parameters
+   per rank. */
+double tp_host_step(const struct ctx *x, uint32_t stage, uint32_t blocks, double params,
+                    double opt_gpu);
+/* Per micro-batch on the last pipeline stage (host_step.c): Megatron-Core's NaN/Inf checks of
+   the loss, two drains; none under full-iteration CUDA graphs. */
+double tp_host_loss_checks(const struct ctx *x);
 /* Seconds that Megatron-Core's dropless dispatcher's host wait for its split sizes adds to
    one forward of block `layer` (moe_host.c; 0 for other blocks and stacks); c holds the
    block's GPU costs. */

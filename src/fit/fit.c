@@ -93,6 +93,9 @@ const struct global tp_fit_global_params[] = {
        (two sd in logit: 0.5) */
     M(overlap_slowdown, LOGIT, 0.5,
       "Lee et al. 2025 (arXiv:2507.03114): compute 18.9% slower overlapped, up to 40%"),
+    /* the per-step residual beyond host_step.c's counted parts: no microbenchmark sizes
+       it, and a measured-looking 5 ms prior broke leave-one-source-out (5.1 -> 7.4%,
+       docs/host.md "The step beside the blocks"), so the rows pin it (105 of 6 sources) */
     G(step_overhead_s, LOG, 1.5),
     /* achieved bus bandwidth over line rate: nccl-tests all-reduce busbw (docs/physics.md
        4.2), logit sd 0.5 */

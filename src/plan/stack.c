@@ -115,8 +115,14 @@ static const struct tp_stack STACKS[] = {
         .uneven_pp = true, .offload = true,
         .zero_mask = Z(0) | Z(1), .ep_zero3 = false,
         /* the kernels and conventions it runs */
-        .eager_modules = false, .moe_impl = TP_MOE_DEEPSPEED, .fp32_grad_reduce = true,
+        .eager_modules = false, .moe_impl = TP_MOE_DEEPSPEED,
+        /* DeepSpeed's engine reduces the 16-bit .grad (stage_1_and_2.py communication_data_type
+           is the model's type; FP16_Optimizer's buffered_allreduce_fallback), not Megatron's
+           fp32 main grads; BF16_Optimizer's fp32 gradients are time.c's exception */
+        .fp32_grad_reduce = false,
         .ds_zero = true, .fp8_rowwise = false, .fp8_tp_gather = false,
+        /* DeepSpeed's PipelineEngine / DeepSpeedEngine on Megatron's GPT (host_ds.c) */
+        .ds_engine = true,
     },
 };
 #undef Z
