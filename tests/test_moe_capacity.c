@@ -23,6 +23,11 @@
  *            (644.92, 634.58, 609.82, 493.96 tokens/GPU/s); "If capacity is set to larger
  *            values, or directly using token dropless strategies, it will be even slower and
  *            easily OOM".
+ *   [MCORE-RC] NVIDIA/Megatron-LM d98e8a64dd megatron/core/transformer/moe/moe_layer.py:
+ *            MoELayer.forward wraps custom_forward (route, preprocess, dispatch,
+ *            routed_experts_compute, combine, the shared experts) in tensor_parallel.checkpoint
+ *            (te_checkpoint in FP8) when moe_layer_recompute ("moe" in recompute_modules);
+ *            transformer_config.py: '"moe": recompute the MoE layer', normal checkpointing.
  *   [A800]   NVIDIA's A800 (Reuters via tweakers.net, 2022-11-08: "de bandbreedte van de
  *            NVLink-interconnect is beperkt tot 400GB/s ... bij de A100 600GB/s"); the H800 in
  *            [DSV3] §3.2.2: NVLink 160 GB/s achieved of the part's 400 GB/s (200 each way).
@@ -44,6 +49,7 @@ struct ep_case {
     double capacity, imbalance;
     bool pad;
     enum tp_recompute recompute;
+    uint32_t modules; /* selective recompute's modules (0: the default, core_attn) */
 };
 
 /* Qwen3-30B-A3B (128 experts, top-8) on 16 H100, EP 8 over the alltoall dispatcher, Megatron,
@@ -60,6 +66,7 @@ static void qwen3_step(const struct ep_case *e, struct tp_time *t)
     lay.ep = 8;
     lay.zero = 1;
     lay.recompute = e->recompute;
+    lay.recompute_modules = e->modules;
     fixture_check();
     assert_int_equal(tp_time_step(&model, &cluster, &job, &lay, &cal, t), TP_OK);
 }
@@ -72,12 +79,12 @@ static void test_capacity_and_padding(void **state)
 {
     (void)state;
     struct tp_time dropless, balanced, cap1, cap5, pad1, pad2;
-    qwen3_step(&(struct ep_case){0, 1.2, false, TP_RECOMPUTE_NONE}, &dropless);
-    qwen3_step(&(struct ep_case){0, 1.0, false, TP_RECOMPUTE_NONE}, &balanced);
-    qwen3_step(&(struct ep_case){1, 1.2, false, TP_RECOMPUTE_NONE}, &cap1);
-    qwen3_step(&(struct ep_case){5, 1.2, false, TP_RECOMPUTE_NONE}, &cap5);
-    qwen3_step(&(struct ep_case){1, 1.2, true, TP_RECOMPUTE_NONE}, &pad1);
-    qwen3_step(&(struct ep_case){2, 1.2, true, TP_RECOMPUTE_NONE}, &pad2);
+    qwen3_step(&(struct ep_case){0, 1.2, false, TP_RECOMPUTE_NONE, 0}, &dropless);
+    qwen3_step(&(struct ep_case){0, 1.0, false, TP_RECOMPUTE_NONE, 0}, &balanced);
+    qwen3_step(&(struct ep_case){1, 1.2, false, TP_RECOMPUTE_NONE, 0}, &cap1);
+    qwen3_step(&(struct ep_case){5, 1.2, false, TP_RECOMPUTE_NONE, 0}, &cap5);
+    qwen3_step(&(struct ep_case){1, 1.2, true, TP_RECOMPUTE_NONE, 0}, &pad1);
+    qwen3_step(&(struct ep_case){2, 1.2, true, TP_RECOMPUTE_NONE, 0}, &pad2);
     assert_true(dropless.ep_comm_s > balanced.ep_comm_s);
     /* a cap above the skew binds nothing; a cap of 1 drops the busiest expert's excess */
     assert_float_equal(cap5.step_s, dropless.step_s, 1e-9 * dropless.step_s);
@@ -101,9 +108,33 @@ static void test_full_recompute_reruns_the_exchange(void **state)
 {
     (void)state;
     struct tp_time none, full;
-    qwen3_step(&(struct ep_case){0, 1.0, false, TP_RECOMPUTE_NONE}, &none);
-    qwen3_step(&(struct ep_case){0, 1.0, false, TP_RECOMPUTE_FULL}, &full);
+    qwen3_step(&(struct ep_case){0, 1.0, false, TP_RECOMPUTE_NONE, 0}, &none);
+    qwen3_step(&(struct ep_case){0, 1.0, false, TP_RECOMPUTE_FULL, 0}, &full);
     assert_float_equal(full.ep_comm_s / none.ep_comm_s, 1.5, 1e-9);
+}
+
+/* [MCORE-RC]: selective recompute of "moe" reruns the whole MoE layer in the backward, route,
+   dispatch, the routed experts and combine, so it costs at least the experts' forward FLOPs at
+   the GPU's dense peak beside the exchange it reruns (before, only the exchange was priced: 0
+   GEMM seconds); "layernorm" reruns no GEMM.  Qwen3-30B-A3B: hidden 2048, 128 experts of 768,
+   top-8, 48 MoE blocks; 4096 tokens per GPU per step; the forward's three expert GEMMs are
+   2 * 3 * 2048 * 768 * 8 FLOPs per token and block. */
+static void test_moe_module_recompute_reruns_the_experts(void **state)
+{
+    (void)state;
+    struct tp_time ln, moe, none;
+    qwen3_step(&(struct ep_case){0, 1.0, false, TP_RECOMPUTE_NONE, 0}, &none);
+    qwen3_step(&(struct ep_case){0, 1.0, false, TP_RECOMPUTE_SELECTIVE, TP_RC_LAYERNORM}, &ln);
+    qwen3_step(&(struct ep_case){0, 1.0, false, TP_RECOMPUTE_SELECTIVE,
+                                 TP_RC_LAYERNORM | TP_RC_MOE}, &moe);
+    double expert_fwd = 2.0 * 3 * 2048 * 768 * 8 * 48 * 4096 / 989e12;
+    double rerun = moe.gemm_s - ln.gemm_s;
+    assert_true(rerun >= expert_fwd);
+    /* and no more than the whole forward's GEMMs (attention projections and router included) */
+    assert_true(rerun <= none.gemm_s / 3 * 1.0001);
+    assert_float_equal(ln.gemm_s, none.gemm_s, 1e-9 * none.gemm_s);
+    /* the exchange again, as full recompute reruns it: 6 of 4 */
+    assert_float_equal(moe.ep_comm_s / none.ep_comm_s, 1.5, 1e-9);
 }
 
 /* [A800], [DSV3] §3.2.2: both export parts carry 400 GB/s of NVLink in all, 200 each way, two thirds of
@@ -214,6 +245,7 @@ int main(void)
         cmocka_unit_test(test_row_capacity),
         cmocka_unit_test(test_capacity_and_padding),
         cmocka_unit_test(test_full_recompute_reruns_the_exchange),
+        cmocka_unit_test(test_moe_module_recompute_reruns_the_experts),
         cmocka_unit_test(test_export_parts_nvlink),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

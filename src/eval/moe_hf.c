@@ -36,6 +36,20 @@
  *             per expert summed into the input's gradient; index_put_'s backward for self is
  *             grad.index_put(indices, zeros_like(values)), an out-of-place copy of all T*k rows
  *             per expert.
+ *   [DS-HOOK] deepspeedai/DeepSpeed v0.17.1 (2025-06-09, the release of the mid-2025 runs):
+ *             runtime/zero/stage_1_and_2.py create_gradient_handling_hooks registers a
+ *             post-accumulate-grad hook on every trainable tensor (register_grad_hook); each
+ *             fires once per micro-batch's backward: process_gradients ->
+ *             reduce_ready_partitions_and_remove_grads (every micro-batch when gradients are
+ *             partitioned, ZeRO-2) -> reduce_independent_p_g_buckets_and_remove_grads: two
+ *             report_ipg_memory_usage calls that each format an f-string before
+ *             see_memory_usage returns, the bucket and already-reduced checks, then
+ *             ipg_buffer.narrow, new_grad_tensor.copy_(grad.view(-1)) and
+ *             grad.data = new_grad_tensor.data.view_as(grad), the bucket's list appends and
+ *             is_moe_param; stage3.py's reduce_partition_and_remove_grads does the same per
+ *             tensor (its bucket's narrow, copy_ and view_as).  TensorAuto/OpenTau issue #177
+ *             (2026-04): the per-parameter hook path made an 8-rank ZeRO-2 backward 3,442 ms
+ *             against 665 ms under DDP on the same A100s, "entirely host-side".
  *   [DEV-2611] measured for this file (2026-11-28, one H200 host, Python 3.12.3, PyTorch
  *             2.11.0; docs/moe.md "What the Ring-mini-2.0 run executed"): DeepSpeed's
  *             zero_grad loop body over 15,000 and 19,000 nn.Parameter carrying ZeRO-3's ds_*
@@ -64,6 +78,19 @@
    ops so that the calibrated host speed carries it (six device kernels, the count this had
    before the measurement, left the Python between them out). */
 #define TP_Z3_SUBGROUP_OPS (0.28e-3 / 12e-6)
+
+/* Host time of one gradient hook [DS-HOOK], in eager ops [derived, counted from the code]: the
+   Python of the hook chain with its two formatted strings, about one op; narrow, view_as and
+   the .data swap through the dispatcher, about one; the copy_ kernel's launch, one. */
+#define TP_DS_HOOK_OPS 3.0
+
+double tp_ds_grad_hook_s(const struct ctx *x)
+{
+    const struct tp_layout *l = x->l;
+    if (l->zero < 2 || !tp_job_ds_zero(x->j) || x->frozen)
+        return 0;
+    return TP_DS_HOOK_OPS * x->cal->eager_op_s;
+}
 
 /* DeepSpeed's sub_group_size the stack's ZeRO-3 config sets: Axolotl's shipped files 0
    [AX-Z3], elsewhere DeepSpeed's default 1e9. */

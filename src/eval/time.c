@@ -104,8 +104,19 @@ static void stage_time(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
         if (l->recompute == TP_RECOMPUTE_SELECTIVE && (mods & TP_RC_CORE_ATTN))
             rc.fwd_attn += b->n[k] * c->fwd_attn;
         if (l->recompute == TP_RECOMPUTE_SELECTIVE && (mods & TP_RC_MOE) &&
-            tp_block_ffn(k) == TP_BLOCK_FFN_MOE)
-            rc.ep_fwd += b->n[k] * c->ep_fwd; /* MoE blocks: dispatch and combine again */
+            tp_block_ffn(k) == TP_BLOCK_FFN_MOE) {
+            /* "moe": Megatron-Core's MoELayer.forward checkpoints route, dispatch, the routed
+               experts, combine and the shared experts as one function (moe_layer.py,
+               moe_layer_recompute), so the backward runs all of it again */
+            rc.ep_fwd += b->n[k] * c->ep_fwd;
+            rc.fwd_gemm += b->n[k] * c->ffn_fwd_gemm;
+        } else if (l->recompute == TP_RECOMPUTE_SELECTIVE && (mods & TP_RC_SHARED) &&
+                   tp_block_ffn(k) == TP_BLOCK_FFN_MOE) {
+            rc.fwd_gemm += b->n[k] * c->shared_fwd_gemm; /* "shared_experts" */
+        }
+        if (l->recompute == TP_RECOMPUTE_SELECTIVE && (mods & TP_RC_MLP) &&
+            tp_block_ffn(k) == TP_BLOCK_FFN_DENSE)
+            rc.fwd_gemm += b->n[k] * c->ffn_fwd_gemm; /* "mlp": the dense MLP again */
         if (l->recompute == TP_RECOMPUTE_SELECTIVE && (mods & TP_RC_MLA_UP) &&
             tp_block_mixer(k) < TP_BLOCK_ATTN_CHUNKED &&
             m->attn == TP_ATTN_MLA) /* MLA's up-projections again (DeepSeek-V3 §3.2.3) */

@@ -378,6 +378,11 @@ static void expert_loop(const struct ctx *x, double n_local, double mean_rows, s
     c->host_fwd += n_local * (ops * cal->eager_op_s + (eager ? cal->host_sync_s : 0));
     c->host_bwd += n_local * (2 * ops * cal->eager_op_s +
                               (eager ? tp_hf_loop_bwd_syncs(m) * cal->host_sync_s : 0));
+    /* DeepSpeed ZeRO-2/3 runs a Python gradient hook on each expert's tensors (moe_hf.c
+       [DS-HOOK]): in the loop's host-bound backward it adds to the host time whole; the
+       block's other tensors are a handful, not priced */
+    if (eager)
+        c->host_bwd += n_local * (m->mlp == TP_MLP_GLU ? 3 : 2) * tp_ds_grad_hook_s(x);
 }
 
 /* One linear layer of a block: an N x K weight over `rows` tokens, `count` times; `bits` the
@@ -465,6 +470,7 @@ static double moe_block(const struct ctx *x, struct cost *c)
        T/tp * etp tokens' worth, T when etp = tp */
     double routed = tp_moe_routed_tokens(x);
     double per_expert = routed * etp * k * ep / E * imb;
+    double ffn_before = c->fwd_gemm;
     lin(x, c, E, H, 1, T, 0); /* router */
     if (x->moe_impl == TP_MOE_GROUPED) {
         /* grouped expert GEMMs at their own rate (calibration grouped_gemm_scale) */
@@ -486,9 +492,12 @@ static double moe_block(const struct ctx *x, struct cost *c)
         expert_loop(x, E / ep, T * k * ep / E, c);
     }
     if (m->shared_ffn) {
+        double shared_before = c->fwd_gemm;
         lin(x, c, up * m->shared_ffn / tp, H, 1, T, TP_LORA_GATE | TP_LORA_UP);
         lin(x, c, H, m->shared_ffn / tp, 1, T, TP_LORA_DOWN);
+        c->shared_fwd_gemm = c->fwd_gemm - shared_before;
     }
+    c->ffn_fwd_gemm = c->fwd_gemm - ffn_before;
     /* dispatch and combine, forward and backward, as the job's dispatcher moves them */
     struct tp_moe_comm mc;
     tp_moe_comm(x, imb, &mc);
@@ -534,8 +543,10 @@ void tp_block_cost(const struct ctx *x, uint32_t layer, struct cost *c)
         /* a mixer-only block (Nemotron-H) */
     } else if (!m->layer_moe[layer]) {
         double up = m->mlp == TP_MLP_GLU ? 2 : 1;
+        double ffn_before = c->fwd_gemm;
         lin(x, c, up * m->ffn / tp, H, 1, T, TP_LORA_GATE | TP_LORA_UP);
         lin(x, c, H, m->ffn / tp, 1, T, TP_LORA_DOWN);
+        c->ffn_fwd_gemm = c->fwd_gemm - ffn_before;
         tp_colls += 2;
     } else {
         tp_colls += moe_block(x, c);

@@ -60,6 +60,10 @@ struct cost {
     double host_fwd, host_bwd; /* host-bound time of eager loops (launches, syncs) */
     double moe_post_fwd; /* GPU seconds of an MoE block's forward after its dispatcher's host
                             sync: the routed experts' GEMMs and the exchange (not summed) */
+    double ffn_fwd_gemm;    /* the FFN's forward GEMMs: the dense MLP, or the MoE block's
+                               router, routed and shared experts (selective recompute of
+                               "mlp" / "moe"; not summed) */
+    double shared_fwd_gemm; /* the shared experts' forward GEMMs ("shared_experts") */
 };
 
 struct ctx {
@@ -90,6 +94,9 @@ double tp_z3_subgroup_step_s(const struct ctx *x, double local_params);
    micro-batch of `tokens` on this rank, and the host syncs per expert it adds there. */
 double tp_hf_loop_bwd_bytes(const struct tp_model *m, double tokens, double act_bytes);
 double tp_hf_loop_bwd_syncs(const struct tp_model *m);
+/* moe_hf.c: host seconds of DeepSpeed ZeRO-2/3's gradient hook on one trainable tensor, once
+   per micro-batch's backward (0 under other stacks, ZeRO 0-1 and LoRA). */
+double tp_ds_grad_hook_s(const struct ctx *x);
 
 /* Block kinds: blocks with the same FFN, mixer and attention reach cost the same. */
 static inline unsigned tp_kind_of(const struct tp_model *m, uint32_t layer)
