@@ -166,15 +166,16 @@ double tp_gemm_weight_bytes(const struct tp_job *j, double half)
 }
 
 /* The bytes of one frozen GEMM weight of a LoRA run (tp_job.frozen_weights), 16 bits being
-   `half`.  Transformer Engine's quantized tensors (transformer_engine/pytorch/tensor/):
+   `half`.  Transformer Engine's quantized tensors ([TE-QT] transformer_engine/pytorch/tensor/):
    Float8Tensor holds 1-byte data and one fp32 scale_inv per tensor; MXFP8Tensor and
    NVFP4Tensor hold `_rowwise_data` / `_columnwise_data`, each with its block scales
    (`_rowwise_scale_inv`, `_columnwise_scale_inv`), because their blocks run along one
    dimension and a GEMM needs them along its reduction dimension: the forward (Y = X W^T) reads
    the row-wise copy, the input's gradient (dX = dY W), which a frozen weight still computes,
    the column-wise one; the weight's quantizer asks for both while gradients are enabled
-   (module/base.py: set_usage(rowwise=True, columnwise=is_grad_enabled) for weights).  MXFP8
-   ([OCP-MX] §5.2): E4M3 + one E8M0 scale per 32 elements; NVFP4 ([NVFP4]): E2M1 (4 bits) +
+   ([TE-QT] module/base.py reset_parameters: quantizer.set_usage(rowwise=True,
+   columnwise=torch.is_grad_enabled())).  MXFP8 ([OCP-MX] §5, the concrete formats): E4M3 +
+   one E8M0 scale per 32 elements; NVFP4 ([NVFP4]): E2M1 (4 bits) +
    one E4M3 scale per 16 + one fp32 scale per tensor (tp_prec_saved_bytes gives one copy; the
    per-tensor scales are bytes per tensor, not per element).  MLPerf Training v5.1's NVIDIA
    llama2_70b_lora (PRE_QUANTIZED_MODEL=True: custom_callbacks.py _pre_quantize_model) replaces
@@ -201,7 +202,7 @@ static double frozen_weight_bytes(const struct tp_job *j, double half)
                                          : tp_gemm_weight_bytes(j, half);
 }
 
-/* DeepSpeed's BF16_Optimizer (runtime/bf16_optimizer.py, v0.9.5 to v0.16): what DeepSpeed runs
+/* DeepSpeed's BF16_Optimizer ([DS-BF16] runtime/bf16_optimizer.py, v0.9.5 to v0.16): what DeepSpeed runs
    for bf16 without ZeRO (engine.py get_data_types: bf16 gradients accumulate in fp32 when ZeRO
    is off; _do_optimizer_sanity_check then returns BFLOAT16), Megatron-DeepSpeed's pipeline
    engine included (the stacks that always run DeepSpeed's engine: ds_engine).  Per parameter: the bf16 weights (bf16_groups_flat) and their bf16 .grad,
