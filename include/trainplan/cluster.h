@@ -166,6 +166,15 @@ enum tp_moe_routing { TP_MOE_ROUTING_AUTO = 0, TP_MOE_ROUTING_CORPUS, TP_MOE_ROU
    --cuda-graph-scope full_iteration; MLPerf's FULL_CUDA_GRAPH=1); the optimizer step stays
    outside it. */
 enum tp_cuda_graphs { TP_CUDA_GRAPHS_NONE = 0, TP_CUDA_GRAPHS_LAYER, TP_CUDA_GRAPHS_FULL };
+/* How a LoRA run stores its frozen GEMM weights (tp_job.frozen_weights; docs/memory.md
+   "Adapters").  AUTO: the precision's FP8 format under fp8_param_gather, else 16 bits. */
+enum tp_frozen_format {
+    TP_FROZEN_AUTO = 0,
+    TP_FROZEN_16BIT, /* bf16 / fp16 */
+    TP_FROZEN_FP8,   /* tensor-wise FP8: 1 byte + one fp32 scale per tensor */
+    TP_FROZEN_MXFP8, /* E4M3 + one E8M0 scale per 32, row-wise and column-wise copies */
+    TP_FROZEN_NVFP4, /* E2M1 + one E4M3 scale per 16 (+ fp32 per tensor), both copies */
+};
 /* Attention kernel.  TP_ATTN_FLASH is the framework's default fused kernel: Megatron-Core/NeMo
    run Transformer Engine's (cuDNN fused attention: native to Hopper and Blackwell), the others
    FlashAttention-2 (flash-attn, PyTorch SDPA's flash backend).  FLASH2 / FLASH3 name the kernel
@@ -256,6 +265,9 @@ struct tp_job {
                                   (Megatron-Core --activation-func-fp8-input-store; NeMo's and
                                   AMD's MLPerf FP8_ACT / FP8_ACTIVATION): memory only.  An FP8 or
                                   FP4 precision only */
+    enum tp_frozen_format frozen_weights; /* task lora: the frozen GEMM weights' storage
+                                  format (MLPerf's NVFP4 pre-quantized base); AUTO follows
+                                  fp8_param_gather (memory only) */
     enum tp_fp8_recipe fp8_recipe; /* precision fp8: how the recipe scales its tensors */
     enum tp_loss_impl loss_impl; /* the loss over the full logits (unless fused_loss) */
     bool kbit_fp32;            /* QLoRA through PEFT's prepare_model_for_kbit_training (TRL's

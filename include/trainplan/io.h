@@ -243,6 +243,7 @@ struct tp_request {
        when the layout needs model parallelism */
     int task, optimizer, precision, framework, attn_impl, moe_impl;
     int fp8_recipe;                 /* enum tp_fp8_recipe (precision fp8) */
+    int frozen_weights;             /* enum tp_frozen_format (task lora; 0: auto) */
     int moe_dispatcher;             /* enum tp_moe_dispatcher */
     int moe_routing;                /* enum tp_moe_routing (0: by the task) */
     int cuda_graphs;                /* enum tp_cuda_graphs */
@@ -432,6 +433,7 @@ struct tp_args {
     int fp8_attention;       /* --fp8-attention */
     int fp8_act_store;       /* --fp8-act-store */
     int fp8_recipe;          /* enum tp_fp8_recipe */
+    int frozen_weights;      /* enum tp_frozen_format: --frozen-weights */
     int moe_impl, z3_leaf;   /* moe_impl: 0 = the stack's (enum tp_moe_impl) */
     int moe_a2a_overlap;
     int moe_pad_capacity;    /* --moe-pad-capacity */

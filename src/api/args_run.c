@@ -53,6 +53,7 @@ enum tp_status tp_args_request(const struct tp_args *a, struct tp_request *q,
         q->framework = pipelined ? TP_FW_TORCHTITAN : TP_FW_FSDP;
     q->attn_impl = a->attn_impl;
     q->fp8_recipe = a->fp8_recipe;
+    q->frozen_weights = a->frozen_weights;
     q->moe_impl = a->moe_impl;
     q->z3_leaf = a->z3_leaf != 0;
     /* --fsdp under the Hugging Face / Axolotl stack: its FSDP2 backend, not DeepSpeed */

@@ -37,6 +37,10 @@ static const int POS_VALUES[] = {TP_POS_LEARNED, TP_POS_ROPE, TP_POS_ALIBI};
 static const int FSDP_VALUES[] = {1, 2, 3, 4}; /* tp_args.fsdp: 0 = not given */
 static const int CUDA_GRAPHS_VALUES[] = {0, 1, 2, 1, 1, 2}; /* Megatron-Core's names too */
 static const int MOE_ROUTING_VALUES[] = {1, 2, 3}; /* enum tp_moe_routing; 0 = by the task */
+/* enum tp_frozen_format; bf16 / fp16 name the 16-bit store */
+static const int FROZEN_VALUES[] = {TP_FROZEN_AUTO,  TP_FROZEN_16BIT, TP_FROZEN_FP8,
+                                    TP_FROZEN_MXFP8, TP_FROZEN_NVFP4, TP_FROZEN_16BIT,
+                                    TP_FROZEN_16BIT};
 /* the stacks by the names --help lists; tp_args_set also takes stack.c's aliases (trl, mcore,
    megatron-core: tp_stack_find) */
 static const int FW_VALUES[] = {TP_FW_DEEPSPEED, TP_FW_FSDP,       TP_FW_MEGATRON,
@@ -427,6 +431,13 @@ static const struct tp_option OPTIONS[] = {
      .choices = "tensorwise|rowwise", .verbs = JOB_CMDS, .metavar = "RECIPE",
      .help = "FP8 scaling (precision fp8): tensorwise (default: Transformer Engine, torchao "
      "tensorwise), rowwise (torchao's row-wise recipe: torchtitan, fsdp)"},
+    {.name = "frozen-weights", .kind = TP_OPT_ENUM, .offset = F(frozen_weights),
+     .choices = "auto|16bit|fp8|mxfp8|nvfp4|bf16|fp16", .values = FROZEN_VALUES,
+     .verbs = JOB_CMDS, .metavar = "FMT",
+     .help = "task lora: how the frozen GEMM weights are stored: auto (default: fp8 under "
+     "--fp8-param-gather, else 16bit), 16bit, fp8 (tensor-wise), mxfp8 or nvfp4 (Transformer "
+     "Engine's block-scaled tensors, row-wise and column-wise copies; MLPerf's pre-quantized "
+     "NVFP4 base): memory"},
     {.name = "dropout", .kind = TP_OPT_FLAG, .offset = F(dropout), .lo = 1, .hi = 1,
      .verbs = JOB_CMDS, .help = "training keeps dropout masks (GPT-2/3-era recipes)"},
     {.name = "fused-loss", .kind = TP_OPT_FLAG, .offset = F(fused_loss), .lo = 1, .hi = 1,

@@ -73,6 +73,7 @@ static void resolve_job(const struct tp_request *r, const struct tp_model *m, st
     j->fp8_attention = r->fp8_attention;
     j->fp8_act_store = r->fp8_act_store;
     j->fp8_recipe = (enum tp_fp8_recipe)r->fp8_recipe;
+    j->frozen_weights = (enum tp_frozen_format)r->frozen_weights;
     j->moe_dispatcher = (enum tp_moe_dispatcher)r->moe_dispatcher;
     j->moe_routing = (enum tp_moe_routing)r->moe_routing;
     j->cuda_graphs = (enum tp_cuda_graphs)r->cuda_graphs;

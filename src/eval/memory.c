@@ -165,6 +165,62 @@ double tp_gemm_weight_bytes(const struct tp_job *j, double half)
     return j->fp8_param_gather ? tp_prec_saved_bytes(j->precision) : half;
 }
 
+/* The bytes of one frozen GEMM weight of a LoRA run (tp_job.frozen_weights), 16 bits being
+   `half`.  Transformer Engine's quantized tensors ([TE-QT] transformer_engine/pytorch/tensor/):
+   Float8Tensor holds 1-byte data and one fp32 scale_inv per tensor; MXFP8Tensor and
+   NVFP4Tensor hold `_rowwise_data` / `_columnwise_data`, each with its block scales
+   (`_rowwise_scale_inv`, `_columnwise_scale_inv`), because their blocks run along one
+   dimension and a GEMM needs them along its reduction dimension: the forward (Y = X W^T) reads
+   the row-wise copy, the input's gradient (dX = dY W), which a frozen weight still computes,
+   the column-wise one; the weight's quantizer asks for both while gradients are enabled
+   ([TE-QT] module/base.py reset_parameters: quantizer.set_usage(rowwise=True,
+   columnwise=torch.is_grad_enabled())).  MXFP8 ([OCP-MX] §5, the concrete formats): E4M3 +
+   one E8M0 scale per 32 elements; NVFP4 ([NVFP4]): E2M1 (4 bits) +
+   one E4M3 scale per 16 + one fp32 scale per tensor (tp_prec_saved_bytes gives one copy; the
+   per-tensor scales are bytes per tensor, not per element).  MLPerf Training v5.1's NVIDIA
+   llama2_70b_lora (PRE_QUANTIZED_MODEL=True: custom_callbacks.py _pre_quantize_model) replaces
+   each TE Linear / LayerNormLinear weight by such an NVFP4 tensor with both copies.
+   Tensor-wise FP8 stays 1 byte: Blackwell's GEMMs read the same data transposed, and Hopper's
+   transpose (Float8Tensor's transpose cache) is built in the backward, a layer at a time. */
+static double frozen_weight_bytes(const struct tp_job *j, double half)
+{
+    switch (j->frozen_weights) {
+    case TP_FROZEN_16BIT:
+        return half;
+    case TP_FROZEN_FP8:
+        return tp_prec_saved_bytes(TP_PREC_FP8);
+    case TP_FROZEN_MXFP8:
+        return 2 * tp_prec_saved_bytes(TP_PREC_MXFP8);
+    case TP_FROZEN_NVFP4:
+        return 2 * tp_prec_saved_bytes(TP_PREC_NVFP4);
+    case TP_FROZEN_AUTO:
+        break;
+    }
+    if (!j->fp8_param_gather)
+        return half;
+    return j->precision == TP_PREC_MXFP8 ? 2 * tp_prec_saved_bytes(TP_PREC_MXFP8)
+                                         : tp_gemm_weight_bytes(j, half);
+}
+
+/* DeepSpeed's BF16_Optimizer ([DS-BF16] runtime/bf16_optimizer.py, v0.9.5 to v0.16): what DeepSpeed runs
+   for bf16 without ZeRO (engine.py get_data_types: bf16 gradients accumulate in fp32 when ZeRO
+   is off; _do_optimizer_sanity_check then returns BFLOAT16), Megatron-DeepSpeed's pipeline
+   engine included (the stacks that always run DeepSpeed's engine: ds_engine).  Per parameter: the bf16 weights (bf16_groups_flat) and their bf16 .grad,
+   which backward writes and clear_lp_grads frees only before the next backward (2 + 2); the
+   fp32 gradient accumulators of every parameter, one flat buffer the size of the bf16 weights
+   (fp32_groups_gradients_flat = torch.zeros_like(bf16_groups_flat, dtype=float32): 4, not
+   partitioned, since every rank all-reduces them whole: _bf16_reduce_grads); the fp32 master
+   weights of this rank's partition only (fp32_groups_flat_partition = bf16_dp_partitions
+   [partition_id].clone().float(): 4 / dp) and the optimizer's states over that partition
+   (the wrapped optimizer's param_groups hold the partition alone).  update_lp_params copies
+   the partition back and all-gathers the bf16 weights in place.  2 + 2 + 4 + (4 + K) / dp. */
+static bool ds_bf16_optimizer(const struct tp_job *j, uint32_t zero)
+{
+    /* the stacks DeepSpeed's engine always drives (Megatron-DeepSpeed: stack.c ds_engine); a
+       Hugging Face row without ZeRO is plain DDP (accelerate without a DeepSpeed config) */
+    return tp_stack_get(j->framework)->ds_engine && j->precision == TP_PREC_BF16 && zero == 0;
+}
+
 /* Adds the model states of `params` parameters sharded over `n` ranks. */
 static void add_states(const struct tp_job *j, double extra_o, uint32_t zero, double params,
                        double n, struct states *st)
@@ -188,8 +244,14 @@ static void add_states(const struct tp_job *j, double extra_o, uint32_t zero, do
     }
     /* DeepSpeed's own optimizers (Megatron-DeepSpeed keeps Megatron's main gradients, above) */
     bool ds = tp_job_ds_zero(j) && j->framework != TP_FW_MEGATRON_DS;
-    if (ds && zero == 0) {
-        g += master; /* BF16_Optimizer keeps fp32 gradients beside the 16-bit ones */
+    if (ds_bf16_optimizer(j, zero)) {
+        /* BF16_Optimizer (above), Megatron-DeepSpeed's too: 16-bit and fp32 gradients whole,
+           the fp32 master and the states over the data-parallel partition */
+        g = half + 4;
+        on = o + (master ? 0 : 4);
+        o = 0;
+    } else if (ds && zero == 0) {
+        g += master; /* FP16_Optimizer's fp32 gradients beside the 16-bit ones */
     } else if (ds && (zero == 1 || zero == 2)) {
         /* stage_1_and_2.py: each rank keeps an fp32 gradient partition for its optimizer
            shard.  Stage 1 accumulates the 16-bit gradients whole; stage 2
@@ -235,7 +297,7 @@ static void stage_states(const struct tp_model *m, const struct tp_cluster *c,
            Engine's fp8_model_init (tp_gemm_weight_bytes), so each is the format's bytes plus
            its scales, with no 16-bit copy beside it (no master weights: nothing trains) */
         if (j->task == TP_TASK_LORA)
-            base -= sp.quantizable * (half - tp_gemm_weight_bytes(j, half));
+            base -= sp.quantizable * (half - frozen_weight_bytes(j, half));
         if (j->task == TP_TASK_QLORA)
             base = (out->params - sp.quantizable) * (tp_mem_kbit_fp32(j, l) ? 4 : 2) +
                    sp.quantizable * (0.5 + 1.0 / 64 + 4.0 / (64 * 256));
@@ -331,8 +393,9 @@ static double gathered_bytes(const struct tp_job *j, const struct tp_layout *l,
             grad = 4;
     }
     double fp8_saved = half - tp_gemm_weight_bytes(j, half); /* per GEMM weight */
-    if (adapters) /* the frozen weights only, their GEMMs' in FP8 under fp8_param_gather */
-        return half * unit - (j->task == TP_TASK_LORA ? gemm * fp8_saved : 0);
+    if (adapters) /* the frozen weights only, their GEMMs' in their stored format */
+        return half * unit -
+               (j->task == TP_TASK_LORA ? gemm * (half - frozen_weight_bytes(j, half)) : 0);
     /* gradients, and the weights with the GEMMs' in their FP8 format (fp8_param_gather:
        Megatron-FSDP and torch FSDP2 gather the quantized shards) */
     return (half + grad) * unit - gemm * fp8_saved;
@@ -405,7 +468,7 @@ static void stage_memory(const struct tp_model *m, const struct tp_cluster *c,
                     ? (sp.lora - sp.lora_expert) / n_dense +
                           sp.lora_expert / (n_expert > 0 ? n_expert : 1)
                     : sp.lora / n_dense;
-    if (l->zero == 0)
+    if (l->zero == 0 && !ds_bf16_optimizer(j, 0)) /* BF16_Optimizer steps its partition */
         shard = j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA ? sp.lora : out->params;
     tp_mem_timeline(j, l, shard, out);
     /* what the allocator splits and frees: the states, the activations and the logits (the

@@ -59,6 +59,15 @@ enum tp_status tp_cluster_check(const struct tp_cluster *c, const struct tp_job 
         return tp_fail_field(err, TP_EINVAL, "fp8_param_gather",
                              "fp8_param_gather needs precision fp8 or mxfp8, not %s",
                              tp_prec_name(j->precision));
+    /* the frozen weights' storage is a LoRA base's (QLoRA's is NF4) */
+    if (j->frozen_weights != TP_FROZEN_AUTO && j->task != TP_TASK_LORA)
+        return tp_fail_field(err, TP_EINVAL, "frozen_weights",
+                             "frozen_weights needs task lora (the frozen base's storage), "
+                             "not %s", tp_name(TP_NAMES_TASK, (int)j->task));
+    if ((unsigned)j->frozen_weights > TP_FROZEN_NVFP4)
+        return tp_fail_field(err, TP_EINVAL, "frozen_weights",
+                             "frozen_weights %u is not one of auto, 16bit, fp8, mxfp8, nvfp4",
+                             (unsigned)j->frozen_weights);
     /* FP8 attention (Megatron-Core --fp8-dot-product-attention) runs under an FP8 recipe
        (Transformer Engine's fp8_dpa is a field of the FP8 recipe, NVFP4's included) in an FP8
        kernel: cuDNN's fused attention or FlashAttention-3, never FlashAttention-2, FlexAttention

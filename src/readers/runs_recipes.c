@@ -332,6 +332,17 @@ enum tp_status tp_row_stack_columns(const struct row *r, struct tp_job *j)
                  strstr(nt, "activation_func_fp8_input_store") ||
                  strstr(nt, "activation-func-fp8-input-store"));
     TRY(tp_row_bool(r, "fp8_act_store", act8, &j->fp8_act_store));
+    /* the frozen GEMM weights' storage (task lora; docs/runs-file.md): as the row's config
+       states it, e.g. MLPerf's PRE_QUANTIZED_MODEL=True with FP4_RECIPE=nvfp4; empty = auto */
+    static const char *const frozen[] = {"auto", "16bit", "fp8", "mxfp8", "nvfp4", "bf16",
+                                         "fp16"};
+    static const enum tp_frozen_format frozen_v[] = {
+        TP_FROZEN_AUTO, TP_FROZEN_16BIT, TP_FROZEN_FP8,  TP_FROZEN_MXFP8,
+        TP_FROZEN_NVFP4, TP_FROZEN_16BIT, TP_FROZEN_16BIT};
+    int fi;
+    TRY(tp_row_enum(r, "frozen_weights", frozen, sizeof frozen / sizeof frozen[0], &fi));
+    if (fi >= 0)
+        j->frozen_weights = frozen_v[fi];
     /* DeepSpeed ZeRO++: zero_quantized_weights / zero_quantized_gradients, as its config says */
     TRY(tp_row_bool(r, "zero_quantized_weights", false, &j->zero_quant_weights));
     TRY(tp_row_bool(r, "zero_quantized_gradients", false, &j->zero_quant_grads));
