@@ -462,7 +462,8 @@ static void mixer_block(const struct ctx *x, uint32_t layer, enum tp_mixer mixer
      halves (read 2F, write 2F): 8F element moves forward; backward the two clamps' masked
      gradients (read the gradient and the input, write one: 3F each) and the chunk's gradient
      concatenated (read 2F, write 2F): 10F.  Under recompute_modules moe_act the checkpoint
-     wraps this function, so the backward runs the 8F again.
+     wraps this function (bias_act_func), so the backward runs the 8F again, and the fused
+     activation's forward after it (read 2F, write F: 3F).
    - the fc2 bias: linear_fc2 returns its bias (skip_bias_add) and _apply_bias adds it scaled
      by the routing probability, a Python loop over the local experts of torch.split,
      `t + b * p` and torch.cat: b * p writes H, the add reads 2H and writes H, the cat reads
@@ -487,7 +488,7 @@ static void biased_expert_passes(const struct ctx *x, double rows, struct cost *
     double fwd = (clamp ? 8 * F : 0) + 6 * H, bwd = (clamp ? 10 * F : 0) + 6 * H;
     const struct tp_layout *l = x->l;
     if (clamp && l->recompute == TP_RECOMPUTE_SELECTIVE && (l->recompute_modules & TP_RC_MOE_ACT))
-        bwd += 8 * F;
+        bwd += 8 * F + 3 * F;
     c->fwd_mem += rows * fwd * b / x->h.mem_bw;
     c->bwd_mem += rows * bwd * b / x->h.mem_bw;
 }
