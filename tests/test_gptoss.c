@@ -167,12 +167,82 @@ static void test_bridge_recipe_row(void **state)
     assert_false(run.job.moe_a2a_overlap);
 }
 
+/* The eager passes around GPT-OSS's biased, clamped-GLU experts under Megatron-Core's
+   TEGroupedMLP, counted from its code ([MCORE-GPTOSS] megatron/core/transformer/moe/experts.py
+   and fusions/fused_bias_geglu.py, core_v0.15.0): the clamp of the fc1 output's halves (two
+   clamps and a cat: 8F forward; two masked gradients and the chunk's cat: 10F backward) and the
+   fc2 bias added per local expert scaled by the routing probability (6H each way), 2 bytes per
+   element, for every routed row (tokens x top-k at an even load); recompute_modules moe_act
+   runs the clamp and the fused activation forward again (8F + 3F).  The fused expert MLP (the
+   cutedsl_fused_grouped_mlp recipes) pays none of them, nor does a model without expert
+   biases. */
+static double expert_elementwise(bool fused, bool bias, bool recompute)
+{
+    struct tp_error err = {{0}, {0}};
+    if (tp_model_from_hf_config("tests/fixtures/hf/gpt-oss-120b.json", &model, &err) != TP_OK)
+        fail_msg("%s", err.msg);
+    model.expert_bias = bias;
+    if (tp_cluster_init(&cluster, "b300", 64, &err) != TP_OK)
+        fail_msg("%s", err.msg);
+    tp_job_init(&job);
+    tp_layout_init(&lay);
+    tp_calib_init(&cal);
+    job.framework = TP_FW_MEGATRON;
+    job.precision = TP_PREC_BF16;
+    job.seq = 4096;
+    job.moe_imbalance = 1.0;
+    job.moe_fused_mlp = fused;
+    lay.dp = 64;
+    lay.ep = 8;
+    lay.zero = 1;
+    lay.mbs = 4;
+    lay.gas = 5;
+    if (recompute) {
+        lay.recompute = TP_RECOMPUTE_SELECTIVE;
+        lay.recompute_modules = TP_RC_LAYERNORM | TP_RC_MOE_ACT;
+    }
+    if (tp_layout_check(&model, &cluster, &job, &lay, &err) != TP_OK)
+        fail_msg("%s", err.msg);
+    struct tp_time t;
+    assert_int_equal(tp_time_step(&model, &cluster, &job, &lay, &cal, &t), TP_OK);
+    return t.elementwise_s + t.recompute_s;
+}
+
+static void test_biased_expert_passes(void **state)
+{
+    (void)state;
+    double F = 2880, H = 2880, rows = 4.0 * 4096 * 4, steps = 36.0 * 5;
+    double unfused = expert_elementwise(false, true, false);
+    double bw = cluster.gpu.hbm_bw * cal.mem_eff; /* B300 HBM3e, 8.0 TB/s */
+    double fused = expert_elementwise(true, true, false);
+    double want = steps * rows * ((8 * F + 6 * H) + (10 * F + 6 * H)) * 2 / bw;
+    assert_float_equal(unfused - fused, want, want * 1e-6);
+    double rc = expert_elementwise(false, true, true) - expert_elementwise(true, true, true);
+    assert_float_equal(rc - (unfused - fused), steps * rows * 11 * F * 2 / bw, want * 1e-6);
+    /* no expert biases (Qwen3, DeepSeek-V3): nothing to add */
+    assert_float_equal(expert_elementwise(false, false, false),
+                       expert_elementwise(true, false, false), 1e-12);
+}
+
+/* The runs reader takes the fused expert MLP from a recipe's words. */
+static void test_bridge_fused_mlp_row(void **state)
+{
+    (void)state;
+    static struct tp_run run;
+    bridge_row("Recipe: cuda_graph_impl full_iteration, cutedsl_fused_grouped_mlp True", &run);
+    assert_true(run.job.moe_fused_mlp);
+    bridge_row("Recipe: moe_flex_dispatcher_backend hybridep", &run);
+    assert_false(run.job.moe_fused_mlp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fp8_window_backward),
         cmocka_unit_test(test_fp8_window_as_full),
         cmocka_unit_test(test_bridge_recipe_row),
+        cmocka_unit_test(test_biased_expert_passes),
+        cmocka_unit_test(test_bridge_fused_mlp_row),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -287,6 +287,10 @@ struct tp_job {
                                   1F1B schedule runs one micro-batch's forward with another's
                                   backward, each hiding the other's MoE all-to-all (model_parallel
                                   _config.py; since Megatron-Core 0.14, 2025-08) */
+    bool moe_fused_mlp;        /* Megatron-Core's fused expert MLP (TE op fuser, the CuTe DSL
+                                  grouped GEMM with the GLU and the biases): no eager passes
+                                  around biased, clamped experts (time_block.c); set by the
+                                  runs reader from a recipe's cutedsl_fused_grouped_mlp */
     double moe_capacity;       /* token-dropping capacity factor; 0 = dropless */
     bool moe_pad_capacity;     /* Megatron-Core --moe-pad-expert-input-to-capacity: every
                                   expert's input padded to its capacity (moe_comm.c) */

@@ -451,6 +451,48 @@ static void mixer_block(const struct ctx *x, uint32_t layer, enum tp_mixer mixer
         attention(x, layer, c);
 }
 
+/* The element-wise passes Megatron-Core's TEGroupedMLP adds around biased, clamped-GLU experts
+   (gpt-oss: add_bias_linear, activation_func_clamp_value 7, glu_linear_offset 1, quick_gelu;
+   Megatron-Bridge gpt_oss_provider.py / gpt_oss_bridge.py, v0.2.0 to v0.6.0), counted from the
+   code that runs them [MCORE-GPTOSS] (megatron/core/transformer/moe/experts.py and
+   fusions/fused_bias_geglu.py, core_v0.15.0 to the 2026-08 head), for `rows` routed rows of
+   this rank:
+   - the clamp: weighted_bias_quick_geglu_impl clamps the two halves of the fc1 output as eager
+     ops before its fused activation: two clamps (read F, write F each) and a torch.cat of the
+     halves (read 2F, write 2F): 8F element moves forward; backward the two clamps' masked
+     gradients (read the gradient and the input, write one: 3F each) and the chunk's gradient
+     concatenated (read 2F, write 2F): 10F.  Under recompute_modules moe_act the checkpoint
+     wraps this function (bias_act_func), so the backward runs the 8F again, and the fused
+     activation's forward after it (read 2F, write F: 3F).
+   - the fc2 bias: linear_fc2 returns its bias (skip_bias_add) and _apply_bias adds it scaled
+     by the routing probability, a Python loop over the local experts of torch.split,
+     `t + b * p` and torch.cat: b * p writes H, the add reads 2H and writes H, the cat reads
+     and writes H: 6H forward; backward the bias and probability gradients (grad * p and
+     grad * b, each read H, write H, then a reduction reading H): 6H.  Counted in 16 bits
+     (the probabilities in fp32 would add more).
+   These are separate eager kernels under every fused stack, so they are paid whole, not at the
+   calibration's unfused share of the counted element-wise bytes (ew_share).  The fc1 bias is
+   the grouped GEMM's epilogue (TE GroupedLinear, skip_bias_add False) and costs no pass.
+   Megatron-Core's fused expert MLP (use_transformer_engine_op_fuser: TE's ScaledClampedQGeGLU
+   op with the cuDNN-frontend CuTe DSL grouped GEMM, Megatron-Bridge's
+   cutedsl_fused_grouped_mlp recipes of 26.06 on) folds the clamp and the biases into its
+   kernels (tp_job moe_fused_mlp): no passes. */
+static void biased_expert_passes(const struct ctx *x, double rows, struct cost *c)
+{
+    const struct tp_model *m = x->m;
+    if (!m->expert_bias || m->mlp != TP_MLP_GLU || x->j->framework != TP_FW_MEGATRON ||
+        x->j->moe_fused_mlp)
+        return;
+    double F = m->moe_ffn / x->l->etp, H = m->hidden, b = x->h.act_bytes;
+    bool clamp = strcmp(m->family, "gpt_oss") == 0; /* swiglu_limit: gpt-oss's experts */
+    double fwd = (clamp ? 8 * F : 0) + 6 * H, bwd = (clamp ? 10 * F : 0) + 6 * H;
+    const struct tp_layout *l = x->l;
+    if (clamp && l->recompute == TP_RECOMPUTE_SELECTIVE && (l->recompute_modules & TP_RC_MOE_ACT))
+        bwd += 8 * F + 3 * F;
+    c->fwd_mem += rows * fwd * b / x->h.mem_bw;
+    c->bwd_mem += rows * bwd * b / x->h.mem_bw;
+}
+
 /* An MoE FFN: router, experts (grouped GEMMs, the dense block or the expert loop), shared
    experts, and the all-to-all dispatch and combine.  Returns the TP collectives it adds. */
 static double moe_block(const struct ctx *x, struct cost *c)
@@ -481,6 +523,7 @@ static double moe_block(const struct ctx *x, struct cost *c)
         lin(&xg, c, up * m->moe_ffn / etp, H, E / ep, per_expert, TP_LORA_GATE | TP_LORA_UP);
         lin(&xg, c, H, m->moe_ffn / etp, E / ep, per_expert, TP_LORA_DOWN);
         c->moe_post_fwd = c->fwd_gemm - before; /* after the dispatcher's sync (moe_host.c) */
+        biased_expert_passes(x, per_expert * E / ep, c);
     } else if (x->moe_impl == TP_MOE_DENSE) {
         /* every expert over all T tokens (zero-scaled where not routed), plus the E copies of
            the hidden states: repeat, scale, and the sum over experts of the outputs */

@@ -743,6 +743,9 @@ enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells
     out->job.moe_a2a_overlap = tp_row_a2a_overlap(&r, &assumed) && l->ep > 1;
     if (assumed && out->job.moe_a2a_overlap)
         tp_row_assume(out, "EP all-to-all overlapped (Megatron-Bridge recipe, moe_a2a_overlap)");
+    /* Megatron-Bridge's fused expert MLP, as the row's recipe notes quote it (docs/moe.md,
+       "GPT-OSS in Megatron-Bridge by release") */
+    out->job.moe_fused_mlp = strstr(tp_row_cell(&r, "notes"), "cutedsl_fused_grouped_mlp True");
     if (tp_layout_check(&out->model, &out->cluster, &out->job, l, &inner) != TP_OK)
         return tp_fail(err, TP_EINVAL, "layout: %s", inner.msg);
     TRY(derive_batch(&r, out));
