@@ -58,7 +58,7 @@
    calibration's own sources agree within 0.02 in log held out, the public ones (other stacks,
    releases and clusters) scatter by 0.17-0.19, and a range from the first alone held 51% of the
    public sources' runs.  The public files set the width only, never the centre or the
-   physics; each is judged by the spread of the others (the bench's last line: 84% of them
+   physics; each is judged by the spread of the others (the bench's last line: 86% of them
    inside, source-balanced).  q is the 80% quantile (Student's t at 0.9 for the degrees of
    freedom of the within-source spread: 1.2837 for 403, 1.2904 for 96, 1.4759 for 5); then
    the model sizes and tokens per micro-batch per GPU the class's calibration rows cover.  A
