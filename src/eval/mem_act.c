@@ -337,8 +337,27 @@ double tp_mem_logits(const struct tp_model *m, const struct tp_job *j, const str
         double v = (double)m->vocab / l->tp, chunk = 256;
         return tokens * 6 * m->hidden + v * m->hidden * 10 + chunk * v * 16;
     }
-    if (j->fused_loss)
+    /* A fused cross-entropy does not serve DPO: TRL's DPOTrainer.concatenated_forward calls
+       the model without labels (trl/trainer/dpo_trainer.py) and takes the log-probabilities
+       from the full logits (selective_log_softmax, trl/trainer/utils.py), and Liger's patched
+       forward skips the logits only when labels are given (liger_kernel/transformers/model/
+       llama.py lce_forward: skip_logits = training and labels is not None), which is the
+       forward Axolotl's LigerPlugin installs (src/axolotl/integrations/liger/plugin.py).
+       Only a fused DPO loss (Liger's LigerFusedLinearDPOLoss through TRL's use_liger_loss)
+       would avoid them; none is modelled. */
+    if (j->fused_loss && j->task != TP_TASK_DPO)
         return elems * 2 / 8;
+    /* TRL's DPO (the Hugging Face stack: Axolotl's rl: dpo runs TRL's DPOTrainer) on 16-bit
+       logits: selective_log_softmax (trl/trainer/utils.py, since TRL 0.15, PR #2799) takes
+       log_softmax one sequence at a time in the logits' own dtype and gathers the labels'
+       entries; each row's 16-bit log-softmax is saved for its backward, and the logits
+       themselves are freed when concatenated_forward returns (log_softmax saves its output,
+       unbind and gather save no input).  At the backward the rows' 16-bit gradients are
+       stacked into the logits' gradient while the saved rows not yet processed remain: 2 + 2
+       bytes per logit, no fp32 copy (6 for the generic bf16-logits-plus-fp32-copy loss) */
+    if (j->task == TP_TASK_DPO && j->framework == TP_FW_AXOLOTL && j->loss_impl == TP_LOSS_DEFAULT &&
+        j->precision != TP_PREC_FP32)
+        return elems * (2 + 2);
     enum tp_loss_impl impl = j->loss_impl;
     if (tp_mem_kbit_fp32(j, l) && impl == TP_LOSS_HF) /* the head itself returns fp32 logits */
         impl = TP_LOSS_HF_FP32_LOGITS;
