@@ -188,8 +188,6 @@ void tp_host_launches(const struct ctx *x, uint32_t layer, double *fwd, double *
 /* Host time per nn.Module call, in launches (see the header), and modules per block. */
 #define MODULE_OPS 0.25
 #define BLOCK_MODULES 12.0
-/* Host time of a TP collective's Python and c10d work beside its launch, in launches. */
-#define COLL_HOST_OPS 3.0
 /* Megatron-DeepSpeed's torch.tensor(0.0, device=...) copies per block forward. */
 #define MDS_BLOCK_SYNCS 2.0
 
@@ -235,10 +233,10 @@ void tp_host_block(const struct ctx *x, uint32_t layer, struct cost *c)
     double colls = tp ? 2 : 0; /* each way, as tp_host_launches counts them */
     bool syncs = x->j->framework == TP_FW_MEGATRON_DS;
     double op = x->cal->eager_op_s;
-    double ops_f = f + BLOCK_MODULES * MODULE_OPS + colls * COLL_HOST_OPS +
+    double ops_f = f + BLOCK_MODULES * MODULE_OPS + colls * TP_HOST_COLL_BESIDE_OPS +
                    (syncs ? MDS_BLOCK_SYNCS : 0);
     double ops_b = b * BWD_HOST_SHARE + python_functions(s) * (1 - BWD_HOST_SHARE) +
-                   colls * COLL_HOST_OPS;
+                   colls * TP_HOST_COLL_BESIDE_OPS;
     double host_f = ops_f * op, host_b = ops_b * op;
     double exposed_f = fmax(0, host_f - gpu_f);
     if (syncs) {
@@ -252,6 +250,15 @@ void tp_host_block(const struct ctx *x, uint32_t layer, struct cost *c)
     c->host_bwd += fmax(0, host_b - gpu_b);
 }
 
+double tp_host_small_allreduce(const struct ctx *x, uint32_t n, uint64_t stride)
+{
+    if (n <= 1)
+        return 0;
+    uint32_t g = tp_comm_per_node(n, stride, x->c->gpus_per_node);
+    uint32_t nodes = tp_comm_nodes_of(n, g);
+    return tp_comm_latency(x->cal, 2 * (n - 1.0), 2 * (nodes - 1.0));
+}
+
 double tp_host_micro_batch(const struct ctx *x)
 {
     if (x->j->framework != TP_FW_MEGATRON_DS)
@@ -259,10 +266,10 @@ double tp_host_micro_batch(const struct ctx *x)
     /* broadcast_data: two drained syncs (each a host call and a launch the GPU waits for) and,
        with TP, two broadcasts over the TP group: their host calls and their NCCL latency, the
        GPU idle behind the syncs */
-    double op = x->cal->eager_op_s, t = 2 * 2 * op;
+    double op = x->cal->eager_op_s, t = 2 * TP_HOST_DRAIN_OPS * op;
     if (x->l->tp > 1) {
         uint32_t nodes = tp_comm_nodes_of(x->l->tp, x->g_tp);
-        t += 2 * ((1 + COLL_HOST_OPS) * op +
+        t += 2 * (TP_HOST_COLL_OPS * op +
                   tp_comm_latency(x->cal, x->l->tp - 1.0, nodes - 1.0));
     }
     return t;

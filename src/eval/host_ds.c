@@ -42,9 +42,9 @@
  *     of the received gradient (2 drains), full() of each (2 x (2 launches + all-gather));
  *   - backward, a stage with a previous stage: partition and to_meta of the input's gradient
  *     (1 drain), 2 p2p sends.
- * Each p2p call and all-gather is a collective called from Python (COLL_HOST_OPS beside its
- * launch, host.c); DeepSpeed v0.9.5's p2p.send/recv are torch.distributed.send/recv wherever
- * torch >= 1.8 (p2p.py can_send_recv), not the 2-rank broadcasts of its first versions.  The
+ * Each p2p call and all-gather is a collective called from Python (TP_HOST_COLL_BESIDE_OPS
+ * beside its launch, host.c); DeepSpeed v0.9.5's p2p.send/recv are
+ * torch.distributed.send/recv wherever torch >= 1.8 (p2p.py can_send_recv), not the 2-rank broadcasts of its first versions.  The
  * p2p's own NCCL time is the pipeline's (time.c); the all-gathers' latency and bytes are here.
  * Not priced: the pipeline meta-data exchange of the first micro-batch (_send_tensor_meta:
  * once per run), _exec_reduce_tied_grads and _aggregate_total_loss (once per step: two small
@@ -116,18 +116,8 @@
  */
 #include "time_internal.h"
 
-/* Host time of a collective called from Python beside its launch, in eager ops (host.c). */
-#define COLL_OPS 3.0
-/* A drain: its call and the launch the idle GPU then waits for, in eager ops. */
-#define DRAIN_OPS 2.0
 /* Parameter tensors of one legacy Megatron GPT block (see the header). */
 #define BLOCK_TENSORS 12.0
-
-/* One collective from Python: its launch and COLL_OPS, in eager ops. */
-static double coll_ops(void)
-{
-    return 1 + COLL_OPS;
-}
 
 /* full(): the zeros, the copy of the local part, and the all-gather of the micro-batch's
    activations (or gradients) over the TP group, exposed whole after the drain before it. */
@@ -136,7 +126,7 @@ static double partition_full(const struct ctx *x)
     const struct tp_layout *l = x->l;
     double op = x->cal->eager_op_s;
     double bytes = x->tokens * x->m->hidden * x->h.act_bytes;
-    return (2 + coll_ops()) * op + tp_time_allgather(x->c, x->cal, bytes, l->tp, x->g_tp);
+    return (2 + TP_HOST_COLL_OPS) * op + tp_time_allgather(x->c, x->cal, bytes, l->tp, x->g_tp);
 }
 
 double tp_host_ds_micro_batch(const struct ctx *x, uint32_t stage)
@@ -145,15 +135,12 @@ double tp_host_ds_micro_batch(const struct ctx *x, uint32_t stage)
         return 0;
     const struct tp_layout *l = x->l;
     double op = x->cal->eager_op_s;
-    double t = DRAIN_OPS * op; /* ThroughputTimer.start() at the forward */
+    double t = TP_HOST_DRAIN_OPS * op; /* ThroughputTimer.start() at the forward */
     if (l->pp <= 1) {
         /* the loss averaged over the DP group: cat, all-reduce, divide */
-        if (l->dp > 1) {
-            uint32_t g = tp_comm_per_node(l->dp, (uint64_t)l->tp * l->cp, x->c->gpus_per_node);
-            uint32_t nodes = tp_comm_nodes_of(l->dp, g);
-            t += (2 + coll_ops()) * op +
-                 tp_comm_latency(x->cal, 2 * (l->dp - 1.0), 2 * (nodes - 1.0));
-        }
+        if (l->dp > 1)
+            t += (2 + TP_HOST_COLL_OPS) * op +
+                 tp_host_small_allreduce(x, l->dp, (uint64_t)l->tp * l->cp);
         return t;
     }
     if (l->tp <= 1)
@@ -161,13 +148,13 @@ double tp_host_ds_micro_batch(const struct ctx *x, uint32_t stage)
     bool next = stage + 1 < l->pp, prev = stage > 0;
     if (next) { /* forward: partition + to_meta, two sends; backward: two receives, two
                    from_meta, two full() */
-        t += (1 + DRAIN_OPS + 2 * coll_ops()) * op;
-        t += 2 * coll_ops() * op + 2 * (DRAIN_OPS * op + partition_full(x));
+        t += (1 + TP_HOST_DRAIN_OPS + 2 * TP_HOST_COLL_OPS) * op;
+        t += 2 * TP_HOST_COLL_OPS * op + 2 * (TP_HOST_DRAIN_OPS * op + partition_full(x));
     }
     if (prev) { /* forward: two receives and their clones, from_meta, full(); backward:
                    partition + to_meta of the input's gradient, two sends */
-        t += 2 * (coll_ops() + 1) * op + DRAIN_OPS * op + partition_full(x);
-        t += (1 + DRAIN_OPS + 2 * coll_ops()) * op;
+        t += 2 * (TP_HOST_COLL_OPS + 1) * op + TP_HOST_DRAIN_OPS * op + partition_full(x);
+        t += (1 + TP_HOST_DRAIN_OPS + 2 * TP_HOST_COLL_OPS) * op;
     }
     return t;
 }
@@ -182,17 +169,18 @@ double tp_host_ds_step(const struct ctx *x, uint32_t stage, uint32_t blocks, dou
     double tensors = BLOCK_TENSORS * blocks + (stage == 0 ? 2 : 0) +
                      (stage + 1 == l->pp ? 2 + (l->pp > 1 ? 1 : 0) : 0);
     if (tp_host_ds_bf16_optimizer(x)) /* the norm per tensor, its all-reduce, clear_hp_grads */
-        return tensors * 3 * op + params * (4 + 4) / bw + (2 * DRAIN_OPS + coll_ops()) * op;
+        return tensors * 3 * op + params * (4 + 4) / bw +
+               (2 * TP_HOST_DRAIN_OPS + TP_HOST_COLL_OPS) * op;
     if (l->zero == 0 && j->precision != TP_PREC_FP16)
         return 0;
     double dp = l->dp > 1 ? l->dp : 1;
     if (l->zero == 0) /* FP16_Optimizer: every tensor probed, the flag all-reduced */
-        return tensors * 3 * op + params * 10 / bw + (coll_ops() + DRAIN_OPS) * op;
+        return tensors * 3 * op + params * 10 / bw + (TP_HOST_COLL_OPS + TP_HOST_DRAIN_OPS) * op;
     /* ZeRO 1/2: the probe and the norm per gradient of the partition (a tensor that straddles
        a partition boundary counts on both sides: + 1), three all-reduces, two .item() */
     double part_t = tensors / dp + 1, part_p = params / dp;
     return part_t * 2 * 3 * op + part_p * (10 + 18) / bw +
-           (3 * coll_ops() + 2 * DRAIN_OPS) * op;
+           (3 * TP_HOST_COLL_OPS + 2 * TP_HOST_DRAIN_OPS) * op;
 }
 
 double tp_host_ds_tied_reduce(const struct ctx *x, uint32_t stage)

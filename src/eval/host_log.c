@@ -53,10 +53,6 @@
 /* count_zeros_fp32 per gradient tensor: ne, sum, rsub and add launches and the detach. */
 #define ZEROS_OPS 5.0
 #define ZEROS_BYTES 6.0
-/* A collective from Python: its launch and 3 eager ops beside it (host.c COLL_HOST_OPS). */
-#define COLL_OPS 4.0
-/* A drain: its call and the launch the idle GPU waits for (host_ds.c). */
-#define DRAIN_OPS 2.0
 /* Megatron-Core's calc_params_l2_norm beside the walk: 8 buckets x (norm, square), 6 adds. */
 #define MCORE_NORM_OPS (8 * 2.0 + 6)
 #define MCORE_NORM_COLLS 6.0
@@ -104,16 +100,6 @@ double tp_host_stage_tensors(const struct ctx *x, uint32_t stage, uint32_t block
     return t;
 }
 
-/* Latency of one small all-reduce over n ranks spaced `stride` apart. */
-static double allreduce_latency(const struct ctx *x, uint32_t n, uint64_t stride)
-{
-    if (n <= 1)
-        return 0;
-    uint32_t g = tp_comm_per_node(n, stride, x->c->gpus_per_node);
-    uint32_t nodes = tp_comm_nodes_of(n, g);
-    return tp_comm_latency(x->cal, 2 * (n - 1.0), 2 * (nodes - 1.0));
-}
-
 double tp_host_log_step(const struct ctx *x, uint32_t stage, uint32_t blocks, double params)
 {
     const struct tp_job *j = x->j;
@@ -129,19 +115,21 @@ double tp_host_log_step(const struct ctx *x, uint32_t stage, uint32_t blocks, do
     uint32_t mp = l->tp * l->pp, dpn = l->dp * l->cp;
     double t = 0;
     if (j->log_params_norm && mcore) {
-        t += (tensors * WALK_OPS + MCORE_NORM_OPS + MCORE_NORM_COLLS * COLL_OPS + DRAIN_OPS) * op +
-             own_p * 4 / bw + allreduce_latency(x, mp, 1) +
-             (sharded ? allreduce_latency(x, dpn, mp) : 0);
+        double ops = tensors * WALK_OPS + MCORE_NORM_OPS + MCORE_NORM_COLLS * TP_HOST_COLL_OPS +
+                     TP_HOST_DRAIN_OPS;
+        t += ops * op + own_p * 4 / bw + tp_host_small_allreduce(x, mp, 1) +
+             (sharded ? tp_host_small_allreduce(x, dpn, mp) : 0);
     } else if (j->log_params_norm) { /* Megatron-DeepSpeed */
         bool bf16 = j->precision == TP_PREC_BF16;
-        t += (tensors * (WALK_OPS + (bf16 ? 1 : 0)) + DRAIN_OPS + 2 + COLL_OPS + DRAIN_OPS) * op +
-             params * (bf16 ? 2 + 4 + 4 : 2) / bw + allreduce_latency(x, mp, 1);
+        double ops = tensors * (WALK_OPS + (bf16 ? 1 : 0)) + TP_HOST_DRAIN_OPS + 2 +
+                     TP_HOST_COLL_OPS + TP_HOST_DRAIN_OPS;
+        t += ops * op + params * (bf16 ? 2 + 4 + 4 : 2) / bw + tp_host_small_allreduce(x, mp, 1);
     }
     if (j->log_num_zeros && mcore) {
         /* the grad-stats group: the model-parallel group, every rank under the distributed
            optimizer (its partial counts) */
-        t += (own_t * ZEROS_OPS + COLL_OPS + DRAIN_OPS) * op + own_p * ZEROS_BYTES / bw +
-             (sharded ? allreduce_latency(x, mp * dpn, 1) : allreduce_latency(x, mp, 1));
+        t += (own_t * ZEROS_OPS + TP_HOST_COLL_OPS + TP_HOST_DRAIN_OPS) * op +
+             own_p * ZEROS_BYTES / bw + tp_host_small_allreduce(x, sharded ? mp * dpn : mp, 1);
     }
     return t;
 }

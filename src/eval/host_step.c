@@ -9,7 +9,7 @@
  * Units: an eager op is eager_op_s (host.c); a drain (`.item()` of a CUDA tensor) is its call
  * and the launch the idle GPU then waits for, 2 eager ops (host_ds.c's measurement); a
  * collective called from Python is its launch and 3 eager ops beside it (host.c
- * COLL_HOST_OPS) plus its NCCL latency.
+ * TP_HOST_COLL_BESIDE_OPS) plus its NCCL latency.
  *
  * Multi-tensor kernels (apex csrc/multi_tensor_apply.cuh, Transformer Engine's copy in
  * common/multi_tensor/, PyTorch's aten/src/ATen/native/cuda/MultiTensorApply.cuh): one launch
@@ -68,8 +68,6 @@
 
 #include <math.h>
 
-#define DRAIN_OPS 2.0
-#define COLL_OPS 4.0 /* host.c: a collective's launch and COLL_HOST_OPS beside it */
 #define MT_CHUNK 65536.0
 #define MT_BLOCKS 320.0
 /* StaticBufferLoader's copies per micro-batch: tokens, labels, loss mask, position ids */
@@ -89,21 +87,11 @@ static double mt_launches(double tensors, double elems, unsigned depth)
     return fmax(1, fmax(by_t, by_c));
 }
 
-/* Latency of one small all-reduce over n consecutive ranks (host_log.c's rule). */
-static double small_allreduce(const struct ctx *x, uint32_t n)
-{
-    if (n <= 1)
-        return 0;
-    uint32_t g = tp_comm_per_node(n, 1, x->c->gpus_per_node);
-    uint32_t nodes = tp_comm_nodes_of(n, g);
-    return tp_comm_latency(x->cal, 2 * (n - 1.0), 2 * (nodes - 1.0));
-}
-
 /* torch's clip_grad_norm_ with foreach over t tensors of p elements: _foreach_norm, stack,
    vector_norm, the all-reduce, clip_coef and its clamp, _foreach_mul_. */
 static double clip_ops(double t, double p)
 {
-    return mt_launches(t, p, 1) + 2 + COLL_OPS + 2 + mt_launches(t, p, 1);
+    return mt_launches(t, p, 1) + 2 + TP_HOST_COLL_OPS + 2 + mt_launches(t, p, 1);
 }
 
 double tp_host_step(const struct ctx *x, uint32_t stage, uint32_t blocks, double params,
@@ -143,9 +131,10 @@ double tp_host_step(const struct ctx *x, uint32_t stage, uint32_t blocks, double
     case TP_FW_COUNT:
         return 0;
     }
-    double coll_host = colls * COLL_OPS * op + colls * small_allreduce(x, l->tp * l->pp);
+    double mp_allreduce = tp_host_small_allreduce(x, l->tp * l->pp, 1);
+    double coll_host = colls * (TP_HOST_COLL_OPS * op + mp_allreduce);
     double host = launches * op;
-    return fmax(0, host - opt_gpu) + (drains * DRAIN_OPS + idle_ops) * op + coll_host;
+    return fmax(0, host - opt_gpu) + (drains * TP_HOST_DRAIN_OPS + idle_ops) * op + coll_host;
 }
 
 double tp_host_loss_checks(const struct ctx *x)
@@ -153,5 +142,5 @@ double tp_host_loss_checks(const struct ctx *x)
     const struct tp_job *j = x->j;
     if (j->framework != TP_FW_MEGATRON || j->cuda_graphs == TP_CUDA_GRAPHS_FULL)
         return 0;
-    return LOSS_CHECKS * DRAIN_OPS * x->cal->eager_op_s;
+    return LOSS_CHECKS * TP_HOST_DRAIN_OPS * x->cal->eager_op_s;
 }

@@ -48,7 +48,7 @@
  * Launches after the sync, Megatron-Core's alltoall dispatcher and TEGroupedMLP (experts.py)
  * [derived, counted from the code above]: two all_to_all calls for the tokens and probs and
  * one for the combine, each a c10d collective with its Python and CUDA calls (host.c's
- * COLL_HOST_OPS, three launches' worth beside the launch); sort_chunks_by_idxs before the
+ * TP_HOST_COLL_BESIDE_OPS, three launches' worth beside the launch); sort_chunks_by_idxs before the
  * experts and after them, the fused weighted activation, unpermute: 4 launches; each
  * GroupedLinear's input quantize and its Python: 2 launches for fc1 and for fc2; the
  * grouped GEMMs, one cuBLAS launch per local expert from TE's C++ loop
@@ -79,11 +79,10 @@
    wait and issue only the combine; none within one rank). */
 static double post_sync_ops(double n_local, double colls)
 {
-    const double coll_ops = 3.0;              /* host.c COLL_HOST_OPS, beside the launch */
     const double kernels = 4 + 2 * 2;         /* sorts, activation, unpermute; fc quantizes */
     const double gemms = 0.5 * 2 * n_local;   /* TE's C++ loop, fc1 and fc2 */
     const double modules = 0.25 * 4;          /* dispatcher, experts, fc1, fc2 */
-    return colls * (1 + coll_ops) + kernels + gemms + modules;
+    return colls * TP_HOST_COLL_OPS + kernels + gemms + modules;
 }
 
 /* Launches host.c counts in an MoE block that fall after the sync: the MLP's fc1,

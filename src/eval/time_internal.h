@@ -166,6 +166,16 @@ void tp_host_launches(const struct ctx *x, uint32_t layer, double *fwd, double *
 /* Adds to c->host_fwd / host_bwd the host time of the block's launches that its GPU work does
    not cover (host.c); c holds the block's GPU costs. */
 void tp_host_block(const struct ctx *x, uint32_t layer, struct cost *c);
+/* Host units shared by host.c, host_ds.c, host_step.c and host_log.c, in eager ops
+   (eager_op_s): a drain (a `.item()` of a CUDA tensor: its call and the launch the idle GPU
+   then waits for), and a collective called from Python (its launch and the Python and c10d
+   work beside it, TP_HOST_COLL_BESIDE_OPS). */
+#define TP_HOST_DRAIN_OPS 2.0
+#define TP_HOST_COLL_BESIDE_OPS 3.0
+#define TP_HOST_COLL_OPS (1 + TP_HOST_COLL_BESIDE_OPS)
+/* Latency of one small all-reduce over n ranks spaced `stride` apart (host.c): a norm's,
+   a flag's or a loss's, called from the host. */
+double tp_host_small_allreduce(const struct ctx *x, uint32_t n, uint64_t stride);
 /* Host time of one micro-batch outside the blocks that no GPU work hides (host.c): the
    Megatron-DeepSpeed data path's syncs and TP broadcasts. */
 double tp_host_micro_batch(const struct ctx *x);
