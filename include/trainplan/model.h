@@ -99,6 +99,7 @@ struct tp_model {
     uint32_t shared_ffn;        /* I_s: total width of the shared expert(s); 0 = n_shared * I_e */
     bool router_bias;           /* router linear has a bias (gpt-oss) */
     bool expert_bias;           /* routed experts carry biases (gpt-oss) */
+    bool expert_glu_clamp;      /* routed experts clamp their GLU halves (gpt-oss swiglu_limit) */
     bool shared_expert_gate;    /* H->1 sigmoid gate on the shared expert (Qwen2-MoE) */
     bool router_score_bias;     /* E-float e_score_correction_bias buffer (DeepSeek-V3, GLM-4.5):
                                    counted only in the checkpoint figure */

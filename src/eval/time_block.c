@@ -484,7 +484,7 @@ static void biased_expert_passes(const struct ctx *x, double rows, struct cost *
         x->j->moe_fused_mlp)
         return;
     double F = m->moe_ffn / x->l->etp, H = m->hidden, b = x->h.act_bytes;
-    bool clamp = strcmp(m->family, "gpt_oss") == 0; /* swiglu_limit: gpt-oss's experts */
+    bool clamp = m->expert_glu_clamp;
     double fwd = (clamp ? 8 * F : 0) + 6 * H, bwd = (clamp ? 10 * F : 0) + 6 * H;
     const struct tp_layout *l = x->l;
     if (clamp && l->recompute == TP_RECOMPUTE_SELECTIVE && (l->recompute_modules & TP_RC_MOE_ACT))

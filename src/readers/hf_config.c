@@ -484,6 +484,7 @@ static enum tp_status fam_gpt_oss(const struct cfg *c, struct tp_model *m)
     m->qkv_bias = m->o_bias = true; /* attention_bias covers q, k, v and o */
     m->attn_sinks = true;
     m->router_bias = m->expert_bias = true;
+    m->expert_glu_clamp = true; /* swiglu_limit (GptOssConfig default 7.0) */
     TRY(hf_get_u32(c, "num_local_experts", true, 0, &m->n_experts));
     const char *k = json_object_get(c->obj, "num_experts_per_tok") ? "num_experts_per_tok"
                                                                     : "experts_per_token";

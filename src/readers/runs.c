@@ -128,6 +128,7 @@ static enum tp_status map_arch(const struct row *r, struct tp_model *m)
         m->qk_norm = true;
     } else if (strcmp(arch, "gpt_oss") == 0) {
         m->qkv_bias = m->o_bias = m->attn_sinks = m->router_bias = m->expert_bias = true;
+        m->expert_glu_clamp = true;
     } else if (strcmp(arch, "gpt") == 0) {
         m->norm = TP_NORM_LAYER;
         m->mlp = TP_MLP_GELU;
