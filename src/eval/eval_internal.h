@@ -48,6 +48,9 @@ struct tp_shard_params {
 /* Bytes per element of a GEMM weight stored by the job: the FP8 format's (tp_prec_saved_bytes)
    with fp8_param_gather, else `half` (memory.c). */
 double tp_gemm_weight_bytes(const struct tp_job *j, double half);
+/* DeepSpeed's BF16_Optimizer runs (memory.c): bf16 without ZeRO under a stack DeepSpeed's engine
+   always drives (Megatron-DeepSpeed); memory.c counts its states, host_ds.c its step. */
+bool tp_ds_bf16_optimizer(const struct tp_job *j, uint32_t zero);
 /* The parameters of stage `stage`; `first`/`count` receive its block range (memory.c). */
 void tp_stage_params(const struct tp_model *m, const struct tp_job *j, const struct tp_layout *l,
                      uint32_t stage, struct tp_shard_params *s, uint32_t *first, uint32_t *count);

@@ -200,10 +200,7 @@ double tp_host_ds_tied_reduce(const struct ctx *x, uint32_t stage)
 
 bool tp_host_ds_bf16_optimizer(const struct ctx *x)
 {
-    const struct tp_job *j = x->j;
-    const struct tp_layout *l = x->l;
-    return tp_stack_get(j->framework)->ds_engine && !x->frozen &&
-           j->precision == TP_PREC_BF16 && l->zero == 0;
+    return !x->frozen && tp_ds_bf16_optimizer(x->j, x->l->zero);
 }
 
 double tp_host_ds_grad_accum(const struct ctx *x, double params)

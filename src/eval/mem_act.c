@@ -355,8 +355,8 @@ double tp_mem_logits(const struct tp_model *m, const struct tp_job *j, const str
        unbind and gather save no input).  At the backward the rows' 16-bit gradients are
        stacked into the logits' gradient while the saved rows not yet processed remain: 2 + 2
        bytes per logit, no fp32 copy (6 for the generic bf16-logits-plus-fp32-copy loss) */
-    if (j->task == TP_TASK_DPO && j->framework == TP_FW_AXOLOTL && j->loss_impl == TP_LOSS_DEFAULT &&
-        j->precision != TP_PREC_FP32)
+    if (j->task == TP_TASK_DPO && j->framework == TP_FW_AXOLOTL &&
+        j->loss_impl == TP_LOSS_DEFAULT && j->precision != TP_PREC_FP32)
         return elems * (2 + 2);
     enum tp_loss_impl impl = j->loss_impl;
     if (tp_mem_kbit_fp32(j, l) && impl == TP_LOSS_HF) /* the head itself returns fp32 logits */

@@ -202,11 +202,11 @@ static double frozen_weight_bytes(const struct tp_job *j, double half)
                                          : tp_gemm_weight_bytes(j, half);
 }
 
-/* DeepSpeed's BF16_Optimizer ([DS-BF16] runtime/bf16_optimizer.py, v0.9.5 to v0.16): what DeepSpeed runs
-   for bf16 without ZeRO (engine.py get_data_types: bf16 gradients accumulate in fp32 when ZeRO
-   is off; _do_optimizer_sanity_check then returns BFLOAT16), Megatron-DeepSpeed's pipeline
-   engine included (the stacks that always run DeepSpeed's engine: ds_engine).  Per parameter: the bf16 weights (bf16_groups_flat) and their bf16 .grad,
-   which backward writes and clear_lp_grads frees only before the next backward (2 + 2); the
+/* DeepSpeed's BF16_Optimizer ([DS-BF16] runtime/bf16_optimizer.py, v0.9.5 to v0.16): what
+   DeepSpeed runs for bf16 without ZeRO (engine.py get_data_types: bf16 gradients accumulate in
+   fp32 when ZeRO is off; _do_optimizer_sanity_check then returns BFLOAT16), Megatron-DeepSpeed's
+   pipeline engine included (the stacks that always run DeepSpeed's engine: ds_engine).  Per
+   parameter: the bf16 weights (bf16_groups_flat) and their bf16 .grad, which backward writes and clear_lp_grads frees only before the next backward (2 + 2); the
    fp32 gradient accumulators of every parameter, one flat buffer the size of the bf16 weights
    (fp32_groups_gradients_flat = torch.zeros_like(bf16_groups_flat, dtype=float32): 4, not
    partitioned, since every rank all-reduces them whole: _bf16_reduce_grads); the fp32 master
@@ -214,7 +214,7 @@ static double frozen_weight_bytes(const struct tp_job *j, double half)
    [partition_id].clone().float(): 4 / dp) and the optimizer's states over that partition
    (the wrapped optimizer's param_groups hold the partition alone).  update_lp_params copies
    the partition back and all-gathers the bf16 weights in place.  2 + 2 + 4 + (4 + K) / dp. */
-static bool ds_bf16_optimizer(const struct tp_job *j, uint32_t zero)
+bool tp_ds_bf16_optimizer(const struct tp_job *j, uint32_t zero)
 {
     /* the stacks DeepSpeed's engine always drives (Megatron-DeepSpeed: stack.c ds_engine); a
        Hugging Face row without ZeRO is plain DDP (accelerate without a DeepSpeed config) */
@@ -244,7 +244,7 @@ static void add_states(const struct tp_job *j, double extra_o, uint32_t zero, do
     }
     /* DeepSpeed's own optimizers (Megatron-DeepSpeed keeps Megatron's main gradients, above) */
     bool ds = tp_job_ds_zero(j) && j->framework != TP_FW_MEGATRON_DS;
-    if (ds_bf16_optimizer(j, zero)) {
+    if (tp_ds_bf16_optimizer(j, zero)) {
         /* BF16_Optimizer (above), Megatron-DeepSpeed's too: 16-bit and fp32 gradients whole,
            the fp32 master and the states over the data-parallel partition */
         g = half + 4;
@@ -468,7 +468,7 @@ static void stage_memory(const struct tp_model *m, const struct tp_cluster *c,
                     ? (sp.lora - sp.lora_expert) / n_dense +
                           sp.lora_expert / (n_expert > 0 ? n_expert : 1)
                     : sp.lora / n_dense;
-    if (l->zero == 0 && !ds_bf16_optimizer(j, 0)) /* BF16_Optimizer steps its partition */
+    if (l->zero == 0 && !tp_ds_bf16_optimizer(j, 0)) /* BF16_Optimizer steps its partition */
         shard = j->task == TP_TASK_LORA || j->task == TP_TASK_QLORA ? sp.lora : out->params;
     tp_mem_timeline(j, l, shard, out);
     /* what the allocator splits and frees: the states, the activations and the logits (the
