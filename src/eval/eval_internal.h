@@ -51,6 +51,9 @@ double tp_gemm_weight_bytes(const struct tp_job *j, double half);
 /* DeepSpeed's BF16_Optimizer runs (memory.c): bf16 without ZeRO under a stack DeepSpeed's engine
    always drives (Megatron-DeepSpeed); memory.c counts its states, host_ds.c its step. */
 bool tp_ds_bf16_optimizer(const struct tp_job *j, uint32_t zero);
+/* Bytes per QLoRA linear weight as bitsandbytes stores it (memory.c): NF4 with its
+   double-quantized absmax constants. */
+double tp_nf4_weight_bytes(void);
 /* The parameters of stage `stage`; `first`/`count` receive its block range (memory.c). */
 void tp_stage_params(const struct tp_model *m, const struct tp_job *j, const struct tp_layout *l,
                      uint32_t stage, struct tp_shard_params *s, uint32_t *first, uint32_t *count);

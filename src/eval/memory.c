@@ -165,6 +165,13 @@ double tp_gemm_weight_bytes(const struct tp_job *j, double half)
     return j->fp8_param_gather ? tp_prec_saved_bytes(j->precision) : half;
 }
 
+/* 4 bits per weight, an 8-bit absmax per block of 64 and an fp32 constant per 256 of those
+   blocks (bitsandbytes' double quantization, [BNB]): 0.5 + 1/64 + 4/(64 x 256) B. */
+double tp_nf4_weight_bytes(void)
+{
+    return 0.5 + 1.0 / 64 + 4.0 / (64 * 256);
+}
+
 /* The bytes of one frozen GEMM weight of a LoRA run (tp_job.frozen_weights), 16 bits being
    `half`.  Transformer Engine's quantized tensors ([TE-QT] transformer_engine/pytorch/tensor/):
    Float8Tensor holds 1-byte data and one fp32 scale_inv per tensor; MXFP8Tensor and
@@ -300,7 +307,7 @@ static void stage_states(const struct tp_model *m, const struct tp_cluster *c,
             base -= sp.quantizable * (half - frozen_weight_bytes(j, half));
         if (j->task == TP_TASK_QLORA)
             base = (out->params - sp.quantizable) * (tp_mem_kbit_fp32(j, l) ? 4 : 2) +
-                   sp.quantizable * (0.5 + 1.0 / 64 + 4.0 / (64 * 256));
+                   sp.quantizable * tp_nf4_weight_bytes();
         st.w = l->zero >= 3 ? base / n_dense : base;
         /* adapters: fp32 weights and gradients plus Adam m and v, 16 B/param ([LoRA];
            docs/physics.md §3.6) */

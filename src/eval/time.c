@@ -452,11 +452,11 @@ static void stage_eval(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
         offload = local * (2 + x->h.act_bytes) / (c->gpu.host_bw * cal->eff_pcie);
         if (l->offload == TP_OFFLOAD_PARAMS) { /* parameters stream in per micro-batch */
             /* in their stored bytes: QLoRA's linear weights as bitsandbytes' packed NF4 with
-               their absmax constants (0.5 + 1/64 + 4/(64 x 256) B; fsdp_qlora's FSDP
-               CPUOffload moves the flat shard of the Params4bit storage), the rest 16-bit */
+               their absmax constants (tp_nf4_weight_bytes; fsdp_qlora's FSDP CPUOffload moves
+               the flat shard of the Params4bit storage), the rest 16-bit */
             double q = j->task == TP_TASK_QLORA ? sp->quantizable : 0;
             double bytes = (sp->dense + sp->expert - q) * x->h.act_bytes +
-                           q * (0.5 + 1.0 / 64 + 4.0 / (64 * 256));
+                           q * tp_nf4_weight_bytes();
             offload += gas * 2 * bytes / n_opt_d / (c->gpu.host_bw * cal->eff_pcie);
         }
     } else {
