@@ -138,6 +138,7 @@ static void stage_time(const struct ctx *x, const struct cost kinds[TP_TIME_KIND
     if (x->h.tape) /* the head's GEMMs */
         x->h.tape->pos = x->tape_outer;
     tp_outer_cost(x, stage == 0, stage == l->pp - 1, &outer);
+    tp_outer_tp(x, stage == 0, stage == l->pp - 1, &outer); /* outer_tp.c */
     add_cost(&sum, &outer, 1);
 
     double ref = x->j->task == TP_TASK_DPO ? 1 : 0; /* DPO: the frozen reference's forward */

@@ -158,6 +158,9 @@ void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
 void tp_block_cost(const struct ctx *x, uint32_t layer, struct cost *c);
 /* The embedding (first stage) and the head with the loss (last stage) (time_block.c). */
 void tp_outer_cost(const struct ctx *x, bool first, bool last, struct cost *c);
+/* Adds to c->tp_fwd / tp_bwd the TP collectives of the vocabulary-parallel embedding (first
+   stage), output layer and cross-entropy (last stage) for one micro-batch (outer_tp.c). */
+void tp_outer_tp(const struct ctx *x, bool first, bool last, struct cost *c);
 /* The kernel style of a stack's blocks (host.c): stacks of one style run the same kernels and
    launches, so rows of one vouch for the others (tp_calib_domain_check). */
 unsigned tp_kernel_style_of(enum tp_framework fw);
