@@ -178,13 +178,17 @@ double tp_nf4_dequant_rel(bool lut)
    scales by SMs x boost clock, capped at the DRAM peak [derived]: the RTX 4090 (128 SMs at
    2.52 GHz, Ada whitepaper) issues 2.12 x the A100's 108 at 1.41 GHz (A100 whitepaper) from
    0.49 x its bandwidth, so its dequantization runs at 0.67 of its 1.008 TB/s, where the HBM
-   share alone would give 0.16 (4.3x slower: 0.9 s of a Yi-34B QLoRA step on two 4090s). */
+   share alone would give 0.16 (4.3x slower: 0.9 s of a Yi-34B QLoRA step on two 4090s).  The
+   A100 40GB is the measured A100's die (108 SMs at 1.41 GHz, A100 whitepaper) with HBM2 at
+   1.555 TB/s instead of the 80 GB card's 2.039: the same issue rate, so the same bytes/s, not
+   0.76 of them (Answer.AI's Llama-2 70B QLoRA on 2-8 A100 40GB: 3 uses x 68.5G weights x 2.5 B
+   per micro-batch, 2.1 s at the HBM share against 1.6 s). */
 double tp_nf4_dequant_bw(const struct tp_gpu *g, bool lut)
 {
     static const struct {
         const char *key;
         double ghz;
-    } CLOCK[] = {{"rtx4090", 2.52}};
+    } CLOCK[] = {{"rtx4090", 2.52}, {"a100-40gb", 1.41}};
     const double a100_bw = 2.039e12, a100_issue = 108 * 1.41;
     double bw = g->hbm_bw * tp_nf4_dequant_rel(lut);
     for (size_t i = 0; i < sizeof CLOCK / sizeof CLOCK[0]; i++)
