@@ -362,6 +362,14 @@ static void test_4090_kernel_rates(void **state)
     tp_calib_init(&cal);
     assert_true(cal.attn_eff * attn * 165.2 < 171.8);
     assert_true(cal.gemm_scale * gemm >= 1);
+    /* the RTX A6000 (GA102 at 1024 MMA FLOP per SM clock, as the A5000): the A5000's measured
+       forward + backward share (78.64 of 111.1 TF at 8k, [A5000-FA2]) over the A100's */
+    const struct tp_gpu *a6 = find("a6000");
+    assert_true(fabs(a6->peak_flops[TP_BF16] / (a6->sms * 1.80e9) - 111.1e12 / (64 * 1.695e9)) <
+                10);
+    tp_kernel_rel(a6, &attn, &gemm, &fa2, &mamf4);
+    assert_true(fabs(attn - (78.64 / 111.1) / (165.0 / 312)) < 0.01);
+    assert_true(gemm == 1 && fa2 == 1);
 }
 
 int main(void)

@@ -91,7 +91,16 @@
    attention, where the H20's factor (1.35) stood in by analogy before.  GEMMs: the torch.mm
    sweep reaches 0.998 of the peak ([4090-MM], gpus.c) against the A100's 0.869, and the H20's
    1.35 lifts gemm_scale past 1, so real shapes run at the sweep's rate less their tile and wave
-   quantization (any factor above 1 / gemm_scale gives the same). */
+   quantization (any factor above 1 / gemm_scale gives the same).
+
+   RTX A6000 (GA102, professional: FP32 accumulate at the full 16-bit rate, 154.8 TF over 84 SMs
+   at 1.80 GHz = 1024 MMA FLOP per SM clock, as the RTX A5000's 111.1 TF over 64 SMs at 1.695
+   GHz): the A5000's FlashAttention-2 measured whole [A5000-FA2], forward + backward 78.64
+   TFLOP/s at head dim 64 and 8k tokens, 0.708 of its peak, against the A100's 0.529 (above):
+   1.34 for attention [derived: the same die and per-SM rates, the same sm8x kernels].  Both
+   ratios take the A100's causal figure (Fig. 4c; the non-causal benchmark runs a few percent
+   faster on the A100, not read here), so they are upper bounds by that much.  GEMMs keep the
+   catalog's default MAMF (no A6000 sweep). */
 void tp_kernel_rel(const struct tp_gpu *g, double *attn, double *gemm, double *fa2,
                    double *mamf4)
 {
@@ -102,7 +111,8 @@ void tp_kernel_rel(const struct tp_gpu *g, double *attn, double *gemm, double *f
                {"mi325x", 0.75, 1, 1, 0},     {"b200", 1, 1, 0.42, 0.763},
                {"gb200", 1, 1, 0.42, 0.763},  {"b300", 1, 1, 0.42, 0},
                {"gb300", 1, 1, 0.42, 0},      {"max1550-tile", 0.87, 1, 1, 0},
-               {"max1550", 0.75, 1, 1, 0},    {"rtx4090", 1.90, 1.35, 1, 0}};
+               {"max1550", 0.75, 1, 1, 0},    {"rtx4090", 1.90, 1.35, 1, 0},
+               {"a6000", 1.34, 1, 1, 0}};
     *attn = *gemm = *fa2 = 1;
     *mamf4 = 0;
     for (size_t i = 0; i < sizeof REL / sizeof REL[0]; i++)
