@@ -41,7 +41,7 @@ static void test_kernel_rates(void **state)
 /* The issue-bound kernel on a GPU whose SMs x clock and DRAM disagree: the RTX 4090 (128 SMs
    at 2.52 GHz) issues 2.12x the A100's (108 at 1.41 GHz) from half its bandwidth, so its
    dequantization runs at 2.12x the A100's bytes/s, not at the A100's share of its 1.008 TB/s;
-   the data-centre parts keep the HBM share. */
+   the data-centre parts keep the HBM share, but for the A100 40GB (the A100's issue rate). */
 static void test_dequant_issue_rate(void **state)
 {
     (void)state;
@@ -53,6 +53,12 @@ static void test_dequant_issue_rate(void **state)
     assert_true(tp_nf4_dequant_bw(&c.gpu, true) <= c.gpu.hbm_bw);
     assert_int_equal(tp_cluster_init(&c, "h100-sxm", 8, NULL), TP_OK);
     near(tp_nf4_dequant_bw(&c.gpu, false), 3.35e12 * tp_nf4_dequant_rel(false), 1e-9);
+    /* the A100 40GB is the measured A100's die (108 SMs at 1.41 GHz) on 1.555 TB/s of HBM2: the
+       same issue rate, so the 80 GB card's bytes/s, not 0.76 of them */
+    assert_int_equal(tp_cluster_init(&c, "a100-40gb", 8, NULL), TP_OK);
+    near(tp_nf4_dequant_bw(&c.gpu, false), a100, 1e-9);
+    assert_int_equal(tp_cluster_init(&c, "a100-80gb", 8, NULL), TP_OK);
+    near(tp_nf4_dequant_bw(&c.gpu, false), a100, 1e-9);
 }
 
 /* Elementwise time of one step of the fixture's run with `task`. */

@@ -74,17 +74,33 @@
    half the FP16-accumulate rate (Ada whitepaper: 165.2 against 330.3 TFLOP/s), so each SM
    issues 165.2e12 / (128 SMs x 2.52 GHz boost) = 512 MMA FLOP per clock against the A100's
    312e12 / (108 x 1.41 GHz) = 2049: a quarter, while its load pipes, softmax and epilogue
-   instructions run per clock as the A100's and its DRAM gives as many bytes per FLOP (1.008
-   TB/s / 165 TF = 6.1 B per kFLOP against 2.039 / 312 = 6.5).  That is the H20's position
-   against the H100 (958 against 3784 FLOP per SM clock, 0.253; above), so the 4090 takes the
-   H20's measured factor, 1.35, for attention and GEMMs [derived].  Measured on the 4090:
-   FlashAttention-2's forward reaches 150.9-173.0 TFLOP/s, head dim 64, non-causal, 512-16k
-   tokens (171.8 at batch 8 x 2k: 1.04 of the 165.2 peak; ROCm/flash-attention#27, the
-   flash-attn benchmark script, [4090-FA2]), at its MMA rate, where the A100's forward and
-   backward reach 0.47-0.53 of its peak ([FA2] Fig. 4, below), and the torch.mm
-   sweep reaches 0.998 of the peak ([4090-MM], gpus.c) against the A100's 0.869: priced,
-   attention at 0.338 x 1.35 = 0.46 of the peak and GEMMs at the sweep's rate (gemm_scale x
-   1.35 passes 1). */
+   instructions run per clock as the A100's, so the non-matmul work of a tile hides behind the
+   slower MMAs.  Measured on the 4090 [4090-FA2]: FlashAttention-2's forward (flash-attn's
+   benchmark_flash_attention.py, head dim 64, non-causal, batch x seqlen = 16k) reaches 150.9 /
+   154.5 / 171.8 / 172.8 / 173.0 / 173.0 TFLOP/s at 512 to 16k tokens, 1.05 of the 165.2 peak
+   at 8k.  Its backward has no 4090 measurement; the same script on an RTX A5000 (GA102, the
+   same 99 KB opt-in shared memory per block: FA2's backward picks its tiles by
+   max_smem_per_block >= 144 KB alone, csrc/flash_attn/src/flash_bwd_launch_template.h, so
+   sm86 and sm89 run the same kernels; [A5000-FA2]) runs the backward at 77.42 / 81.86 = 0.946 of its forward at 8k tokens (0.862
+   at 2k).  GA102 with FP32 accumulate issues 1024 MMA FLOP per SM clock (111.1 TF over 64 SMs
+   at 1.695 GHz), twice the 4090's, so the 4090's backward, whose extra non-matmul work hides
+   behind the slower MMAs, is at least that share of its forward [derived bound]: forward +
+   backward (backward FLOPs 2.5x, [FA2] §4.1) 3.5 / (1 / 172.96 + 2.5 / (0.946 x 172.96)) =
+   166.2 TFLOP/s, 1.006 of the peak, against the A100's FA2 forward + backward at head dim 64
+   and 8k tokens, 165 of 312 ([FA2] Fig. 4, tp_flash1_kernel): 1.006 / 0.529 = 1.90 for
+   attention, where the H20's factor (1.35) stood in by analogy before.  GEMMs: the torch.mm
+   sweep reaches 0.998 of the peak ([4090-MM], gpus.c) against the A100's 0.869, and the H20's
+   1.35 lifts gemm_scale past 1, so real shapes run at the sweep's rate less their tile and wave
+   quantization (any factor above 1 / gemm_scale gives the same).
+
+   RTX A6000 (GA102, professional: FP32 accumulate at the full 16-bit rate, 154.8 TF over 84 SMs
+   at 1.80 GHz = 1024 MMA FLOP per SM clock, as the RTX A5000's 111.1 TF over 64 SMs at 1.695
+   GHz): the A5000's FlashAttention-2 measured whole [A5000-FA2], forward + backward 78.64
+   TFLOP/s at head dim 64 and 8k tokens, 0.708 of its peak, against the A100's 0.529 (above):
+   1.34 for attention [derived: the same die and per-SM rates, the same sm8x kernels].  Both
+   ratios take the A100's causal figure (Fig. 4c; the non-causal benchmark runs a few percent
+   faster on the A100, not read here), so they are upper bounds by that much.  GEMMs keep the
+   catalog's default MAMF (no A6000 sweep). */
 void tp_kernel_rel(const struct tp_gpu *g, double *attn, double *gemm, double *fa2,
                    double *mamf4)
 {
@@ -95,7 +111,8 @@ void tp_kernel_rel(const struct tp_gpu *g, double *attn, double *gemm, double *f
                {"mi325x", 0.75, 1, 1, 0},     {"b200", 1, 1, 0.42, 0.763},
                {"gb200", 1, 1, 0.42, 0.763},  {"b300", 1, 1, 0.42, 0},
                {"gb300", 1, 1, 0.42, 0},      {"max1550-tile", 0.87, 1, 1, 0},
-               {"max1550", 0.75, 1, 1, 0},    {"rtx4090", 1.35, 1.35, 1, 0}};
+               {"max1550", 0.75, 1, 1, 0},    {"rtx4090", 1.90, 1.35, 1, 0},
+               {"a6000", 1.34, 1, 1, 0}};
     *attn = *gemm = *fa2 = 1;
     *mamf4 = 0;
     for (size_t i = 0; i < sizeof REL / sizeof REL[0]; i++)
@@ -178,13 +195,17 @@ double tp_nf4_dequant_rel(bool lut)
    scales by SMs x boost clock, capped at the DRAM peak [derived]: the RTX 4090 (128 SMs at
    2.52 GHz, Ada whitepaper) issues 2.12 x the A100's 108 at 1.41 GHz (A100 whitepaper) from
    0.49 x its bandwidth, so its dequantization runs at 0.67 of its 1.008 TB/s, where the HBM
-   share alone would give 0.16 (4.3x slower: 0.9 s of a Yi-34B QLoRA step on two 4090s). */
+   share alone would give 0.16 (4.3x slower: 0.9 s of a Yi-34B QLoRA step on two 4090s).  The
+   A100 40GB is the measured A100's die (108 SMs at 1.41 GHz, A100 whitepaper) with HBM2 at
+   1.555 TB/s instead of the 80 GB card's 2.039: the same issue rate, so the same bytes/s, not
+   0.76 of them (Answer.AI's Llama-2 70B QLoRA on 2-8 A100 40GB: 3 uses x 68.5G weights x 2.5 B
+   per micro-batch, 2.1 s at the HBM share against 1.6 s). */
 double tp_nf4_dequant_bw(const struct tp_gpu *g, bool lut)
 {
     static const struct {
         const char *key;
         double ghz;
-    } CLOCK[] = {{"rtx4090", 2.52}};
+    } CLOCK[] = {{"rtx4090", 2.52}, {"a100-40gb", 1.41}};
     const double a100_bw = 2.039e12, a100_issue = 108 * 1.41;
     double bw = g->hbm_bw * tp_nf4_dequant_rel(lut);
     for (size_t i = 0; i < sizeof CLOCK / sizeof CLOCK[0]; i++)

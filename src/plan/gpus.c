@@ -104,7 +104,9 @@ static const struct tp_gpu GPUS[] = {
        parts boost above the clock their datasheet peak assumes.  Without it the 0.80 default
        priced the 12 Hugging Face runs on 4090s in data/runs/public_hf_finetune.csv a median 32%
        too slow; with it, 23% (data/runs/README.md, "public_hf_finetune.csv"); with the 4090's
-       kernel and dequantization rates of src/eval/kernel_rates.c, 8.4% (docs/calibration.md). */
+       kernel and dequantization rates of src/eval/kernel_rates.c, 8.4%; 19% once the LoRA
+       adapters' element-wise passes were priced, 16.6% with FlashAttention-2's measured 4090
+       share (docs/calibration.md, "The RTX 4090 and QLoRA"). */
     {"rtx4090", "NVIDIA GeForce RTX 4090 24GB",
      "NVIDIA Ada (AD102) whitepaper; docs/physics.md §5.5 (FP8 unverified); MAMF [4090-MM]",
      PEAK(82.6, 82.6, 165.2, 330.3, 0), 24 * GIB, 1.008 * TB, PCIE4, 8, 12.5 * GB, PCIE4, 128, 0.998, 0, false, 0},
