@@ -237,8 +237,9 @@ static const struct tp_gpu GPUS[] = {
        0.612 FP8.  B300's [MLE] sweep (the short runs of an HGX part at 1.0-1.1 kW) no longer
        stands in for it.  No sustained GB300 GEMM run is published; the same pairs of measured
        runs on GB300 and GB200 (docs/calibration.md, "GB300 against GB200") ran GB300 1.02 to
-       1.19x (median 1.11, 16 pairs) faster relative to GB200 than the model did with B300's
-       figures; this accounts for about a fifth of that. */
+       1.19x (median 1.11, 16 pairs) faster relative to GB200 than the model gives, with B300's
+       figures and with these: the clock explains little of it (the BF16 share even falls,
+       0.632 -> 0.617). */
     {"gb300", "NVIDIA GB300 NVL72 (per GPU) 288GB",
      "NVIDIA GB300 NVL72 specifications (per GPU = rack / 72); glennklockwood.com/garden B300; "
      "power limit via [MLE]",
