@@ -283,7 +283,12 @@ static void test_blackwell_catalog(void **state)
        sustained-clock factor as the Blackwell die [derived] */
     assert_true(fabs(tp_gpu_mamf(b300, false) - 1769.0 / 2250 * sustained) < 0.001);
     assert_true(fabs(tp_gpu_mamf(b300, true) - 3353.3 / 4500 * sustained) < 0.001);
-    assert_true(tp_gpu_mamf(gb300, false) == tp_gpu_mamf(b300, false));
+    /* GB300: GB200's sustained rates at its power limit, 1400 W against 1200 W ([MLE]'s power
+       table), the clock as the cube root of the power (dynamic power ~ f^3) [derived] */
+    double clock = cbrt(1400.0 / 1200);
+    assert_true(fabs(tp_gpu_mamf(gb300, true) - 2906.9 / 5000 * clock) < 0.001);
+    assert_true(fabs(tp_gpu_mamf(gb300, false) - 1822.0 / 2500 * sustained * clock) < 0.001);
+    assert_true(tp_gpu_mamf(gb300, true) > tp_gpu_mamf(gb200, true));
 }
 
 /* Per-GPU kernel rates on Blackwell (tp_kernel_rel): the native attention kernel keeps the

@@ -198,7 +198,7 @@ static const struct tp_gpu GPUS[] = {
        (0.745): the sweep's short runs.  The catalog keeps the sustained, power-limited rate as
        for B200 (see there): no sustained B300 run is published, and Blackwell Ultra is the
        Blackwell die at 1.1-1.4 kW, so it takes GB200's measured 0.804 [derived]: 0.786 x
-       0.804 = 0.632, 0.745 x 0.804 = 0.599; GB300 reads B300's.  A per-GPU transcription of the Blackwell Ultra datasheet lists the
+       0.804 = 0.632, 0.745 x 0.804 = 0.599 (GB300 has its own, from GB200's: see there).  A per-GPU transcription of the Blackwell Ultra datasheet lists the
        HGX B300 at 14 PF FP4, 4.5 PF FP8, 2.25 PF BF16, 270 GB, 7.7 TB/s and 1.1 kW (unverified
        against the datasheet itself; the node figures above are kept).  The exponential units
        ([BW-ULTRA]: 10.7 against Blackwell's 5 TeraExponentials/s) price the attention kernels:
@@ -225,11 +225,28 @@ static const struct tp_gpu GPUS[] = {
        72 ConnectX-8 at 800 Gb/s = 100 GB/s per GPU.  NVIDIA's Blackwell Ultra architecture
        blog [BW-ULTRA] confirms the GPU's 15 PF dense NVFP4, 288 GB HBM3e at 8 TB/s and
        NVLink 5 at 1.8 TB/s bidirectional (160 SMs on the full die).  Host C2C share and SM
-       count as GB200 / B300 (unverified). */
+       count as GB200 / B300 (unverified).
+       MAMF: GB200's sustained, power-limited rate (see there: FP8 2906.9 of 5000 measured, BF16
+       0.586 derived) at GB300's power limit.  The two packages carry the same 16-bit and FP8
+       peaks (2500 / 5000 TF) on the same NVL72 tray and differ in the GPU's power limit: 1400 W
+       against 1200 W ([MLE]'s power table, "per-GPU maximum power", from NVIDIA Mission
+       Control 2.3.0's power-management FAQ, whose GB300 rack-planning example budgets four
+       1.4 kW GPUs per tray).  Under back-to-back GEMMs the clock settles where the dynamic power
+       C V^2 f meets the limit; with the voltage following the clock in the DVFS range that is
+       f^3, so the sustained clock rises as the cube root of the power [derived; the whole
+       limit taken as dynamic, the smaller of the gains: static power would make it larger]:
+       (1400 / 1200)^(1/3) = 1.0527, giving 0.586 x 1.0527 = 0.617 BF16 and 0.581 x 1.0527 =
+       0.612 FP8.  B300's [MLE] sweep (the short runs of an HGX part at 1.0-1.1 kW) no longer
+       stands in for it.  No sustained GB300 GEMM run is published; the same pairs of measured
+       runs on GB300 and GB200 (docs/calibration.md, "GB300 against GB200") ran GB300 1.02 to
+       1.19x (median 1.11, 16 pairs) faster relative to GB200 than the model gives, with B300's
+       figures and with these: the clock explains little of it (the BF16 share even falls,
+       0.632 -> 0.617). */
     {"gb300", "NVIDIA GB300 NVL72 (per GPU) 288GB",
-     "NVIDIA GB300 NVL72 specifications (per GPU = rack / 72); glennklockwood.com/garden B300",
+     "NVIDIA GB300 NVL72 specifications (per GPU = rack / 72); glennklockwood.com/garden B300; "
+     "power limit via [MLE]",
      PEAK(83.3, 1250, 2500, 5000, 15000), 288 * GIB, 8.0 * TB, 900 * GB, 72, 100 * GB, 225 * GB,
-     148, 0, 0, true, 0},
+     148, 0.617, 0.612, true, 0},
     /* ---- AMD CDNA 2.  mi250x is ONE GCD, the device torch/ROCm sees and num_gpus counts: an
        MI250X card is 2 GCDs (383 TF BF16, 47.9 TF FP32, 128 GB, 3.2768 TB/s per card; [MLE],
        [TT] 191.5 per GCD).  Per GCD: 23.95 TF FP32, no TF32 or FP8, 191.5 TF BF16, 64 GB
