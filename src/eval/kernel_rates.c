@@ -297,8 +297,8 @@ void tp_flash1_kernel(double head_dim, bool async, double *ratio, double *fa2_sh
    trace): aiter::fmha_fwd_hd128_bf16_causal 1.173 ms and aiter::fmha_bwd_hd128_bf16_causal_a16
    2.771 ms per block, i.e. 937 and 992 TFLOP/s (1.0995e12 causal FLOP forward, 2.5x that
    backward), against [AITER-MHA]'s 1300.1 and 1064.6 for the same shape in isolation: 0.72 and
-   0.93 of the benchmark (0.86 of the two passes' time), where attn_eff's share would give
-   0.40-0.45.  Priced: the long-span reference rate (tp_rocm_attn, 16k non-causal) as the
+   0.93 of the benchmark (0.87 of the two passes' time), where attn_eff's share would give
+   0.4-0.55.  Priced: the long-span reference rate (tp_rocm_attn, 16k non-causal) as the
    kernel's rate, slowed per 128-query block by the calibration's attn_block_keys like every
    fused kernel (time_block.c); at that trace's shape forward 1169 and backward (a16) 983
    TFLOP/s, the two passes 5% faster than measured.  MI300X and MI325X run the same aiter
