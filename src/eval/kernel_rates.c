@@ -2,7 +2,8 @@
  * kernel_rates.c - measured kernel rates the time model scales its calibrated ones by, one table
  * per physical thing (moved out of time_block.c): how near its peak each GPU's tensor-core
  * kernels run against the H100's (tp_kernel_rel), bitsandbytes' NF4 dequantization kernel
- * (tp_nf4_dequant_rel) and the ROCm attention kernels per stack (tp_rocm_attn).  Pure look-ups,
+ * (tp_nf4_dequant_rel) and the ROCm attention kernels per stack (tp_rocm_attn; in training,
+ * tp_rocm_attn_trained).  Pure look-ups,
  * no allocation: tp_resolve_hw calls them once per evaluated run.
  */
 #include "time_internal.h"
@@ -237,7 +238,10 @@ double tp_nf4_dequant_bw(const struct tp_gpu *g, bool lut)
    seqlen 16384: forward 353.22 / 355.51 / 339.62 / 309.60, backward 194.43 / 202.12 / 205.43 /
    206.66, medians 346.4 and 203.8.
    MI325X is MI300X's die at 1000 W against 750 W: the same kernels faster by its sustained
-   clock, the MAMF share ratio 0.601 / 0.511 [derived].  Returns false for a GPU without a
+   clock, the MAMF share ratio 0.601 / 0.511 [derived].  MI355X (gfx950): the same [AITER-MHA]
+   rows, forward 1437.62 / 1432.94, backward a32 843.54 / 843.24 (a16 1212.72 / 1200.31);
+   no FlashAttention-2 CK build measurement, so the Hugging Face stacks there keep
+   tp_kernel_rel's figures.  Returns false for a GPU (or, not `native`, a stack) without a
    measured ROCm kernel (the fallback is tp_kernel_rel). */
 bool tp_rocm_attn(const struct tp_gpu *g, bool native, double *fwd_tflops, double *bwd_tflops)
 {
@@ -249,12 +253,14 @@ bool tp_rocm_attn(const struct tp_gpu *g, bool native, double *fwd_tflops, doubl
          (202.12 + 205.43) / 2, 1},
         {"mi325x", (547.78 + 549.09) / 2, (441.55 + 448.83) / 2, (339.62 + 353.22) / 2,
          (202.12 + 205.43) / 2, 0.601 / 0.511},
+        {"mi355x", (1437.62 + 1432.94) / 2, (843.54 + 843.24) / 2, 0, 0, 1},
     };
     for (size_t i = 0; i < sizeof ROCM / sizeof ROCM[0]; i++)
         if (strcmp(g->key, ROCM[i].key) == 0) {
-            bool fa2 = !native && ROCM[i].fa2_fwd > 0;
-            *fwd_tflops = (fa2 ? ROCM[i].fa2_fwd : ROCM[i].fwd) * ROCM[i].clock;
-            *bwd_tflops = (fa2 ? ROCM[i].fa2_bwd : ROCM[i].bwd) * ROCM[i].clock;
+            if (!native && !(ROCM[i].fa2_fwd > 0))
+                return false;
+            *fwd_tflops = (native ? ROCM[i].fwd : ROCM[i].fa2_fwd) * ROCM[i].clock;
+            *bwd_tflops = (native ? ROCM[i].bwd : ROCM[i].fa2_bwd) * ROCM[i].clock;
             return true;
         }
     return false;
@@ -302,4 +308,30 @@ void tp_flash1_kernel(double head_dim, bool async, double *ratio, double *fa2_sh
     bool small = head_dim <= 64;
     *ratio = small ? 0.5625 : 0.4424;
     *fa2_share = async ? (small ? 244.5 / 989 : 279.5 / 989) : (small ? 148.0 / 312 : 164.0 / 312);
+}
+
+/* Transformer Engine's CK v3 kernels as they run in training: at their benchmarked rate, not at
+   the share the calibration fits to NVIDIA's training runs (attn_eff, about half of FA3's
+   benchmarked share of the H100's peak) scaled by the kernels' ratio (tp_rocm_attn_rel).
+   Measured [AIINFRA-TRACE]: NeMo's MLPerf Llama 2 70B LoRA step on 8 MI355X (MBS 1, seq
+   8192, 64 query / 8 KV heads, head dim 128, causal; kernel times from a torch profiler
+   trace): aiter::fmha_fwd_hd128_bf16_causal 1.173 ms and aiter::fmha_bwd_hd128_bf16_causal_a16
+   2.771 ms per block, i.e. 937 and 992 TFLOP/s (1.0995e12 causal FLOP forward, 2.5x that
+   backward), against [AITER-MHA]'s 1300.1 and 1064.6 for the same shape in isolation: 0.72 and
+   0.93 of the benchmark (0.87 of the two passes' time), where attn_eff's share would give
+   0.4-0.55.  Priced: the long-span reference rate (tp_rocm_attn, 16k non-causal) as the
+   kernel's rate, slowed per 128-query block by the calibration's attn_block_keys like every
+   fused kernel (time_block.c); at that trace's shape forward 1169 and backward (a16) 983
+   TFLOP/s, the two passes 5% faster than measured.  MI300X and MI325X run the same aiter
+   assembly family (gfx942 builds) and take the same rule [derived: no in-training trace].
+   *fwd_share: the forward rate over the 16-bit peak; *bwd_time: backward seconds per forward
+   second at equal FLOPs (fwd / bwd rate).  False where no native ROCm kernel is measured. */
+bool tp_rocm_attn_trained(const struct tp_gpu *g, double *fwd_share, double *bwd_time)
+{
+    double f, b, p16 = g->peak_flops[TP_BF16] / 1e12;
+    if (!(p16 > 0) || !tp_rocm_attn(g, true, &f, &b))
+        return false;
+    *fwd_share = f / p16;
+    *bwd_time = f / b;
+    return true;
 }

@@ -704,6 +704,15 @@ void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
        about 25% faster forward and 3% faster backward (there 85% and 76% of FlashAttention-3,
        which fa2_ratio, fitted to training runs, puts further from FlashAttention-2) */
     h->attn_bwd = cal->attn_bwd_ratio * rocm_fwd / rocm_bwd;
+    /* ROCm's native kernel (TE's CK v3 under NeMo / Megatron / Primus) runs in training at its
+       benchmarked rate, measured in a training trace (tp_rocm_attn_trained), not at the share
+       fitted to NVIDIA's runs: its own rate replaces attn_eff x the kernels' ratio */
+    double rocm_share, rocm_bwd_time;
+    if (j->attn_impl != TP_ATTN_FLEX && tp_attn_native(j) &&
+        tp_rocm_attn_trained(g, &rocm_share, &rocm_bwd_time)) {
+        attn_eff = rocm_share;
+        h->attn_bwd = cal->attn_bwd_ratio * rocm_bwd_time;
+    }
     /* FP8 attention runs a native kernel (cuDNN through Transformer Engine, FlashAttention-3) */
     if (g->async_mma && !tp_attn_native(j) && !j->fp8_attention)
         attn_eff *= cal->fa2_ratio * rel_fa2;

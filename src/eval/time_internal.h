@@ -142,6 +142,10 @@ void tp_attn_sfu_rel(const struct tp_gpu *g, double *fwd, double *bwd);
 bool tp_rocm_attn(const struct tp_gpu *g, bool native, double *fwd_tflops, double *bwd_tflops);
 /* The same kernel's forward and backward rates relative to the H100's anchored ones. */
 bool tp_rocm_attn_rel(const struct tp_gpu *g, bool native, double *fwd, double *bwd);
+/* The stack's native ROCm kernel (TE's CK v3) as it runs in training, at its measured rate:
+   the forward's share of the 16-bit peak and the backward's time per forward time at equal
+   FLOPs (kernel_rates.c); false where none was measured. */
+bool tp_rocm_attn_trained(const struct tp_gpu *g, double *fwd_share, double *bwd_time);
 /* FlashAttention 1.x against FlashAttention-2 at a head dimension, both kernels benchmarked
    alone (FA2 paper Figs. 4 and 7; kernel_rates.c): FA1's rate over FA2's, and FA2's forward +
    backward rate as a share of the 16-bit peak on Ampere or (`async`) on the H100. */

@@ -285,10 +285,18 @@ static const struct tp_gpu GPUS[] = {
        ([MLE] lists 2300 / 4600 / 9200 as theoretical); 288 GB HBM3e 8.0 TB/s; xGMI 7 x 76.5 =
        535.5 uni; 256 CUs (8 XCDs x 32); 8 x Pollara 400 NICs per node = 50 GB/s per GPU (ROCm
        MI355X cluster guide).  FP32 157.3 TF unverified; no TF32 (CDNA 4 lists none;
-       unverified). */
+       unverified).  mamf_fp8: the best tensor-scaled FP8 GEMM (e4m3, BF16 out) of aiter's tuned
+       GEMM table for gfx950 with 256 CUs ([AITER-GEMM] a8w8_bpreshuffle_tuned_gemm.csv, 481
+       shapes, each the fastest of the CK, CK-tile and FlyDSL kernels the tuner timed): 2996.65
+       TF at M 4096 x N 16384 x K 26624, 2996.65 / 5000 = 0.5993; it replaces the fallback 0.9 x
+       mamf_bf16 = 0.563.  The same table at Llama 2 70B's shapes with 8192 tokens: N 8192 x K
+       28672 2972 TF, N 57344 x K 8192 2639, N 10240 x K 8192 2575, N 8192 x K 8192 2526 (the
+       real-shape loss gemm_scale prices).  Its BF16 table agrees with [MLE]'s sweep (1596.6 TF
+       at 8192^3 in [AITER-GEMM] model_configs/llama70B_bf16_tuned_gemm.csv against [MLE]'s
+       1565, 2.0% above it), so the two tables measure on one scale. */
     {"mi355x", "AMD Instinct MI355X 288GB",
-     "AMD MI355X spec; docs/physics.md §5.5 (alt. [MLE] 2300 TF); ROCm MI355X guides",
-     PEAK(157.3, 0, 2500, 5000, 10000), 288 * GIB, 8.0 * TB, 535.5 * GB, 8, 50 * GB, PCIE5, 256, 0.626, 0, false, 7},
+     "AMD MI355X spec; docs/physics.md §5.5 (alt. [MLE] 2300 TF); ROCm MI355X guides; FP8 GEMM [AITER-GEMM]",
+     PEAK(157.3, 0, 2500, 5000, 10000), 288 * GIB, 8.0 * TB, 535.5 * GB, 8, 50 * GB, PCIE5, 256, 0.626, 0.5993, false, 7},
     /* ---- Intel Data Center GPU Max 1550 (Ponte Vecchio): 2 stacks (tiles) per card, each 64 GB
        HBM2e at 1.6384 TB/s; 512 BF16 and 256 TF32 FLOP/clk/EU.  max1550-tile is one stack as
        Aurora runs it, the unit Aurora counts as a GPU: 448 active EUs at 1.3 GHz ->
