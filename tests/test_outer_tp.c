@@ -66,7 +66,10 @@ static void test_single_stage(void **state)
     double per_mb = (BLOCK_ALLREDUCES * 12 + OUTER_ALLREDUCES) * hidden + CE_ALLREDUCES * small;
     near("TP time", t.tp_comm_s, lay.gas * per_mb, 1e-9);
     /* the same on Megatron-Core's stack (Megatron-Core's VocabParallelEmbedding and
-       vocab_parallel_cross_entropy run the same collectives) */
+       vocab_parallel_cross_entropy run the same collectives), its async backward all-reduce
+       beside the weight gradient off (--no-async-tensor-model-parallel-allreduce:
+       test_async_tp.c prices it) */
+    job.no_async_tp_allreduce = true;
     struct tp_time mc = fixture_step(TP_FW_MEGATRON);
     near("TP time, megatron", mc.tp_comm_s, lay.gas * per_mb, 1e-9);
     /* sequence parallelism turns each all-reduce into a reduce-scatter and an all-gather of
@@ -101,6 +104,7 @@ static void test_last_stage(void **state)
     lay.pp = 2;
     lay.mbs = 1;
     lay.gas = 16;
+    job.no_async_tp_allreduce = true; /* the collectives alone (test_async_tp.c) */
     struct tp_time t = fixture_step(TP_FW_MEGATRON);
     double tokens = 1024, hidden = ring_allreduce(tokens * 768 * 2, 4);
     double small = ring_allreduce(tokens * 4, 4);

@@ -250,6 +250,9 @@ struct tp_job {
     bool tp_comm_overlap;      /* TP collectives overlapped with GEMMs (Transformer Engine
                                   userbuffers: Megatron-Core --tp-comm-overlap, NeMo's
                                   tp_comm_overlap; torchtitan async TP) */
+    bool no_async_tp_allreduce; /* the stack's async backward TP all-reduce beside the weight
+                                  gradient off (Megatron --no-async-tensor-model-parallel-
+                                  allreduce; Megatron-LM before 2021-09 had none) */
     bool fp8_param_gather;     /* the GEMM weights stored in the FP8 format (1 byte, 1 + 1/32
                                   with MXFP8's block scales) instead of 16 bits, and the
                                   data-parallel parameter all-gather in it; fp32 master weights
@@ -401,6 +404,9 @@ struct tp_stack {
     bool ds_engine;         /* DeepSpeed's engine drives Megatron's model: unbatched blocking
                                pipeline p2p, the step's reduction after the last backward,
                                weight gradients accumulated outside the GEMM (host_ds.c) */
+    bool tp_async_wgrad;    /* each column-parallel linear's backward TP collective runs beside
+                               its weight-gradient GEMM (Megatron's async all-reduce) unless
+                               the job sets no_async_tp_allreduce (time_block.c) */
 };
 TP_API size_t tp_stack_count(void);
 TP_API const struct tp_stack *tp_stack_get(enum tp_framework fw);

@@ -248,6 +248,7 @@ struct tp_request {
     int moe_routing;                /* enum tp_moe_routing (0: by the task) */
     int cuda_graphs;                /* enum tp_cuda_graphs */
     bool z3_leaf, dropout, fused_loss, tp_comm_overlap, kbit_fp32, fp8_param_gather;
+    bool no_async_tp_allreduce; /* struct tp_job no_async_tp_allreduce */
     bool fp8_attention;             /* --fp8-attention (precision fp8, mxfp8, nvfp4, mxfp4) */
     bool fp8_act_store;             /* --fp8-act-store (precision fp8, mxfp8, nvfp4, mxfp4) */
     bool fsdp_backend;              /* framework axolotl on FSDP2, not DeepSpeed */
@@ -426,6 +427,7 @@ struct tp_args {
     int fsdp_backend;        /* the Hugging Face stack on FSDP2 instead of DeepSpeed */
     /* job */
     int task, optimizer, precision, attn_impl, dropout, fused_loss, tp_comm_overlap;
+    int no_async_tp_allreduce; /* --no-async-tensor-model-parallel-allreduce */
     int framework;           /* enum tp_framework; TP_UNSET: the stack the layout needs */
     int expandable_segments; /* PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True */
     int kbit_fp32;

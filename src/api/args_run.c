@@ -72,6 +72,7 @@ enum tp_status tp_args_request(const struct tp_args *a, struct tp_request *q,
     q->kbit_fp32 = a->kbit_fp32 != 0;
     q->expandable_segments = a->expandable_segments != 0;
     q->tp_comm_overlap = a->tp_comm_overlap != 0;
+    q->no_async_tp_allreduce = a->no_async_tp_allreduce != 0;
     q->fp8_param_gather = a->fp8_param_gather != 0;
     q->fp8_attention = a->fp8_attention != 0;
     q->fp8_act_store = a->fp8_act_store != 0;

@@ -411,6 +411,10 @@ static const struct tp_option OPTIONS[] = {
     {.name = "tp-comm-overlap", .kind = TP_OPT_FLAG, .offset = F(tp_comm_overlap), .lo = 1, .hi = 1,
      .verbs = JOB_CMDS, .help = "TP collectives overlapped with GEMMs (Megatron-Core "
      "--tp-comm-overlap, torchtitan async TP)"},
+    {.name = "no-async-tensor-model-parallel-allreduce", .kind = TP_OPT_FLAG,
+     .offset = F(no_async_tp_allreduce), .lo = 1, .hi = 1, .verbs = JOB_CMDS,
+     .help = "Megatron's backward TP all-reduce not overlapped with the weight-gradient GEMM "
+     "(as Megatron-LM before 2021-09 and Megatron-DeepSpeed always ran it)"},
     {.name = "moe-a2a-overlap", .aliases = "overlap-moe-expert-parallel-comm", .kind = TP_OPT_FLAG,
      .offset = F(moe_a2a_overlap), .lo = 1, .hi = 1, .verbs = JOB_CMDS,
      .help = "MoE all-to-all overlapped with another micro-batch's compute (Megatron-Core "

@@ -69,6 +69,7 @@ static void resolve_job(const struct tp_request *r, const struct tp_model *m, st
     j->kbit_fp32 = r->kbit_fp32;
     j->expandable_segments = r->expandable_segments;
     j->tp_comm_overlap = r->tp_comm_overlap;
+    j->no_async_tp_allreduce = r->no_async_tp_allreduce;
     j->fp8_param_gather = r->fp8_param_gather;
     j->fp8_attention = r->fp8_attention;
     j->fp8_act_store = r->fp8_act_store;

@@ -325,6 +325,42 @@ static double tp_collective(const struct ctx *x)
     return tp_time_allreduce(x->c, x->cal, bytes, l->tp, x->g_tp);
 }
 
+/* SMs an NCCL collective holds while it runs: its CTAs, one per channel, do not share an SM
+   with compute kernels (NVIDIA/nccl#689: "NCCL CTAs won't share an SM with compute kernels";
+   16 SMs on a DGX); NCCL opens 24 ring channels among the 8 GPUs of an HGX A100 over NVSwitch
+   (NVIDIA/nccl-tests#100, NCCL INFO "Channel 23/24") */
+#define TP_NCCL_SMS 24.0
+
+/* Whether the job runs each column-parallel linear's backward TP collective beside that
+   linear's weight-gradient GEMM: Megatron-LM since 2021-09, Megatron-Core and Transformer
+   Engine (the stack's tp_async_wgrad: LinearWithGradAccumulationAndAsyncCommunication.backward
+   in megatron/core/tensor_parallel/layers.py issues the all-reduce, or with sequence
+   parallelism the reduce-scatter, of grad_input with async_op=True, then the wgrad GEMM, then
+   waits; TE's _Linear / _LayerNormLinear / _LayerNormMLP backward the same), unless the job
+   turns it off (--no-async-tensor-model-parallel-allreduce; Megatron-LM before 2021-09).  Not
+   with --tp-comm-overlap, whose userbuffers overlap is priced as a share of all the TP time
+   (time.c tp_overlap). */
+static bool tp_async_wgrad(const struct ctx *x)
+{
+    return x->l->tp > 1 && !x->j->tp_comm_overlap && !x->j->no_async_tp_allreduce &&
+           tp_stack_get(x->j->framework)->tp_async_wgrad;
+}
+
+/* Seconds of one column-parallel linear's backward collective hidden behind its weight-gradient
+   GEMM of `wgrad` seconds.  The part that overlaps is the input gradient's all-reduce (with
+   sequence parallelism its reduce-scatter: half of the all-gather + reduce-scatter pair
+   tp_collective prices; the row-parallel side's all-gather of the output gradient stays
+   exposed).  While that collective of C seconds runs, NCCL holds s = TP_NCCL_SMS / SMs of
+   the GPU and the GEMM advances at 1 - s; the pair ends at max(C, wgrad + s C), so the
+   collective costs max(C - wgrad, s C) beyond the GEMM and hides min(wgrad, (1 - s) C). */
+static double tp_async_hidden(const struct ctx *x, double coll, double wgrad)
+{
+    double share = x->l->sp ? coll / 2 : coll;
+    double s = x->h.sms > TP_NCCL_SMS ? TP_NCCL_SMS / x->h.sms : 1;
+    double hide = (1 - s) * share;
+    return wgrad < hide ? wgrad : hide;
+}
+
 /* The share of the element-wise bytes a stack pays: all of them eagerly, the calibration's
    unfused share (1 - fused_elementwise) under the fused stacks (tp_block_cost). */
 static double ew_share(const struct ctx *x)
@@ -397,6 +433,13 @@ static void lin(const struct ctx *x, struct cost *c, double n, double k, double 
     add_linear(&x->h, j, &li, c);
 }
 
+/* The weight-gradient GEMM's part of a linear's backward GEMM time `bwd`: half (dW = X^T dY
+   and dX = dY W have the same FLOPs, as time.c's wgrad takes it); none for a frozen weight. */
+static double wgrad_share(const struct ctx *x, double bwd)
+{
+    return x->frozen ? 0 : bwd / 2;
+}
+
 /* A Mamba-2 or gated-DeltaNet mixer (ssm.c): its projections as GEMMs (in_proj
    column-parallel, out_proj row-parallel, as Megatron-Core's MambaMixer and GatedDeltaNet split
    them), and the chunked scan as a kernel of its own at TP_SCAN_REL_EFF of the attention
@@ -408,9 +451,13 @@ static void mixer_cost(const struct ctx *x, enum tp_mixer k, struct cost *c)
     double tp = x->l->tp;
     struct tp_mixer_gemm g[TP_MIXER_GEMMS];
     size_t n = tp_mixer_gemms(m, k, g);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        double before = c->bwd_gemm;
         lin(x, c, g[i].column ? g[i].N / tp : g[i].N, g[i].column ? g[i].K : g[i].K / tp, 1,
             x->tokens, g[i].column ? TP_LORA_Q : TP_LORA_O);
+        if (g[i].column)
+            c->col_wgrad += wgrad_share(x, c->bwd_gemm - before);
+    }
     double flops = tp_mixer_scan_flops(m, k, (double)j->seq, TP_ATTN_CAUSAL) * x->tokens / tp;
     double bytes = tp_mixer_scan_bytes(m, k) * x->tokens / tp;
     double t_flops = flops / (x->h.scan_flops * TP_SCAN_REL_EFF), t_bytes = bytes / x->h.mem_bw;
@@ -444,7 +491,9 @@ static void mixer_block(const struct ctx *x, uint32_t layer, enum tp_mixer mixer
     } else {
         double q = (double)m->n_heads * m->head_dim, kv = (double)m->n_kv_heads * m->head_dim;
         double gate = m->attn_out_gate ? q : 0; /* Qwen3-Next: q_proj also yields the gate */
+        double before = c->bwd_gemm;
         lin(x, c, (q + gate + 2 * kv) / tp, H, 1, T, TP_LORA_Q | TP_LORA_K | TP_LORA_V);
+        c->col_wgrad = wgrad_share(x, c->bwd_gemm - before);
         lin(x, c, H, q / tp, 1, T, TP_LORA_O);
     }
     if (mixer == TP_MIXER_ATTN)
@@ -581,13 +630,14 @@ void tp_block_cost(const struct ctx *x, uint32_t layer, struct cost *c)
     mixer_block(x, layer, mixer, c);
 
     /* the mixer: one all-reduce forward, one backward */
-    double tp_colls = mixer == TP_MIXER_NONE ? 0 : 2;
+    double tp_colls = mixer == TP_MIXER_NONE ? 0 : 2, fc1_wgrad = 0;
     if (m->layer_no_ffn[layer]) {
         /* a mixer-only block (Nemotron-H) */
     } else if (!m->layer_moe[layer]) {
         double up = m->mlp == TP_MLP_GLU ? 2 : 1;
-        double ffn_before = c->fwd_gemm;
+        double ffn_before = c->fwd_gemm, bwd_before = c->bwd_gemm;
         lin(x, c, up * m->ffn / tp, H, 1, T, TP_LORA_GATE | TP_LORA_UP);
+        fc1_wgrad = wgrad_share(x, c->bwd_gemm - bwd_before);
         lin(x, c, H, m->ffn / tp, 1, T, TP_LORA_DOWN);
         c->ffn_fwd_gemm = c->fwd_gemm - ffn_before;
         tp_colls += 2;
@@ -605,6 +655,15 @@ void tp_block_cost(const struct ctx *x, uint32_t layer, struct cost *c)
     double coll = tp_collective(x);
     c->tp_fwd = tp_colls / 2 * coll;
     c->tp_bwd = tp_colls / 2 * coll;
+    if (tp_async_wgrad(x)) {
+        /* the two backward collectives of a block are its column-parallel linears' input
+           gradients (the mixer's input projection, the MLP's fc1); each hides behind its own
+           weight-gradient GEMM (tp_async_hidden); the row-parallel side stays exposed */
+        if (mixer != TP_MIXER_NONE)
+            c->tp_bwd -= tp_async_hidden(x, coll, c->col_wgrad);
+        if (!m->layer_no_ffn[layer] && !m->layer_moe[layer])
+            c->tp_bwd -= tp_async_hidden(x, coll, fc1_wgrad);
+    }
     if (l->cp > 1 && mixer == TP_MIXER_ATTN)
         ring_attention(x, c);
     tp_host_block(x, layer, c); /* launches the GPU work does not cover (host.c) */

@@ -64,6 +64,9 @@ struct cost {
                                router, routed and shared experts (selective recompute of
                                "mlp" / "moe"; not summed) */
     double shared_fwd_gemm; /* the shared experts' forward GEMMs ("shared_experts") */
+    double col_wgrad;       /* the weight-gradient GEMM of the mixer's column-parallel input
+                               projection(s) (QKV, Mamba's in_proj; 0 for MLA), which the
+                               async backward TP all-reduce runs beside (not summed) */
 };
 
 struct ctx {

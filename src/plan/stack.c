@@ -77,6 +77,12 @@ static const struct tp_stack STACKS[] = {
         /* the kernels and conventions it runs */
         .eager_modules = false, .moe_impl = TP_MOE_GROUPED, .fp32_grad_reduce = true,
         .ds_zero = false, .fp8_rowwise = false, .fp8_tp_gather = false,
+        /* each column-parallel linear's input-gradient all-reduce (SP: reduce-scatter) issued
+           with async_op=True beside its weight-gradient GEMM: Megatron-LM from 2021-09 (merge
+           b462d25 of cf7efd4f, mpu/layers.py; on unless --no-async-tensor-model-parallel-
+           allreduce), Megatron-Core's LinearWithGradAccumulationAndAsyncCommunication
+           (core/tensor_parallel/layers.py), Transformer Engine's linear modules' backward */
+        .tp_async_wgrad = true,
     },
     [TP_FW_AXOLOTL] = {
         .fw = TP_FW_AXOLOTL, .key = "axolotl",
@@ -123,6 +129,11 @@ static const struct tp_stack STACKS[] = {
         .ds_zero = true, .fp8_rowwise = false, .fp8_tp_gather = false,
         /* DeepSpeed's PipelineEngine / DeepSpeedEngine on Megatron's GPT (host_ds.c) */
         .ds_engine = true,
+        /* never overlaps the backward TP all-reduce: the fork predates Megatron-LM's async
+           path (none on its main line before the 2023-07 rebase), and the rebase's
+           megatron/arguments.py sets async_tensor_model_parallel_allreduce = False under
+           --deepspeed (f90b8877, 2023-07-12) */
+        .tp_async_wgrad = false,
     },
 };
 #undef Z

@@ -630,6 +630,20 @@ bool tp_row_tp_overlap(const struct row *r, uint32_t tp, bool *assumed)
     return *assumed;
 }
 
+/* Megatron's backward TP all-reduce run without the weight-gradient GEMM beside it: stated
+   in the notes (Megatron's --no-async-tensor-model-parallel-allreduce), or a Megatron-LM row
+   released before 2021-09, when the async path did not exist (NVIDIA/Megatron-LM cf7efd4f
+   "allreduce overlap with wgrad gemm", merged to main as b462d25 on 2021-09-07, on by default
+   since 3f65246 of the same branch).  Megatron-DeepSpeed never runs it (its stack default). */
+bool tp_row_no_async_tp(const struct row *r)
+{
+    const char *fw = tp_row_cell(r, "framework_key");
+    if (strstr(tp_row_cell(r, "notes"), "no-async-tensor-model-parallel-allreduce"))
+        return true;
+    long month = tp_row_release_month(tp_row_cell(r, "source_version_or_date"));
+    return strcmp(fw, "megatron") == 0 && month > 0 && month < 202109;
+}
+
 /* The measured figures of a row (NaN where empty), its OOM flag and FLOP convention. */
 static enum tp_status map_measured(const struct row *r, struct tp_run *out)
 {
@@ -741,6 +755,7 @@ enum tp_status tp_run_from_row(const char *const *cols, const char *const *cells
     out->job.tp_comm_overlap = tp_row_tp_overlap(&r, l->tp, &assumed);
     if (assumed)
         tp_row_assume(out, "TP communication overlapped (Transformer Engine userbuffers)");
+    out->job.no_async_tp_allreduce = tp_row_no_async_tp(&r);
     out->job.moe_a2a_overlap = tp_row_a2a_overlap(&r, &assumed) && l->ep > 1;
     if (assumed && out->job.moe_a2a_overlap)
         tp_row_assume(out, "EP all-to-all overlapped (Megatron-Bridge recipe, moe_a2a_overlap)");

@@ -48,6 +48,7 @@ enum tp_status tp_row_check_batch(const struct row *r, const struct tp_run *run,
 /* Transformer Engine's TP communication overlap at tensor-parallel size `tp` (runs.c);
    *assumed when the row does not state it. */
 bool tp_row_tp_overlap(const struct row *r, uint32_t tp, bool *assumed);
+bool tp_row_no_async_tp(const struct row *r);
 
 /* runs_search.c: the layout of a row that gives no tp/pp and no dp, searched. */
 enum tp_status tp_row_search_layout(const struct row *r, struct tp_run *run);

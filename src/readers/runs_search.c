@@ -114,6 +114,7 @@ enum tp_status tp_row_search_layout(const struct row *r, struct tp_run *run)
     tp_calib_init(&cal);
     bool unused;
     run->job.tp_comm_overlap = tp_row_tp_overlap(r, 2, &unused); /* for every tp > 1 tried */
+    run->job.no_async_tp_allreduce = tp_row_no_async_tp(r);
     struct tp_search_hit *hits = calloc(SEARCH_HITS, sizeof *hits);
     if (!hits)
         return tp_fail(r->err, TP_ENOMEM, "out of memory");
