@@ -14,6 +14,9 @@
  *            ETP 1, VPP 4, MBS 1, GBS 2048, 29.0 s per step (167 TFLOP/s per GPU); the launch
  *            line (examples/qwen3/run_235b.sh at 31c5686) forces balanced routing.  The runs
  *            file's row mcoremoezoo:5.
+ *   [TE-GG]  NVIDIA/TransformerEngine PR #2045, H100, BF16, general_grouped_gemm with TE 2.7 and
+ *            CUDA 12.9: 8 GEMMs of 4096 x 768 x 2048 at 627.9 TFLOP/s, 16 of 2048 x 768 x 2048
+ *            at 553.9: 2.75 us per GEMM beyond the FLOPs (time_block.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -74,7 +77,8 @@ static struct tp_time no_pipeline(uint32_t ep)
    FLOPs, so a GEMM priced by its FLOPs alone would not move; the fp32 main_grad of the 8
    experts no longer local is 8 bytes per weight the weight gradients stop moving.  At 512 and
    1,024 rows an expert's weight gradient is bound by those bytes, so the GEMM time drops by
-   them at the calibration's HBM rate (within 10%: the tiles and waves of the two shapes). */
+   them at the calibration's HBM rate, and by the 48 fewer GEMMs' fixed time per layer and
+   micro-batch [TE-GG] (within 10%: the tiles and waves of the two shapes). */
 static void test_main_grad_per_local_expert(void **state)
 {
     (void)state;
@@ -82,13 +86,14 @@ static void test_main_grad_per_local_expert(void **state)
     double weights = 3.0 * 4096 * 1536;                         /* one expert's gate, up, down */
     double bytes = 8 * weights * 8 * 94 * 8; /* 8 experts fewer, 8 B each, layers, micro-batches */
     double t = bytes / (cluster.gpu.hbm_bw * cal.mem_eff);
-    assert_true(fabs((e8.gemm_s - e16.gemm_s) / t - 1) < 0.1);
+    double gemms = 8 * 6 * 2.75e-6 * 94 * 8; /* [TE-GG]: fwd, dgrad, wgrad of fc1, fc2 each */
+    assert_true(fabs((e8.gemm_s - e16.gemm_s) / (t + gemms) - 1) < 0.1);
 }
 
 /* [MOEZOO]: the published 29.0 s per step.  The model is still short of it (docs/moe.md "The
    cost per local expert": the rest of the per-layer excess is not found in the code), but the
-   main_grad traffic takes the prediction from 0.57 of the figure (16.5 s, before) to above
-   0.6 of it, and never past it. */
+   experts' main_grad traffic and their GEMMs' fixed time take the prediction from 0.57 of the
+   figure (16.5 s, before them) to 0.68 (19.7 s): above 0.6 of it, and never past it. */
 static void test_modelzoo_step(void **state)
 {
     (void)state;
@@ -116,7 +121,8 @@ static void test_modelzoo_step(void **state)
    ranks and a micro-batch of one 2,048-token sequence, each expert's GEMMs run 128 rows, shorter
    than their launches and hooks, so the step is host-bound there and pays for the experts it
    holds; at EP 8 (16 local experts, 1,024 rows each) the GPU covers them.  The 112 extra
-   experts' count must show at least in part (the 128-row GEMMs cover some of it). */
+   experts' count must show, in part: their main_grad traffic and the GEMMs' fixed time
+   (time_block.c) cover most of it. */
 static void test_host_per_local_expert(void **state)
 {
     (void)state;
@@ -136,7 +142,7 @@ static void test_host_per_local_expert(void **state)
         over[i] = fixture_step(TP_FW_MEGATRON).overhead_s;
     }
     double counted = 112 * (1 + 4) * cal.eager_op_s * model.n_layers * 4;
-    assert_true(over[0] - over[1] > 0.25 * counted);
+    assert_true(over[0] - over[1] > 0.1 * counted);
     assert_true(over[0] - over[1] < counted);
 }
 

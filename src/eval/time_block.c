@@ -514,6 +514,17 @@ static void biased_expert_passes(const struct ctx *x, double rows, struct cost *
     c->bwd_mem += rows * bwd * b / x->h.mem_bw;
 }
 
+/* GPU time per GEMM of Transformer Engine's multi-stream grouped GEMM beyond its FLOPs: TE's
+   GroupedLinear runs one cuBLAS GEMM per local expert, spread over 4 streams
+   (nvte_multi_stream_cublas_gemm, common/gemm/cublaslt_gemm.cu), each with its own ramp-up and
+   tail.  Measured on H100, BF16, `general_grouped_gemm` with TE 2.7 and CUDA 12.9 [TE-GG]
+   (NVIDIA/TransformerEngine PR #2045, the maintainer's table): 8 GEMMs of 4096 x 768 x 2048
+   at 627.9 TFLOP/s and 16 of 2048 x 768 x 2048 (the same FLOPs) at 553.9: 164 and 186 us, so
+   t = F / R + n t0 gives t0 = 2.75 us per GEMM (R = 726 TFLOP/s) [derived]; TE 2.2's figures
+   in the same table (508.8, 398.8) give 7.0 us.  The later release is priced: Megatron-Core's
+   TEGroupedMLP, forward, data and weight gradient of fc1 and fc2 per local expert. */
+#define TE_GROUPED_GEMM_FIXED_S 2.75e-6
+
 /* An MoE FFN: router, experts (grouped GEMMs, the dense block or the expert loop), shared
    experts, and the all-to-all dispatch and combine.  Returns the TP collectives it adds. */
 static double moe_block(const struct ctx *x, struct cost *c)
@@ -543,6 +554,11 @@ static double moe_block(const struct ctx *x, struct cost *c)
         double before = c->fwd_gemm;
         lin(&xg, c, up * m->moe_ffn / etp, H, E / ep, per_expert, TP_LORA_GATE | TP_LORA_UP);
         lin(&xg, c, H, m->moe_ffn / etp, E / ep, per_expert, TP_LORA_DOWN);
+        if (j->framework == TP_FW_MEGATRON) { /* TE's per-expert GEMMs: fc1 and fc2 */
+            double t0 = 2 * E / ep * TE_GROUPED_GEMM_FIXED_S;
+            c->fwd_gemm += t0;
+            c->bwd_gemm += (x->frozen ? 1 : 2) * t0;
+        }
         c->moe_post_fwd = c->fwd_gemm - before; /* after the dispatcher's sync (moe_host.c) */
         biased_expert_passes(x, per_expert * E / ep, c);
     } else if (x->moe_impl == TP_MOE_DENSE) {
