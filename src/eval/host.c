@@ -46,9 +46,9 @@
  *     backward; with Liger's fused RMSNorm, RoPE and SwiGLU (fused_loss): 16 and 30.
  * Plus per block: each TP collective is a launch (and its Python in the TP region's autograd
  * function); an MoE block's router, top-k, permute and unpermute 10 more forward and 20 more
- * backward (its experts' own launches are the expert loop's, time_block.c); LoRA adds dropout,
- * A, B, scale and add per adapted linear (4 forward, 8 backward each; QLoRA's dequantize one
- * more each way).
+ * backward (its experts' own launches are the expert loop's, time_block.c, or, for Megatron-Core's
+ * grouped experts, per local expert below: expert_host_ops); LoRA adds dropout, A, B, scale and
+ * add per adapted linear (4 forward, 8 backward each; QLoRA's dequantize one more each way).
  * CUDA graphs (the job's cuda_graphs; Megatron-Core only, src/plan/stack.c says where they
  * cannot run).  A captured region's kernels are issued by one cudaGraphLaunch: no Python, no
  * dispatcher, no autograd recording and no per-kernel launch inside it.  Measured: a chain of
