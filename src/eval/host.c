@@ -46,9 +46,9 @@
  *     backward; with Liger's fused RMSNorm, RoPE and SwiGLU (fused_loss): 16 and 30.
  * Plus per block: each TP collective is a launch (and its Python in the TP region's autograd
  * function); an MoE block's router, top-k, permute and unpermute 10 more forward and 20 more
- * backward (its experts' own launches are the expert loop's, time_block.c); LoRA adds dropout,
- * A, B, scale and add per adapted linear (4 forward, 8 backward each; QLoRA's dequantize one
- * more each way).
+ * backward (its experts' own launches are the expert loop's, time_block.c, or, for Megatron-Core's
+ * grouped experts, per local expert below: expert_host_ops); LoRA adds dropout, A, B, scale and
+ * add per adapted linear (4 forward, 8 backward each; QLoRA's dequantize one more each way).
  * CUDA graphs (the job's cuda_graphs; Megatron-Core only, src/plan/stack.c says where they
  * cannot run).  A captured region's kernels are issued by one cudaGraphLaunch: no Python, no
  * dispatcher, no autograd recording and no per-kernel launch inside it.  Measured: a chain of
@@ -202,6 +202,37 @@ static double python_functions(enum kstyle s)
    call with its replay, and the copy into the static buffer (see the header). */
 #define GRAPH_OPS 2.0
 
+/* Host work per local expert of Megatron-Core's grouped experts (TEGroupedMLP: two Transformer
+   Engine GroupedLinear modules, fc1 and fc2, each keeping one Parameter per expert, weight0 ..
+   weightN-1) per micro-batch, in eager ops [counted: TE v2.4 transformer_engine/pytorch/module/
+   grouped_linear.py, common/gemm/cublaslt_gemm.cu; Megatron-LM 6a6cd478 megatron/core/
+   distributed/distributed_data_parallel.py]:
+     forward, per GroupedLinear: one cuBLAS GEMM from general_grouped_gemm's C++ loop
+       (nvte_multi_stream_cublas_gemm: descriptors, heuristic, launch), half an eager op (a C++
+       call costs about half the Python one, pytorch/pytorch#41383);
+     backward, per GroupedLinear: the data- and weight-gradient GEMMs from the same C++ loop
+       (half an op each); handle_custom_ddp_from_mcore's torch.empty of a dummy gradient the
+       size of the weight, called from Python for Megatron's DDP (no kernel: half an op); the
+       weight's AccumulateGrad and Megatron DDP's Python post-hook (_make_backward_post_hook:
+       the bucket lookup, `param.grad = None`, register_grad_ready), half an op.
+   moe_host.c counts the forward's GEMM launches again for the part after the dispatcher's
+   wait; here they join the block's host time, which the GPU covers when it is longer. */
+#define EXPERT_FWD_OPS (2 * 0.5)
+#define EXPERT_BWD_OPS (2 * (0.5 + 0.5 + 0.5 + 0.5))
+
+/* Host ops of one block's local experts, forward and backward (above): Megatron-Core's grouped
+   experts only; the eager loops price their own (time_block.c expert_loop). */
+static void expert_host_ops(const struct ctx *x, uint32_t layer, double *f, double *b)
+{
+    *f = *b = 0;
+    if (!x->m->layer_moe[layer] || x->moe_impl != TP_MOE_GROUPED ||
+        x->j->framework != TP_FW_MEGATRON)
+        return;
+    double n_local = (double)x->m->n_experts / x->l->ep;
+    *f = n_local * EXPERT_FWD_OPS;
+    *b = n_local * EXPERT_BWD_OPS;
+}
+
 /* Host time of one block under CUDA graphs, forward and backward (see the header). */
 static void graphed_block(const struct ctx *x, uint32_t layer, double *host_f, double *host_b)
 {
@@ -211,8 +242,10 @@ static void graphed_block(const struct ctx *x, uint32_t layer, double *host_f, d
         return;
     }
     bool moe = x->m->layer_moe[layer] != 0;
-    *host_f = (GRAPH_OPS + (moe ? MOE_EAGER_FWD : 0)) * op;
-    *host_b = (GRAPH_OPS + (moe ? MOE_EAGER_BWD * BWD_HOST_SHARE : 0)) * op;
+    double ef, eb; /* the experts stay eager too (their shapes come from the host) */
+    expert_host_ops(x, layer, &ef, &eb);
+    *host_f = (GRAPH_OPS + (moe ? MOE_EAGER_FWD : 0) + ef) * op;
+    *host_b = (GRAPH_OPS + (moe ? MOE_EAGER_BWD * BWD_HOST_SHARE : 0) + eb) * op;
 }
 
 void tp_host_block(const struct ctx *x, uint32_t layer, struct cost *c)
@@ -237,6 +270,10 @@ void tp_host_block(const struct ctx *x, uint32_t layer, struct cost *c)
                    (syncs ? MDS_BLOCK_SYNCS : 0);
     double ops_b = b * BWD_HOST_SHARE + python_functions(s) * (1 - BWD_HOST_SHARE) +
                    colls * TP_HOST_COLL_BESIDE_OPS;
+    double ef, eb;
+    expert_host_ops(x, layer, &ef, &eb);
+    ops_f += ef;
+    ops_b += eb;
     double host_f = ops_f * op, host_b = ops_b * op;
     double exposed_f = fmax(0, host_f - gpu_f);
     if (syncs) {

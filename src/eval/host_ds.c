@@ -112,7 +112,9 @@
  *     16-bit elements over the 2-rank group), exposed on those two stages
  *     (tp_host_ds_tied_reduce).
  * Megatron-Core's gradient-accumulation fusion folds the same sum into the weight-gradient GEMM
- * (fused_weight_gradient_mlp_cuda.wgrad_gemm_accum_fp32), so the other stacks pay none of it.
+ * (fused_weight_gradient_mlp_cuda.wgrad_gemm_accum_fp32; Transformer Engine's `accumulate` into
+ * main_grad), priced there as the GEMM's fp32 read and write (time_block.c WGRAD_ACCUM_B), so
+ * the other stacks pay none of it here.
  */
 #include "time_internal.h"
 

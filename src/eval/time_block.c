@@ -32,10 +32,12 @@ static double operand_bytes(const struct hw *h)
 }
 
 /* Time of `count` independent GEMMs (a grouped GEMM) of M x N x K at `align` of the rate for
-   its operands' alignment (tp_gemm_align_eff).  The shape's figures (FLOPs, quantization
-   efficiency, bytes) do not depend on the calibration: a plan records them once and replays
-   them (h->tape), the rates below are the calibration's. */
-static double gemm(const struct hw *h, double M, double N, double K, double count, double align)
+   its operands' alignment (tp_gemm_align_eff), its M x N output moving `out_b` bytes per element
+   (2: written in 16 bits; WGRAD_ACCUM_B: accumulated into an fp32 main gradient).  The shape's
+   figures (FLOPs, quantization efficiency, bytes) do not depend on the calibration: a plan
+   records them once and replays them (h->tape), the rates below are the calibration's. */
+static double gemm(const struct hw *h, double M, double N, double K, double count, double align,
+                   double out_b)
 {
     struct tape *tp = h->tape;
     double flops, eta, bytes;
@@ -54,7 +56,7 @@ static double gemm(const struct hw *h, double M, double N, double K, double coun
             double eta_tile = (M * N) / (tm * h->tile_m * tn * h->tile_n);
             eta = eta_tile * wave_eff(tm * tn * count, h->sms) * align;
             flops = 2 * M * N * K * count;
-            bytes = (M * K + K * N + M * N) * 2 * count;
+            bytes = ((M * K + K * N) * 2 + M * N * out_b) * count;
         }
         if (tp && tp->rec) {
             if (tp->pos < tp->cap)
@@ -132,6 +134,22 @@ static double cast_rowwise(const struct hw *h, const struct tp_job *j)
     return 2 + 1 + (j->precision == TP_PREC_MXFP8 ? 1.0 / 32 : 0);
 }
 
+/* Bytes per weight element that Megatron-Core's weight-gradient GEMM moves for its output:
+   with gradient-accumulation fusion (Megatron-LM's default, --no-gradient-accumulation-fusion
+   turns it off) Transformer Engine writes the weight gradient straight into the parameter's
+   fp32 main_grad and adds to it: Linear and GroupedLinear pass `fuse_wgrad_accumulation` and
+   the wgrad GEMM runs with `out=main_grad` (out_dtype taken from it, fp32 under the default
+   grad_reduce_in_fp32 / accumulate_allreduce_grads_in_fp32 for bf16) and `accumulate=True`
+   (D = A B + C: the epilogue reads C and writes D, 4 + 4 bytes) [TE-WGRAD]:
+   transformer_engine/pytorch/module/grouped_linear.py (v2.4: `wgrad_list = main_grads`,
+   `general_grouped_gemm(..., accumulate=accumulate_wgrad_into_param_main_grad)`), and
+   cpp_extensions/gemm.py (`out_dtype = TE_DType[out[0].dtype]`).  Dense blocks, whose weight
+   gradients reduce over thousands of tokens, stay compute-bound (arithmetic intensity
+   2 x tokens / 8 FLOP per byte); an expert's at a few hundred rows does not: its main_grad
+   read-modify-write takes longer than its FLOPs (docs/moe.md "The cost per local expert").
+   The other stacks write a 16-bit gradient and add it elsewhere (host_ds.c, optimizer.c). */
+#define WGRAD_ACCUM_B 8.0
+
 static void add_linear(const struct hw *h, const struct tp_job *j, const struct linear *x,
                        struct cost *c)
 {
@@ -139,11 +157,12 @@ static void add_linear(const struct hw *h, const struct tp_job *j, const struct 
        multiple of the sequence length) */
     double an = align_of(h, x->N), ak = align_of(h, x->K);
     double al = an < ak ? an : ak;
-    double fwd = gemm(h, x->M, x->N, x->K, x->count, al);
+    double fwd = gemm(h, x->M, x->N, x->K, x->count, al, 2);
     c->fwd_gemm += h->rowwise ? fwd / h->rowwise_gemm : fwd;
-    c->bwd_gemm += gemm(h, x->M, x->K, x->N, x->count, al); /* data gradient */
-    if (!x->frozen)
-        c->bwd_gemm += gemm(h, x->N, x->K, x->M, x->count, al); /* weight gradient */
+    c->bwd_gemm += gemm(h, x->M, x->K, x->N, x->count, al, 2); /* data gradient */
+    if (!x->frozen) /* weight gradient */
+        c->bwd_gemm += gemm(h, x->N, x->K, x->M, x->count, al,
+                            j->framework == TP_FW_MEGATRON ? WGRAD_ACCUM_B : 2);
     if (h->rowwise) {
         /* torchao row-wise (tp_fp8_recipe): a row cast is one fused pass (read 2 B, write 1);
            a column cast a reduction over the other axis first (read 2 B more).  Forward: the
@@ -266,9 +285,11 @@ static void attention(const struct ctx *x, uint32_t layer, struct cost *c)
            mask forward, reads the gradient and the mask and writes one backward: 5 B each */
         double dqk = width / heads / 2, count = x->seqs * heads;
         double sl = x->seq_local, al = align_of(&x->h, dqk);
-        c->fwd_attn += gemm(&x->h, sl, s, dqk, count, al) + gemm(&x->h, sl, dqk, s, count, al);
-        c->bwd_attn += gemm(&x->h, sl, dqk, s, count, al) + gemm(&x->h, s, dqk, sl, count, al) +
-                       gemm(&x->h, sl, s, dqk, count, al) + gemm(&x->h, s, dqk, sl, count, al);
+        c->fwd_attn +=
+            gemm(&x->h, sl, s, dqk, count, al, 2) + gemm(&x->h, sl, dqk, s, count, al, 2);
+        c->bwd_attn +=
+            gemm(&x->h, sl, dqk, s, count, al, 2) + gemm(&x->h, s, dqk, sl, count, al, 2) +
+            gemm(&x->h, sl, s, dqk, count, al, 2) + gemm(&x->h, s, dqk, sl, count, al, 2);
         double scores = count * sl * s, drop = x->j->dropout ? 5 : 0;
         c->fwd_mem += ((x->eager ? 20 : 4) + drop) * scores / x->h.mem_bw;
         c->bwd_mem += ((x->eager ? 22 : 6) + drop) * scores / x->h.mem_bw;
@@ -542,6 +563,17 @@ static void biased_expert_passes(const struct ctx *x, double rows, struct cost *
     c->bwd_mem += rows * bwd * b / x->h.mem_bw;
 }
 
+/* GPU time per GEMM of Transformer Engine's multi-stream grouped GEMM beyond its FLOPs: TE's
+   GroupedLinear runs one cuBLAS GEMM per local expert, spread over 4 streams
+   (nvte_multi_stream_cublas_gemm, common/gemm/cublaslt_gemm.cu), each with its own ramp-up and
+   tail.  Measured on H100, BF16, `general_grouped_gemm` with TE 2.7 and CUDA 12.9 [TE-GG]
+   (NVIDIA/TransformerEngine PR #2045, the maintainer's table): 8 GEMMs of 4096 x 768 x 2048
+   at 627.9 TFLOP/s and 16 of 2048 x 768 x 2048 (the same FLOPs) at 553.9: 164 and 186 us, so
+   t = F / R + n t0 gives t0 = 2.75 us per GEMM (R = 726 TFLOP/s) [derived]; TE 2.2's figures
+   in the same table (508.8, 398.8) give 7.0 us.  The later release is priced: Megatron-Core's
+   TEGroupedMLP, forward, data and weight gradient of fc1 and fc2 per local expert. */
+#define TE_GROUPED_GEMM_FIXED_S 2.75e-6
+
 /* An MoE FFN: router, experts (grouped GEMMs, the dense block or the expert loop), shared
    experts, and the all-to-all dispatch and combine.  Returns the TP collectives it adds. */
 static double moe_block(const struct ctx *x, struct cost *c)
@@ -571,6 +603,11 @@ static double moe_block(const struct ctx *x, struct cost *c)
         double before = c->fwd_gemm;
         lin(&xg, c, up * m->moe_ffn / etp, H, E / ep, per_expert, TP_LORA_GATE | TP_LORA_UP);
         lin(&xg, c, H, m->moe_ffn / etp, E / ep, per_expert, TP_LORA_DOWN);
+        if (j->framework == TP_FW_MEGATRON) { /* TE's per-expert GEMMs: fc1 and fc2 */
+            double t0 = 2 * E / ep * TE_GROUPED_GEMM_FIXED_S;
+            c->fwd_gemm += t0;
+            c->bwd_gemm += (x->frozen ? 1 : 2) * t0;
+        }
         c->moe_post_fwd = c->fwd_gemm - before; /* after the dispatcher's sync (moe_host.c) */
         biased_expert_passes(x, per_expert * E / ep, c);
     } else if (x->moe_impl == TP_MOE_DENSE) {
