@@ -170,6 +170,35 @@ static void test_row_kernels(void **state)
     assert_false(tp_attn_native(&run.job));
 }
 
+/* Megatron-SWIFT leaves TE's TP overlap off unless --tp_comm_overlap true (ms-swift
+   swift/megatron/argument/megatron_args.py, "tp_comm_overlap: bool = False" since 65a462dde):
+   a Hopper row of that stack with TP 4 and silent notes is not assumed to overlap, while the
+   same row under a plain Megatron-Core framework cell still is. */
+static void test_row_swift_tp_overlap(void **state)
+{
+    (void)state;
+    const char *cols[] = {"row_id", "arch", "n_layers", "hidden", "n_heads", "vocab",
+                          "ffn_hidden", "seq_len", "gpu_type", "num_gpus", "tp", "pp",
+                          "framework_key", "framework", "notes"};
+    const char *cells[] = {"s:1", "llama", "40", "5120", "40", "151936", "17408", "8192",
+                           "h100-sxm", "8", "4", "1", "megatron",
+                           "Megatron-SWIFT (ms-swift megatron sft on Megatron-Core)", ""};
+    enum { N = sizeof cols / sizeof cols[0] };
+    static struct tp_run run;
+    struct tp_error err = {{0}, {0}};
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_false(run.job.tp_comm_overlap);
+    assert_null(strstr(run.assumptions, "TP communication"));
+    cells[14] = "--tp_comm_overlap true";
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_true(run.job.tp_comm_overlap);
+    cells[14] = "";
+    cells[13] = "Megatron-Core";
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_true(run.job.tp_comm_overlap);
+    assert_non_null(strstr(run.assumptions, "TP communication overlapped"));
+}
+
 /* Megatron-Bridge's Qwen3-30B-A3B MXFP8 recipes on GB200/GB300 run the EP all-to-all overlap
    from the 26.06 container on (commit bac3ffeb); 26.04 did not; a row may say either way. */
 static void test_row_a2a_overlap(void **state)
@@ -520,6 +549,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_read),           cmocka_unit_test(test_load_and_validate),
         cmocka_unit_test(test_row_arrays),     cmocka_unit_test(test_row_kernels),
+        cmocka_unit_test(test_row_swift_tp_overlap),
         cmocka_unit_test(test_row_a2a_overlap), cmocka_unit_test(test_row_fp8_recipe),
         cmocka_unit_test(test_row_torchtitan_schedule), cmocka_unit_test(test_row_nemo_lora),
         cmocka_unit_test(test_row_packed), cmocka_unit_test(test_row_torchtitan_fp8_gather),

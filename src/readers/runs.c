@@ -614,8 +614,12 @@ static enum tp_status resolve_pp_split(const struct row *r, struct tp_run *run)
 
 /* Transformer Engine's TP communication overlap with tensor-parallel size `tp`: stated in the
    notes ("--tp-comm-overlap", "--no-tp-comm-overlap", as `trainplan logs` writes them), else
-   the default of NeMo's performance recipes and Megatron-Core's published runs on Hopper and
-   Blackwell (*assumed true then). */
+   the stack's default: off under Megatron-SWIFT (ms-swift's `megatron sft` / `megatron pt`:
+   `tp_comm_overlap: bool = False` in swift/megatron/argument/megatron_args.py from its first
+   release, 65a462dde of 2025-03-17, to arguments/megatron_args.py at 3602360a5; its
+   Command-line parameters page: "Default is False"), which only `--tp_comm_overlap true` turns
+   on; elsewhere the default of NeMo's performance recipes and Megatron-Core's published runs on
+   Hopper and Blackwell (*assumed true then). */
 bool tp_row_tp_overlap(const struct row *r, uint32_t tp, bool *assumed)
 {
     const struct tp_run *run = r->run;
@@ -623,6 +627,9 @@ bool tp_row_tp_overlap(const struct row *r, uint32_t tp, bool *assumed)
     *assumed = false;
     if (tp <= 1 || strstr(notes, "no-tp-comm-overlap"))
         return false;
+    const char *fw = tp_row_cell(r, "framework");
+    if (strstr(fw, "Megatron-SWIFT") || strstr(fw, "megatron-swift"))
+        return strstr(notes, "--tp_comm_overlap true") || strstr(notes, "--tp-comm-overlap");
     if (strstr(notes, "tp-comm-overlap") || strstr(notes, "tp_comm_overlap"))
         return true;
     *assumed = run->cluster.gpu.async_mma && run->job.attn_impl != TP_ATTN_EAGER &&
