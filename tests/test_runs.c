@@ -197,6 +197,14 @@ static void test_row_swift_tp_overlap(void **state)
     assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
     assert_true(run.job.tp_comm_overlap);
     assert_non_null(strstr(run.assumptions, "TP communication overlapped"));
+    /* a note that quotes the option's default of False is no switch: the stack's default
+       stands (assumed on for Megatron-Core on Hopper), not "on" for the word's presence */
+    cells[14] = "tp_comm_overlap: bool = False in megatron_args.py";
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_non_null(strstr(run.assumptions, "TP communication overlapped"));
+    cells[13] = "Megatron-SWIFT (ms-swift megatron sft on Megatron-Core)";
+    assert_int_equal(tp_run_from_row(cols, cells, N, &run, &err), TP_OK);
+    assert_false(run.job.tp_comm_overlap);
 }
 
 /* Megatron-Bridge's Qwen3-30B-A3B MXFP8 recipes on GB200/GB300 run the EP all-to-all overlap

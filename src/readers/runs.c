@@ -627,11 +627,14 @@ bool tp_row_tp_overlap(const struct row *r, uint32_t tp, bool *assumed)
     *assumed = false;
     if (tp <= 1 || strstr(notes, "no-tp-comm-overlap"))
         return false;
+    /* on only where the notes quote it switched on: the flag, ms-swift's spelling or the
+       MLPerf configs' variable (a note quoting a default of False is not a switch) */
+    if (strstr(notes, "--tp-comm-overlap") || strstr(notes, "--tp_comm_overlap true") ||
+        strstr(notes, "TP_COMM_OVERLAP=True"))
+        return true;
     const char *fw = tp_row_cell(r, "framework");
     if (strstr(fw, "Megatron-SWIFT") || strstr(fw, "megatron-swift"))
-        return strstr(notes, "--tp_comm_overlap true") || strstr(notes, "--tp-comm-overlap");
-    if (strstr(notes, "tp-comm-overlap") || strstr(notes, "tp_comm_overlap"))
-        return true;
+        return false;
     *assumed = run->cluster.gpu.async_mma && run->job.attn_impl != TP_ATTN_EAGER &&
                (strcmp(fwk, "megatron") == 0 || strcmp(fwk, "nemo") == 0);
     return *assumed;
