@@ -139,7 +139,7 @@ void tp_kernel_rel(const struct tp_gpu *g, double *attn, double *gemm, double *f
 /* Blackwell Ultra's doubled exponential units: the native attention kernel's forward and
    backward rates over Blackwell's at the same peak (measured, kernel_rates.c); 1 elsewhere. */
 void tp_attn_sfu_rel(const struct tp_gpu *g, double *fwd, double *bwd);
-/* A measured ROCm attention kernel (time_block.c): the stack's own (`native`: Transformer
+/* A measured ROCm attention kernel (hw_rates.c): the stack's own (`native`: Transformer
    Engine's CK v3) or FlashAttention-2's CK build, forward and backward TFLOP/s at the
    reference shape; false where none was measured. */
 bool tp_rocm_attn(const struct tp_gpu *g, bool native, double *fwd_tflops, double *bwd_tflops);
@@ -158,7 +158,7 @@ void tp_flash1_kernel(double head_dim, bool async, double *ratio, double *fa2_sh
 double tp_nf4_dequant_rel(bool lut);
 /* The dequantization's rate in bytes/s on `g` (SMs x clock where the HBM share misleads). */
 double tp_nf4_dequant_bw(const struct tp_gpu *g, bool lut);
-/* The hardware rates of the run's GPU, precision and calibration (time_block.c). */
+/* The hardware rates of the run's GPU, precision and calibration (hw_rates.c). */
 void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
                    const struct tp_calib *cal, struct hw *h);
 /* The cost of block `layer` for one micro-batch (time_block.c). */
