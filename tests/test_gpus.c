@@ -326,6 +326,30 @@ static void test_b200_sustained_rate(void **state)
     assert_true(fabs(tp_gpu_mamf(b200, false) / tp_gpu_mamf(b200, true) - 0.776 / 0.763) < 0.001);
 }
 
+/* The native attention kernel's share of the peak on the Blackwell die against Hopper's, from
+   one benchmark (NVIDIA/cudnn-frontend benchmark/sdpa_benchmark_training/results, the Llama
+   3.1 preset: 64 query / 8 KV heads, head dim 128, 8k, bf16): causal forward / backward 1574 /
+   1332 TFLOP/s on GB200 (cuDNN 9.22) against 644 / 541 on H200 (cuDNN 9.19); non-causal 1771
+   / 1404 against 691 / 594.  B200's `attn` lies inside the four ratios (0.94-1.01). */
+static void test_blackwell_attention_share(void **state)
+{
+    (void)state;
+    double attn, gemm, fa2, mamf4;
+    const double gb200 = 2500, h200 = 989;
+    const double ratio[] = {(1574 / gb200) / (644 / h200), (1332 / gb200) / (541 / h200),
+                            (1771 / gb200) / (691 / h200), (1404 / gb200) / (594 / h200)};
+    double lo = ratio[0], hi = ratio[0];
+    for (size_t i = 1; i < sizeof ratio / sizeof ratio[0]; i++) {
+        lo = fmin(lo, ratio[i]);
+        hi = fmax(hi, ratio[i]);
+    }
+    assert_true(lo > 0.93 && hi < 1.02);
+    tp_kernel_rel(find("b200"), &attn, &gemm, &fa2, &mamf4);
+    assert_true(attn >= lo && attn <= hi);
+    tp_kernel_rel(find("gb200"), &attn, &gemm, &fa2, &mamf4);
+    assert_true(attn >= lo && attn <= hi);
+}
+
 /* Per-GPU kernel rates on Blackwell (tp_kernel_rel): the native attention kernel keeps the
    H100's share of the peak (FA4 causal, head dim 128, 8k: 1418.1 of 2250 TF on B200,
    Dao-AILab/flash-attention#2280, against FA3's 625 of 989 on H100, FA3 paper Fig. 5);
@@ -420,6 +444,7 @@ int main(void)
         cmocka_unit_test(test_published_values), cmocka_unit_test(test_blackwell_catalog),
         cmocka_unit_test(test_blackwell_kernel_rates), cmocka_unit_test(test_h20_kernel_rates),
         cmocka_unit_test(test_b200_sustained_rate),
+        cmocka_unit_test(test_blackwell_attention_share),
         cmocka_unit_test(test_4090_kernel_rates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
