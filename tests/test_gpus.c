@@ -302,6 +302,54 @@ static void test_blackwell_catalog(void **state)
     assert_true(tp_gpu_mamf(gb300, true) > tp_gpu_mamf(gb200, true));
 }
 
+/* B200's sustained GEMM rate, derived in the catalog from GB200's long run (0.763 x 0.804 of
+   the FP8 peak), against two figures it was not built from: B200's own long run, cuBLASLt
+   MXFP8 at M = N = 8192 after 10,000 warm-up and over 10,000 timed calls on a production HGX
+   B200, 2886 TF at K 8192 and 2810 TF at K 16384 (tmoreau89/triton, python/
+   triton_cublas_bench/RESULTS.md, 2025-10-10); and GB200's measured 2906.9 TF (Azure, 10,000
+   warm-up iterations) at B200's 1,000 W against GB200's 1,200 W by the gb300 entry's cube law
+   (the sustained clock as the cube root of the power limit). */
+static void test_b200_sustained_rate(void **state)
+{
+    (void)state;
+    const struct tp_gpu *b200 = find("b200");
+    double fp8_tf = tp_gpu_mamf(b200, true) * b200->peak_flops[TP_FP8] / 1e12;
+    /* at or below the long run's best, within 5% of it and within 2% of the K 16384 one */
+    assert_true(fp8_tf <= 2886.0);
+    assert_true(fp8_tf / 2886.0 > 0.95);
+    assert_true(fabs(fp8_tf / 2810.0 - 1) < 0.02);
+    /* GB200's long run at B200's power limit: 2736 TF, within 1% */
+    double cube = 2906.9 * cbrt(1000.0 / 1200);
+    assert_true(fabs(cube - 2735.5) < 0.5);
+    assert_true(fabs(fp8_tf / cube - 1) < 0.01);
+    /* the 16-bit share takes the same clock: B200's bf16 over fp8 share is its sweep's */
+    assert_true(fabs(tp_gpu_mamf(b200, false) / tp_gpu_mamf(b200, true) - 0.776 / 0.763) < 0.001);
+}
+
+/* The native attention kernel's share of the peak on the Blackwell die against Hopper's, from
+   one benchmark (NVIDIA/cudnn-frontend benchmark/sdpa_benchmark_training/results, the Llama
+   3.1 preset: 64 query / 8 KV heads, head dim 128, 8k, bf16): causal forward / backward 1574 /
+   1332 TFLOP/s on GB200 (cuDNN 9.22) against 644 / 541 on H200 (cuDNN 9.19); non-causal 1771
+   / 1404 against 691 / 594.  B200's `attn` lies inside the four ratios (0.94-1.01). */
+static void test_blackwell_attention_share(void **state)
+{
+    (void)state;
+    double attn, gemm, fa2, mamf4;
+    const double gb200 = 2500, h200 = 989;
+    const double ratio[] = {(1574 / gb200) / (644 / h200), (1332 / gb200) / (541 / h200),
+                            (1771 / gb200) / (691 / h200), (1404 / gb200) / (594 / h200)};
+    double lo = ratio[0], hi = ratio[0];
+    for (size_t i = 1; i < sizeof ratio / sizeof ratio[0]; i++) {
+        lo = fmin(lo, ratio[i]);
+        hi = fmax(hi, ratio[i]);
+    }
+    assert_true(lo > 0.93 && hi < 1.02);
+    tp_kernel_rel(find("b200"), &attn, &gemm, &fa2, &mamf4);
+    assert_true(attn >= lo && attn <= hi);
+    tp_kernel_rel(find("gb200"), &attn, &gemm, &fa2, &mamf4);
+    assert_true(attn >= lo && attn <= hi);
+}
+
 /* Per-GPU kernel rates on Blackwell (tp_kernel_rel): the native attention kernel keeps the
    H100's share of the peak (FA4 causal, head dim 128, 8k: 1418.1 of 2250 TF on B200,
    Dao-AILab/flash-attention#2280, against FA3's 625 of 989 on H100, FA3 paper Fig. 5);
@@ -395,6 +443,8 @@ int main(void)
         cmocka_unit_test(test_unknown),         cmocka_unit_test(test_rows_sane),
         cmocka_unit_test(test_published_values), cmocka_unit_test(test_blackwell_catalog),
         cmocka_unit_test(test_blackwell_kernel_rates), cmocka_unit_test(test_h20_kernel_rates),
+        cmocka_unit_test(test_b200_sustained_rate),
+        cmocka_unit_test(test_blackwell_attention_share),
         cmocka_unit_test(test_4090_kernel_rates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

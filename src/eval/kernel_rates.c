@@ -58,7 +58,16 @@
    shape, #2280) = 0.232 on B200 against 352 / 635 = 0.555 on H100, where fa2_ratio is
    measured: fa2 = 0.232 / 0.555 = 0.42 [derived].  PyTorch's SDPA picks FlashAttention-2
    first on every GPU (its fixed priority order, pytorch/pytorch#138907), so eager and
-   torch.compile stacks without a `cudnn` attention label run it.  B300 / GB300 (sm_103) have
+   torch.compile stacks without a `cudnn` attention label run it.  Not everywhere: torchtitan
+   puts cuDNN first on sm >= 100 from 2025-05-14 (pytorch/torchtitan 3b85aa31, #1196), and its
+   per-op SAC did not save that kernel's output until 2025-12-01 (b39377f9, #2095), so its
+   B200 runs between the two ran cuDNN and recomputed the attention forward; later PyTorch
+   builds prefer cuDNN on sm90 / sm100 themselves (check_prefer_cudnn_attention in
+   aten/src/ATen/native/transformers/cuda/sdp_utils.cpp).  NVIDIA's B200 benchmark of PyTorch
+   2.8's SDPA (cuDNN 9.10.2; causal, 128 query / 8 KV heads, head dim 128, 8k: cuDNN 1211 /
+   945 TFLOP/s forward / backward, FlashAttention-2 376 / 309; NVIDIA/cudnn-frontend f937055,
+   benchmark/sdpa_benchmark_bf16_training) puts FA2 at 0.31 of cuDNN forward, 0.33 backward,
+   against 0.232 here (docs/calibration.md, "B200 as it trains": not applied).  B300 / GB300 (sm_103) have
    no FA2 measurement and take B200's figures [unverified]; their native kernels' share of
    the peak is B200's times tp_attn_sfu_rel (Blackwell Ultra's exponential units).  Azure's FlashAttention-2 run
    (head dim 128, batch 2, 8k) agrees: 373.9 TFLOP/s on GB200 against 327.9 on H100

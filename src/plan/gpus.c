@@ -183,9 +183,17 @@ static const struct tp_gpu GPUS[] = {
        ND_GB200_v6_results.md, commit 2a370be): best 2906.9 TF (16384^3) on GB200, 0.804 of
        [MLE]'s GB200 sweep (3615.6); the same method on H100 SXM gives 1382.2 TF (32768^3,
        ND_H100_v5_results.md), 0.985 of the sweep (0.709 x 1979), so the H100's figure stands
-       and the Blackwell die's drops by 0.804.  B200 has no sustained run; it is the same die
-       at 1,000 W against GB200's 1,200 W and takes the same factor [derived]: 0.776 x 0.804 =
-       0.624, 0.763 x 0.804 = 0.613. */
+       and the Blackwell die's drops by 0.804.  B200, the same die at 1,000 W against GB200's
+       1,200 W, takes the same factor [derived]: 0.776 x 0.804 = 0.624, 0.763 x 0.804 = 0.613.
+       Two checks, neither fitted (tests/test_gpus.c): B200's own long run, cuBLASLt MXFP8 at
+       M = N = 8192 after 10,000 warm-up and over 10,000 timed calls on a production HGX B200,
+       2886 TF at K 8192 and 2810 at K 16384 (tmoreau89/triton, python/triton_cublas_bench/
+       RESULTS.md, 2025-10-10: 0.641 / 0.624 of 4500; 0.613 is 4.4% / 1.8% below); and GB200's
+       measured 2906.9 TF at B200's power limit by the cube law of the gb300 entry below,
+       2906.9 x (1000 / 1200)^(1/3) = 2736 TF (0.608), 0.8% below.  A B200 capped below
+       1,000 W (nvidia-smi -pl) settles lower by the same law [derived]: a bf16 run passes
+       --peak-tflops 2250 x (P / 1000)^(1/3), 2045 at 750 W (docs/calibration.md, "B200 as it
+       trains"; in an fp8 run the override moves the FP8 GEMMs only). */
     {"b200", "NVIDIA B200 (HGX) 180GB",
      "NVIDIA HGX B200 datasheet via [MLE]/[TT]; docs/physics.md §5.5 (alt. 192 GB, 8 TB/s)",
      PEAK(80, 1125, 2250, 4500, 9000), 180 * GIB, 7.7 * TB, 900 * GB, 8, 50 * GB, PCIE5, 148, 0.624, 0.613, true, 0},
