@@ -514,7 +514,7 @@ static void mixer_block(const struct ctx *x, uint32_t layer, enum tp_mixer mixer
         double gate = m->attn_out_gate ? q : 0; /* Qwen3-Next: q_proj also yields the gate */
         double before = c->bwd_gemm;
         lin(x, c, (q + gate + 2 * kv) / tp, H, 1, T, TP_LORA_Q | TP_LORA_K | TP_LORA_V);
-        c->col_wgrad = wgrad_share(x, c->bwd_gemm - before);
+        c->col_wgrad += wgrad_share(x, c->bwd_gemm - before);
         lin(x, c, H, q / tp, 1, T, TP_LORA_O);
     }
     if (mixer == TP_MIXER_ATTN)
