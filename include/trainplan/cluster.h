@@ -407,6 +407,10 @@ struct tp_stack {
     bool tp_async_wgrad;    /* each column-parallel linear's backward TP collective runs beside
                                its weight-gradient GEMM (Megatron's async all-reduce) unless
                                the job sets no_async_tp_allreduce (time_block.c) */
+    bool wgrad_main_grad;   /* weight-gradient GEMMs accumulate into the parameter's fp32
+                               main_grad (gradient-accumulation fusion: hw_rates.c) */
+    bool te_grouped_gemm;   /* grouped experts run Transformer Engine's GroupedLinear: one
+                               cuBLAS GEMM per local expert over several streams (time_block.c) */
 };
 TP_API size_t tp_stack_count(void);
 TP_API const struct tp_stack *tp_stack_get(enum tp_framework fw);

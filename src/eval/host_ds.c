@@ -113,7 +113,7 @@
  *     (tp_host_ds_tied_reduce).
  * Megatron-Core's gradient-accumulation fusion folds the same sum into the weight-gradient GEMM
  * (fused_weight_gradient_mlp_cuda.wgrad_gemm_accum_fp32; Transformer Engine's `accumulate` into
- * main_grad), priced there as the GEMM's fp32 read and write (time_block.c WGRAD_ACCUM_B), so
+ * main_grad), priced there as the GEMM's fp32 read and write (hw_rates.c WGRAD_ACCUM_B), so
  * the other stacks pay none of it here.
  */
 #include "time_internal.h"

@@ -9,6 +9,23 @@
  */
 #include "time_internal.h"
 
+/* Bytes per weight element a weight-gradient GEMM moves for its output under a stack that
+   accumulates into the fp32 main_grad (tp_stack.wgrad_main_grad: Megatron-Core): with
+   gradient-accumulation fusion (Megatron-LM's default, --no-gradient-accumulation-fusion
+   turns it off) Transformer Engine writes the weight gradient straight into the parameter's
+   fp32 main_grad and adds to it: Linear and GroupedLinear pass `fuse_wgrad_accumulation` and
+   the wgrad GEMM runs with `out=main_grad` (out_dtype taken from it, fp32 under the default
+   grad_reduce_in_fp32 / accumulate_allreduce_grads_in_fp32 for bf16) and `accumulate=True`
+   (D = A B + C: the epilogue reads C and writes D, 4 + 4 bytes) [TE-WGRAD]:
+   transformer_engine/pytorch/module/grouped_linear.py (v2.4: `wgrad_list = main_grads`,
+   `general_grouped_gemm(..., accumulate=accumulate_wgrad_into_param_main_grad)`), and
+   cpp_extensions/gemm.py (`out_dtype = TE_DType[out[0].dtype]`).  Dense blocks, whose weight
+   gradients reduce over thousands of tokens, stay compute-bound (arithmetic intensity
+   2 x tokens / 8 FLOP per byte); an expert's at a few hundred rows does not: its main_grad
+   read-modify-write takes longer than its FLOPs (docs/moe.md "The cost per local expert").
+   The other stacks write a 16-bit gradient and add it elsewhere (host_ds.c, optimizer.c). */
+#define WGRAD_ACCUM_B 8.0
+
 void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
                    const struct tp_calib *cal, struct hw *h)
 {
@@ -130,6 +147,7 @@ void tp_resolve_hw(const struct tp_cluster *c, const struct tp_job *j,
     /* QLoRA's dequantization: bitsandbytes <= 0.47's kernel, the one the measured QLoRA runs
        executed (tp_nf4_dequant_bw) */
     h->nf4_bw = tp_nf4_dequant_bw(g, false);
+    h->wgrad_out_b = tp_stack_get(j->framework)->wgrad_main_grad ? WGRAD_ACCUM_B : 2;
     h->sms = g->sms;
     h->tile_m = cal->tile_m ? cal->tile_m : 128;
     h->tile_n = cal->tile_n ? cal->tile_n : 128;

@@ -32,10 +32,11 @@ static double operand_bytes(const struct hw *h)
 }
 
 /* Time of `count` independent GEMMs (a grouped GEMM) of M x N x K at `align` of the rate for
-   its operands' alignment (tp_gemm_align_eff), its M x N output moving `out_b` bytes per element
-   (2: written in 16 bits; WGRAD_ACCUM_B: accumulated into an fp32 main gradient).  The shape's
-   figures (FLOPs, quantization efficiency, bytes) do not depend on the calibration: a plan
-   records them once and replays them (h->tape), the rates below are the calibration's. */
+   its operands' alignment (tp_gemm_align_eff), its M x N output moving `out_b` bytes per
+   element (2: written in 16 bits; hw.wgrad_out_b: a weight gradient as the stack writes it).
+   The shape's figures (FLOPs, quantization efficiency, bytes) do not depend on the
+   calibration: a plan records them once and replays them (h->tape), the rates below are the
+   calibration's. */
 static double gemm(const struct hw *h, double M, double N, double K, double count, double align,
                    double out_b)
 {
@@ -134,22 +135,6 @@ static double cast_rowwise(const struct hw *h, const struct tp_job *j)
     return 2 + 1 + (j->precision == TP_PREC_MXFP8 ? 1.0 / 32 : 0);
 }
 
-/* Bytes per weight element that Megatron-Core's weight-gradient GEMM moves for its output:
-   with gradient-accumulation fusion (Megatron-LM's default, --no-gradient-accumulation-fusion
-   turns it off) Transformer Engine writes the weight gradient straight into the parameter's
-   fp32 main_grad and adds to it: Linear and GroupedLinear pass `fuse_wgrad_accumulation` and
-   the wgrad GEMM runs with `out=main_grad` (out_dtype taken from it, fp32 under the default
-   grad_reduce_in_fp32 / accumulate_allreduce_grads_in_fp32 for bf16) and `accumulate=True`
-   (D = A B + C: the epilogue reads C and writes D, 4 + 4 bytes) [TE-WGRAD]:
-   transformer_engine/pytorch/module/grouped_linear.py (v2.4: `wgrad_list = main_grads`,
-   `general_grouped_gemm(..., accumulate=accumulate_wgrad_into_param_main_grad)`), and
-   cpp_extensions/gemm.py (`out_dtype = TE_DType[out[0].dtype]`).  Dense blocks, whose weight
-   gradients reduce over thousands of tokens, stay compute-bound (arithmetic intensity
-   2 x tokens / 8 FLOP per byte); an expert's at a few hundred rows does not: its main_grad
-   read-modify-write takes longer than its FLOPs (docs/moe.md "The cost per local expert").
-   The other stacks write a 16-bit gradient and add it elsewhere (host_ds.c, optimizer.c). */
-#define WGRAD_ACCUM_B 8.0
-
 static void add_linear(const struct hw *h, const struct tp_job *j, const struct linear *x,
                        struct cost *c)
 {
@@ -161,8 +146,7 @@ static void add_linear(const struct hw *h, const struct tp_job *j, const struct 
     c->fwd_gemm += h->rowwise ? fwd / h->rowwise_gemm : fwd;
     c->bwd_gemm += gemm(h, x->M, x->K, x->N, x->count, al, 2); /* data gradient */
     if (!x->frozen) /* weight gradient */
-        c->bwd_gemm += gemm(h, x->N, x->K, x->M, x->count, al,
-                            j->framework == TP_FW_MEGATRON ? WGRAD_ACCUM_B : 2);
+        c->bwd_gemm += gemm(h, x->N, x->K, x->M, x->count, al, h->wgrad_out_b);
     if (h->rowwise) {
         /* torchao row-wise (tp_fp8_recipe): a row cast is one fused pass (read 2 B, write 1);
            a column cast a reduction over the other axis first (read 2 B more).  Forward: the
@@ -603,7 +587,7 @@ static double moe_block(const struct ctx *x, struct cost *c)
         double before = c->fwd_gemm;
         lin(&xg, c, up * m->moe_ffn / etp, H, E / ep, per_expert, TP_LORA_GATE | TP_LORA_UP);
         lin(&xg, c, H, m->moe_ffn / etp, E / ep, per_expert, TP_LORA_DOWN);
-        if (j->framework == TP_FW_MEGATRON) { /* TE's per-expert GEMMs: fc1 and fc2 */
+        if (tp_stack_get(j->framework)->te_grouped_gemm) { /* per-expert GEMMs: fc1, fc2 */
             double t0 = 2 * E / ep * TE_GROUPED_GEMM_FIXED_S;
             c->fwd_gemm += t0;
             c->bwd_gemm += (x->frozen ? 1 : 2) * t0;

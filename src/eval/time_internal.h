@@ -33,6 +33,8 @@ struct hw {
     bool fa_async;      /* the mma.sync kernels run on an async-MMA GPU (the H100 figure) */
     double mem_bw;      /* HBM bandwidth * mem_eff */
     double nf4_bw;      /* HBM bandwidth * bitsandbytes' NF4 dequantization share */
+    double wgrad_out_b; /* bytes a weight-gradient GEMM moves per output element: 2, or
+                           WGRAD_ACCUM_B into an fp32 main_grad (hw_rates.c) */
     double sms, tile_m, tile_n;
     bool fp8;           /* quantized GEMMs (fp8, mxfp8, nvfp4, mxfp4) with their casts */
     enum tp_dtype gemm_dtype;

@@ -83,6 +83,10 @@ static const struct tp_stack STACKS[] = {
            allreduce), Megatron-Core's LinearWithGradAccumulationAndAsyncCommunication
            (core/tensor_parallel/layers.py), Transformer Engine's linear modules' backward */
         .tp_async_wgrad = true,
+        /* TE's Linear / GroupedLinear write each weight gradient into the fp32 main_grad
+           (fuse_wgrad_accumulation, Megatron-LM's default gradient-accumulation fusion); its
+           TEGroupedMLP runs TE's multi-stream grouped GEMM */
+        .wgrad_main_grad = true, .te_grouped_gemm = true,
     },
     [TP_FW_AXOLOTL] = {
         .fw = TP_FW_AXOLOTL, .key = "axolotl",
