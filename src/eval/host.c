@@ -215,18 +215,16 @@ static double python_functions(enum kstyle s)
        size of the weight, called from Python for Megatron's DDP (no kernel: half an op); the
        weight's AccumulateGrad and Megatron DDP's Python post-hook (_make_backward_post_hook:
        the bucket lookup, `param.grad = None`, register_grad_ready), half an op.
-   moe_host.c counts the forward's GEMM launches again for the part after the dispatcher's
-   wait; here they join the block's host time, which the GPU covers when it is longer. */
+   They join the block's host time, which the GPU covers when it is longer; moe_host.c takes
+   the forward's from here for the part after the dispatcher's wait. */
 #define EXPERT_FWD_OPS (2 * 0.5)
 #define EXPERT_BWD_OPS (2 * (0.5 + 0.5 + 0.5 + 0.5))
 
-/* Host ops of one block's local experts, forward and backward (above): Megatron-Core's grouped
-   experts only; the eager loops price their own (time_block.c expert_loop). */
-static void expert_host_ops(const struct ctx *x, uint32_t layer, double *f, double *b)
+void tp_host_expert_ops(const struct ctx *x, uint32_t layer, double *f, double *b)
 {
     *f = *b = 0;
     if (!x->m->layer_moe[layer] || x->moe_impl != TP_MOE_GROUPED ||
-        x->j->framework != TP_FW_MEGATRON)
+        !tp_stack_get(x->j->framework)->te_grouped_gemm)
         return;
     double n_local = (double)x->m->n_experts / x->l->ep;
     *f = n_local * EXPERT_FWD_OPS;
@@ -243,7 +241,7 @@ static void graphed_block(const struct ctx *x, uint32_t layer, double *host_f, d
     }
     bool moe = x->m->layer_moe[layer] != 0;
     double ef, eb; /* the experts stay eager too (their shapes come from the host) */
-    expert_host_ops(x, layer, &ef, &eb);
+    tp_host_expert_ops(x, layer, &ef, &eb);
     *host_f = (GRAPH_OPS + (moe ? MOE_EAGER_FWD : 0) + ef) * op;
     *host_b = (GRAPH_OPS + (moe ? MOE_EAGER_BWD * BWD_HOST_SHARE : 0) + eb) * op;
 }
@@ -271,7 +269,7 @@ void tp_host_block(const struct ctx *x, uint32_t layer, struct cost *c)
     double ops_b = b * BWD_HOST_SHARE + python_functions(s) * (1 - BWD_HOST_SHARE) +
                    colls * TP_HOST_COLL_BESIDE_OPS;
     double ef, eb;
-    expert_host_ops(x, layer, &ef, &eb);
+    tp_host_expert_ops(x, layer, &ef, &eb);
     ops_f += ef;
     ops_b += eb;
     double host_f = ops_f * op, host_b = ops_b * op;

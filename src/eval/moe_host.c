@@ -77,11 +77,12 @@
    `colls` collectives issued after it (the alltoall dispatcher's dispatch of tokens and probs
    and its combine; the allgather and flex dispatchers have exchanged the tokens before they
    wait and issue only the combine; none within one rank). */
-static double post_sync_ops(double n_local, double colls)
+static double post_sync_ops(const struct ctx *x, uint32_t layer, double colls)
 {
     const double kernels = 4 + 2 * 2;         /* sorts, activation, unpermute; fc quantizes */
-    const double gemms = 0.5 * 2 * n_local;   /* TE's C++ loop, fc1 and fc2 */
     const double modules = 0.25 * 4;          /* dispatcher, experts, fc1, fc2 */
+    double gemms, bwd; /* TE's C++ loop, fc1 and fc2 (host.c) */
+    tp_host_expert_ops(x, layer, &gemms, &bwd);
     return colls * TP_HOST_COLL_OPS + kernels + gemms + modules;
 }
 
@@ -102,14 +103,12 @@ double tp_moe_sync_exposed(const struct ctx *x, uint32_t layer, const struct cos
 {
     if (!dispatch_syncs(x, layer))
         return 0;
-    const struct tp_model *m = x->m;
     double op = x->cal->eager_op_s;
-    double n_local = (double)m->n_experts / x->l->ep;
     double f, b;
     tp_host_launches(x, layer, &f, &b);
     double colls = x->l->ep * x->l->tp == 1 ? 0
                    : x->j->moe_dispatcher == TP_MOE_DISPATCH_ALLTOALL ? 3 : 1;
-    double h_post = post_sync_ops(n_local, colls) * op;
+    double h_post = post_sync_ops(x, layer, colls) * op;
     double h_pre = (f - HOST_C_POST_LAUNCHES) * op;
     if (h_pre < 0)
         h_pre = 0;

@@ -188,6 +188,10 @@ void tp_host_block(const struct ctx *x, uint32_t layer, struct cost *c);
 /* Latency of one small all-reduce over n ranks spaced `stride` apart (host.c): a norm's,
    a flag's or a loss's, called from the host. */
 double tp_host_small_allreduce(const struct ctx *x, uint32_t n, uint64_t stride);
+/* Host ops (eager_op_s units) of one block's local experts per micro-batch, forward and
+   backward: Megatron-Core's grouped experts on Transformer Engine (tp_stack.te_grouped_gemm),
+   0 elsewhere; the eager loops price their own (time_block.c expert_loop) (host.c). */
+void tp_host_expert_ops(const struct ctx *x, uint32_t layer, double *f, double *b);
 /* Host time of one micro-batch outside the blocks that no GPU work hides (host.c): the
    Megatron-DeepSpeed data path's syncs and TP broadcasts. */
 double tp_host_micro_batch(const struct ctx *x);
